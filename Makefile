@@ -1,0 +1,126 @@
+# pmuharness: `make` builds build/pmuharness.efi; `make test` runs every test;
+# `make run` boots it in QEMU+OVMF; `make bench` measures. See README.md.
+
+BUILD      := build
+HOSTB      := $(BUILD)/host
+EFI        := $(BUILD)/pmuharness.efi
+
+CC         ?= gcc
+LD         := ld
+OBJCOPY    := objcopy
+EFIINC     := /usr/include/efi
+EFILIB     := /usr/lib
+EFICRT0    := $(EFILIB)/crt0-efi-x86_64.o
+
+WARN       := -MMD -MP -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+              -Wno-missing-field-initializers
+# Target: freestanding, no SSE anywhere (handlers and firmware state stay safe).
+CFLAGS_EFI := -std=c11 -O2 -g0 -ffreestanding -fno-builtin -fpic -fshort-wchar \
+              -fno-stack-protector -fno-stack-check -fno-strict-aliasing \
+              -mno-red-zone -mgeneral-regs-only -maccumulate-outgoing-args \
+              -DGNU_EFI_USE_MS_ABI $(WARN)
+EFI_INCS   := -isystem $(EFIINC) -isystem $(EFIINC)/x86_64 -isystem $(EFIINC)/protocol
+LDFLAGS_EFI:= -nostdlib -znocombreloc -T linker/pmuharness.lds -shared -Bsymbolic \
+              -L$(EFILIB) --no-undefined
+
+# Host: the same freestanding sources under ASan and UBSan.
+SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+CFLAGS_HOST:= -std=c11 -O1 -g -DPMH_HOST $(WARN) $(SAN)
+LDFLAGS_HOST := $(SAN)
+
+# Freestanding code shared by target and host. Files named *_x86.c or *.S are
+# target-only (real instructions); tests/sim/ is host-only.
+SHARED_SRC := $(wildcard lib/*.c) \
+              $(filter-out %_x86.c,$(wildcard pmu/*.c apic/*.c events/*.c)) \
+              $(wildcard tests/*.c tests/checks/*.c)
+TARGET_SRC := $(SHARED_SRC) $(wildcard boot/*.c pmu/*_x86.c apic/*_x86.c events/*_x86.c)
+TARGET_ASM := $(wildcard apic/*.S events/*.S)
+SIM_SRC    := $(wildcard tests/sim/*.c)
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+
+TARGET_OBJ := $(patsubst %.c,$(BUILD)/efi/%.o,$(TARGET_SRC)) \
+              $(patsubst %.S,$(BUILD)/efi/%.o,$(TARGET_ASM))
+HOST_OBJ   := $(patsubst %.c,$(HOSTB)/obj/%.o,$(SHARED_SRC) $(SIM_SRC))
+UNIT_BIN   := $(patsubst tests/unit/%.c,$(HOSTB)/unit/%,$(UNIT_SRC))
+
+.PHONY: all host test unit sim-test qemu-test run bench clean format lint usb sign deps
+all: $(EFI)
+
+$(BUILD)/efi/boot/%.o: boot/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_EFI) $(EFI_INCS) -c $< -o $@
+$(BUILD)/efi/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_EFI) -c $< -o $@
+$(BUILD)/efi/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_EFI) -c $< -o $@
+
+$(BUILD)/pmuharness.so: $(TARGET_OBJ) linker/pmuharness.lds Makefile
+	$(LD) $(LDFLAGS_EFI) $(EFICRT0) $(TARGET_OBJ) -o $@ -lefi -lgnuefi
+
+$(EFI): $(BUILD)/pmuharness.so
+	$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+	  -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+	@size=$$(stat -c %s $@); echo "$@: $$size bytes"; \
+	  if [ $$size -gt 262144 ]; then echo "error: $@ exceeds 256 KiB"; exit 1; fi
+
+# ---- host build -------------------------------------------------------------
+$(HOSTB)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -ffreestanding -c $< -o $@
+$(HOSTB)/obj/tests/unit/%.o: tests/unit/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -c $< -o $@
+$(HOSTB)/obj/host/%.o: host/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -c $< -o $@
+
+$(HOSTB)/libpmh.a: $(HOST_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+# Each unit-test program links the whole library; whole-archive keeps the
+# check table (a linker section) complete.
+$(HOSTB)/unit/%: $(HOSTB)/obj/tests/unit/%.o $(HOSTB)/libpmh.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_HOST) $< -Wl,--whole-archive $(HOSTB)/libpmh.a -Wl,--no-whole-archive -lcmocka -o $@
+
+$(HOSTB)/pmuharness-sim: $(HOSTB)/obj/host/sim_main.o $(HOSTB)/libpmh.a
+	$(CC) $(LDFLAGS_HOST) $< -Wl,--whole-archive $(HOSTB)/libpmh.a -Wl,--no-whole-archive -o $@
+
+host: $(HOSTB)/pmuharness-sim $(UNIT_BIN)
+
+# ---- tests ------------------------------------------------------------------
+unit: $(UNIT_BIN)
+	@scripts/run-unit.sh $(UNIT_BIN)
+
+sim-test: $(HOSTB)/pmuharness-sim
+	@scripts/sim-matrix.py $(HOSTB)/pmuharness-sim
+
+qemu-test: $(EFI)
+	@tests/qemu/boot_matrix.py $(EFI)
+
+test: deps $(EFI) host
+	@scripts/test-all.sh
+
+run: deps $(EFI)
+	@scripts/qemu-run.sh $(EFI)
+
+bench: deps $(EFI) host
+	@scripts/bench.sh $(EFI)
+
+deps:
+	@scripts/deps.sh
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 \
+	  --suppress=missingIncludeSystem -DPMH_HOST lib pmu apic events tests host
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,47 @@
+/* Local APIC access in the mode the firmware chose (xAPIC MMIO or x2APIC
+ * MSRs), through the hardware seam. Register offsets are xAPIC offsets. */
+#ifndef PMH_APIC_APIC_H
+#define PMH_APIC_APIC_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+#define APIC_ID 0x20
+#define APIC_VERSION 0x30
+#define APIC_TPR 0x80
+#define APIC_EOI 0xb0
+#define APIC_SVR 0xf0
+#define APIC_ISR0 0x100
+#define APIC_IRR0 0x200
+#define APIC_ESR 0x280
+#define APIC_ICR_LO 0x300
+#define APIC_ICR_HI 0x310
+#define APIC_LVT_PC 0x340 /* performance-counter LVT entry (facts §8) */
+#define APIC_SELF_IPI 0x3f0 /* x2APIC only */
+
+#define LVT_VECTOR_MASK 0xffu
+#define LVT_DM_FIXED (0u << 8)
+#define LVT_DM_NMI (4u << 8)
+#define LVT_DM_MASK (7u << 8)
+#define LVT_DELIVERY_PENDING (1u << 12)
+#define LVT_MASKED (1u << 16)
+
+enum apic_mode { APIC_MODE_DISABLED, APIC_MODE_XAPIC, APIC_MODE_X2APIC };
+
+struct apic_info {
+	enum apic_mode mode;
+	uint64_t base; /* physical base of the xAPIC page */
+	uint32_t id;
+	uint32_t version; /* APIC_VERSION bits 7:0 */
+	unsigned max_lvt; /* APIC_VERSION bits 23:16 */
+	bool bsp;
+};
+
+/* Reads IA32_APIC_BASE and keeps the firmware's mode; never changes it. */
+int apic_detect(struct apic_info *ai);
+const char *apic_mode_name(enum apic_mode m);
+uint32_t apic_read(uint32_t off);
+void apic_write(uint32_t off, uint32_t val);
+void apic_eoi(void);
+
+#endif

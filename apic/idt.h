@@ -1,0 +1,24 @@
+/* The harness's own IDT: a copy of the firmware's 256 gates with our entries
+ * for exceptions, NMI and the PMI vector; the firmware's IDTR comes back on
+ * every exit path (target only). */
+#ifndef PMH_APIC_IDT_H
+#define PMH_APIC_IDT_H
+
+#include <stdint.h>
+
+struct idtr {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+/* Saves the firmware's IDTR, installs our copy on this CPU. */
+void idt_install(void);
+/* Loads our IDT on another CPU (after idt_install on the BSP). */
+void idt_load_ap(void);
+/* Puts the firmware's IDTR back on this CPU. */
+void idt_restore(void);
+void idt_read(struct idtr *r);
+/* The firmware's IDTR as saved by idt_install. */
+struct idtr idt_firmware(void);
+
+#endif

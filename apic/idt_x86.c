@@ -1,0 +1,107 @@
+/* IDT management on the target (SDM Vol. 3A 6.14.1: 16-byte 64-bit gates). */
+#include "idt.h"
+#include "isr.h"
+#include "../lib/str.h"
+
+struct gate {
+	uint16_t off_lo;
+	uint16_t sel;
+	uint8_t ist;
+	uint8_t type;
+	uint16_t off_mid;
+	uint32_t off_hi;
+	uint32_t zero;
+} __attribute__((packed));
+
+static struct gate idt[256] __attribute__((aligned(16)));
+static struct idtr fw_idtr, our_idtr;
+static int installed;
+
+extern char isr_stub_0[], isr_stub_1[], isr_stub_2[], isr_stub_3[], isr_stub_4[],
+	isr_stub_5[], isr_stub_6[], isr_stub_7[], isr_stub_8[], isr_stub_9[], isr_stub_10[],
+	isr_stub_11[], isr_stub_12[], isr_stub_13[], isr_stub_14[], isr_stub_15[],
+	isr_stub_16[], isr_stub_17[], isr_stub_18[], isr_stub_19[], isr_stub_20[],
+	isr_stub_21[], isr_stub_0xee[], isr_stub_0xef[];
+
+static char *const exception_stubs[22] = {
+	isr_stub_0,  isr_stub_1,  isr_stub_2,  isr_stub_3,  isr_stub_4,	 isr_stub_5,
+	isr_stub_6,  isr_stub_7,  isr_stub_8,  isr_stub_9,  isr_stub_10, isr_stub_11,
+	isr_stub_12, isr_stub_13, isr_stub_14, isr_stub_15, isr_stub_16, isr_stub_17,
+	isr_stub_18, isr_stub_19, isr_stub_20, isr_stub_21,
+};
+
+struct fixup {
+	int32_t insn, fix;
+};
+extern const struct fixup __start_pmh_fixup[], __stop_pmh_fixup[];
+
+uint64_t isr_fixup_for(uint64_t rip)
+{
+	for (const struct fixup *e = __start_pmh_fixup; e < __stop_pmh_fixup; e++) {
+		uint64_t here = (uint64_t)(uintptr_t)e;
+		if (here + (uint64_t)(int64_t)e->insn == rip)
+			return (uint64_t)(uintptr_t)&e->fix + (uint64_t)(int64_t)e->fix;
+	}
+	return 0;
+}
+
+void idt_read(struct idtr *r)
+{
+	__asm__ volatile("sidt %0" : "=m"(*r));
+}
+
+struct idtr idt_firmware(void)
+{
+	return fw_idtr;
+}
+
+static void set_gate(unsigned v, void *fn, uint16_t cs)
+{
+	uint64_t a = (uint64_t)(uintptr_t)fn;
+	idt[v].off_lo = (uint16_t)a;
+	idt[v].sel = cs;
+	idt[v].ist = 0;
+	idt[v].type = 0x8e; /* present, DPL 0, 64-bit interrupt gate */
+	idt[v].off_mid = (uint16_t)(a >> 16);
+	idt[v].off_hi = (uint32_t)(a >> 32);
+	idt[v].zero = 0;
+}
+
+void idt_install(void)
+{
+	uint16_t cs;
+	size_t n;
+
+	if (installed)
+		return;
+	idt_read(&fw_idtr);
+	pmh_memset(idt, 0, sizeof(idt));
+	n = (size_t)fw_idtr.limit + 1;
+	if (n > sizeof(idt))
+		n = sizeof(idt);
+	pmh_memcpy(idt, (const void *)(uintptr_t)fw_idtr.base, n);
+	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
+	for (unsigned v = 0; v < 22; v++)
+		if (v != 1 && v != 3) /* leave debug and breakpoint to the firmware/debugger */
+			set_gate(v, exception_stubs[v], cs);
+	set_gate(VEC_PMI, isr_stub_0xee, cs);
+	set_gate(VEC_SPURIOUS_TEST, isr_stub_0xef, cs);
+	our_idtr.limit = sizeof(idt) - 1;
+	our_idtr.base = (uint64_t)(uintptr_t)idt;
+	__asm__ volatile("lidt %0" : : "m"(our_idtr));
+	installed = 1;
+}
+
+void idt_load_ap(void)
+{
+	if (installed)
+		__asm__ volatile("lidt %0" : : "m"(our_idtr));
+}
+
+void idt_restore(void)
+{
+	if (!installed)
+		return;
+	__asm__ volatile("lidt %0" : : "m"(fw_idtr));
+	installed = 0;
+}

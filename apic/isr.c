@@ -1,0 +1,88 @@
+/* The C side of interrupt entry: fault fixup for #GP/#UD raised by the
+ * seam's accessors, handlers for the harness's vectors, and a report plus
+ * recovery for anything unexpected (never a silent hang). */
+#include "isr.h"
+#include "../lib/fmt.h"
+
+static isr_handler_fn handlers[256];
+static void (*fatal_report)(const char *line);
+static struct pmh_jmpbuf *fatal_recover;
+static uint64_t n_fixups;
+
+void isr_set_handler(unsigned vector, isr_handler_fn fn)
+{
+	if (vector < 256)
+		handlers[vector] = fn;
+}
+
+void isr_set_fatal(void (*report)(const char *line), struct pmh_jmpbuf *recover)
+{
+	fatal_report = report;
+	fatal_recover = recover;
+}
+
+uint64_t isr_fixups(void)
+{
+	return n_fixups;
+}
+
+static void fatal(struct int_frame *f)
+{
+	char line[160];
+
+	if (fatal_report) {
+		pmh_fmt(line, sizeof(line),
+			"fatal: unexpected exception vector %llu error 0x%llx at rip 0x%llx",
+			(unsigned long long)f->vector, (unsigned long long)f->error,
+			(unsigned long long)f->rip);
+		fatal_report(line);
+		pmh_fmt(line, sizeof(line), "fatal: rax=%llx rbx=%llx rcx=%llx rdx=%llx rsi=%llx rdi=%llx",
+			(unsigned long long)f->rax, (unsigned long long)f->rbx,
+			(unsigned long long)f->rcx, (unsigned long long)f->rdx,
+			(unsigned long long)f->rsi, (unsigned long long)f->rdi);
+		fatal_report(line);
+		pmh_fmt(line, sizeof(line), "fatal: rbp=%llx rsp=%llx r8=%llx r9=%llx rflags=%llx cs=%llx",
+			(unsigned long long)f->rbp, (unsigned long long)f->rsp,
+			(unsigned long long)f->r8, (unsigned long long)f->r9,
+			(unsigned long long)f->rflags, (unsigned long long)f->cs);
+		fatal_report(line);
+	}
+#ifndef PMH_HOST
+	if (fatal_recover) {
+		/* Land the IRET on pmh_longjmp(recover, 1): this unwinds to the
+		 * harness's recovery point with the interrupted RFLAGS restored. */
+		struct pmh_jmpbuf *b = fatal_recover;
+		fatal_recover = 0;
+		f->rdi = (uint64_t)(uintptr_t)b;
+		f->rsi = 1;
+		f->rip = (uint64_t)(uintptr_t)pmh_longjmp;
+		return;
+	}
+
+	for (;;)
+		__asm__ volatile("cli; hlt");
+#else
+	/* The simulator has nothing to return to: stop loudly. */
+	__builtin_trap();
+#endif
+}
+
+void isr_dispatch(struct int_frame *f)
+{
+	unsigned v = (unsigned)f->vector;
+
+	if (v == VEC_GP || v == VEC_UD) {
+		uint64_t fix = isr_fixup_for(f->rip);
+		if (fix) {
+			n_fixups++;
+			f->rax = v; /* the accessor returns the vector */
+			f->rip = fix;
+			return;
+		}
+	}
+	if (v < 256 && handlers[v]) {
+		handlers[v](f);
+		return;
+	}
+	fatal(f);
+}

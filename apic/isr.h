@@ -1,0 +1,41 @@
+/* Interrupt dispatch shared by the target's entry stubs and the simulator:
+ * both call isr_dispatch() with a frame. */
+#ifndef PMH_APIC_ISR_H
+#define PMH_APIC_ISR_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+#define VEC_NMI 2
+#define VEC_UD 6
+#define VEC_GP 13
+#define VEC_PMI 0xee	  /* LVTPC fixed-delivery vector */
+#define VEC_SPURIOUS_TEST 0xef /* spare vector for self-IPI plumbing checks */
+
+struct int_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector, error;
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+
+struct pmh_jmpbuf {
+	uint64_t rbx, rbp, r12, r13, r14, r15, rsp, rip;
+};
+
+typedef void (*isr_handler_fn)(struct int_frame *f);
+
+void isr_dispatch(struct int_frame *f);
+/* Install a handler for one of the harness's vectors (PMI, NMI, test). */
+void isr_set_handler(unsigned vector, isr_handler_fn fn);
+/* Where an unexpected exception is reported and recovered (may be null). */
+void isr_set_fatal(void (*report)(const char *line), struct pmh_jmpbuf *recover);
+/* Number of faults fixed up (for diagnostics and tests). */
+uint64_t isr_fixups(void);
+/* Looks up a fault fixup for rip; 0 when none (target only). */
+uint64_t isr_fixup_for(uint64_t rip);
+
+int pmh_setjmp(struct pmh_jmpbuf *b);
+void pmh_longjmp(struct pmh_jmpbuf *b, int v);
+
+#endif

@@ -1,0 +1,134 @@
+/* Output of every line to three places: the firmware console, COM1 (plain
+ * ASCII, no escape codes, so scripts can parse it) and the log file. */
+#include "platform.h"
+#include "../lib/str.h"
+
+#define COM1 0x3f8
+#define LSR_THRE 0x20
+
+static int serial_ok;
+static EFI_FILE_HANDLE log_file;
+static char log_buf[4096];
+static UINTN log_len;
+
+static inline void outb(uint16_t port, uint8_t v)
+{
+	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static inline uint8_t inb(uint16_t port)
+{
+	uint8_t v;
+	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
+void out_init(void)
+{
+	/* A missing UART floats the bus: LSR reads 0xff. */
+	serial_ok = inb(COM1 + 5) != 0xff;
+}
+
+static void serial_putc(char c)
+{
+	/* Bounded wait for the transmit holding register (about 10 ms). */
+	for (unsigned i = 0; i < 100000; i++) {
+		if (inb(COM1 + 5) & LSR_THRE) {
+			outb(COM1, (uint8_t)c);
+			return;
+		}
+		__asm__ volatile("pause");
+	}
+	serial_ok = 0; /* stuck UART: stop using it rather than stall every line */
+}
+
+void serial_write(const char *s)
+{
+	for (; serial_ok && *s; s++)
+		serial_putc(*s);
+}
+
+static void console_write(const char *s)
+{
+	CHAR16 buf[128];
+	UINTN n = 0;
+
+	for (;; s++) {
+		if (!*s || n + 3 >= sizeof(buf) / sizeof(buf[0])) {
+			buf[n] = 0;
+			if (n)
+				uefi_call_wrapper(ST->ConOut->OutputString, 2, ST->ConOut, buf);
+			n = 0;
+			if (!*s)
+				return;
+		}
+		char c = *s;
+		buf[n++] = (CHAR16)((c >= 0x20 && c < 0x7f) || c == '\r' || c == '\n' ? c : '?');
+	}
+}
+
+void out_flush_log(void)
+{
+	if (log_file && log_len) {
+		UINTN n = log_len;
+		if (uefi_call_wrapper(log_file->Write, 3, log_file, &n, log_buf) == EFI_SUCCESS)
+			uefi_call_wrapper(log_file->Flush, 1, log_file);
+		else
+			serial_write("warning: writing the log file failed\r\n");
+	}
+	log_len = 0;
+}
+
+static void log_append(const char *s)
+{
+	UINTN l = pmh_strlen(s);
+
+	if (log_len + l + 2 > sizeof(log_buf))
+		out_flush_log();
+	if (l + 2 > sizeof(log_buf))
+		return;
+	pmh_memcpy(log_buf + log_len, s, l);
+	log_len += l;
+	log_buf[log_len++] = '\r';
+	log_buf[log_len++] = '\n';
+}
+
+/* Verdict colours on the console. Each line is printed in a colour that
+ * differs from the resting one (light grey, restored after the line), so the
+ * firmware's serial mirror of the console prefixes every line with escape
+ * codes and the plain COM1 copy stays distinguishable from it. */
+static UINTN line_attr(const char *s)
+{
+	if (!pmh_strncmp(s, "PASS ", 5))
+		return EFI_LIGHTGREEN | EFI_BACKGROUND_BLACK;
+	if (!pmh_strncmp(s, "FAIL ", 5) || !pmh_strncmp(s, "error", 5) ||
+	    !pmh_strncmp(s, "fatal", 5))
+		return EFI_LIGHTRED | EFI_BACKGROUND_BLACK;
+	if (!pmh_strncmp(s, "SKIP ", 5) || !pmh_strncmp(s, "warning", 7))
+		return EFI_YELLOW | EFI_BACKGROUND_BLACK;
+	return EFI_WHITE | EFI_BACKGROUND_BLACK;
+}
+
+void out_line(const char *s)
+{
+	uefi_call_wrapper(ST->ConOut->SetAttribute, 2, ST->ConOut, line_attr(s));
+	console_write(s);
+	console_write("\r\n");
+	serial_write(s);
+	serial_write("\r\n");
+	uefi_call_wrapper(ST->ConOut->SetAttribute, 2, ST->ConOut,
+			  EFI_LIGHTGRAY | EFI_BACKGROUND_BLACK);
+	log_append(s);
+}
+
+void out_attach_log(EFI_FILE_HANDLE f)
+{
+	log_file = f;
+	out_flush_log();
+}
+
+void out_detach_log(void)
+{
+	out_flush_log();
+	log_file = NULL;
+}

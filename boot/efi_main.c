@@ -1,0 +1,248 @@
+/* UEFI entry: set up output, our IDT and options, identify the CPU, run the
+ * suite, write the results beside the binary, and leave as configured with
+ * the firmware's state put back. */
+#include "platform.h"
+#include "../lib/fmt.h"
+#include "../lib/str.h"
+#include "../pmu/cpu.h"
+#include "../pmu/pmu.h"
+#include "../apic/apic.h"
+#include "../apic/idt.h"
+#include "../apic/isr.h"
+#include "../tests/suite.h"
+#include "../tests/options.h"
+
+extern uint64_t pmh_tsc_per_us;
+
+/* Large state comes from the firmware's pool: static buffers would be file
+ * size (the PE image has no .bss) and the firmware's stack is small. */
+static struct suite *suite;
+static struct cpu_info cpu;
+static struct pmu pmu;
+static struct apic_info apic;
+static struct options opt;
+static struct pmh_jmpbuf recover;
+#define JSON_CAP (SUITE_MAX_RESULTS * 400 + 4096)
+
+static void sink_line(void *ctx, const char *s)
+{
+	(void)ctx;
+	out_line(s);
+}
+
+static void cfg_error(void *ctx, const char *msg)
+{
+	char line[256];
+	pmh_fmt(line, sizeof(line), "config: %s: %s (default kept)", (const char *)ctx, msg);
+	out_line(line);
+}
+
+static void fatal_line(const char *s)
+{
+	/* Exception context: serial only, no firmware calls. */
+	serial_write(s);
+	serial_write("\r\n");
+}
+
+static void calibrate_tsc(void)
+{
+	uint64_t t0 = hw_rdtsc();
+	uefi_call_wrapper(BS->Stall, 1, 10000);
+	uint64_t t1 = hw_rdtsc();
+	pmh_tsc_per_us = (t1 - t0) / 10000;
+}
+
+/* Load options arrive as one UCS-2 string: "pmuharness.efi key=value ...".
+ * Anything that is not printable text (a boot-manager blob) is ignored. */
+static int load_options(EFI_HANDLE image, char *buf, UINTN cap, char **argv, int max)
+{
+	EFI_LOADED_IMAGE *li = NULL;
+	int argc = 0;
+	UINTN n = 0;
+
+	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li) !=
+		    EFI_SUCCESS ||
+	    !li || !li->LoadOptions || li->LoadOptionsSize < 2)
+		return 0;
+	CHAR16 *w = li->LoadOptions;
+	UINTN len = li->LoadOptionsSize / 2;
+	for (UINTN i = 0; i < len && w[i]; i++) {
+		if (w[i] > 0x7e || (w[i] < 0x20 && w[i] != L'\t'))
+			return 0;
+		if (n + 1 < cap)
+			buf[n++] = (char)w[i];
+	}
+	buf[n] = 0;
+	for (char *p = buf; *p && argc < max;) {
+		while (*p == ' ' || *p == '\t')
+			*p++ = 0;
+		if (!*p)
+			break;
+		argv[argc++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	}
+	/* argv[0] is the image name as the shell typed it */
+	if (argc && (pmh_strchr(argv[0], '.') || pmh_strchr(argv[0], '\\')) &&
+	    !pmh_strchr(argv[0], '=')) {
+		for (int i = 1; i < argc; i++)
+			argv[i - 1] = argv[i];
+		argc--;
+	}
+	return argc;
+}
+
+static void banner(unsigned failed, int harness_error)
+{
+	const char *word = harness_error ? "ERROR" : failed ? "FAIL" : "PASS";
+	char line[80];
+	out_line("");
+	pmh_fmt(line, sizeof(line), "    ==========  %s  ==========", word);
+	out_line(line);
+	out_line("");
+}
+
+static void qemu_exit(uint32_t code)
+{
+	__asm__ volatile("outl %0, %1" : : "a"(code), "Nd"((uint16_t)0xf4));
+}
+
+static void finish(int code)
+{
+	EFI_INPUT_KEY key;
+	UINTN idx;
+
+	switch (opt.on_finish) {
+	case FINISH_QEMU_EXIT:
+		qemu_exit((uint32_t)code);
+		/* not under QEMU: fall through to a power-off */
+		/* fallthrough */
+	case FINISH_POWEROFF:
+		uefi_call_wrapper(RT->ResetSystem, 4, EfiResetShutdown, EFI_SUCCESS, 0, NULL);
+		break;
+	case FINISH_WAIT:
+		out_line("Press any key to return to the firmware.");
+		uefi_call_wrapper(ST->ConIn->Reset, 2, ST->ConIn, FALSE);
+		uefi_call_wrapper(BS->WaitForEvent, 3, 1, &ST->ConIn->WaitForKey, &idx);
+		uefi_call_wrapper(ST->ConIn->ReadKeyStroke, 2, ST->ConIn, &key);
+		break;
+	case FINISH_RETURN:
+		break;
+	}
+}
+
+EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
+{
+	static char cfg_args[512];
+	static char *argv[32];
+	CHAR16 dir_name[256], res_name[40];
+	EFI_FILE_HANDLE dir, log_f = NULL, json_f = NULL;
+	EFI_STATUS st;
+	char line[256];
+	char *cfg;
+	UINTN cfg_len = 0;
+	int harness_error = 0;
+	uint64_t t_start;
+
+	InitializeLib(image, systab);
+	t_start = hw_rdtsc();
+	out_init();
+	idt_install();
+	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
+	options_default(&opt);
+	suite = AllocateZeroPool(sizeof(*suite));
+	if (!suite) {
+		out_line("error: out of memory for the results table");
+		idt_restore();
+		finish(2);
+		return EFI_OUT_OF_RESOURCES;
+	}
+
+	if (pmh_setjmp(&recover)) {
+		out_line("error: the harness stopped after an unexpected exception (see above)");
+		harness_error = 1;
+		goto done;
+	}
+	isr_set_fatal(fatal_line, &recover);
+	calibrate_tsc();
+
+	dir = files_open_image_dir(image, dir_name, sizeof(dir_name) / sizeof(dir_name[0]));
+	if (dir) {
+		cfg = files_read(dir, L"pmuharness.cfg", &cfg_len, &st);
+		if (cfg) {
+			options_parse_config(&opt, cfg, cfg_len, cfg_error, "pmuharness.cfg");
+			FreePool(cfg);
+		}
+	}
+	int argc = load_options(image, cfg_args, sizeof(cfg_args), argv, 32);
+	options_parse_args(&opt, argc, argv, cfg_error, "load options");
+
+	if (dir) {
+		st = files_create_results(dir, &log_f, &json_f, res_name,
+					  sizeof(res_name) / sizeof(res_name[0]));
+		if (st != EFI_SUCCESS) {
+			pmh_fmt(line, sizeof(line),
+				"warning: cannot create results files beside the binary (EFI status 0x%llx): "
+				"results are on the console and serial only",
+				(unsigned long long)st);
+			out_line(line);
+		}
+	} else {
+		out_line("warning: cannot open the folder the binary was loaded from: results are on "
+			 "the console and serial only");
+	}
+	if (log_f)
+		out_attach_log(log_f);
+
+	cpu_identify(&cpu);
+	apic_detect(&apic);
+	pmu_attach(&pmu, &cpu);
+	suite_init(suite, &opt, &cpu, &pmu, &apic, (struct sink){ sink_line, 0 });
+	report_identity(suite);
+	if (log_f) {
+		char a[40];
+		unsigned i;
+		for (i = 0; res_name[i] && i + 1 < sizeof(a); i++)
+			a[i] = (char)res_name[i];
+		a[i] = 0;
+		suite_emit(suite, "results.files: %s.log %s.json", a, a);
+	}
+	suite_emit(suite, "options.on_finish: %s", options_finish_name(opt.on_finish));
+	out_flush_log();
+	suite_run(suite, 0);
+
+done:
+	isr_set_fatal(fatal_line, NULL);
+	report_summary(suite);
+	pmh_fmt(line, sizeof(line), "harness.elapsed_us: %llu",
+		(unsigned long long)(pmh_tsc_per_us ? (hw_rdtsc() - t_start) / pmh_tsc_per_us : 0));
+	out_line(line);
+	if (json_f) {
+		char *json_buf = AllocatePool(JSON_CAP);
+		size_t n = json_buf ? report_json(suite, json_buf, JSON_CAP) : 0;
+		if (!json_buf) {
+			st = EFI_OUT_OF_RESOURCES;
+		} else {
+			if (n >= JSON_CAP) {
+				out_line("error: results JSON larger than its buffer; file truncated");
+				n = JSON_CAP - 1;
+			}
+			st = files_write(json_f, json_buf, n);
+			FreePool(json_buf);
+		}
+		if (st != EFI_SUCCESS) {
+			pmh_fmt(line, sizeof(line), "error: writing the JSON results failed (EFI status 0x%llx)",
+				(unsigned long long)st);
+			out_line(line);
+		}
+		uefi_call_wrapper(json_f->Close, 1, json_f);
+	}
+	banner(suite->failed, harness_error);
+	if (log_f) {
+		out_detach_log();
+		uefi_call_wrapper(log_f->Close, 1, log_f);
+	}
+	idt_restore();
+	finish(harness_error ? 2 : suite->failed ? 1 : 0);
+	return harness_error ? EFI_ABORTED : EFI_SUCCESS;
+}

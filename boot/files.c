@@ -1,0 +1,135 @@
+/* The boot volume: the image's own folder, the config file beside it and the
+ * results files, never anywhere else on the volume. */
+#include "platform.h"
+#include "../lib/str.h"
+
+EFI_FILE_HANDLE files_open_image_dir(EFI_HANDLE image, CHAR16 *dir, UINTN dir_len)
+{
+	EFI_LOADED_IMAGE *li = NULL;
+	EFI_FILE_IO_INTERFACE *fs = NULL;
+	EFI_FILE_HANDLE root = NULL, d = NULL;
+	EFI_DEVICE_PATH *dp;
+	UINTN n = 0;
+
+	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li) !=
+		    EFI_SUCCESS ||
+	    !li)
+		return NULL;
+	if (uefi_call_wrapper(BS->HandleProtocol, 3, li->DeviceHandle, &FileSystemProtocol,
+			      (void **)&fs) != EFI_SUCCESS ||
+	    !fs)
+		return NULL;
+	if (uefi_call_wrapper(fs->OpenVolume, 2, fs, &root) != EFI_SUCCESS)
+		return NULL;
+
+	/* Concatenate the file-path nodes, then cut the last component. */
+	dir[0] = 0;
+	for (dp = li->FilePath; dp && !IsDevicePathEnd(dp); dp = NextDevicePathNode(dp)) {
+		if (DevicePathType(dp) == MEDIA_DEVICE_PATH &&
+		    DevicePathSubType(dp) == MEDIA_FILEPATH_DP) {
+			CHAR16 *p = ((FILEPATH_DEVICE_PATH *)dp)->PathName;
+			if (n && dir[n - 1] != L'\\' && p[0] != L'\\' && n + 1 < dir_len)
+				dir[n++] = L'\\';
+			for (; *p && n + 1 < dir_len; p++)
+				dir[n++] = *p;
+			dir[n] = 0;
+		}
+	}
+	while (n && dir[n - 1] != L'\\')
+		n--;
+	if (n > 1)
+		n--; /* drop the trailing backslash, keep "\" for the root */
+	if (!n)
+		dir[n++] = L'\\';
+	dir[n] = 0;
+	if (uefi_call_wrapper(root->Open, 5, root, &d, dir, EFI_FILE_MODE_READ, 0) != EFI_SUCCESS)
+		d = root;
+	else
+		uefi_call_wrapper(root->Close, 1, root);
+	return d;
+}
+
+char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, EFI_STATUS *st)
+{
+	EFI_FILE_HANDLE f = NULL;
+	char *buf;
+	UINTN cap = 32768, len = 0;
+
+	*st = uefi_call_wrapper(dir->Open, 5, dir, &f, (CHAR16 *)name, EFI_FILE_MODE_READ, 0);
+	if (*st != EFI_SUCCESS)
+		return NULL;
+	buf = AllocatePool(cap + 1);
+	if (!buf) {
+		*st = EFI_OUT_OF_RESOURCES;
+		uefi_call_wrapper(f->Close, 1, f);
+		return NULL;
+	}
+	for (;;) {
+		UINTN n = cap - len;
+		if (!n)
+			break; /* larger files are truncated at 32 KiB */
+		*st = uefi_call_wrapper(f->Read, 3, f, &n, buf + len);
+		if (*st != EFI_SUCCESS || n == 0)
+			break;
+		len += n;
+	}
+	uefi_call_wrapper(f->Close, 1, f);
+	buf[len] = 0;
+	*len_out = len;
+	return buf;
+}
+
+static int exists(EFI_FILE_HANDLE dir, CHAR16 *name)
+{
+	EFI_FILE_HANDLE f = NULL;
+	if (uefi_call_wrapper(dir->Open, 5, dir, &f, name, EFI_FILE_MODE_READ, 0) == EFI_SUCCESS) {
+		uefi_call_wrapper(f->Close, 1, f);
+		return 1;
+	}
+	return 0;
+}
+
+static EFI_STATUS create(EFI_FILE_HANDLE dir, CHAR16 *name, EFI_FILE_HANDLE *out)
+{
+	return uefi_call_wrapper(dir->Open, 5, dir, out, name,
+				 EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE,
+				 0);
+}
+
+EFI_STATUS files_create_results(EFI_FILE_HANDLE dir, EFI_FILE_HANDLE *log, EFI_FILE_HANDLE *json,
+				CHAR16 *name_out, UINTN name_len)
+{
+	CHAR16 lname[32], jname[32];
+	EFI_STATUS st = EFI_NOT_FOUND;
+
+	*log = *json = NULL;
+	for (unsigned i = 1; i <= 999; i++) {
+		SPrint(lname, sizeof(lname), L"pmuharness-%03d.log", i);
+		SPrint(jname, sizeof(jname), L"pmuharness-%03d.json", i);
+		if (exists(dir, lname) || exists(dir, jname))
+			continue;
+		st = create(dir, lname, log);
+		if (st != EFI_SUCCESS)
+			return st;
+		st = create(dir, jname, json);
+		if (st != EFI_SUCCESS) {
+			uefi_call_wrapper((*log)->Delete, 1, *log);
+			*log = NULL;
+			return st;
+		}
+		SPrint(name_out, name_len, L"pmuharness-%03d", i);
+		return EFI_SUCCESS;
+	}
+	return st;
+}
+
+EFI_STATUS files_write(EFI_FILE_HANDLE f, const void *buf, UINTN len)
+{
+	UINTN n = len;
+	EFI_STATUS st = uefi_call_wrapper(f->Write, 3, f, &n, (void *)buf);
+	if (st == EFI_SUCCESS && n != len)
+		st = EFI_VOLUME_FULL;
+	if (st == EFI_SUCCESS)
+		st = uefi_call_wrapper(f->Flush, 1, f);
+	return st;
+}

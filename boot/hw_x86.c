@@ -1,0 +1,62 @@
+/* The real hardware seam: plain x86 instructions. rdmsr/wrmsr/rdpmc with
+ * fault fixup live in apic/entry.S. */
+#include "../pmu/hw.h"
+#include "../events/workload.h"
+
+uint64_t pmh_tsc_per_us;
+
+void hw_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
+{
+	__asm__ volatile("cpuid"
+			 : "=a"(r->eax), "=b"(r->ebx), "=c"(r->ecx), "=d"(r->edx)
+			 : "a"(leaf), "c"(subleaf));
+}
+
+uint64_t hw_rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+uint32_t hw_mmio_read32(uint64_t addr)
+{
+	return *(volatile uint32_t *)(uintptr_t)addr;
+}
+
+void hw_mmio_write32(uint64_t addr, uint32_t val)
+{
+	*(volatile uint32_t *)(uintptr_t)addr = val;
+}
+
+void hw_irq_enable(void)
+{
+	__asm__ volatile("sti" ::: "memory");
+}
+
+void hw_irq_disable(void)
+{
+	__asm__ volatile("cli" ::: "memory");
+}
+
+bool hw_irq_enabled(void)
+{
+	uint64_t f;
+	__asm__ volatile("pushfq; popq %0" : "=r"(f));
+	return (f >> 9) & 1;
+}
+
+void hw_relax(void)
+{
+	__asm__ volatile("pause" ::: "memory");
+}
+
+uint64_t hw_tsc_per_us(void)
+{
+	return pmh_tsc_per_us;
+}
+
+void hw_run_workload(const struct workload *w, uint64_t iterations)
+{
+	w->run(iterations);
+}

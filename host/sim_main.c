@@ -1,0 +1,141 @@
+/* pmuharness-sim: runs the harness's identification and suite against a
+ * simulated CPU and prints the same lines as the target. Host program. */
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+
+#include "../tests/sim/sim.h"
+#include "../tests/suite.h"
+#include "../tests/options.h"
+#include "../pmu/pmu.h"
+#include "../apic/apic.h"
+#include "../lib/str.h"
+
+static void print_line(void *ctx, const char *s)
+{
+	(void)ctx;
+	puts(s);
+}
+
+static void opt_error(void *ctx, const char *msg)
+{
+	(void)ctx;
+	printf("error: %s\n", msg);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pmuharness-sim --cpu MODEL [--fault NAME] [--describe] [key=value ...]\n"
+		"       pmuharness-sim --list-models | --list-faults\n"
+		"Runs the harness's suite against a simulated CPU and prints the same lines\n"
+		"as the target. key=value options are those of pmuharness.cfg (README).\n"
+		"Exit status: 0 no check failed, 1 a check failed, 2 the harness could not run.\n");
+}
+
+static void describe(const struct sim_model *m, const struct cpu_info *ci, const struct pmu *p)
+{
+	printf("model: %s\n", m->name);
+	printf("document: %s\n", m->doc);
+	printf("driver: %s\n", pmu_driver_name(ci->driver));
+	printf("status: %s\n", pmu_status_name(p->status));
+	printf("version: %u\n", p->version);
+	printf("counters.gp: %u\n", p->n_gp);
+	printf("counters.gp_width: %u\n", p->n_gp ? p->ctr[0].width : 0);
+	printf("counters.fixed: %u\n", p->n_fixed);
+	printf("counters.fixed_width: %u\n", p->n_fixed ? p->ctr[p->n_gp].width : 0);
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct pmu_counter *c = &p->ctr[i];
+		printf("counter.%s: ctl=0x%x ctr=0x%x", c->name, c->ctl_msr, c->ctr_msr);
+		if (c->full_msr)
+			printf(" full=0x%x", c->full_msr);
+		if (c->aux_msr)
+			printf(" escr=0x%x", c->aux_msr);
+		printf(" rdpmc=0x%x width=%u write=%s\n", c->rdpmc, c->width,
+		       c->sign_extends ? "sign-extend-32" : "full");
+	}
+	if (p->global_ctrl_msr)
+		printf("global.ctrl: 0x%x\n", p->global_ctrl_msr);
+	if (p->global_status_msr)
+		printf("global.status: 0x%x\n", p->global_status_msr);
+	if (p->global_ovf_msr)
+		printf("global.ovf_ctrl: 0x%x\n", p->global_ovf_msr);
+	if (p->global_status_set_msr)
+		printf("global.status_set: 0x%x\n", p->global_status_set_msr);
+	printf("pmi.automask: %s\n", (p->pmi_flags & PMU_PMI_AUTOMASK) ? "yes" : "no");
+}
+
+int main(int argc, char **argv)
+{
+	static struct suite suite;
+	static struct cpu_info ci;
+	static struct pmu p;
+	static struct apic_info ai;
+	static struct options opt;
+	const char *model = 0, *fault = "none";
+	int want_describe = 0, nargs = 0;
+	char *args[64];
+
+	options_default(&opt);
+	opt.on_finish = FINISH_RETURN;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
+			model = argv[++i];
+		else if (!strcmp(argv[i], "--fault") && i + 1 < argc)
+			fault = argv[++i];
+		else if (!strcmp(argv[i], "--describe"))
+			want_describe = 1;
+		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--list-models")) {
+			unsigned n;
+			const struct sim_model *const *m = sim_models(&n);
+			for (unsigned k = 0; k < n; k++)
+				printf("%s\t%s\t%s\n", m[k]->name, pmu_driver_name(m[k]->driver),
+				       m[k]->doc);
+			return 0;
+		} else if (!strcmp(argv[i], "--list-faults")) {
+			for (unsigned f = 1; f < SF_COUNT; f++)
+				printf("%s\n", sim_fault_name((enum sim_fault)f));
+			return 0;
+		} else if (nargs < 64) {
+			args[nargs++] = argv[i];
+		}
+	}
+	if (!model) {
+		usage(stderr);
+		return 2;
+	}
+	enum sim_fault f = sim_fault_from_name(fault);
+	const struct sim_model *m = sim_model_find(model);
+	if (!m) {
+		fprintf(stderr, "error: unknown model \"%s\" (see --list-models)\n", model);
+		return 2;
+	}
+	if (f == SF_COUNT) {
+		fprintf(stderr, "error: unknown fault \"%s\" (see --list-faults)\n", fault);
+		return 2;
+	}
+	if (sim_start(model, f)) {
+		printf("n/a: fault %s does not apply to %s: %s\n", fault, model,
+		       m->fault_na[f] ? m->fault_na[f] : "the model does not implement it");
+		return 3;
+	}
+	if (options_parse_args(&opt, nargs, args, opt_error, 0))
+		return 2;
+
+	cpu_identify(&ci);
+	apic_detect(&ai);
+	pmu_attach(&p, &ci);
+	if (want_describe) {
+		describe(m, &ci, &p);
+		return 0;
+	}
+	suite_init(&suite, &opt, &ci, &p, &ai, (struct sink){ print_line, 0 });
+	printf("sim.model: %s\nsim.fault: %s\n", model, fault);
+	report_identity(&suite);
+	suite_run(&suite, 0);
+	report_summary(&suite);
+	return suite.failed ? 1 : 0;
+}

@@ -1,0 +1,185 @@
+#include "str.h"
+
+size_t pmh_strlen(const char *s)
+{
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
+
+int pmh_strcmp(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+int pmh_strncmp(const char *a, const char *b, size_t n)
+{
+	for (; n; n--, a++, b++) {
+		if (*a != *b || !*a)
+			return (unsigned char)*a - (unsigned char)*b;
+	}
+	return 0;
+}
+
+static int lower(int c)
+{
+	return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
+}
+
+int pmh_strcasecmp(const char *a, const char *b)
+{
+	while (*a && lower(*a) == lower(*b)) {
+		a++;
+		b++;
+	}
+	return lower((unsigned char)*a) - lower((unsigned char)*b);
+}
+
+int pmh_strncasecmp(const char *a, const char *b, size_t n)
+{
+	for (; n; n--, a++, b++) {
+		if (lower(*a) != lower(*b) || !*a)
+			return lower((unsigned char)*a) - lower((unsigned char)*b);
+	}
+	return 0;
+}
+
+size_t pmh_strlcpy(char *dst, const char *src, size_t n)
+{
+	size_t len = pmh_strlen(src);
+	if (n) {
+		size_t c = len < n - 1 ? len : n - 1;
+		pmh_memcpy(dst, src, c);
+		dst[c] = 0;
+	}
+	return len;
+}
+
+void *pmh_memset(void *d, int c, size_t n)
+{
+	unsigned char *p = d;
+	while (n--)
+		*p++ = (unsigned char)c;
+	return d;
+}
+
+void *pmh_memcpy(void *d, const void *s, size_t n)
+{
+	unsigned char *p = d;
+	const unsigned char *q = s;
+	while (n--)
+		*p++ = *q++;
+	return d;
+}
+
+int pmh_memcmp(const void *a, const void *b, size_t n)
+{
+	const unsigned char *p = a, *q = b;
+	for (; n; n--, p++, q++)
+		if (*p != *q)
+			return *p - *q;
+	return 0;
+}
+
+const char *pmh_strchr(const char *s, int c)
+{
+	for (;; s++) {
+		if (*s == (char)c)
+			return s;
+		if (!*s)
+			return 0;
+	}
+}
+
+bool pmh_isspace(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+bool pmh_parse_u64(const char *s, uint64_t *out)
+{
+	unsigned base = 10;
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return false;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	} else if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
+		base = 2;
+		s += 2;
+	}
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned d;
+		int c = lower(*s);
+		if (c == '_')
+			continue;
+		if (c >= '0' && c <= '9')
+			d = (unsigned)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			d = (unsigned)(c - 'a' + 10);
+		else
+			return false;
+		if (d >= base)
+			return false;
+		if (v > (UINT64_MAX - d) / base)
+			return false; /* overflow */
+		v = v * base + d;
+	}
+	*out = v;
+	return true;
+}
+
+bool pmh_parse_i64(const char *s, int64_t *out)
+{
+	uint64_t v;
+	bool neg = false;
+
+	if (s && *s == '-') {
+		neg = true;
+		s++;
+	}
+	if (!pmh_parse_u64(s, &v))
+		return false;
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			return false;
+		*out = (int64_t)(0 - v);
+	} else {
+		if (v > (uint64_t)INT64_MAX)
+			return false;
+		*out = (int64_t)v;
+	}
+	return true;
+}
+
+bool pmh_glob(const char *p, const char *s)
+{
+	const char *star = 0, *ss = 0;
+
+	while (*s) {
+		if (*p == '?' || *p == *s) {
+			p++;
+			s++;
+		} else if (*p == '*') {
+			star = p++;
+			ss = s;
+		} else if (star) {
+			p = star + 1;
+			s = ++ss;
+		} else {
+			return false;
+		}
+	}
+	while (*p == '*')
+		p++;
+	return !*p;
+}

@@ -1,0 +1,29 @@
+/* Freestanding string and number helpers shared by target and host builds. */
+#ifndef PMH_LIB_STR_H
+#define PMH_LIB_STR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+size_t pmh_strlen(const char *s);
+int pmh_strcmp(const char *a, const char *b);
+int pmh_strncmp(const char *a, const char *b, size_t n);
+int pmh_strcasecmp(const char *a, const char *b);
+int pmh_strncasecmp(const char *a, const char *b, size_t n);
+/* Copies at most n-1 bytes and always terminates (n > 0); returns strlen(src). */
+size_t pmh_strlcpy(char *dst, const char *src, size_t n);
+void *pmh_memset(void *d, int c, size_t n);
+void *pmh_memcpy(void *d, const void *s, size_t n);
+int pmh_memcmp(const void *a, const void *b, size_t n);
+const char *pmh_strchr(const char *s, int c);
+bool pmh_isspace(int c);
+/* Parses an unsigned number: decimal, 0x hex, 0b binary, optional k/K (x1000)
+ * suffix not supported on purpose. Whole string must be consumed. */
+bool pmh_parse_u64(const char *s, uint64_t *out);
+/* Like pmh_parse_u64 but accepts a leading '-' (two's complement result). */
+bool pmh_parse_i64(const char *s, int64_t *out);
+/* Glob match with '*' and '?' (used for check-id filters). */
+bool pmh_glob(const char *pat, const char *s);
+
+#endif

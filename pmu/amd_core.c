@@ -1,0 +1,41 @@
+/* PMU driver: PMU_DRV_AMD_CORE (skeleton: identification and probe only). */
+#include "pmu.h"
+#include "../lib/fmt.h"
+
+static int init(struct pmu *p)
+{
+	p->n_gp = 6;
+	for (unsigned i = 0; i < p->n_gp; i++) {
+		struct pmu_counter *c = &p->ctr[i];
+		c->kind = PMU_CTR_GP;
+		c->index = (uint8_t)i;
+		c->width = 48;
+		c->preload_bits = 48;
+		c->sign_extends = false;
+		c->ctr_msr = 0xc0010201 + 2 * i;
+		c->ctl_msr = 0xc0010200 + 2 * i;
+		c->rdpmc = i;
+		pmh_fmt(c->name, sizeof(c->name), "gp%u", i);
+	}
+	p->n = p->n_gp;
+	return 0;
+}
+
+static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
+{
+	(void)path;
+	return hw_wrmsr(p->ctr[ctr].ctr_msr, val);
+}
+
+static int read(struct pmu *p, unsigned ctr, uint64_t *val)
+{
+	return hw_rdmsr(p->ctr[ctr].ctr_msr, val);
+}
+
+const struct pmu_ops pmu_amd_core_ops = {
+	.name = "amd-core",
+	.id = PMU_DRV_AMD_CORE,
+	.init = init,
+	.write = write,
+	.read = read,
+};

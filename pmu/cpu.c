@@ -1,0 +1,229 @@
+/* CPU identification and PMU driver choice (x86-pmu-facts.md §0). */
+#include "cpu.h"
+#include "msr.h"
+#include "../lib/str.h"
+#include "../lib/fmt.h"
+
+static void regs_to_str(char *dst, uint32_t a, uint32_t b, uint32_t c)
+{
+	const uint32_t w[3] = { a, b, c };
+	for (int i = 0; i < 12; i++)
+		dst[i] = (char)(w[i / 4] >> (8 * (i % 4)));
+	dst[12] = 0;
+}
+
+void cpu_read_ids(struct cpu_ids *ids)
+{
+	struct cpuid_regs r;
+
+	pmh_memset(ids, 0, sizeof(*ids));
+	hw_cpuid(0, 0, &r);
+	ids->max_leaf = r.eax;
+	regs_to_str(ids->vendor, r.ebx, r.edx, r.ecx);
+	if (ids->max_leaf >= 1)
+		hw_cpuid(1, 0, &ids->leaf1);
+	if (ids->max_leaf >= 0x0a)
+		hw_cpuid(0x0a, 0, &ids->leaf0a);
+	hw_cpuid(0x80000000u, 0, &r);
+	ids->max_ext_leaf = (r.eax & 0xffff0000u) == 0x80000000u ? r.eax : 0;
+	if (ids->max_ext_leaf >= 0x80000001u)
+		hw_cpuid(0x80000001u, 0, &ids->ext1);
+	if (ids->max_ext_leaf >= 0x80000022u)
+		hw_cpuid(0x80000022u, 0, &ids->ext22);
+}
+
+enum cpu_vendor cpu_vendor_from_string(const char *v)
+{
+	if (!pmh_strcmp(v, "GenuineIntel"))
+		return VENDOR_INTEL;
+	if (!pmh_strcmp(v, "AuthenticAMD"))
+		return VENDOR_AMD;
+	if (!pmh_strcmp(v, "HygonGenuine"))
+		return VENDOR_HYGON;
+	return VENDOR_OTHER;
+}
+
+const char *cpu_vendor_name(enum cpu_vendor v)
+{
+	switch (v) {
+	case VENDOR_INTEL:
+		return "Intel";
+	case VENDOR_AMD:
+		return "AMD";
+	case VENDOR_HYGON:
+		return "Hygon";
+	default:
+		return "other";
+	}
+}
+
+const char *pmu_driver_name(enum pmu_driver_id d)
+{
+	static const char *const names[PMU_DRV_COUNT] = {
+		"none",	     "intel-p6",   "intel-arch", "intel-netburst",
+		"intel-knc", "amd-legacy", "amd-core",
+	};
+	return d < PMU_DRV_COUNT ? names[d] : "none";
+}
+
+void cpu_decode_fms(enum cpu_vendor v, uint32_t eax, uint32_t *family, uint32_t *model,
+		    uint32_t *stepping)
+{
+	uint32_t base_family = (eax >> 8) & 0xf;
+	uint32_t ext_family = (eax >> 20) & 0xff;
+	uint32_t base_model = (eax >> 4) & 0xf;
+	uint32_t ext_model = (eax >> 16) & 0xf;
+
+	*stepping = eax & 0xf;
+	*family = base_family == 0xf ? base_family + ext_family : base_family;
+	/* Intel folds the extended model in for families 6 and 0Fh; AMD only
+	 * when the base family is 0Fh (AMD CPUID specification, Fn0000_0001). */
+	if (base_family == 0xf || (base_family == 0x6 && v != VENDOR_AMD && v != VENDOR_HYGON))
+		*model = (ext_model << 4) | base_model;
+	else
+		*model = base_model;
+}
+
+/* P6 models Linux's p6 driver accepts (facts §3). */
+static bool is_p6_model(uint32_t model)
+{
+	switch (model) {
+	case 1:	 /* Pentium Pro */
+	case 3:	 /* Pentium II Klamath */
+	case 5:	 /* Pentium II Deschutes */
+	case 6:	 /* Pentium II Mendocino */
+	case 7:	 /* Pentium III Katmai */
+	case 8:	 /* Pentium III Coppermine */
+	case 9:	 /* Pentium M Banias */
+	case 10: /* Pentium III Xeon */
+	case 11: /* Pentium III Tualatin */
+	case 13: /* Pentium M Dothan */
+		return true;
+	default:
+		return false;
+	}
+}
+
+enum pmu_driver_id cpu_select_driver(const struct cpu_ids *ids, char *why, size_t n)
+{
+	enum cpu_vendor v = cpu_vendor_from_string(ids->vendor);
+	uint32_t fam, model, step;
+	unsigned version = ids->leaf0a.eax & 0xff;
+
+	cpu_decode_fms(v, ids->leaf1.eax, &fam, &model, &step);
+	if (ids->max_leaf < 1) {
+		pmh_fmt(why, n, "CPUID leaf 1 not available (max leaf 0x%x)", ids->max_leaf);
+		return PMU_DRV_NONE;
+	}
+	switch (v) {
+	case VENDOR_INTEL:
+		if (ids->max_leaf >= 0x0a && version >= 1) {
+			pmh_fmt(why, n, "Intel, CPUID.0AH architectural perfmon version %u", version);
+			return PMU_DRV_INTEL_ARCH;
+		}
+		if (fam == 6) {
+			if (is_p6_model(model)) {
+				pmh_fmt(why, n,
+					"Intel family 0x6 model 0x%x (P6) without CPUID.0AH perfmon",
+					model);
+				return PMU_DRV_INTEL_P6;
+			}
+			pmh_fmt(why, n,
+				"Intel family 0x6 model 0x%x is not a P6 model and CPUID.0AH "
+				"reports no architectural perfmon (version %u)",
+				model, version);
+			return PMU_DRV_NONE;
+		}
+		if (fam == 0xf) {
+			pmh_fmt(why, n, "Intel family 0xf (NetBurst)");
+			return PMU_DRV_INTEL_NETBURST;
+		}
+		if (fam == 0xb) {
+			pmh_fmt(why, n, "Intel family 0xb (Xeon Phi Knights Corner)");
+			return PMU_DRV_INTEL_KNC;
+		}
+		pmh_fmt(why, n, "Intel family 0x%x without architectural perfmon has no known PMU",
+			fam);
+		return PMU_DRV_NONE;
+	case VENDOR_AMD:
+	case VENDOR_HYGON:
+		if (fam < 6) {
+			pmh_fmt(why, n, "%s family 0x%x is older than K7 (family 6)",
+				cpu_vendor_name(v), fam);
+			return PMU_DRV_NONE;
+		}
+		if (ids->max_ext_leaf >= 0x80000001u && (ids->ext1.ecx & (1u << 23))) {
+			pmh_fmt(why, n, "%s family 0x%x with core performance counter extension "
+					"(CPUID 8000_0001h ECX[23])%s",
+				cpu_vendor_name(v), fam,
+				(ids->ext22.eax & 1) ? " and PerfMonV2 (8000_0022h EAX[0])" : "");
+			return PMU_DRV_AMD_CORE;
+		}
+		pmh_fmt(why, n, "%s family 0x%x without the core extension (CPUID 8000_0001h ECX[23] clear)",
+			cpu_vendor_name(v), fam);
+		return PMU_DRV_AMD_LEGACY;
+	default:
+		pmh_fmt(why, n, "vendor \"%s\" has no supported PMU driver", ids->vendor);
+		return PMU_DRV_NONE;
+	}
+}
+
+void cpu_identify(struct cpu_info *ci)
+{
+	struct cpuid_regs r;
+	uint64_t msr;
+
+	pmh_memset(ci, 0, sizeof(*ci));
+	cpu_read_ids(&ci->ids);
+	ci->vendor = cpu_vendor_from_string(ci->ids.vendor);
+	cpu_decode_fms(ci->vendor, ci->ids.leaf1.eax, &ci->family, &ci->model, &ci->stepping);
+	ci->x2apic_capable = (ci->ids.leaf1.ecx >> 21) & 1;
+	ci->initial_apic_id = ci->ids.leaf1.ebx >> 24;
+
+	if (ci->ids.max_ext_leaf >= 0x80000004u) {
+		for (uint32_t i = 0; i < 3; i++) {
+			hw_cpuid(0x80000002u + i, 0, &r);
+			const uint32_t w[4] = { r.eax, r.ebx, r.ecx, r.edx };
+			for (int j = 0; j < 16; j++)
+				ci->brand[i * 16 + j] = (char)(w[j / 4] >> (8 * (j % 4)));
+		}
+		ci->brand[48] = 0;
+		/* trim leading blanks (Intel pads the brand string) */
+		size_t s = 0;
+		while (ci->brand[s] == ' ')
+			s++;
+		if (s)
+			pmh_memcpy(ci->brand, ci->brand + s, 49 - s);
+	}
+	if (!ci->brand[0])
+		pmh_strlcpy(ci->brand, "(no brand string)", sizeof(ci->brand));
+
+	ci->hypervisor = (ci->ids.leaf1.ecx >> 31) & 1;
+	if (ci->hypervisor) {
+		hw_cpuid(0x40000000u, 0, &r);
+		ci->hv_max_leaf = r.eax;
+		regs_to_str(ci->hv_signature, r.ebx, r.ecx, r.edx);
+		for (int i = 0; i < 12; i++) /* keep it printable */
+			if (ci->hv_signature[i] && (ci->hv_signature[i] < 0x20 || ci->hv_signature[i] > 0x7e))
+				ci->hv_signature[i] = '?';
+	}
+
+	/* Microcode revision: Intel writes 0 to 0x8B, runs CPUID(1) and reads
+	 * EDX (SDM Vol. 3A 9.11.7.1); AMD reports it in MSR 0x8B directly. */
+	if (ci->vendor == VENDOR_INTEL) {
+		if (hw_wrmsr(MSR_IA32_BIOS_SIGN_ID, 0) == HW_OK) {
+			hw_cpuid(1, 0, &r);
+			if (hw_rdmsr(MSR_IA32_BIOS_SIGN_ID, &msr) == HW_OK) {
+				ci->microcode_valid = true;
+				ci->microcode = (uint32_t)(msr >> 32);
+			}
+		}
+	} else if (ci->vendor == VENDOR_AMD || ci->vendor == VENDOR_HYGON) {
+		if (hw_rdmsr(MSR_IA32_BIOS_SIGN_ID, &msr) == HW_OK) {
+			ci->microcode_valid = true;
+			ci->microcode = (uint32_t)msr;
+		}
+	}
+
+	ci->driver = cpu_select_driver(&ci->ids, ci->driver_reason, sizeof(ci->driver_reason));
+}

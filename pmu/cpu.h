@@ -1,0 +1,66 @@
+/* CPU identification from CPUID (and the microcode MSR), and the choice of PMU
+ * driver. cpu_select_driver() is a pure function of CPUID values so that the
+ * host tests can drive it with any identity. */
+#ifndef PMH_PMU_CPU_H
+#define PMH_PMU_CPU_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include "hw.h"
+
+enum cpu_vendor { VENDOR_OTHER, VENDOR_INTEL, VENDOR_AMD, VENDOR_HYGON };
+
+enum pmu_driver_id {
+	PMU_DRV_NONE,
+	PMU_DRV_INTEL_P6,
+	PMU_DRV_INTEL_ARCH,
+	PMU_DRV_INTEL_NETBURST,
+	PMU_DRV_INTEL_KNC,
+	PMU_DRV_AMD_LEGACY,
+	PMU_DRV_AMD_CORE,
+	PMU_DRV_COUNT
+};
+
+/* Raw CPUID values that decide identification and driver choice. */
+struct cpu_ids {
+	char vendor[13];
+	uint32_t max_leaf;
+	uint32_t max_ext_leaf;
+	struct cpuid_regs leaf1;
+	struct cpuid_regs leaf0a;	/* zero when max_leaf < 0x0a */
+	struct cpuid_regs ext1;		/* 8000_0001h */
+	struct cpuid_regs ext22;	/* 8000_0022h, zero when absent */
+};
+
+struct cpu_info {
+	struct cpu_ids ids;
+	enum cpu_vendor vendor;
+	uint32_t family, model, stepping; /* display values (extended fields folded in) */
+	char brand[49];
+	bool microcode_valid;
+	uint32_t microcode;
+	bool hypervisor;
+	char hv_signature[13];
+	uint32_t hv_max_leaf;
+	bool x2apic_capable;
+	uint32_t initial_apic_id;
+	enum pmu_driver_id driver;
+	char driver_reason[160];
+};
+
+void cpu_read_ids(struct cpu_ids *ids);
+/* Fills everything from CPUID and MSRs through the seam. */
+void cpu_identify(struct cpu_info *ci);
+/* Decodes CPUID.1:EAX into display family/model/stepping (SDM Vol. 2 CPUID:
+ * family += extended family only when base family is 0Fh; model gets the
+ * extended model for families 06h and 0Fh (AMD: only family 0Fh). */
+void cpu_decode_fms(enum cpu_vendor v, uint32_t eax, uint32_t *family, uint32_t *model,
+		    uint32_t *stepping);
+enum cpu_vendor cpu_vendor_from_string(const char *v);
+/* The driver rule of x86-pmu-facts.md §0 (Linux's dispatch); writes why. */
+enum pmu_driver_id cpu_select_driver(const struct cpu_ids *ids, char *why, size_t n);
+const char *cpu_vendor_name(enum cpu_vendor v);
+const char *pmu_driver_name(enum pmu_driver_id d);
+
+#endif

@@ -1,0 +1,53 @@
+/* The hardware seam: the only way code reaches the CPU. Two implementations
+ * are chosen at link time: boot/hw_x86.c + apic/entry.S on the target (real
+ * instructions, #GP/#UD caught and turned into return codes) and tests/sim/
+ * on the host (a simulated CPU per PMU family). */
+#ifndef PMH_PMU_HW_H
+#define PMH_PMU_HW_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+enum hw_status {
+	HW_OK = 0,
+	HW_FAULT_GP = 13, /* the instruction raised #GP (vector number) */
+	HW_FAULT_UD = 6,  /* the instruction raised #UD (RDPMC under QEMU TCG) */
+};
+
+struct cpuid_regs {
+	uint32_t eax, ebx, ecx, edx;
+};
+
+void hw_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r);
+
+/* Return HW_OK, or the vector of the fault the instruction raised. On a
+ * fault *val is left at 0. */
+int hw_rdmsr(uint32_t msr, uint64_t *val);
+int hw_wrmsr(uint32_t msr, uint64_t val);
+int hw_rdpmc(uint32_t ecx, uint64_t *val);
+
+uint64_t hw_rdtsc(void);
+
+/* Physical MMIO (identity-mapped under UEFI); used for the xAPIC page. */
+uint32_t hw_mmio_read32(uint64_t addr);
+void hw_mmio_write32(uint64_t addr, uint32_t val);
+
+void hw_irq_enable(void);
+void hw_irq_disable(void);
+bool hw_irq_enabled(void);
+/* One spin-wait step (PAUSE); the simulator advances its clock here. */
+void hw_relax(void);
+
+/* Run a calibrated workload (events/workload.h) for `iterations` loops. */
+struct workload;
+void hw_run_workload(const struct workload *w, uint64_t iterations);
+
+/* TSC ticks per microsecond as calibrated at start-up (0 = unknown). */
+uint64_t hw_tsc_per_us(void);
+
+static inline const char *hw_status_name(int st)
+{
+	return st == HW_OK ? "ok" : st == HW_FAULT_GP ? "#GP" : st == HW_FAULT_UD ? "#UD" : "fault";
+}
+
+#endif

@@ -1,0 +1,64 @@
+/* MSR and bit names used across drivers and checks. Addresses from
+ * shared/specs/x86-pmu-facts.md (§2, §4-§8) and the KNC document §1.4.3. */
+#ifndef PMH_PMU_MSR_H
+#define PMH_PMU_MSR_H
+
+#define MSR_IA32_TSC 0x10
+#define MSR_IA32_APIC_BASE 0x1b
+#define MSR_IA32_BIOS_SIGN_ID 0x8b /* microcode revision in EDX after CPUID(1) */
+#define MSR_IA32_MISC_ENABLE 0x1a0
+#define MISC_ENABLE_EMON (1ull << 7)
+
+#define APIC_BASE_BSP (1ull << 8)
+#define APIC_BASE_X2APIC (1ull << 10)
+#define APIC_BASE_ENABLE (1ull << 11)
+
+/* P6 and architectural perfmon (§3, §4) */
+#define MSR_P6_PERFCTR0 0xc1
+#define MSR_P6_EVNTSEL0 0x186
+#define MSR_IA32_PMC0 0x4c1 /* full-width alias */
+#define MSR_PERF_CAPABILITIES 0x345
+#define PERF_CAP_FW_WRITE (1ull << 13)
+#define MSR_FIXED_CTR0 0x309
+#define MSR_FIXED_CTR_CTRL 0x38d
+#define MSR_PERF_GLOBAL_STATUS 0x38e
+#define MSR_PERF_GLOBAL_CTRL 0x38f
+#define MSR_PERF_GLOBAL_OVF_CTRL 0x390
+#define MSR_PERF_GLOBAL_STATUS_SET 0x391
+#define MSR_DEBUGCTL 0x1d9
+
+/* Event-select bits shared by P6, arch, AMD and KNC (§1) */
+#define EVTSEL_USR (1ull << 16)
+#define EVTSEL_OS (1ull << 17)
+#define EVTSEL_EDGE (1ull << 18)
+#define EVTSEL_PC (1ull << 19)
+#define EVTSEL_INT (1ull << 20)
+#define EVTSEL_ANY (1ull << 21)
+#define EVTSEL_EN (1ull << 22)
+#define EVTSEL_INV (1ull << 23)
+#define EVTSEL_CMASK_SHIFT 24
+
+/* NetBurst (§5) */
+#define MSR_P4_COUNTER0 0x300
+#define MSR_P4_CCCR0 0x360
+
+/* Knights Corner (KNC §1.4.3, table 1-2) */
+#define MSR_KNC_PERFCTR0 0x20
+#define MSR_KNC_EVNTSEL0 0x28
+#define MSR_KNC_SPFLT_CTRL 0x2c
+#define MSR_KNC_GLOBAL_STATUS 0x2d
+#define MSR_KNC_GLOBAL_OVF_CTRL 0x2e
+#define MSR_KNC_GLOBAL_CTRL 0x2f
+
+/* AMD (§7) */
+#define MSR_K7_EVNTSEL0 0xc0010000
+#define MSR_K7_PERFCTR0 0xc0010004
+#define MSR_F15H_PERF_CTL0 0xc0010200 /* CTL i = +2i, CTR i = +2i+1 */
+#define MSR_AMD_GLOBAL_STATUS 0xc0000300
+#define MSR_AMD_GLOBAL_CTL 0xc0000301
+#define MSR_AMD_GLOBAL_STATUS_CLR 0xc0000302
+
+/* x2APIC: MSR = 0x800 + (xAPIC offset >> 4) (§8) */
+#define MSR_X2APIC_BASE 0x800
+
+#endif

@@ -1,0 +1,155 @@
+/* Driver selection, the functional probe and helpers shared by all families. */
+#include "pmu.h"
+#include "msr.h"
+#include "../lib/str.h"
+#include "../lib/fmt.h"
+
+const struct pmu_ops *pmu_ops_for(enum pmu_driver_id id)
+{
+	switch (id) {
+	case PMU_DRV_INTEL_P6:
+		return &pmu_intel_p6_ops;
+	case PMU_DRV_INTEL_ARCH:
+		return &pmu_intel_arch_ops;
+	case PMU_DRV_INTEL_NETBURST:
+		return &pmu_intel_netburst_ops;
+	case PMU_DRV_INTEL_KNC:
+		return &pmu_intel_knc_ops;
+	case PMU_DRV_AMD_LEGACY:
+		return &pmu_amd_legacy_ops;
+	case PMU_DRV_AMD_CORE:
+		return &pmu_amd_core_ops;
+	default:
+		return 0;
+	}
+}
+
+const char *pmu_status_name(enum pmu_status s)
+{
+	switch (s) {
+	case PMU_FUNCTIONAL:
+		return "functional";
+	case PMU_NOT_FUNCTIONAL:
+		return "not-functional";
+	default:
+		return "absent";
+	}
+}
+
+uint64_t pmu_width_mask(unsigned bits)
+{
+	return bits >= 64 ? ~0ull : (1ull << bits) - 1;
+}
+
+uint64_t pmu_all_mask(const struct pmu *p)
+{
+	return pmu_width_mask(p->n);
+}
+
+uint64_t pmu_max_period(const struct pmu *p, unsigned ctr)
+{
+	const struct pmu_counter *c = &p->ctr[ctr];
+	/* A preload of -n must keep the counter's top bit set, so that the
+	 * overflow is the carry out of the top bit: at most 2^(bits-1). */
+	return 1ull << (c->preload_bits - 1);
+}
+
+int pmu_preload(struct pmu *p, unsigned ctr, uint64_t n)
+{
+	const struct pmu_counter *c = &p->ctr[ctr];
+	uint64_t v;
+
+	if (n == 0 || n > pmu_max_period(p, ctr))
+		return -1;
+	/* -n in the counter's width; on sign-extending families the low 32
+	 * bits are written and bit 31 extends into the upper bits. */
+	v = (0 - n) & pmu_width_mask(c->width);
+	return p->ops->write(p, ctr, v, PMU_WRITE_PRELOAD);
+}
+
+static const char *hv_note(const struct cpu_info *ci, char *buf, size_t n)
+{
+	if (ci && ci->hypervisor)
+		pmh_fmt(buf, n, " (hypervisor \"%s\" exposes no working PMU)", ci->hv_signature);
+	else
+		buf[0] = 0;
+	return buf;
+}
+
+/* The sanity probe of facts §0 (Linux check_hw_exists): warn about counters
+ * the firmware left enabled, then flip 16 bits of a counter and read back. */
+static void probe(struct pmu *p)
+{
+	struct pmu_counter *c0 = &p->ctr[0];
+	uint64_t orig, back, val, ctl;
+	char note[96];
+	int st;
+
+	for (unsigned i = 0; i < p->n_gp; i++) {
+		uint64_t en = p->ops->id == PMU_DRV_INTEL_NETBURST ? (1ull << 12) : EVTSEL_EN;
+		if (i > 0 && p->ops->id == PMU_DRV_INTEL_P6)
+			break; /* P6: EN exists only in EVNTSEL0 (facts §3) */
+		if (hw_rdmsr(p->ctr[i].ctl_msr, &ctl) == HW_OK && (ctl & en)) {
+			pmh_fmt(p->warning, sizeof(p->warning),
+				"firmware left %s enabled (MSR 0x%x = 0x%llx)", p->ctr[i].name,
+				p->ctr[i].ctl_msr, (unsigned long long)ctl);
+			break;
+		}
+	}
+	if (!p->warning[0] && p->n_fixed &&
+	    hw_rdmsr(MSR_FIXED_CTR_CTRL, &ctl) == HW_OK && ctl) {
+		pmh_fmt(p->warning, sizeof(p->warning),
+			"firmware left fixed counters enabled (FIXED_CTR_CTRL = 0x%llx)",
+			(unsigned long long)ctl);
+	}
+
+	st = hw_rdmsr(c0->ctr_msr, &orig);
+	if (st != HW_OK) {
+		p->status = PMU_NOT_FUNCTIONAL;
+		pmh_fmt(p->reason, sizeof(p->reason), "reading %s (MSR 0x%x) raised %s%s", c0->name,
+			c0->ctr_msr, hw_status_name(st), hv_note(p->cpu, note, sizeof(note)));
+		return;
+	}
+	val = (orig ^ 0xffffull) & 0x7fffffffull;
+	st = p->ops->write(p, 0, val, PMU_WRITE_LEGACY);
+	if (st != HW_OK) {
+		p->status = PMU_NOT_FUNCTIONAL;
+		pmh_fmt(p->reason, sizeof(p->reason), "writing %s (MSR 0x%x) raised %s%s", c0->name,
+			c0->ctr_msr, hw_status_name(st), hv_note(p->cpu, note, sizeof(note)));
+		return;
+	}
+	st = hw_rdmsr(c0->ctr_msr, &back);
+	if (p->ops->write(p, 0, orig & pmu_width_mask(c0->width), PMU_WRITE_FULL) != HW_OK)
+		p->ops->write(p, 0, orig, PMU_WRITE_LEGACY);
+	if (st != HW_OK || back != val) {
+		p->status = PMU_NOT_FUNCTIONAL;
+		pmh_fmt(p->reason, sizeof(p->reason),
+			"%s (MSR 0x%x) wrote 0x%llx, read back 0x%llx%s", c0->name, c0->ctr_msr,
+			(unsigned long long)val, (unsigned long long)back,
+			hv_note(p->cpu, note, sizeof(note)));
+		return;
+	}
+	p->status = PMU_FUNCTIONAL;
+	if (hw_rdpmc(c0->rdpmc, &back) == HW_OK)
+		p->caps |= PMU_CAP_RDPMC;
+}
+
+void pmu_attach(struct pmu *p, const struct cpu_info *ci)
+{
+	pmh_memset(p, 0, sizeof(*p));
+	p->cpu = ci;
+	p->ops = pmu_ops_for(ci->driver);
+	pmh_strlcpy(p->name, pmu_driver_name(ci->driver), sizeof(p->name));
+	if (!p->ops) {
+		p->status = PMU_ABSENT;
+		pmh_strlcpy(p->reason, ci->driver_reason, sizeof(p->reason));
+		return;
+	}
+	if (p->ops->init(p) != 0) {
+		p->status = PMU_ABSENT;
+		if (!p->reason[0])
+			pmh_strlcpy(p->reason, "driver found no counters", sizeof(p->reason));
+		return;
+	}
+	probe(p);
+}

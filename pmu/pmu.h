@@ -1,0 +1,166 @@
+/* The PMU driver interface: one ops table per family, the same checks for all.
+ * Counters are numbered flat: GP counters first, then fixed counters; a mask
+ * bit i always means flat counter i. */
+#ifndef PMH_PMU_PMU_H
+#define PMH_PMU_PMU_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include "cpu.h"
+
+#define PMU_MAX_COUNTERS 32
+
+enum pmu_status { PMU_ABSENT, PMU_NOT_FUNCTIONAL, PMU_FUNCTIONAL };
+
+enum pmu_ctr_kind { PMU_CTR_GP, PMU_CTR_FIXED };
+
+/* Which MSR a counter write goes through. */
+enum pmu_write_path {
+	PMU_WRITE_PRELOAD, /* the path the driver uses for overflow preloads */
+	PMU_WRITE_LEGACY,  /* the plain counter MSR (32-bit sign-extending on P6/arch) */
+	PMU_WRITE_FULL,	   /* the full-width alias (arch 0x4C1+i) or a full write */
+};
+
+struct pmu_counter {
+	enum pmu_ctr_kind kind;
+	uint8_t index;	    /* index within its kind */
+	uint8_t width;	    /* implemented bits */
+	uint8_t preload_bits; /* bits a preload can set: 32 when writes sign-extend bit 31 */
+	bool sign_extends;  /* legacy writes sign-extend from bit 31 */
+	uint32_t ctr_msr;   /* counter MSR read by RDMSR */
+	uint32_t full_msr;  /* full-width write alias, 0 if none */
+	uint32_t ctl_msr;   /* event select / CCCR; FIXED_CTR_CTRL for fixed counters */
+	uint32_t aux_msr;   /* NetBurst: ESCR currently bound, else 0 */
+	uint32_t rdpmc;	    /* RDPMC ECX for this counter */
+	char name[16];	    /* "gp0", "fixed1", "MS_COUNTER0" */
+};
+
+/* Event flags, given in the P6/arch event-select bit positions; each driver
+ * translates them (NetBurst: ESCR T0_OS/T0_USR and CCCR edge/compare). */
+#define PMU_F_USR (1u << 16)
+#define PMU_F_OS (1u << 17)
+#define PMU_F_EDGE (1u << 18)
+#define PMU_F_INT (1u << 20)
+#define PMU_F_INV (1u << 23)
+#define PMU_F_CMASK(n) ((uint32_t)(n) << 24)
+#define PMU_F_CMASK_OF(f) (((f) >> 24) & 0xffu)
+
+/* A hardware event in the family's own encoding. */
+struct pmu_event {
+	uint16_t code;	 /* event select (12 bits on AMD: 35:32 + 7:0) */
+	uint8_t umask;	 /* unit mask / NetBurst: unused */
+	uint32_t escr_mask;  /* NetBurst: ESCR event mask (ESCR bits 24:9 >> 9) */
+	uint8_t escr_select; /* NetBurst: CCCR ESCR-select */
+	uint32_t escr_msr;   /* NetBurst: ESCR address for thread 0 */
+	uint32_t counters;   /* allowed flat counters (bit mask), 0 = any GP */
+	bool fixed_only;     /* arch fixed-counter pseudo events */
+	char name[40];
+};
+
+/* Generic events the checks use (x86-pmu-facts.md event maps). */
+enum pmu_generic {
+	GEN_CYCLES,
+	GEN_INSTRUCTIONS,
+	GEN_BRANCHES,
+	GEN_BRANCH_MISSES,
+	GEN_CACHE_REFS,
+	GEN_CACHE_MISSES,
+	GEN_REF_CYCLES,
+	GEN_COUNT
+};
+
+/* Capabilities: checks declare what they need from this set. */
+#define PMU_CAP_GLOBAL_CTRL (1u << 0)	 /* a global enable register */
+#define PMU_CAP_STATUS_REG (1u << 1)	 /* an overflow status register with ack */
+#define PMU_CAP_FIXED (1u << 2)		 /* fixed-function counters */
+#define PMU_CAP_FULL_WIDTH (1u << 3)	 /* full-width counter writes */
+#define PMU_CAP_STATUS_SET (1u << 4)	 /* arch v4 GLOBAL_STATUS_SET */
+#define PMU_CAP_RDPMC (1u << 5)		 /* RDPMC works */
+#define PMU_CAP_STICKY_OVF (1u << 6)	 /* NetBurst CCCR.OVF */
+#define PMU_CAP_SIGN_OVERFLOW (1u << 7)	 /* overflow seen as top bit clear */
+#define PMU_CAP_SINGLE_ENABLE (1u << 8)	 /* P6: EN only in EVNTSEL0 */
+#define PMU_CAP_PERFMON_V2 (1u << 9)	 /* AMD PerfMonV2 globals */
+#define PMU_CAP_EDGE_INV_CMASK (1u << 10) /* edge, invert, counter-mask filters */
+
+/* How the family's PMI must be serviced (facts §8-§9, KNC §1.4.3.8-9). */
+#define PMU_PMI_AUTOMASK (1u << 0)   /* the local APIC masks LVTPC on delivery */
+#define PMU_PMI_UNMASK_LATE (1u << 1) /* unmask only after overflow flags are cleared */
+
+struct pmu;
+
+/* A PMU MSR the driver documents, for msr.access. */
+struct pmu_msr_desc {
+	uint32_t addr;
+	char name[24];
+	uint8_t access; /* PMU_MSR_RW, PMU_MSR_RO, PMU_MSR_WO */
+	uint64_t rw_mask; /* bits that hold written values (RW registers) */
+};
+#define PMU_MSR_RW 0
+#define PMU_MSR_RO 1
+#define PMU_MSR_WO 2
+
+struct pmu_ops {
+	const char *name;
+	enum pmu_driver_id id;
+	/* Fill counters, widths, MSRs and capabilities from CPUID; no MSR writes.
+	 * Returns 0, or -1 with p->reason set. */
+	int (*init)(struct pmu *p);
+	/* Program flat counter ctr (stopped) with an event and PMU_F_* flags. */
+	int (*program)(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags);
+	/* Write a counter through a path; val is what the counter should hold. */
+	int (*write)(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path);
+	int (*read)(struct pmu *p, unsigned ctr, uint64_t *val);
+	/* Start / stop the counters in mask (enable bits and global control). */
+	int (*start)(struct pmu *p, uint64_t mask);
+	int (*stop)(struct pmu *p, uint64_t mask);
+	/* Counters whose overflow is pending (status, CCCR.OVF or sign bit). */
+	int (*overflow_status)(struct pmu *p, uint64_t *mask);
+	/* Clear the pending overflow of the counters in mask. */
+	int (*ack)(struct pmu *p, uint64_t mask);
+	/* PMI protocol step: stop counting, collect and clear every pending
+	 * overflow until none is left; returns the flat mask collected. */
+	int (*pmi_collect)(struct pmu *p, uint64_t *mask);
+	/* Disable and zero every counter and clear all status. */
+	int (*reset)(struct pmu *p);
+	/* The PMU MSRs this family documents. */
+	size_t (*msrs)(struct pmu *p, struct pmu_msr_desc *out, size_t max);
+	/* The encoding of a generic event for a counter; -1 if unavailable. */
+	int (*generic_event)(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out);
+};
+
+struct pmu {
+	const struct pmu_ops *ops;
+	const struct cpu_info *cpu;
+	enum pmu_status status;
+	char reason[160];   /* why not functional / absent */
+	char warning[160];  /* e.g. firmware left a counter enabled */
+	char name[24];	    /* driver name as printed */
+	unsigned version;   /* arch perfmon version, AMD: 2 with PerfMonV2 */
+	unsigned n_gp, n_fixed, n;
+	uint32_t caps;	    /* PMU_CAP_* */
+	uint32_t pmi_flags; /* PMU_PMI_* */
+	uint32_t arch_ebx;  /* Intel arch: unavailable-event bits */
+	uint32_t global_ctrl_msr, global_status_msr, global_ovf_msr, global_status_set_msr;
+	struct pmu_counter ctr[PMU_MAX_COUNTERS];
+	uint64_t active;    /* counters started by the harness */
+	uint64_t armed;	    /* sign-overflow families: counters preloaded with top bit set */
+	uint64_t drv[8];    /* driver-private state */
+};
+
+/* pmu/pmu.c: selection, probe, helpers built on the ops. */
+const struct pmu_ops *pmu_ops_for(enum pmu_driver_id id);
+/* init + functional probe (facts §0 check_hw_exists): sets status/reason. */
+void pmu_attach(struct pmu *p, const struct cpu_info *ci);
+const char *pmu_status_name(enum pmu_status s);
+uint64_t pmu_width_mask(unsigned bits);
+/* Preload so that the counter overflows after exactly n events (n >= 1,
+ * n <= pmu_max_period()); uses the PRELOAD path. */
+int pmu_preload(struct pmu *p, unsigned ctr, uint64_t n);
+uint64_t pmu_max_period(const struct pmu *p, unsigned ctr);
+uint64_t pmu_all_mask(const struct pmu *p);
+
+extern const struct pmu_ops pmu_intel_p6_ops, pmu_intel_arch_ops, pmu_intel_netburst_ops,
+	pmu_intel_knc_ops, pmu_amd_legacy_ops, pmu_amd_core_ops;
+
+#endif

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Boots an EFI binary in QEMU+OVMF from a FAT folder, as \EFI\BOOT\BOOTX64.EFI.
+# Usage: qemu-boot.sh EFI [--cpu MODEL] [--smp N] [--kvm] [--esp DIR]
+#                        [--cfg TEXT] [--serial FILE|-] [--timeout S] [-- extra qemu args]
+# Exit status: QEMU's ((debug-exit value << 1) | 1), or 124 on timeout.
+set -euo pipefail
+efi=$1; shift
+cpu=qemu64; smp=1; kvm=0; esp=""; cfg="on_finish = qemu-exit"; serial=-; tmo=60
+extra=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --cpu) cpu=$2; shift 2 ;;
+    --smp) smp=$2; shift 2 ;;
+    --kvm) kvm=1; shift ;;
+    --esp) esp=$2; shift 2 ;;
+    --cfg) cfg=$2; shift 2 ;;
+    --serial) serial=$2; shift 2 ;;
+    --timeout) tmo=$2; shift 2 ;;
+    --) shift; extra=("$@"); break ;;
+    *) echo "qemu-boot.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+ovmf_code=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
+ovmf_vars=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
+[ -n "$esp" ] || esp=$(mktemp -d "${TMPDIR:-/tmp}/pmh-esp.XXXXXX")
+mkdir -p "$esp/EFI/BOOT"
+cp "$efi" "$esp/EFI/BOOT/BOOTX64.EFI"
+[ "$cfg" = "none" ] || printf '%s\n' "$cfg" > "$esp/EFI/BOOT/pmuharness.cfg"
+vars=$(mktemp "${TMPDIR:-/tmp}/pmh-vars.XXXXXX")
+img=$(mktemp "${TMPDIR:-/tmp}/pmh-img.XXXXXX")
+cp "$ovmf_vars" "$vars"
+trap 'rm -f "$vars" "$img"' EXIT
+# A real FAT image (QEMU's vvfat write-back loses files); results are copied
+# back into the folder afterwards.
+rm -f "$img"
+mkfs.fat -C -n PMUHARNESS "$img" 32768 >/dev/null
+mcopy -s -i "$img" "$esp"/* ::/
+
+accel=(-accel tcg)
+cpuarg=(-cpu "$cpu")
+if [ "$kvm" = 1 ]; then
+  if [ ! -e /dev/kvm ]; then echo "error: KVM=1 but /dev/kvm does not exist on this machine" >&2; exit 3; fi
+  if ! { exec 9<>/dev/kvm; } 2>/dev/null; then echo "error: KVM=1 but /dev/kvm cannot be opened (permissions or nested virtualisation off)" >&2; exit 3; fi
+  exec 9>&-
+  accel=(-enable-kvm); cpuarg=(-cpu host)
+fi
+if [ "$serial" = "-" ]; then sargs=(-serial stdio); else sargs=(-serial "file:$serial"); fi
+
+set +e
+timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine q35 "${accel[@]}" "${cpuarg[@]}" \
+  -smp "$smp" -m 256 -nodefaults -vga none -display none -no-reboot -net none \
+  -drive if=pflash,format=raw,unit=0,readonly=on,file="$ovmf_code" \
+  -drive if=pflash,format=raw,unit=1,file="$vars" \
+  -drive format=raw,file="$img" \
+  -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+  "${sargs[@]}" "${extra[@]}" </dev/null
+rc=$?
+set -e
+mcopy -o -s -i "$img" ::/EFI "$esp"/ 2>/dev/null || true
+exit $rc

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `make test`: unit tests, the simulated-CPU matrix, QEMU boot tests. Each
+# part prints "<part>: N passed, N failed[, N skipped]"; this prints the total.
+set -u
+cd "$(dirname "$0")/.."
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+run() {
+  echo "== $1"
+  shift
+  "$@" 2>&1 | tee -a "$log"
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+}
+run "unit tests (cmocka, ASan+UBSan)" scripts/run-unit.sh build/host/unit/*
+run "simulated CPUs" scripts/sim-matrix.py build/host/pmuharness-sim
+for t in tests/qemu/test_*.py; do
+  [ -e "$t" ] && run "QEMU: $(basename "$t" .py)" "$t" build/pmuharness.efi
+done
+run "QEMU boot matrix" tests/qemu/boot_matrix.py build/pmuharness.efi
+p=0; f=0; s=0
+while read -r a b c d; do p=$((p + a)); f=$((f + b)); s=$((s + ${c:-0})); done < <(
+  sed -n 's/^[a-z-]*: \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\?$/\1 \2 \4/p' "$log")
+echo "$p passed, $f failed, $s skipped"
+[ $status -eq 0 ] && [ $f -eq 0 ]

@@ -1,0 +1,28 @@
+/* pmu.probe: the functional probe of facts §0 (write a pattern to counter 0,
+ * read it back). On bare metal a matched driver whose counters do not respond
+ * is a failure; under a hypervisor it means "no virtual PMU" and is a SKIP. */
+#include "../suite.h"
+
+static void run(struct check_ctx *c)
+{
+	const struct pmu *p = c->pmu;
+
+	switch (p->status) {
+	case PMU_FUNCTIONAL:
+		check_pass(c, "%s: %s (MSR 0x%x) held a written pattern", p->name, p->ctr[0].name,
+			   p->ctr[0].ctr_msr);
+		break;
+	case PMU_ABSENT:
+		check_skip(c, "no PMU driver: %s", p->reason);
+		break;
+	default:
+		if (c->cpu->hypervisor)
+			check_skip(c, "%s", p->reason);
+		else
+			check_fail(c, "expected a counter that holds writes, got: %s", p->reason);
+		break;
+	}
+}
+
+PMH_CHECK(pmu_probe, .id = "pmu.probe", .summary = "counters hold written values", .order = 10,
+	  .run = run);

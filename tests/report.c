@@ -1,0 +1,102 @@
+/* Output formats: the identification header as "key: value" lines, the
+ * closing summary line, and the JSON results document (schema in README). */
+#include "suite.h"
+#include "../lib/fmt.h"
+#include "../lib/str.h"
+
+#define PMH_VERSION "0.1.0"
+
+void report_identity(struct suite *s)
+{
+	const struct cpu_info *ci = s->cpu;
+	const struct pmu *p = s->pmu;
+	const struct apic_info *ai = s->apic;
+
+	suite_emit(s, "pmuharness: %s", PMH_VERSION);
+	suite_emit(s, "cpu.vendor: %s (%s)", cpu_vendor_name(ci->vendor), ci->ids.vendor);
+	suite_emit(s, "cpu.family: 0x%x", ci->family);
+	suite_emit(s, "cpu.model: 0x%x", ci->model);
+	suite_emit(s, "cpu.stepping: 0x%x", ci->stepping);
+	suite_emit(s, "cpu.brand: %s", ci->brand);
+	if (ci->microcode_valid)
+		suite_emit(s, "cpu.microcode: 0x%x", ci->microcode);
+	else
+		suite_emit(s, "cpu.microcode: unreadable");
+	if (ci->hypervisor)
+		suite_emit(s, "cpu.hypervisor: %s", ci->hv_signature);
+	else
+		suite_emit(s, "cpu.hypervisor: none");
+	suite_emit(s, "apic.mode: %s", apic_mode_name(ai->mode));
+	suite_emit(s, "apic.id: 0x%x", ai->id);
+	suite_emit(s, "apic.max_lvt: %u", ai->max_lvt);
+	suite_emit(s, "pmu.driver: %s", pmu_driver_name(ci->driver));
+	suite_emit(s, "pmu.reason: %s", ci->driver_reason);
+	if (p->ops) {
+		if (p->version)
+			suite_emit(s, "pmu.version: %u", p->version);
+		suite_emit(s, "pmu.counters: %u general-purpose x %u bits, %u fixed x %u bits", p->n_gp,
+			   p->n_gp ? p->ctr[0].width : 0, p->n_fixed,
+			   p->n_fixed ? p->ctr[p->n_gp].width : 0);
+	}
+	suite_emit(s, "pmu.status: %s", pmu_status_name(p->status));
+	if (p->status != PMU_FUNCTIONAL)
+		suite_emit(s, "pmu.status_reason: %s", p->reason);
+	if (p->warning[0])
+		suite_emit(s, "pmu.warning: %s", p->warning);
+}
+
+void report_summary(struct suite *s)
+{
+	if (s->dropped)
+		suite_emit(s, "warning: %u results did not fit in the results table", s->dropped);
+	suite_emit(s, "%u passed, %u failed, %u skipped", s->passed, s->failed, s->skipped);
+}
+
+size_t report_json(const struct suite *s, char *buf, size_t cap)
+{
+	const struct cpu_info *ci = s->cpu;
+	const struct pmu *p = s->pmu;
+	struct pmh_sb sb;
+
+	pmh_sb_init(&sb, buf, cap);
+	pmh_sb_add(&sb, "{\n  \"schema\": \"pmuharness-results/1\",\n  \"version\": \"%s\",\n",
+		   PMH_VERSION);
+	pmh_sb_add(&sb, "  \"cpu\": {\"vendor\": ");
+	pmh_sb_json_str(&sb, ci->ids.vendor);
+	pmh_sb_add(&sb, ", \"family\": %u, \"model\": %u, \"stepping\": %u, \"brand\": ", ci->family,
+		   ci->model, ci->stepping);
+	pmh_sb_json_str(&sb, ci->brand);
+	pmh_sb_add(&sb, ", \"microcode\": ");
+	if (ci->microcode_valid)
+		pmh_sb_add(&sb, "%u", ci->microcode);
+	else
+		pmh_sb_add(&sb, "null");
+	pmh_sb_add(&sb, ", \"hypervisor\": ");
+	if (ci->hypervisor)
+		pmh_sb_json_str(&sb, ci->hv_signature);
+	else
+		pmh_sb_add(&sb, "null");
+	pmh_sb_add(&sb, "},\n  \"apic\": {\"mode\": \"%s\", \"id\": %u},\n",
+		   apic_mode_name(s->apic->mode), s->apic->id);
+	pmh_sb_add(&sb, "  \"pmu\": {\"driver\": \"%s\", \"status\": \"%s\", \"reason\": ",
+		   pmu_driver_name(ci->driver), pmu_status_name(p->status));
+	pmh_sb_json_str(&sb, p->status == PMU_FUNCTIONAL ? ci->driver_reason : p->reason);
+	pmh_sb_add(&sb, ", \"version\": %u, \"gp_counters\": %u, \"gp_width\": %u, "
+			"\"fixed_counters\": %u, \"fixed_width\": %u},\n",
+		   p->version, p->n_gp, p->n_gp ? p->ctr[0].width : 0, p->n_fixed,
+		   p->n_fixed ? p->ctr[p->n_gp].width : 0);
+	pmh_sb_add(&sb, "  \"results\": [");
+	for (unsigned i = 0; i < s->n_results; i++) {
+		const struct result *r = &s->results[i];
+		pmh_sb_add(&sb, "%s\n    {\"id\": ", i ? "," : "");
+		pmh_sb_json_str(&sb, r->id);
+		pmh_sb_add(&sb, ", \"cpu\": %u, \"verdict\": \"%s\", \"detail\": ", r->cpu,
+			   verdict_name(r->v));
+		pmh_sb_json_str(&sb, r->msg);
+		pmh_sb_add(&sb, "}");
+	}
+	pmh_sb_add(&sb, "\n  ],\n  \"summary\": {\"passed\": %u, \"failed\": %u, \"skipped\": %u, "
+			"\"dropped\": %u}\n}\n",
+		   s->passed, s->failed, s->skipped, s->dropped);
+	return sb.len;
+}

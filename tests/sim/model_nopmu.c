@@ -1,0 +1,65 @@
+/* Model "nopmu": a Pentium III identity under a hypervisor whose PMU MSRs
+ * read as 0 and drop writes, and whose RDPMC raises #UD: what QEMU without
+ * KVM presents. The harness must say not-functional and SKIP, never PASS. */
+#include "sim.h"
+#include "../../pmu/msr.h"
+
+static void reset(struct sim_cpu *s)
+{
+	sim_vendor(s, 2, "GenuineIntel");
+	/* CPUID.1: family 6 model 7, hypervisor bit (ECX[31]) */
+	sim_set_cpuid(s, 1, 0, sim_fms(6, 7, 3), 0, 1u << 31, 0);
+	sim_set_cpuid(s, 0x80000000u, 0, 0x80000004u, 0, 0, 0);
+	sim_brand(s, "Simulated CPU without a working PMU");
+	sim_set_cpuid(s, 0x40000000u, 0, 0x40000001u, 0x54474354u, 0x43544743u, 0x47435447u);
+	s->n_ctr = 0;
+}
+
+static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
+{
+	(void)s;
+	if (msr == MSR_P6_PERFCTR0 || msr == MSR_P6_PERFCTR0 + 1 || msr == MSR_P6_EVNTSEL0 ||
+	    msr == MSR_P6_EVNTSEL0 + 1) {
+		*v = 0;
+		return HW_OK;
+	}
+	return HW_FAULT_GP;
+}
+
+static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
+{
+	uint64_t dummy;
+	(void)v;
+	return rdmsr(s, msr, &dummy); /* accepted and dropped */
+}
+
+static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
+{
+	(void)s;
+	(void)i;
+	(void)v;
+	return 0;
+}
+
+static bool overflow(struct sim_cpu *s, unsigned i)
+{
+	(void)s;
+	(void)i;
+	return false;
+}
+
+static const struct sim_model nopmu = {
+	.name = "nopmu",
+	.doc = "QEMU TCG behaviour (DEVELOPERS guide): PMU MSRs read 0, writes dropped, RDPMC #UD",
+	.driver = PMU_DRV_INTEL_P6,
+	.faults = 0,
+	.fault_na = { [SF_STUCK_COUNTER] = "no counter counts on this model" },
+	.reset = reset,
+	.rdmsr = rdmsr,
+	.wrmsr = wrmsr,
+	.rdpmc = 0,
+	.rate = rate,
+	.overflow = overflow,
+	.lvt_automask = false,
+};
+SIM_MODEL(nopmu);

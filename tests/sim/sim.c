@@ -1,0 +1,480 @@
+/* The simulator core: the hw.h seam on the host, the workload engine (exact
+ * overflow points), and the local APIC's performance-counter LVT entry with
+ * PMI and NMI delivery into the same isr_dispatch() the target's stubs call. */
+#include "sim.h"
+#include "../../apic/apic.h"
+#include "../../apic/isr.h"
+#include "../../lib/str.h"
+#include "../../pmu/msr.h"
+
+struct sim_cpu sim;
+
+static const char *const fault_names[SF_COUNT] = {
+	[SF_NONE] = "none",
+	[SF_STUCK_COUNTER] = "stuck-counter",
+	[SF_NARROW_COUNTER] = "narrow-counter",
+	[SF_NO_SIGN_EXTEND] = "no-sign-extend",
+	[SF_NO_OVERFLOW_STATUS] = "no-overflow-status",
+	[SF_LOST_PMI] = "lost-pmi",
+	[SF_SPURIOUS_PMI] = "spurious-pmi",
+	[SF_ENABLE_IGNORED] = "enable-ignored",
+	[SF_GLOBAL_CTRL_IGNORED] = "global-ctrl-ignored",
+	[SF_WRONG_EVENT] = "wrong-event",
+	[SF_MSR_FAULT] = "msr-fault",
+	[SF_OVERCOUNT] = "overcount",
+	[SF_LVT_STUCK_MASKED] = "lvt-stuck-masked",
+	[SF_ACK_IGNORED] = "ack-ignored",
+};
+
+const char *sim_fault_name(enum sim_fault f)
+{
+	return f < SF_COUNT ? fault_names[f] : "?";
+}
+
+enum sim_fault sim_fault_from_name(const char *name)
+{
+	for (unsigned i = 0; i < SF_COUNT; i++)
+		if (!pmh_strcmp(name, fault_names[i]))
+			return (enum sim_fault)i;
+	return SF_COUNT;
+}
+
+extern const struct sim_model *const __start_pmh_sim_models[];
+extern const struct sim_model *const __stop_pmh_sim_models[];
+
+const struct sim_model *const *sim_models(unsigned *n)
+{
+	*n = (unsigned)(__stop_pmh_sim_models - __start_pmh_sim_models);
+	return __start_pmh_sim_models;
+}
+
+const struct sim_model *sim_model_find(const char *name)
+{
+	unsigned n;
+	const struct sim_model *const *m = sim_models(&n);
+	for (unsigned i = 0; i < n; i++)
+		if (!pmh_strcmp(m[i]->name, name))
+			return m[i];
+	return 0;
+}
+
+int sim_start(const char *model, enum sim_fault fault)
+{
+	const struct sim_model *m = sim_model_find(model);
+
+	if (!m || fault >= SF_COUNT)
+		return -1;
+	if (fault != SF_NONE && !(m->faults & (1u << fault)))
+		return -1;
+	pmh_memset(&sim, 0, sizeof(sim));
+	sim.m = m;
+	sim.fault = fault;
+	sim.apic_base = 0xfee00000ull | APIC_BASE_ENABLE | APIC_BASE_BSP;
+	sim.lvt_pc = LVT_MASKED; /* reset state of an LVT entry */
+	sim.svr = 0x1ff;
+	sim.irq_enabled = true;	 /* boot services run with interrupts on */
+	sim.tsc = 1000000;
+	m->reset(&sim);
+	return 0;
+}
+
+/* ---- CPUID ----------------------------------------------------------------- */
+
+void sim_set_cpuid(struct sim_cpu *s, uint32_t leaf, uint32_t subleaf, uint32_t a, uint32_t b,
+		   uint32_t c, uint32_t d)
+{
+	for (unsigned i = 0; i < s->n_cpuid; i++) {
+		if (s->cpuid[i].leaf == leaf && s->cpuid[i].subleaf == subleaf) {
+			s->cpuid[i].r = (struct cpuid_regs){ a, b, c, d };
+			return;
+		}
+	}
+	if (s->n_cpuid < sizeof(s->cpuid) / sizeof(s->cpuid[0]))
+		s->cpuid[s->n_cpuid++] = (struct sim_cpuid){ leaf, subleaf, { a, b, c, d } };
+}
+
+static uint32_t word(const char *p)
+{
+	return (uint32_t)(unsigned char)p[0] | (uint32_t)(unsigned char)p[1] << 8 |
+	       (uint32_t)(unsigned char)p[2] << 16 | (uint32_t)(unsigned char)p[3] << 24;
+}
+
+void sim_vendor(struct sim_cpu *s, uint32_t max_leaf, const char *v)
+{
+	sim_set_cpuid(s, 0, 0, max_leaf, word(v), word(v + 8), word(v + 4));
+}
+
+void sim_brand(struct sim_cpu *s, const char *brand)
+{
+	char b[48];
+	pmh_memset(b, 0, sizeof(b));
+	pmh_strlcpy(b, brand, sizeof(b));
+	for (unsigned i = 0; i < 3; i++)
+		sim_set_cpuid(s, 0x80000002u + i, 0, word(b + 16 * i), word(b + 16 * i + 4),
+			      word(b + 16 * i + 8), word(b + 16 * i + 12));
+}
+
+uint32_t sim_fms(unsigned family, unsigned model, unsigned stepping)
+{
+	uint32_t base_family = family >= 0xf ? 0xf : family;
+	uint32_t ext_family = family >= 0xf ? family - 0xf : 0;
+	return (ext_family << 20) | ((model >> 4) << 16) | (base_family << 8) | ((model & 0xf) << 4) |
+	       (stepping & 0xf);
+}
+
+void hw_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
+{
+	for (unsigned i = 0; i < sim.n_cpuid; i++) {
+		if (sim.cpuid[i].leaf == leaf &&
+		    (sim.cpuid[i].subleaf == subleaf || sim.cpuid[i].subleaf == 0xffffffffu)) {
+			*r = sim.cpuid[i].r;
+			return;
+		}
+	}
+	*r = (struct cpuid_regs){ 0, 0, 0, 0 };
+}
+
+/* ---- counters -------------------------------------------------------------- */
+
+uint64_t sim_width_mask(const struct sim_cpu *s, unsigned i)
+{
+	unsigned w = s->width[i];
+	if (s->fault == SF_NARROW_COUNTER && w > 32)
+		w = 32;
+	return w >= 64 ? ~0ull : (1ull << w) - 1;
+}
+
+void sim_ctr_set(struct sim_cpu *s, unsigned i, uint64_t v)
+{
+	if (i < s->n_ctr)
+		s->ctr[i] = v & sim_width_mask(s, i);
+}
+
+bool sim_counting(const struct sim_cpu *s, bool enabled, bool global_enabled)
+{
+	if (s->fault == SF_ENABLE_IGNORED)
+		enabled = true;
+	if (s->fault == SF_GLOBAL_CTRL_IGNORED)
+		global_enabled = true;
+	return enabled && global_enabled;
+}
+
+static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
+{
+	struct workload_vector w = *v;
+
+	if (s->fault == SF_STUCK_COUNTER && i == 0)
+		return 0;
+	if (s->fault == SF_WRONG_EVENT) {
+		w.instructions = v->branches;
+		w.branches = v->instructions;
+	}
+	return s->m->rate(s, i, &w);
+}
+
+/* Advances every counting counter by iters iterations of v, stopping at each
+ * overflow point so that interrupts are raised where they would be. */
+static void advance(struct sim_cpu *s, const struct workload_vector *v, uint64_t iters)
+{
+	while (iters) {
+		uint64_t k = iters;
+		uint64_t r[SIM_MAX_CTRS];
+
+		for (unsigned i = 0; i < s->n_ctr; i++) {
+			r[i] = rate(s, i, v);
+			if (!r[i])
+				continue;
+			uint64_t to_ovf = sim_width_mask(s, i) - s->ctr[i] + 1;
+			uint64_t need = (to_ovf + r[i] - 1) / r[i];
+			if (need < k)
+				k = need;
+		}
+		for (unsigned i = 0; i < s->n_ctr; i++) {
+			if (!r[i])
+				continue;
+			uint64_t mask = sim_width_mask(s, i);
+			uint64_t add = k * r[i];
+			bool ovf = add > mask - s->ctr[i];
+			s->ctr[i] = (s->ctr[i] + add) & mask;
+			if (ovf && s->m->overflow(s, i))
+				sim_pmi_request(s);
+		}
+		s->st.instructions += k * v->instructions;
+		s->tsc += k * (v->cycles ? v->cycles : 1);
+		iters -= k;
+		sim_deliver(s);
+	}
+}
+
+void hw_run_workload(const struct workload *w, uint64_t iterations)
+{
+	if (sim.fault == SF_SPURIOUS_PMI)
+		sim_pmi_request(&sim);
+	advance(&sim, &w->fixed, 1);
+	advance(&sim, &w->per_iter, iterations);
+	if (sim.fault == SF_OVERCOUNT) {
+		struct workload_vector one = { 1, 1, 0, 1, 0, 0 };
+		advance(&sim, &one, 1);
+	}
+}
+
+/* ---- local APIC ------------------------------------------------------------ */
+
+static bool x2apic(const struct sim_cpu *s)
+{
+	return (s->apic_base & APIC_BASE_X2APIC) != 0;
+}
+
+static void set_bit(uint8_t *v, unsigned n)
+{
+	v[n / 8] |= (uint8_t)(1u << (n % 8));
+}
+
+static int highest(const uint8_t *v)
+{
+	for (int n = 255; n >= 0; n--)
+		if (v[n / 8] & (1u << (n % 8)))
+			return n;
+	return -1;
+}
+
+static void clear_bit(uint8_t *v, unsigned n)
+{
+	v[n / 8] &= (uint8_t)~(1u << (n % 8));
+}
+
+void sim_pmi_request(struct sim_cpu *s)
+{
+	s->st.pmi_raised++;
+	if (s->fault == SF_LOST_PMI)
+		return;
+	if (s->lvt_pc & LVT_MASKED) {
+		/* A masked LVT entry drops the edge: the KNC ISR protocol
+		 * (§1.4.3.9) exists because of exactly this. */
+		s->st.pmi_dropped++;
+		return;
+	}
+	if (s->m->lvt_automask)
+		s->lvt_pc |= LVT_MASKED;
+	if ((s->lvt_pc & LVT_DM_MASK) == LVT_DM_NMI)
+		s->nmi_pending = true;
+	else
+		set_bit(s->irr, s->lvt_pc & LVT_VECTOR_MASK);
+	sim_deliver(s);
+}
+
+static void dispatch(struct sim_cpu *s, unsigned vector)
+{
+	struct int_frame f;
+	pmh_memset(&f, 0, sizeof(f));
+	f.vector = vector;
+	/* The simulated RIP is the instruction count retired by workloads, so
+	 * skid is measurable the same way as on the target. */
+	f.rip = 0x100000 + s->st.instructions;
+	f.rflags = s->irq_enabled ? 0x202 : 0x2;
+	isr_dispatch(&f);
+}
+
+void sim_deliver(struct sim_cpu *s)
+{
+	if (s->depth > 4)
+		return;
+	s->depth++;
+	for (;;) {
+		if (s->nmi_pending && !s->in_nmi) {
+			s->nmi_pending = false;
+			s->in_nmi = true;
+			s->st.nmi_delivered++;
+			dispatch(s, VEC_NMI);
+			s->in_nmi = false; /* IRET unblocks NMIs */
+			continue;
+		}
+		int v = highest(s->irr);
+		int inserv = highest(s->isr);
+		if (v < 0 || !s->irq_enabled || (inserv >= 0 && (v >> 4) <= (inserv >> 4)))
+			break;
+		clear_bit(s->irr, (unsigned)v);
+		set_bit(s->isr, (unsigned)v);
+		if ((unsigned)v == (s->lvt_pc & LVT_VECTOR_MASK))
+			s->st.pmi_delivered++;
+		s->irq_enabled = false; /* interrupt gate */
+		dispatch(s, (unsigned)v);
+		s->irq_enabled = true; /* IRET restores IF */
+	}
+	s->depth--;
+}
+
+static uint32_t apic_reg_read(struct sim_cpu *s, uint32_t off)
+{
+	switch (off) {
+	case APIC_ID:
+		return x2apic(s) ? 0 : 0; /* the boot CPU has APIC ID 0 */
+	case APIC_VERSION:
+		return (5u << 16) | 0x14; /* MaxLVT 5: LVTPC present */
+	case APIC_TPR:
+		return s->tpr;
+	case APIC_SVR:
+		return s->svr;
+	case APIC_LVT_PC:
+		return s->lvt_pc;
+	default:
+		if (off >= APIC_ISR0 && off < APIC_ISR0 + 0x80 && !(off & 0xf))
+			return (uint32_t)s->isr[(off - APIC_ISR0) / 4] |
+			       (uint32_t)s->isr[(off - APIC_ISR0) / 4 + 1] << 8 |
+			       (uint32_t)s->isr[(off - APIC_ISR0) / 4 + 2] << 16 |
+			       (uint32_t)s->isr[(off - APIC_ISR0) / 4 + 3] << 24;
+		if (off >= APIC_IRR0 && off < APIC_IRR0 + 0x80 && !(off & 0xf))
+			return (uint32_t)s->irr[(off - APIC_IRR0) / 4] |
+			       (uint32_t)s->irr[(off - APIC_IRR0) / 4 + 1] << 8 |
+			       (uint32_t)s->irr[(off - APIC_IRR0) / 4 + 2] << 16 |
+			       (uint32_t)s->irr[(off - APIC_IRR0) / 4 + 3] << 24;
+		return 0;
+	}
+}
+
+static void self_ipi(struct sim_cpu *s, uint32_t icr)
+{
+	if ((icr & LVT_DM_MASK) == LVT_DM_NMI)
+		s->nmi_pending = true;
+	else
+		set_bit(s->irr, icr & 0xff);
+	sim_deliver(s);
+}
+
+static void apic_reg_write(struct sim_cpu *s, uint32_t off, uint64_t val)
+{
+	switch (off) {
+	case APIC_EOI: {
+		int v = highest(s->isr);
+		s->st.eoi++;
+		if (v >= 0)
+			clear_bit(s->isr, (unsigned)v);
+		sim_deliver(s);
+		break;
+	}
+	case APIC_TPR:
+		s->tpr = (uint32_t)val & 0xff;
+		break;
+	case APIC_SVR:
+		s->svr = (uint32_t)val;
+		break;
+	case APIC_LVT_PC: {
+		uint32_t v = (uint32_t)val & (LVT_VECTOR_MASK | LVT_DM_MASK | LVT_MASKED);
+		if (s->fault == SF_LVT_STUCK_MASKED)
+			v |= LVT_MASKED;
+		s->lvt_pc = v;
+		break;
+	}
+	case APIC_ICR_LO:
+		/* destination shorthand 01 = self (SDM Vol. 3A 11.6.1) */
+		if (((val >> 18) & 3) == 1)
+			self_ipi(s, (uint32_t)val);
+		break;
+	case APIC_SELF_IPI:
+		if (x2apic(s))
+			self_ipi(s, (uint32_t)val & 0xff);
+		break;
+	default:
+		break;
+	}
+}
+
+uint32_t hw_mmio_read32(uint64_t addr)
+{
+	uint64_t base = sim.apic_base & ~0xfffull;
+	if (!x2apic(&sim) && addr >= base && addr < base + 0x1000)
+		return apic_reg_read(&sim, (uint32_t)(addr - base));
+	return 0xffffffffu; /* nothing else is mapped */
+}
+
+void hw_mmio_write32(uint64_t addr, uint32_t val)
+{
+	uint64_t base = sim.apic_base & ~0xfffull;
+	if (!x2apic(&sim) && addr >= base && addr < base + 0x1000)
+		apic_reg_write(&sim, (uint32_t)(addr - base), val);
+}
+
+/* ---- the rest of the seam ------------------------------------------------- */
+
+int hw_rdmsr(uint32_t msr, uint64_t *val)
+{
+	*val = 0;
+	if (msr == MSR_IA32_APIC_BASE) {
+		*val = sim.apic_base;
+		return HW_OK;
+	}
+	if (msr == MSR_IA32_TSC) {
+		*val = sim.tsc;
+		return HW_OK;
+	}
+	if (msr >= MSR_X2APIC_BASE && msr < MSR_X2APIC_BASE + 0x100) {
+		if (!x2apic(&sim))
+			return HW_FAULT_GP;
+		*val = apic_reg_read(&sim, (msr - MSR_X2APIC_BASE) << 4);
+		return HW_OK;
+	}
+	int st = sim.m->rdmsr(&sim, msr, val);
+	if (st != HW_OK)
+		*val = 0;
+	return st;
+}
+
+int hw_wrmsr(uint32_t msr, uint64_t val)
+{
+	if (msr == MSR_IA32_APIC_BASE)
+		return HW_OK; /* the harness never changes the APIC mode */
+	if (msr >= MSR_X2APIC_BASE && msr < MSR_X2APIC_BASE + 0x100) {
+		if (!x2apic(&sim))
+			return HW_FAULT_GP;
+		apic_reg_write(&sim, (msr - MSR_X2APIC_BASE) << 4, val);
+		return HW_OK;
+	}
+	return sim.m->wrmsr(&sim, msr, val);
+}
+
+int hw_rdpmc(uint32_t ecx, uint64_t *val)
+{
+	*val = 0;
+	if (!sim.m->rdpmc)
+		return HW_FAULT_UD;
+	return sim.m->rdpmc(&sim, ecx, val);
+}
+
+uint64_t hw_rdtsc(void)
+{
+	return sim.tsc += 20;
+}
+
+void hw_irq_enable(void)
+{
+	sim.irq_enabled = true;
+	sim_deliver(&sim);
+}
+
+void hw_irq_disable(void)
+{
+	sim.irq_enabled = false;
+}
+
+bool hw_irq_enabled(void)
+{
+	return sim.irq_enabled;
+}
+
+void hw_relax(void)
+{
+	sim.tsc += 100;
+	sim_deliver(&sim);
+}
+
+uint64_t hw_tsc_per_us(void)
+{
+	return 1000; /* the simulated TSC runs at 1 GHz */
+}
+
+/* No real instructions run in the simulator, so no fault needs a fixup. */
+uint64_t isr_fixup_for(uint64_t rip)
+{
+	(void)rip;
+	return 0;
+}

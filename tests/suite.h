@@ -1,0 +1,95 @@
+/* The validation suite: checks, their results and the runner. A check is a
+ * function with an id, the capabilities it needs and one verdict per CPU:
+ * PASS, FAIL (expected vs measured) or SKIP (with the reason). */
+#ifndef PMH_TESTS_SUITE_H
+#define PMH_TESTS_SUITE_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include "../pmu/pmu.h"
+#include "../apic/apic.h"
+#include "options.h"
+
+enum verdict { V_PASS, V_FAIL, V_SKIP, V_NONE };
+
+struct result {
+	char id[40];
+	unsigned cpu;
+	enum verdict v;
+	char msg[224];
+};
+
+struct check_ctx;
+
+struct check {
+	const char *id;
+	const char *summary;
+	int order;	    /* run order; lower first, ties by id */
+	bool needs_pmu;	    /* SKIP unless pmu.status is functional */
+	uint32_t needs_caps; /* PMU_CAP_* all required */
+	void (*run)(struct check_ctx *c);
+};
+
+/* Registers a check in the "pmh_checks" section (no central table). */
+#define PMH_CHECK(sym, ...)                                                                 \
+	static const struct check sym##_check = { __VA_ARGS__ };                              \
+	static const struct check *const sym##_ptr                                            \
+		__attribute__((used, section("pmh_checks"), aligned(8))) = &sym##_check
+
+/* Receives each output line (no newline). */
+struct sink {
+	void (*line)(void *ctx, const char *s);
+	void *ctx;
+};
+
+#define SUITE_MAX_RESULTS 512
+
+struct suite {
+	struct result results[SUITE_MAX_RESULTS];
+	unsigned n_results;
+	unsigned passed, failed, skipped;
+	unsigned dropped; /* results that did not fit (reported, never silent) */
+	struct sink out;
+	const struct options *opt;
+	const struct cpu_info *cpu;
+	struct pmu *pmu;
+	const struct apic_info *apic;
+};
+
+struct check_ctx {
+	struct suite *s;
+	const struct check *chk;
+	struct pmu *pmu;
+	const struct cpu_info *cpu;
+	const struct options *opt;
+	const struct apic_info *apic;
+	unsigned cpu_index;
+	enum verdict v;
+	unsigned n_fail;
+	char msg[224];
+};
+
+void check_pass(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* The first failure is kept; later ones are counted ("and N more"). */
+void check_fail(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
+void check_skip(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* Verbose-only detail line. */
+void check_note(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
+
+/* All registered checks in run order; returns the count. */
+size_t suite_checks(const struct check **out, size_t max);
+void suite_init(struct suite *s, const struct options *o, const struct cpu_info *ci,
+		struct pmu *p, const struct apic_info *ai, struct sink out);
+/* Runs the selected checks on the current CPU (index cpu_index). */
+void suite_run(struct suite *s, unsigned cpu_index);
+void suite_emit(struct suite *s, const char *f, ...) __attribute__((format(printf, 2, 3)));
+
+/* report.c */
+void report_identity(struct suite *s);
+void report_summary(struct suite *s);
+/* The JSON results document into buf; returns the length it needs. */
+size_t report_json(const struct suite *s, char *buf, size_t cap);
+const char *verdict_name(enum verdict v);
+
+#endif

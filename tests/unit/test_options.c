@@ -1,0 +1,159 @@
+/* pmuharness.cfg and load-option parsing. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <string.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "../../tests/options.h"
+
+static char errors[8][200];
+static int n_errors;
+
+static void err(void *ctx, const char *msg)
+{
+	(void)ctx;
+	if (n_errors < 8)
+		snprintf(errors[n_errors], sizeof(errors[0]), "%s", msg);
+	n_errors++;
+}
+
+static int parse(struct options *o, const char *text)
+{
+	n_errors = 0;
+	options_default(o);
+	return options_parse_config(o, text, strlen(text), err, NULL);
+}
+
+static void defaults(void **st)
+{
+	(void)st;
+	struct options o;
+	options_default(&o);
+	assert_int_equal(o.on_finish, FINISH_WAIT); /* real hardware default */
+	assert_false(o.on_finish_set);
+	assert_int_equal(o.repeat, 11);
+	assert_int_equal(o.pmi, PMI_FIXED);
+	assert_true(options_check_selected(&o, "overflow.pmi"));
+}
+
+static void good_file(void **st)
+{
+	(void)st;
+	struct options o;
+	int bad = parse(&o, "# a comment\n\n  on_finish = qemu-exit   # trailing\r\n"
+			    "checks=apic.*,idt.restore\nrepeat = 5\npmi = nmi\n"
+			    "preload = 1, 2, 1000, max\ncpus = 0,2\nverbose = yes\n");
+	assert_int_equal(bad, 0);
+	assert_int_equal(n_errors, 0);
+	assert_int_equal(o.on_finish, FINISH_QEMU_EXIT);
+	assert_true(o.on_finish_set);
+	assert_int_equal(o.repeat, 5);
+	assert_int_equal(o.pmi, PMI_NMI);
+	assert_int_equal(o.n_preloads, 4);
+	assert_int_equal(o.preloads[2], 1000);
+	assert_int_equal(o.preloads[3], 0);
+	assert_int_equal(o.n_cpus, 2);
+	assert_int_equal(o.cpus[1], 2);
+	assert_true(o.verbose);
+	assert_true(options_check_selected(&o, "apic.lvt-pc"));
+	assert_true(options_check_selected(&o, "idt.restore"));
+	assert_false(options_check_selected(&o, "overflow.pmi"));
+}
+
+static void finish_values(void **st)
+{
+	(void)st;
+	struct options o;
+	const char *v[] = { "wait", "return", "poweroff", "qemu-exit" };
+	for (int i = 0; i < 4; i++) {
+		char text[64];
+		snprintf(text, sizeof(text), "on_finish=%s", v[i]);
+		assert_int_equal(parse(&o, text), 0);
+		assert_int_equal(o.on_finish, (enum on_finish)i);
+		assert_string_equal(options_finish_name(o.on_finish), v[i]);
+	}
+}
+
+static void malformed_lines_reported_and_defaults_kept(void **st)
+{
+	(void)st;
+	struct options o;
+	int bad = parse(&o, "on_finish = sometimes\nthis is not a pair\n= 3\nrepeat = 0\n"
+			    "repeat = lots\nunknown_key = 1\npmi =\nrepeat = 7\n");
+	assert_int_equal(bad, 7);
+	assert_int_equal(n_errors, 7);
+	assert_non_null(strstr(errors[0], "line 1:"));
+	assert_non_null(strstr(errors[0], "sometimes"));
+	assert_non_null(strstr(errors[1], "line 2:"));
+	assert_non_null(strstr(errors[2], "line 3:"));
+	assert_non_null(strstr(errors[3], "line 4:"));
+	assert_non_null(strstr(errors[5], "unknown key"));
+	assert_non_null(strstr(errors[6], "line 7:"));
+	assert_int_equal(o.on_finish, FINISH_WAIT); /* default kept */
+	assert_false(o.on_finish_set);
+	assert_int_equal(o.repeat, 7); /* the later good line still applies */
+}
+
+static void long_and_binary_input(void **st)
+{
+	(void)st;
+	struct options o;
+	char big[2000];
+	memset(big, 'x', sizeof(big));
+	big[sizeof(big) - 1] = 0;
+	assert_int_equal(parse(&o, big), 1);
+	assert_non_null(strstr(errors[0], "longer than"));
+	const char bin[] = { 'r', 'e', 'p', 0, 1, 2, '\n', 'r', 'e', 'p', 'e', 'a', 't', '=', '3' };
+	n_errors = 0;
+	options_default(&o);
+	options_parse_config(&o, bin, sizeof(bin), err, NULL);
+	assert_int_equal(o.repeat, 3);
+	assert_int_equal(n_errors, 1);
+}
+
+static void bad_lists_keep_previous(void **st)
+{
+	(void)st;
+	struct options o;
+	assert_int_equal(parse(&o, "preload = 1,,2\ncpus = 1,x\n"), 2);
+	assert_int_equal(o.n_preloads, 4); /* defaults intact */
+	assert_int_equal(o.preloads[0], 1);
+	assert_int_equal(o.n_cpus, 0);
+	assert_int_equal(parse(&o, "preload = 0\n"), 1);
+}
+
+static void load_options(void **st)
+{
+	(void)st;
+	struct options o;
+	char *argv[] = { "on_finish=return", "--repeat", "3", "--verbose", "checks=pmu.*",
+			 "--cpus=all", "bogus" };
+	n_errors = 0;
+	options_default(&o);
+	int bad = options_parse_args(&o, 7, argv, err, NULL);
+	assert_int_equal(bad, 1);
+	assert_non_null(strstr(errors[0], "bogus"));
+	assert_int_equal(o.on_finish, FINISH_RETURN);
+	assert_int_equal(o.repeat, 3);
+	assert_true(o.verbose);
+	assert_true(o.all_cpus);
+	assert_true(options_check_selected(&o, "pmu.probe"));
+	assert_false(options_check_selected(&o, "apic.nmi"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults),
+		cmocka_unit_test(good_file),
+		cmocka_unit_test(finish_values),
+		cmocka_unit_test(malformed_lines_reported_and_defaults_kept),
+		cmocka_unit_test(long_and_binary_input),
+		cmocka_unit_test(bad_lists_keep_previous),
+		cmocka_unit_test(load_options),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
