@@ -5,31 +5,24 @@
  * the global MSRs exist: GlobalStatus (read-only), GlobalCtl and
  * GlobalStatusClr (write 1 to clear). Without it overflow is the sign rule
  * of the legacy PMU: bit 47 clear on a counter preloaded with it set. */
-#include "pmu.h"
-#include "msr.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "msr.h"
+#include "pmu.h"
 
 #define CORE_N 6
 #define CORE_WIDTH 48
 #define CORE_TOP (1ull << (CORE_WIDTH - 1))
-#define CORE_FLAGS                                                                          \
-	(PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
+#define CORE_FLAGS (PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
 /* GlobalStatus bit 58: LBR stack frozen (facts §7). */
 #define V2_LBR_FROZEN (1ull << 58)
 /* Bound on the status loop of the PMI protocol (facts §9 uses 100 for
  * Intel and KNC). */
 #define V2_MAX_LOOPS 100
 
-static bool v2(const struct pmu *p)
-{
-	return (p->caps & PMU_CAP_PERFMON_V2) != 0;
-}
+static bool v2(const struct pmu *p) { return (p->caps & PMU_CAP_PERFMON_V2) != 0; }
 
-static uint64_t width_mask(void)
-{
-	return pmu_width_mask(CORE_WIDTH);
-}
+static uint64_t width_mask(void) { return pmu_width_mask(CORE_WIDTH); }
 
 static int init(struct pmu *p)
 {
@@ -73,10 +66,7 @@ static int init(struct pmu *p)
 	return 0;
 }
 
-static bool valid(const struct pmu *p, unsigned ctr)
-{
-	return ctr < p->n;
-}
+static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
@@ -288,24 +278,22 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 	size_t n = 0;
 
 	for (unsigned i = 0; i < p->n && n + 1 < max; i++) {
-		out[n] = (struct pmu_msr_desc){ .addr = p->ctr[i].ctl_msr,
-						.access = PMU_MSR_RW,
-						.rw_mask = sel_mask };
+		out[n] = (struct pmu_msr_desc){
+		    .addr = p->ctr[i].ctl_msr, .access = PMU_MSR_RW, .rw_mask = sel_mask};
 		pmh_fmt(out[n].name, sizeof(out[n].name), "PERF_CTL%u", i);
 		n++;
-		out[n] = (struct pmu_msr_desc){ .addr = p->ctr[i].ctr_msr,
-						.access = PMU_MSR_RW,
-						.rw_mask = width_mask() };
+		out[n] = (struct pmu_msr_desc){
+		    .addr = p->ctr[i].ctr_msr, .access = PMU_MSR_RW, .rw_mask = width_mask()};
 		pmh_fmt(out[n].name, sizeof(out[n].name), "PERF_CTR%u", i);
 		n++;
 	}
 	if (v2(p) && n + 3 <= max) {
-		out[n++] = (struct pmu_msr_desc){ MSR_AMD_GLOBAL_STATUS, "GlobalStatus",
-						  PMU_MSR_RO, 0 };
-		out[n++] = (struct pmu_msr_desc){ MSR_AMD_GLOBAL_CTL, "GlobalCtl", PMU_MSR_RW,
-						  pmu_all_mask(p) };
-		out[n++] = (struct pmu_msr_desc){ MSR_AMD_GLOBAL_STATUS_CLR, "GlobalStatusClr",
-						  PMU_MSR_WO, 0 };
+		out[n++] =
+		    (struct pmu_msr_desc){MSR_AMD_GLOBAL_STATUS, "GlobalStatus", PMU_MSR_RO, 0};
+		out[n++] = (struct pmu_msr_desc){MSR_AMD_GLOBAL_CTL, "GlobalCtl", PMU_MSR_RW,
+						 pmu_all_mask(p)};
+		out[n++] = (struct pmu_msr_desc){MSR_AMD_GLOBAL_STATUS_CLR, "GlobalStatusClr",
+						 PMU_MSR_WO, 0};
 	}
 	return n;
 }
@@ -317,21 +305,21 @@ struct amd_gen {
 
 /* facts §7 event maps. */
 static const struct amd_gen map_k7[GEN_COUNT] = {
-	[GEN_CYCLES] = { 0x0076, "cpu-clocks-not-halted" },
-	[GEN_INSTRUCTIONS] = { 0x00c0, "retired-instructions" },
-	[GEN_BRANCHES] = { 0x00c2, "retired-branches" },
-	[GEN_BRANCH_MISSES] = { 0x00c3, "retired-mispredicted-branches" },
-	[GEN_CACHE_REFS] = { 0x077d, "l2-requests" },
-	[GEN_CACHE_MISSES] = { 0x077e, "l2-misses" },
+    [GEN_CYCLES] = {0x0076, "cpu-clocks-not-halted"},
+    [GEN_INSTRUCTIONS] = {0x00c0, "retired-instructions"},
+    [GEN_BRANCHES] = {0x00c2, "retired-branches"},
+    [GEN_BRANCH_MISSES] = {0x00c3, "retired-mispredicted-branches"},
+    [GEN_CACHE_REFS] = {0x077d, "l2-requests"},
+    [GEN_CACHE_MISSES] = {0x077e, "l2-misses"},
 };
 
 static const struct amd_gen map_f17[GEN_COUNT] = {
-	[GEN_CYCLES] = { 0x0076, "cycles-not-in-halt" },
-	[GEN_INSTRUCTIONS] = { 0x00c0, "ex_ret_instr" },
-	[GEN_BRANCHES] = { 0x00c2, "ex_ret_brn" },
-	[GEN_BRANCH_MISSES] = { 0x00c3, "ex_ret_brn_misp" },
-	[GEN_CACHE_REFS] = { 0xff60, "l2-cache-accesses" },
-	[GEN_CACHE_MISSES] = { 0x0964, "l2-cache-misses" },
+    [GEN_CYCLES] = {0x0076, "cycles-not-in-halt"},
+    [GEN_INSTRUCTIONS] = {0x00c0, "ex_ret_instr"},
+    [GEN_BRANCHES] = {0x00c2, "ex_ret_brn"},
+    [GEN_BRANCH_MISSES] = {0x00c3, "ex_ret_brn_misp"},
+    [GEN_CACHE_REFS] = {0xff60, "l2-cache-accesses"},
+    [GEN_CACHE_MISSES] = {0x0964, "l2-cache-misses"},
 };
 
 static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
@@ -348,18 +336,18 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 }
 
 const struct pmu_ops pmu_amd_core_ops = {
-	.name = "amd-core",
-	.id = PMU_DRV_AMD_CORE,
-	.init = init,
-	.program = program,
-	.write = write,
-	.read = read,
-	.start = start,
-	.stop = stop,
-	.overflow_status = overflow_status,
-	.ack = ack,
-	.pmi_collect = pmi_collect,
-	.reset = reset,
-	.msrs = msrs,
-	.generic_event = generic_event,
+    .name = "amd-core",
+    .id = PMU_DRV_AMD_CORE,
+    .init = init,
+    .program = program,
+    .write = write,
+    .read = read,
+    .start = start,
+    .stop = stop,
+    .overflow_status = overflow_status,
+    .ack = ack,
+    .pmi_collect = pmi_collect,
+    .reset = reset,
+    .msrs = msrs,
+    .generic_event = generic_event,
 };

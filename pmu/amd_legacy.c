@@ -3,10 +3,10 @@
  * Four 48-bit counters, a per-counter EN bit, no global control and no
  * overflow status register: software sees an overflow as bit 47 clear on a
  * counter it preloaded with bit 47 set (p->armed). */
-#include "pmu.h"
-#include "msr.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "msr.h"
+#include "pmu.h"
 
 #define LEG_N 4
 #define LEG_WIDTH 48
@@ -15,10 +15,7 @@
  * §10.2). PC (bit 19) toggles an external pin and is never set here. */
 #define LEG_FLAGS (PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
 
-static uint64_t ctr_mask(void)
-{
-	return pmu_width_mask(LEG_WIDTH);
-}
+static uint64_t ctr_mask(void) { return pmu_width_mask(LEG_WIDTH); }
 
 static int init(struct pmu *p)
 {
@@ -47,17 +44,11 @@ static int init(struct pmu *p)
 	return 0;
 }
 
-static bool valid(const struct pmu *p, unsigned ctr)
-{
-	return ctr < p->n;
-}
+static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 
 /* Event select bits 35:32 hold event[11:8] from Fam10h on (facts §1); the K7
  * and K8 select is 8 bits wide (K8 BKDG §10.2 EVENT_SELECT bits 7-0). */
-static bool wide_events(const struct pmu *p)
-{
-	return p->cpu && p->cpu->family >= 0x10;
-}
+static bool wide_events(const struct pmu *p) { return p->cpu && p->cpu->family >= 0x10; }
 
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
@@ -202,16 +193,14 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 	size_t n = 0;
 
 	for (unsigned i = 0; i < p->n && n < max; i++) {
-		out[n] = (struct pmu_msr_desc){ .addr = p->ctr[i].ctl_msr,
-						.access = PMU_MSR_RW,
-						.rw_mask = sel_mask };
+		out[n] = (struct pmu_msr_desc){
+		    .addr = p->ctr[i].ctl_msr, .access = PMU_MSR_RW, .rw_mask = sel_mask};
 		pmh_fmt(out[n].name, sizeof(out[n].name), "PERF_CTL%u", i);
 		n++;
 	}
 	for (unsigned i = 0; i < p->n && n < max; i++) {
-		out[n] = (struct pmu_msr_desc){ .addr = p->ctr[i].ctr_msr,
-						.access = PMU_MSR_RW,
-						.rw_mask = ctr_mask() };
+		out[n] = (struct pmu_msr_desc){
+		    .addr = p->ctr[i].ctr_msr, .access = PMU_MSR_RW, .rw_mask = ctr_mask()};
 		pmh_fmt(out[n].name, sizeof(out[n].name), "PERF_CTR%u", i);
 		n++;
 	}
@@ -226,12 +215,12 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 		uint16_t cfg;
 		const char *name;
 	} map[GEN_COUNT] = {
-		[GEN_CYCLES] = { 0x0076, "cpu-clocks-not-halted" },
-		[GEN_INSTRUCTIONS] = { 0x00c0, "retired-instructions" },
-		[GEN_BRANCHES] = { 0x00c2, "retired-branches" },
-		[GEN_BRANCH_MISSES] = { 0x00c3, "retired-mispredicted-branches" },
-		[GEN_CACHE_REFS] = { 0x077d, "l2-requests" },
-		[GEN_CACHE_MISSES] = { 0x077e, "l2-misses" },
+	    [GEN_CYCLES] = {0x0076, "cpu-clocks-not-halted"},
+	    [GEN_INSTRUCTIONS] = {0x00c0, "retired-instructions"},
+	    [GEN_BRANCHES] = {0x00c2, "retired-branches"},
+	    [GEN_BRANCH_MISSES] = {0x00c3, "retired-mispredicted-branches"},
+	    [GEN_CACHE_REFS] = {0x077d, "l2-requests"},
+	    [GEN_CACHE_MISSES] = {0x077e, "l2-misses"},
 	};
 
 	if (!valid(p, ctr) || g >= GEN_COUNT || !map[g].name)
@@ -244,18 +233,18 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 }
 
 const struct pmu_ops pmu_amd_legacy_ops = {
-	.name = "amd-legacy",
-	.id = PMU_DRV_AMD_LEGACY,
-	.init = init,
-	.program = program,
-	.write = write,
-	.read = read,
-	.start = start,
-	.stop = stop,
-	.overflow_status = overflow_status,
-	.ack = ack,
-	.pmi_collect = pmi_collect,
-	.reset = reset,
-	.msrs = msrs,
-	.generic_event = generic_event,
+    .name = "amd-legacy",
+    .id = PMU_DRV_AMD_LEGACY,
+    .init = init,
+    .program = program,
+    .write = write,
+    .read = read,
+    .start = start,
+    .stop = stop,
+    .overflow_status = overflow_status,
+    .ack = ack,
+    .pmi_collect = pmi_collect,
+    .reset = reset,
+    .msrs = msrs,
+    .generic_event = generic_event,
 };

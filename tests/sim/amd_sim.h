@@ -4,9 +4,9 @@
 #ifndef PMH_SIM_AMD_SIM_H
 #define PMH_SIM_AMD_SIM_H
 
-#include <stdint.h>
-#include <stdbool.h>
 #include "../../events/workload.h"
+#include <stdbool.h>
+#include <stdint.h>
 
 /* Event-select bits that hold written values. K7 (Athlon optimization
  * guide, PerfEvtSel) and K8 (BKDG §10.2): bits 31:0 less reserved bit 21.

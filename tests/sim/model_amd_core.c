@@ -8,21 +8,18 @@
  * Assumption, not verified in Linux (facts §10): the legacy MSRs
  * C001_0000h-7h alias PERF_CTL0-3 / PERF_CTR0-3 on these parts, as AMD's
  * APM describes for processors with the core extension. */
-#include "sim.h"
-#include "amd_sim.h"
 #include "../../pmu/msr.h"
+#include "amd_sim.h"
+#include "sim.h"
 
 #define N_CTR 6
-#define REG_SEL 0	  /* reg[0..5]: PERF_CTL0-5 */
-#define REG_GLOBAL_CTL 8  /* zen4 GlobalCtl */
-#define REG_GLOBAL_STS 9  /* zen4 GlobalStatus */
-#define REG_V2 10	  /* set at reset on models with PerfMonV2 */
+#define REG_SEL 0	 /* reg[0..5]: PERF_CTL0-5 */
+#define REG_GLOBAL_CTL 8 /* zen4 GlobalCtl */
+#define REG_GLOBAL_STS 9 /* zen4 GlobalStatus */
+#define REG_V2 10	 /* set at reset on models with PerfMonV2 */
 #define ECX_PERFCTR_CORE (1u << 23)
 
-static bool has_v2(const struct sim_cpu *s)
-{
-	return s->reg[REG_V2] != 0;
-}
+static bool has_v2(const struct sim_cpu *s) { return s->reg[REG_V2] != 0; }
 
 static void reset_common(struct sim_cpu *s)
 {
@@ -176,51 +173,51 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	return (s->reg[REG_SEL + i] & EVTSEL_INT) != 0;
 }
 
-#define COMMON_FAULTS                                                                       \
-	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_LOST_PMI) |        \
-	 (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) |       \
+#define COMMON_FAULTS                                                                              \
+	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_LOST_PMI) |              \
+	 (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) |            \
 	 (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED))
 
-#define NA_SIGN_EXTEND                                                                      \
-	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "  \
+#define NA_SIGN_EXTEND                                                                             \
+	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "     \
 			      "sign-extends"
 
 static const struct sim_model bulldozer = {
-	.name = "bulldozer",
-	.doc = "AMD Fam15h core extension: facts §0, §2, §7 (C001_0200h+2i); legacy MSR alias "
-	       "assumed (facts §10)",
-	.driver = PMU_DRV_AMD_CORE,
-	.faults = COMMON_FAULTS,
-	.fault_na = { NA_SIGN_EXTEND,
-		      [SF_NO_OVERFLOW_STATUS] = "no PerfMonV2: there is no overflow status "
-						"register (facts §7)",
-		      [SF_GLOBAL_CTRL_IGNORED] = "no PerfMonV2: there is no global control "
-						 "(facts §7)",
-		      [SF_ACK_IGNORED] = "no PerfMonV2: there is no status register to "
-					 "acknowledge (facts §7)" },
-	.reset = reset_bulldozer,
-	.rdmsr = rdmsr,
-	.wrmsr = wrmsr,
-	.rdpmc = rdpmc,
-	.rate = rate,
-	.overflow = overflow,
-	.lvt_automask = false,
+    .name = "bulldozer",
+    .doc = "AMD Fam15h core extension: facts §0, §2, §7 (C001_0200h+2i); legacy MSR alias "
+	   "assumed (facts §10)",
+    .driver = PMU_DRV_AMD_CORE,
+    .faults = COMMON_FAULTS,
+    .fault_na = {NA_SIGN_EXTEND,
+		 [SF_NO_OVERFLOW_STATUS] = "no PerfMonV2: there is no overflow status "
+					   "register (facts §7)",
+		 [SF_GLOBAL_CTRL_IGNORED] = "no PerfMonV2: there is no global control "
+					    "(facts §7)",
+		 [SF_ACK_IGNORED] = "no PerfMonV2: there is no status register to "
+				    "acknowledge (facts §7)"},
+    .reset = reset_bulldozer,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = false,
 };
 SIM_MODEL(bulldozer);
 
 static const struct sim_model zen4 = {
-	.name = "zen4",
-	.doc = "AMD Fam19h PerfMonV2: facts §0, §2, §7 (C000_0300h-302h, 8000_0022h), §9",
-	.driver = PMU_DRV_AMD_CORE,
-	.faults = COMMON_FAULTS | (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_GLOBAL_CTRL_IGNORED) |
-		  (1u << SF_ACK_IGNORED),
-	.fault_na = { NA_SIGN_EXTEND },
-	.reset = reset_zen4,
-	.rdmsr = rdmsr,
-	.wrmsr = wrmsr,
-	.rdpmc = rdpmc,
-	.rate = rate,
-	.overflow = overflow,
-	.lvt_automask = false,
+    .name = "zen4",
+    .doc = "AMD Fam19h PerfMonV2: facts §0, §2, §7 (C000_0300h-302h, 8000_0022h), §9",
+    .driver = PMU_DRV_AMD_CORE,
+    .faults = COMMON_FAULTS | (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_GLOBAL_CTRL_IGNORED) |
+	      (1u << SF_ACK_IGNORED),
+    .fault_na = {NA_SIGN_EXTEND},
+    .reset = reset_zen4,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = false,
 };
 SIM_MODEL(zen4);

@@ -4,12 +4,12 @@
  * PerfEvtSel fields). Per-counter EN (bit 22) and INT (bit 20); no global
  * control, no overflow status: overflow is a carry out of bit 47, and the
  * local APIC does not mask LVTPC on delivery (facts §7, §8). */
-#include "sim.h"
-#include "amd_sim.h"
 #include "../../pmu/msr.h"
+#include "amd_sim.h"
+#include "sim.h"
 
 #define N_CTR 4
-#define REG_SEL 0 /* reg[0..3]: PerfEvtSel0-3 */
+#define REG_SEL 0   /* reg[0..3]: PerfEvtSel0-3 */
 #define REG_PATCH 8 /* PATCH_LEVEL (8Bh) value; 0 = the MSR does not exist */
 
 static void reset_common(struct sim_cpu *s)
@@ -116,46 +116,46 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	return (s->reg[REG_SEL + i] & EVTSEL_INT) != 0;
 }
 
-#define LEGACY_FAULTS                                                                       \
-	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_LOST_PMI) |        \
-	 (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) |       \
+#define LEGACY_FAULTS                                                                              \
+	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_LOST_PMI) |              \
+	 (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) |            \
 	 (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED))
 
-#define LEGACY_NA                                                                           \
-	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "  \
-			      "sign-extends",                                                \
-	[SF_NO_OVERFLOW_STATUS] = "the legacy PMU has no overflow status register (facts §7)", \
-	[SF_GLOBAL_CTRL_IGNORED] = "the legacy PMU has no global control (facts §7)",          \
+#define LEGACY_NA                                                                                  \
+	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "     \
+			      "sign-extends",                                                      \
+	[SF_NO_OVERFLOW_STATUS] = "the legacy PMU has no overflow status register (facts §7)",     \
+	[SF_GLOBAL_CTRL_IGNORED] = "the legacy PMU has no global control (facts §7)",              \
 	[SF_ACK_IGNORED] = "the legacy PMU has no status register to acknowledge (facts §7)"
 
 static const struct sim_model athlon = {
-	.name = "athlon",
-	.doc = "AMD Athlon x86 Code Optimization guide (22007E) PerfEvtSel; facts §2, §7",
-	.driver = PMU_DRV_AMD_LEGACY,
-	.faults = LEGACY_FAULTS,
-	.fault_na = { LEGACY_NA },
-	.reset = reset_athlon,
-	.rdmsr = rdmsr,
-	.wrmsr = wrmsr,
-	.rdpmc = rdpmc,
-	.rate = rate,
-	.overflow = overflow,
-	.lvt_automask = false,
+    .name = "athlon",
+    .doc = "AMD Athlon x86 Code Optimization guide (22007E) PerfEvtSel; facts §2, §7",
+    .driver = PMU_DRV_AMD_LEGACY,
+    .faults = LEGACY_FAULTS,
+    .fault_na = {LEGACY_NA},
+    .reset = reset_athlon,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = false,
 };
 SIM_MODEL(athlon);
 
 static const struct sim_model opteron = {
-	.name = "opteron",
-	.doc = "AMD K8 BKDG §10.1-10.2 (PerfCtr, PerfEvtSel); facts §2, §7",
-	.driver = PMU_DRV_AMD_LEGACY,
-	.faults = LEGACY_FAULTS,
-	.fault_na = { LEGACY_NA },
-	.reset = reset_opteron,
-	.rdmsr = rdmsr,
-	.wrmsr = wrmsr,
-	.rdpmc = rdpmc,
-	.rate = rate,
-	.overflow = overflow,
-	.lvt_automask = false,
+    .name = "opteron",
+    .doc = "AMD K8 BKDG §10.1-10.2 (PerfCtr, PerfEvtSel); facts §2, §7",
+    .driver = PMU_DRV_AMD_LEGACY,
+    .faults = LEGACY_FAULTS,
+    .fault_na = {LEGACY_NA},
+    .reset = reset_opteron,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = false,
 };
 SIM_MODEL(opteron);

@@ -1,18 +1,19 @@
 /* The amd-legacy driver against the simulated K7 ("athlon") and K8
  * ("opteron"): facts §2, §7, §9; K8 BKDG §10.1-10.2. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <string.h>
+
 #include <cmocka.h>
 
-#include "../sim/sim.h"
-#include "../../pmu/pmu.h"
-#include "../../pmu/msr.h"
 #include "../../apic/apic.h"
 #include "../../apic/isr.h"
 #include "../../events/workload.h"
+#include "../../pmu/msr.h"
+#include "../../pmu/pmu.h"
+#include "../sim/sim.h"
 
 #define TOP47 (1ull << 47)
 #define M48 ((1ull << 48) - 1)
@@ -29,10 +30,7 @@ static void boot_as(const char *model, enum sim_fault f, enum pmu_driver_id forc
 	pmu_attach(&p, &ci);
 }
 
-static void boot(const char *model, enum sim_fault f)
-{
-	boot_as(model, f, PMU_DRV_NONE);
-}
+static void boot(const char *model, enum sim_fault f) { boot_as(model, f, PMU_DRV_NONE); }
 
 static struct pmu_event ev(uint16_t code, uint8_t umask)
 {
@@ -134,7 +132,7 @@ static void program_fields(void **st)
 	/* K8 BKDG §10.2 layout, EN clear (the driver starts separately), PC
 	 * never set. */
 	assert_int_equal(msr(0xc0010002), 0xc0 | 0x5a00 | EVTSEL_OS | EVTSEL_USR | EVTSEL_EDGE |
-						  EVTSEL_INT | EVTSEL_INV | (2ull << 24));
+					      EVTSEL_INT | EVTSEL_INV | (2ull << 24));
 	/* A 12-bit code has no encoding on K8 (EVENT_SELECT is bits 7:0). */
 	e = ev(0x1cf, 0);
 	assert_int_not_equal(p.ops->program(&p, 2, &e, PMU_F_OS), HW_OK);
@@ -172,10 +170,9 @@ static void write_read_full_width(void **st)
 {
 	(void)st;
 	boot("athlon", SF_NONE);
-	const uint64_t vals[] = { 0, 1, 0x7fffffffull, 0x80000000ull, 0xabcd12345678ull, M48,
-				  0xffff123456789abcull };
-	const enum pmu_write_path paths[] = { PMU_WRITE_PRELOAD, PMU_WRITE_LEGACY,
-					      PMU_WRITE_FULL };
+	const uint64_t vals[] = {
+	    0, 1, 0x7fffffffull, 0x80000000ull, 0xabcd12345678ull, M48, 0xffff123456789abcull};
+	const enum pmu_write_path paths[] = {PMU_WRITE_PRELOAD, PMU_WRITE_LEGACY, PMU_WRITE_FULL};
 	for (unsigned i = 0; i < 4; i++)
 		for (unsigned k = 0; k < sizeof(vals) / sizeof(vals[0]); k++)
 			for (unsigned w = 0; w < 3; w++) {
@@ -305,7 +302,7 @@ static void pmi_collect_sign(void **st)
 	hw_run_workload(&wl_loop, 60);
 	assert_int_equal(p.ops->pmi_collect(&p, &m), HW_OK);
 	assert_int_equal(m, 0x1);
-	assert_int_equal(p.armed, 0x2); /* counter 1 stays armed */
+	assert_int_equal(p.armed, 0x2);	 /* counter 1 stays armed */
 	assert_int_equal(p.active, 0x7); /* the set to restart */
 	for (unsigned i = 0; i < 3; i++)
 		assert_false(msr(0xc0010000 + i) & EVTSEL_EN); /* stopped */
@@ -395,9 +392,9 @@ static void generic_events(void **st)
 		uint16_t code;
 		uint8_t umask;
 	} want[] = {
-		{ GEN_CYCLES, 0x76, 0 },	 { GEN_INSTRUCTIONS, 0xc0, 0 },
-		{ GEN_BRANCHES, 0xc2, 0 },	 { GEN_BRANCH_MISSES, 0xc3, 0 },
-		{ GEN_CACHE_REFS, 0x7d, 0x07 }, { GEN_CACHE_MISSES, 0x7e, 0x07 },
+	    {GEN_CYCLES, 0x76, 0},	  {GEN_INSTRUCTIONS, 0xc0, 0},
+	    {GEN_BRANCHES, 0xc2, 0},	  {GEN_BRANCH_MISSES, 0xc3, 0},
+	    {GEN_CACHE_REFS, 0x7d, 0x07}, {GEN_CACHE_MISSES, 0x7e, 0x07},
 	};
 	boot("opteron", SF_NONE);
 	for (unsigned k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
@@ -431,13 +428,13 @@ static void probe_not_functional(void **st)
 /* ---- fault injection: each applicable fault changes a driver result ---- */
 
 struct obs {
-	uint64_t instr;	   /* ctr0 retired instructions over wl_loop(100) */
-	uint64_t branches; /* ctr2 retired branches over wl_loop(100) */
-	uint64_t unstarted; /* ctr3 programmed, never started */
-	uint64_t wide;	   /* ctr2 read back after writing 0x1_0000_0005 */
-	int st_ctr1;	   /* status of programming and writing counter 1 */
+	uint64_t instr;			   /* ctr0 retired instructions over wl_loop(100) */
+	uint64_t branches;		   /* ctr2 retired branches over wl_loop(100) */
+	uint64_t unstarted;		   /* ctr3 programmed, never started */
+	uint64_t wide;			   /* ctr2 read back after writing 0x1_0000_0005 */
+	int st_ctr1;			   /* status of programming and writing counter 1 */
 	uint64_t pmis, pmi_mask, spurious; /* PMI path */
-	uint32_t lvt;	   /* LVTPC after arming */
+	uint32_t lvt;			   /* LVTPC after arming */
 };
 
 static struct obs observe(const char *model, enum sim_fault f)
@@ -574,23 +571,23 @@ static void msr_fault_reported(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(describe_athlon),
-		cmocka_unit_test(describe_opteron),
-		cmocka_unit_test(program_fields),
-		cmocka_unit_test(program_12bit_event_on_fam15h),
-		cmocka_unit_test(write_read_full_width),
-		cmocka_unit_test(start_stop),
-		cmocka_unit_test(counter_mask),
-		cmocka_unit_test(overflow_sign_bit),
-		cmocka_unit_test(ack_disarms),
-		cmocka_unit_test(pmi_collect_sign),
-		cmocka_unit_test(pmi_delivery),
-		cmocka_unit_test(reset_clears),
-		cmocka_unit_test(generic_events),
-		cmocka_unit_test(probe_not_functional),
-		cmocka_unit_test(faults_athlon),
-		cmocka_unit_test(faults_opteron),
-		cmocka_unit_test(msr_fault_reported),
+	    cmocka_unit_test(describe_athlon),
+	    cmocka_unit_test(describe_opteron),
+	    cmocka_unit_test(program_fields),
+	    cmocka_unit_test(program_12bit_event_on_fam15h),
+	    cmocka_unit_test(write_read_full_width),
+	    cmocka_unit_test(start_stop),
+	    cmocka_unit_test(counter_mask),
+	    cmocka_unit_test(overflow_sign_bit),
+	    cmocka_unit_test(ack_disarms),
+	    cmocka_unit_test(pmi_collect_sign),
+	    cmocka_unit_test(pmi_delivery),
+	    cmocka_unit_test(reset_clears),
+	    cmocka_unit_test(generic_events),
+	    cmocka_unit_test(probe_not_functional),
+	    cmocka_unit_test(faults_athlon),
+	    cmocka_unit_test(faults_opteron),
+	    cmocka_unit_test(msr_fault_reported),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
