@@ -28,9 +28,9 @@ static void reset_athlon(struct sim_cpu *s)
 {
 	uint32_t sig = sim_fms(6, 4, 2);
 	sim_vendor(s, 1, "AuthenticAMD");
-	sim_set_cpuid(s, 1, 0, sig, 0, 0, 0x0183f9ffu);
+	sim_set_cpuid(s, 1, 0, sig, 0, 0, 0x0183fbffu);
 	sim_set_cpuid(s, 0x80000000u, 0, 0x80000006u, 0, 0, 0);
-	sim_set_cpuid(s, 0x80000001u, 0, sig, 0, 0, 0xc1c3f9ffu);
+	sim_set_cpuid(s, 0x80000001u, 0, sig, 0, 0, 0xc1c3fbffu);
 	sim_brand(s, "AMD Athlon(tm) Processor");
 	reset_common(s);
 }
