@@ -191,7 +191,11 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 		w.instructions = v->branches;
 		w.branches = v->instructions;
 	}
-	return s->m->rate(s, i, &w);
+	uint64_t r = s->m->rate(s, i, &w);
+	/* A double-counting erratum: one extra event per iteration counted. */
+	if (s->fault == SF_OVERCOUNT && r)
+		r++;
+	return r;
 }
 
 /* Advances every counting counter by iters iterations of v, stopping at each
@@ -239,10 +243,6 @@ void hw_run_workload(const struct workload *w, uint64_t iterations)
 		sim_pmi_request(&sim);
 	advance(&sim, &w->fixed, 1);
 	advance(&sim, &w->per_iter, iterations);
-	if (sim.fault == SF_OVERCOUNT) {
-		struct workload_vector one = { 1, 1, 0, 1, 0, 0 };
-		advance(&sim, &one, 1);
-	}
 }
 
 /* ---- local APIC ------------------------------------------------------------ */

@@ -27,7 +27,7 @@ enum sim_fault {
 	SF_GLOBAL_CTRL_IGNORED, /* counters count with the global enable clear */
 	SF_WRONG_EVENT,	       /* instructions count branches and vice versa */
 	SF_MSR_FAULT,	       /* counter 1's MSRs raise #GP */
-	SF_OVERCOUNT,	       /* one extra event per workload run */
+	SF_OVERCOUNT,	       /* one extra event per iteration (double counting) */
 	SF_LVT_STUCK_MASKED,   /* LVTPC mask bit cannot be cleared */
 	SF_ACK_IGNORED,	       /* clearing overflow status has no effect */
 	SF_COUNT
