@@ -247,6 +247,20 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	if (flags & PMU_F_USR)
 		escr |= ESCR_T0_USR;
 
+	/* One ESCR serves every counter that selects it: refuse to change the
+	 * event under a running counter; a stopped one loses its binding. */
+	for (unsigned i = 0; i < p->n; i++) {
+		uint64_t cur;
+		if (i == ctr || p->ctr[i].aux_msr != e->addr)
+			continue;
+		if (p->active >> i & 1) {
+			if (hw_rdmsr(e->addr, &cur) != HW_OK || cur != escr)
+				return -1;
+		} else {
+			p->ctr[i].aux_msr = 0;
+		}
+	}
+
 	cccr = (uint64_t)e->select << CCCR_ESCR_SEL_SHIFT | CCCR_ACTIVE_THREAD_ANY;
 	if (thr || (flags & PMU_F_INV))
 		cccr |= CCCR_COMPARE | (uint64_t)thr << CCCR_THRESHOLD_SHIFT;

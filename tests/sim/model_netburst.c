@@ -130,6 +130,9 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 {
 	int k;
 
+	s->reg[P4SIM_WLOG(s->reg[P4SIM_WLOG_N])] = msr;
+	s->reg[P4SIM_WLOG_N]++;
+
 	if (msr >= MSR_P4_COUNTER0 && msr < MSR_P4_COUNTER0 + NCTR) {
 		if (gp_faults(s, msr - MSR_P4_COUNTER0))
 			return HW_FAULT_GP;
