@@ -5,10 +5,10 @@
  * GLOBAL_OVF_CTRL 0x2E (WO, write 1 to clear) and GLOBAL_CTRL 0x2F (bit i
  * AND-ed with EVNTSEL.EN, KNC §1.4.1). The EVNTSEL of counter i is 0x28+i:
  * Linux's 0x2A for counter 1 is a Linux bug (facts §6). */
-#include "pmu.h"
-#include "msr.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "msr.h"
+#include "pmu.h"
 
 #define KNC_NCTR 2
 #define KNC_WIDTH 40
@@ -20,10 +20,7 @@
 #define KNC_SPFLT_RW ((1ull << 63) | KNC_CTR_MASK) /* KNC table 1-7 */
 #define KNC_PMI_LOOPS 100			   /* Linux's bound (facts §9 KNC) */
 
-static bool valid_ctr(const struct pmu *p, unsigned ctr)
-{
-	return ctr < p->n;
-}
+static bool valid_ctr(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 
 static int init(struct pmu *p)
 {
@@ -78,9 +75,9 @@ static int read(struct pmu *p, unsigned ctr, uint64_t *val)
 /* L2 and snoop events Linux restricts to counter 0 (facts §6). */
 static bool counter0_only(uint16_t code)
 {
-	static const uint8_t c0[] = { 0xc3, 0xc4, 0xc8, 0xc9, 0xca, 0xcb, 0xcc, 0xce, 0xcf,
-				      0xd7, 0xe3, 0xe6, 0xe7, 0xf1, 0xf2, 0xf6, 0xf7, 0xfc,
-				      0xfd, 0xfe, 0xff };
+	static const uint8_t c0[] = {0xc3, 0xc4, 0xc8, 0xc9, 0xca, 0xcb, 0xcc,
+				     0xce, 0xcf, 0xd7, 0xe3, 0xe6, 0xe7, 0xf1,
+				     0xf2, 0xf6, 0xf7, 0xfc, 0xfd, 0xfe, 0xff};
 	for (unsigned k = 0; k < sizeof(c0); k++)
 		if (code == c0[k])
 			return true;
@@ -230,15 +227,15 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 		uint8_t access;
 		uint64_t rw;
 	} t[] = {
-		/* KNC table 1-2 */
-		{ MSR_KNC_PERFCTR0, "IA32_PerfCnt0", PMU_MSR_RW, (1ull << KNC_WIDTH) - 1 },
-		{ MSR_KNC_PERFCTR0 + 1, "IA32_PerfCnt1", PMU_MSR_RW, (1ull << KNC_WIDTH) - 1 },
-		{ MSR_KNC_EVNTSEL0, "IA32_PerfEvtSel0", PMU_MSR_RW, KNC_EVTSEL_RW },
-		{ MSR_KNC_EVNTSEL0 + 1, "IA32_PerfEvtSel1", PMU_MSR_RW, KNC_EVTSEL_RW },
-		{ MSR_KNC_SPFLT_CTRL, "PERF_SPFLT_CONTROL", PMU_MSR_RW, KNC_SPFLT_RW },
-		{ MSR_KNC_GLOBAL_STATUS, "IA32_PERF_GLOBAL_STATUS", PMU_MSR_RO, 0 },
-		{ MSR_KNC_GLOBAL_OVF_CTRL, "IA32_PERF_GLOBAL_OVF_CTRL", PMU_MSR_WO, 0 },
-		{ MSR_KNC_GLOBAL_CTRL, "IA32_PERF_GLOBAL_CTRL", PMU_MSR_RW, KNC_CTR_MASK },
+	    /* KNC table 1-2 */
+	    {MSR_KNC_PERFCTR0, "IA32_PerfCnt0", PMU_MSR_RW, (1ull << KNC_WIDTH) - 1},
+	    {MSR_KNC_PERFCTR0 + 1, "IA32_PerfCnt1", PMU_MSR_RW, (1ull << KNC_WIDTH) - 1},
+	    {MSR_KNC_EVNTSEL0, "IA32_PerfEvtSel0", PMU_MSR_RW, KNC_EVTSEL_RW},
+	    {MSR_KNC_EVNTSEL0 + 1, "IA32_PerfEvtSel1", PMU_MSR_RW, KNC_EVTSEL_RW},
+	    {MSR_KNC_SPFLT_CTRL, "PERF_SPFLT_CONTROL", PMU_MSR_RW, KNC_SPFLT_RW},
+	    {MSR_KNC_GLOBAL_STATUS, "IA32_PERF_GLOBAL_STATUS", PMU_MSR_RO, 0},
+	    {MSR_KNC_GLOBAL_OVF_CTRL, "IA32_PERF_GLOBAL_OVF_CTRL", PMU_MSR_WO, 0},
+	    {MSR_KNC_GLOBAL_CTRL, "IA32_PERF_GLOBAL_CTRL", PMU_MSR_RW, KNC_CTR_MASK},
 	};
 	size_t n = 0;
 	(void)p;
@@ -258,12 +255,12 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 		uint8_t code;
 		const char *name;
 	} map[GEN_COUNT] = {
-		[GEN_CYCLES] = { 0x2a, "CPU_CLK_UNHALTED" },
-		[GEN_INSTRUCTIONS] = { 0x16, "INSTRUCTIONS_EXECUTED" },
-		[GEN_BRANCHES] = { 0x12, "BRANCHES" },
-		[GEN_BRANCH_MISSES] = { 0x2b, "BRANCHES_MISPREDICTED" },
-		[GEN_CACHE_REFS] = { 0x28, "DATA_READ_OR_WRITE" },
-		[GEN_CACHE_MISSES] = { 0x29, "DATA_READ_MISS_OR_WRITE_MISS" },
+	    [GEN_CYCLES] = {0x2a, "CPU_CLK_UNHALTED"},
+	    [GEN_INSTRUCTIONS] = {0x16, "INSTRUCTIONS_EXECUTED"},
+	    [GEN_BRANCHES] = {0x12, "BRANCHES"},
+	    [GEN_BRANCH_MISSES] = {0x2b, "BRANCHES_MISPREDICTED"},
+	    [GEN_CACHE_REFS] = {0x28, "DATA_READ_OR_WRITE"},
+	    [GEN_CACHE_MISSES] = {0x29, "DATA_READ_MISS_OR_WRITE_MISS"},
 	};
 	if (!valid_ctr(p, ctr) || (unsigned)g >= GEN_COUNT || !map[g].name)
 		return -1;
@@ -276,18 +273,18 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 }
 
 const struct pmu_ops pmu_intel_knc_ops = {
-	.name = "intel-knc",
-	.id = PMU_DRV_INTEL_KNC,
-	.init = init,
-	.program = program,
-	.write = write,
-	.read = read,
-	.start = start,
-	.stop = stop,
-	.overflow_status = overflow_status,
-	.ack = ack,
-	.pmi_collect = pmi_collect,
-	.reset = reset,
-	.msrs = msrs,
-	.generic_event = generic_event,
+    .name = "intel-knc",
+    .id = PMU_DRV_INTEL_KNC,
+    .init = init,
+    .program = program,
+    .write = write,
+    .read = read,
+    .start = start,
+    .stop = stop,
+    .overflow_status = overflow_status,
+    .ack = ack,
+    .pmi_collect = pmi_collect,
+    .reset = reset,
+    .msrs = msrs,
+    .generic_event = generic_event,
 };

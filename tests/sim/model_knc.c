@@ -11,14 +11,14 @@
  *
  * Not modelled: CMASK/INV/EDGE filters, the thread-count mode (bit 21), and
  * the other three hardware threads. */
-#include "sim.h"
 #include "model_knc.h"
 #include "../../pmu/msr.h"
+#include "sim.h"
 
 #define NCTR 2
 #define CTR_BITS 0x3ull
-#define EVTSEL_RW 0xfff7ffffull			/* 32 bits, bit 19 reserved */
-#define SPFLT_RW ((1ull << 63) | CTR_BITS)	/* USER_PREF and per-counter enables */
+#define EVTSEL_RW 0xfff7ffffull		   /* 32 bits, bit 19 reserved */
+#define SPFLT_RW ((1ull << 63) | CTR_BITS) /* USER_PREF and per-counter enables */
 #define SPFLT_USER_PREF (1ull << 63)
 
 static void reset(struct sim_cpu *s)
@@ -180,25 +180,25 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 }
 
 static const struct sim_model knc = {
-	.name = "knc",
-	.doc = "Intel Xeon Phi (Knights Corner) PMU 327357-001JA §1.4.1-§1.4.4; "
-	       "x86-pmu-facts.md §6, §9 KNC",
-	.driver = PMU_DRV_INTEL_KNC,
-	.faults = (1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) |
-		  (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) |
-		  (1u << SF_ENABLE_IGNORED) | (1u << SF_GLOBAL_CTRL_IGNORED) |
-		  (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |
-		  (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ACK_IGNORED),
-	.fault_na = {
-		[SF_NO_SIGN_EXTEND] = "KNC counter writes set all 40 bits (KNC §1.4.3.2); "
-				      "nothing sign-extends",
+    .name = "knc",
+    .doc = "Intel Xeon Phi (Knights Corner) PMU 327357-001JA §1.4.1-§1.4.4; "
+	   "x86-pmu-facts.md §6, §9 KNC",
+    .driver = PMU_DRV_INTEL_KNC,
+    .faults = (1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_OVERFLOW_STATUS) |
+	      (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |
+	      (1u << SF_GLOBAL_CTRL_IGNORED) | (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) |
+	      (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ACK_IGNORED),
+    .fault_na =
+	{
+	    [SF_NO_SIGN_EXTEND] = "KNC counter writes set all 40 bits (KNC §1.4.3.2); "
+				  "nothing sign-extends",
 	},
-	.reset = reset,
-	.rdmsr = rdmsr,
-	.wrmsr = wrmsr,
-	.rdpmc = rdpmc,
-	.rate = rate,
-	.overflow = overflow,
-	.lvt_automask = true,
+    .reset = reset,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = true,
 };
 SIM_MODEL(knc);

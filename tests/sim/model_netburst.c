@@ -11,9 +11,9 @@
  * Not modelled: CCCR compare/complement/threshold/edge and FORCE_OVF (the
  * workload engine has no per-cycle event counts), ESCR tagging, thread 1,
  * and the taken/not-taken split of BRANCH_RETIRED. */
-#include "sim.h"
 #include "model_netburst.h"
 #include "../../pmu/msr.h"
+#include "sim.h"
 
 #define NCTR 18
 #define CCCR_ENABLE (1ull << 12)
@@ -31,41 +31,64 @@ struct m_escr {
 };
 
 static const struct m_escr escr_tab[] = {
-	/* BPU group: counters 0,1 / 2,3 */
-	{ 0x3b2, 0, 0, 0 }, { 0x3b3, 0, 1, 0 }, /* BPU */
-	{ 0x3b4, 0, 0, 1 }, { 0x3b5, 0, 1, 1 }, /* IS */
-	{ 0x3aa, 0, 0, 2 }, { 0x3ab, 0, 1, 2 }, /* MOB */
-	{ 0x3b6, 0, 0, 3 }, { 0x3b7, 0, 1, 3 }, /* ITLB */
-	{ 0x3ac, 0, 0, 4 }, { 0x3ad, 0, 1, 4 }, /* PMH */
-	{ 0x3c8, 0, 0, 5 }, { 0x3c9, 0, 1, 5 }, /* IX */
-	{ 0x3a2, 0, 0, 6 }, { 0x3a3, 0, 1, 6 }, /* FSB */
-	{ 0x3a0, 0, 0, 7 }, { 0x3a1, 0, 1, 7 }, /* BSU */
-	/* MS group: counters 4,5 / 6,7 */
-	{ 0x3c0, 1, 0, 0 }, { 0x3c1, 1, 1, 0 }, /* MS */
-	{ 0x3c4, 1, 0, 1 }, { 0x3c5, 1, 1, 1 }, /* TC */
-	{ 0x3c2, 1, 0, 2 }, { 0x3c3, 1, 1, 2 }, /* TBPU */
-	/* FLAME group: counters 8,9 / 10,11 */
-	{ 0x3a6, 2, 0, 0 }, { 0x3a7, 2, 1, 0 }, /* FLAME */
-	{ 0x3a4, 2, 0, 1 }, { 0x3a5, 2, 1, 1 }, /* FIRM */
-	{ 0x3ae, 2, 0, 2 }, { 0x3af, 2, 1, 2 }, /* SAAT */
-	{ 0x3b0, 2, 0, 3 }, { 0x3b1, 2, 1, 3 }, /* U2L */
-	{ 0x3a8, 2, 0, 5 }, { 0x3a9, 2, 1, 5 }, /* DAC */
-	/* IQ group: counters 12,13,16 / 14,15,17 */
-	{ 0x3ba, 3, 0, 0 }, { 0x3bb, 3, 1, 0 }, /* IQ (models 1-2) */
-	{ 0x3ca, 3, 0, 1 }, { 0x3cb, 3, 1, 1 }, /* ALF */
-	{ 0x3bc, 3, 0, 2 }, { 0x3bd, 3, 1, 2 }, /* RAT */
-	{ 0x3be, 3, 0, 3 }, { 0x3bf, 3, 1, 3 }, /* SSU */
-	{ 0x3b8, 3, 0, 4 }, { 0x3b9, 3, 1, 4 }, /* CRU0/1 */
-	{ 0x3cc, 3, 0, 5 }, { 0x3cd, 3, 1, 5 }, /* CRU2/3 */
-	{ 0x3e0, 3, 0, 6 }, { 0x3e1, 3, 1, 6 }, /* CRU4/5 */
+    /* BPU group: counters 0,1 / 2,3 */
+    {0x3b2, 0, 0, 0},
+    {0x3b3, 0, 1, 0}, /* BPU */
+    {0x3b4, 0, 0, 1},
+    {0x3b5, 0, 1, 1}, /* IS */
+    {0x3aa, 0, 0, 2},
+    {0x3ab, 0, 1, 2}, /* MOB */
+    {0x3b6, 0, 0, 3},
+    {0x3b7, 0, 1, 3}, /* ITLB */
+    {0x3ac, 0, 0, 4},
+    {0x3ad, 0, 1, 4}, /* PMH */
+    {0x3c8, 0, 0, 5},
+    {0x3c9, 0, 1, 5}, /* IX */
+    {0x3a2, 0, 0, 6},
+    {0x3a3, 0, 1, 6}, /* FSB */
+    {0x3a0, 0, 0, 7},
+    {0x3a1, 0, 1, 7}, /* BSU */
+    /* MS group: counters 4,5 / 6,7 */
+    {0x3c0, 1, 0, 0},
+    {0x3c1, 1, 1, 0}, /* MS */
+    {0x3c4, 1, 0, 1},
+    {0x3c5, 1, 1, 1}, /* TC */
+    {0x3c2, 1, 0, 2},
+    {0x3c3, 1, 1, 2}, /* TBPU */
+    /* FLAME group: counters 8,9 / 10,11 */
+    {0x3a6, 2, 0, 0},
+    {0x3a7, 2, 1, 0}, /* FLAME */
+    {0x3a4, 2, 0, 1},
+    {0x3a5, 2, 1, 1}, /* FIRM */
+    {0x3ae, 2, 0, 2},
+    {0x3af, 2, 1, 2}, /* SAAT */
+    {0x3b0, 2, 0, 3},
+    {0x3b1, 2, 1, 3}, /* U2L */
+    {0x3a8, 2, 0, 5},
+    {0x3a9, 2, 1, 5}, /* DAC */
+    /* IQ group: counters 12,13,16 / 14,15,17 */
+    {0x3ba, 3, 0, 0},
+    {0x3bb, 3, 1, 0}, /* IQ (models 1-2) */
+    {0x3ca, 3, 0, 1},
+    {0x3cb, 3, 1, 1}, /* ALF */
+    {0x3bc, 3, 0, 2},
+    {0x3bd, 3, 1, 2}, /* RAT */
+    {0x3be, 3, 0, 3},
+    {0x3bf, 3, 1, 3}, /* SSU */
+    {0x3b8, 3, 0, 4},
+    {0x3b9, 3, 1, 4}, /* CRU0/1 */
+    {0x3cc, 3, 0, 5},
+    {0x3cd, 3, 1, 5}, /* CRU2/3 */
+    {0x3e0, 3, 0, 6},
+    {0x3e1, 3, 1, 6}, /* CRU4/5 */
 };
 #define N_ESCR (sizeof(escr_tab) / sizeof(escr_tab[0]))
 _Static_assert(N_ESCR == 46, "facts §5: 46 ESCRs on models 1-2");
 
 static void ctr_place(unsigned i, unsigned *group, unsigned *half)
 {
-	static const uint8_t g[NCTR] = { 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3 };
-	static const uint8_t h[NCTR] = { 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 1 };
+	static const uint8_t g[NCTR] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3};
+	static const uint8_t h[NCTR] = {0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 1};
 	*group = g[i];
 	*half = h[i];
 }
@@ -241,25 +264,26 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 }
 
 static const struct sim_model pentium4 = {
-	.name = "pentium4",
-	.doc = "x86-pmu-facts.md §5, §8, §9 P4, §10 P4; SDM Vol. 3B ESCR/CCCR excerpt",
-	.driver = PMU_DRV_INTEL_NETBURST,
-	.faults = (1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) |
-		  (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) |
-		  (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) |
-		  (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ACK_IGNORED),
-	.fault_na = {
-		[SF_NO_SIGN_EXTEND] = "NetBurst counter writes set all 40 bits (facts §2); "
-				      "nothing sign-extends",
-		[SF_GLOBAL_CTRL_IGNORED] = "NetBurst has no global enable register, only "
-					   "CCCR ENABLE (facts §5)",
+    .name = "pentium4",
+    .doc = "x86-pmu-facts.md §5, §8, §9 P4, §10 P4; SDM Vol. 3B ESCR/CCCR excerpt",
+    .driver = PMU_DRV_INTEL_NETBURST,
+    .faults = (1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_OVERFLOW_STATUS) |
+	      (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |
+	      (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |
+	      (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ACK_IGNORED),
+    .fault_na =
+	{
+	    [SF_NO_SIGN_EXTEND] = "NetBurst counter writes set all 40 bits (facts §2); "
+				  "nothing sign-extends",
+	    [SF_GLOBAL_CTRL_IGNORED] = "NetBurst has no global enable register, only "
+				       "CCCR ENABLE (facts §5)",
 	},
-	.reset = reset,
-	.rdmsr = rdmsr,
-	.wrmsr = wrmsr,
-	.rdpmc = rdpmc,
-	.rate = rate,
-	.overflow = overflow,
-	.lvt_automask = true, /* facts §8: LVTPC masked on interrupt (P4) */
+    .reset = reset,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = true, /* facts §8: LVTPC masked on interrupt (P4) */
 };
 SIM_MODEL(pentium4);

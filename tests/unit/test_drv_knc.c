@@ -2,19 +2,20 @@
  * §9 KNC): event selects, 40-bit counters, EVNTSEL.EN AND GLOBAL_CTRL
  * gating, sticky status and OVF_CTRL, the 1-bit PMI line, the PMI collect
  * loop, and the injected faults. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <string.h>
-#include <cmocka.h>
 
-#include "../../pmu/pmu.h"
-#include "../../pmu/msr.h"
+#include <cmocka.h> /* after the headers it needs */
+
 #include "../../apic/apic.h"
 #include "../../apic/isr.h"
-#include "../sim/sim.h"
+#include "../../pmu/msr.h"
+#include "../../pmu/pmu.h"
 #include "../sim/model_knc.h"
+#include "../sim/sim.h"
 
 #define MASK40 ((1ull << 40) - 1)
 
@@ -42,10 +43,7 @@ static void boot(enum sim_fault f)
 	isr_set_handler(VEC_PMI, on_pmi);
 }
 
-static void unmask_lvt(void)
-{
-	apic_write(APIC_LVT_PC, VEC_PMI);
-}
+static void unmask_lvt(void) { apic_write(APIC_LVT_PC, VEC_PMI); }
 
 static void gen(enum pmu_generic g, unsigned ctr, uint32_t flags)
 {
@@ -144,11 +142,11 @@ static void program_evntsel(void **st)
 	uint64_t v;
 	(void)st;
 	boot(SF_NONE);
-	gen(GEN_INSTRUCTIONS, 1, PMU_F_OS | PMU_F_USR | PMU_F_INT | PMU_F_EDGE | PMU_F_INV |
-					 PMU_F_CMASK(2));
+	gen(GEN_INSTRUCTIONS, 1,
+	    PMU_F_OS | PMU_F_USR | PMU_F_INT | PMU_F_EDGE | PMU_F_INV | PMU_F_CMASK(2));
 	assert_int_equal(hw_rdmsr(0x29, &v), HW_OK);
-	assert_int_equal(v, 0x16 | (1u << 16) | (1u << 17) | (1u << 18) | (1u << 20) |
-				    (1u << 23) | (2u << 24)); /* EN clear */
+	assert_int_equal(v, 0x16 | (1u << 16) | (1u << 17) | (1u << 18) | (1u << 20) | (1u << 23) |
+				(2u << 24)); /* EN clear */
 	assert_int_equal(hw_rdmsr(0x28, &v), HW_OK);
 	assert_int_equal(v, 0);
 
@@ -173,8 +171,8 @@ static void program_evntsel(void **st)
 static void generic_events(void **st)
 {
 	static const uint16_t code[GEN_COUNT] = {
-		[GEN_CYCLES] = 0x2a,	    [GEN_INSTRUCTIONS] = 0x16, [GEN_BRANCHES] = 0x12,
-		[GEN_BRANCH_MISSES] = 0x2b, [GEN_CACHE_REFS] = 0x28,	[GEN_CACHE_MISSES] = 0x29,
+	    [GEN_CYCLES] = 0x2a,	[GEN_INSTRUCTIONS] = 0x16, [GEN_BRANCHES] = 0x12,
+	    [GEN_BRANCH_MISSES] = 0x2b, [GEN_CACHE_REFS] = 0x28,   [GEN_CACHE_MISSES] = 0x29,
 	};
 	struct pmu_event ev;
 	(void)st;
@@ -310,7 +308,7 @@ static void one_bit_edge(void **st)
 	assert_true(apic_read(APIC_LVT_PC) & LVT_MASKED); /* masked on delivery */
 	assert_int_equal(sim.st.pmi_raised, 1);
 
-	unmask_lvt(); /* unmasked with status still 1: the wrong order */
+	unmask_lvt();		       /* unmasked with status still 1: the wrong order */
 	hw_run_workload(&wl_loop, 10); /* counter 1 overflows */
 	assert_int_equal(status(), 3);
 	assert_int_equal(sim.st.pmi_raised, 1); /* no 0->1 change, no PMI */
@@ -427,7 +425,7 @@ static void faults_change_results(void **st)
 
 	boot(SF_NO_OVERFLOW_STATUS);
 	run_basic(10, 10, 0);
-	assert_int_equal(rd(0), 0);   /* it did overflow */
+	assert_int_equal(rd(0), 0);    /* it did overflow */
 	assert_int_equal(status(), 0); /* but the status never says so */
 
 	boot(SF_LOST_PMI);
@@ -494,19 +492,19 @@ static void faults_change_results(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(describe),
-		cmocka_unit_test(probe_on_nopmu),
-		cmocka_unit_test(program_evntsel),
-		cmocka_unit_test(generic_events),
-		cmocka_unit_test(read_write_40bit),
-		cmocka_unit_test(global_gating),
-		cmocka_unit_test(overflow_at_n),
-		cmocka_unit_test(sticky_until_ack),
-		cmocka_unit_test(one_bit_edge),
-		cmocka_unit_test(pmi_collect_protocol),
-		cmocka_unit_test(reset_clears),
-		cmocka_unit_test(healthy_baseline),
-		cmocka_unit_test(faults_change_results),
+	    cmocka_unit_test(describe),
+	    cmocka_unit_test(probe_on_nopmu),
+	    cmocka_unit_test(program_evntsel),
+	    cmocka_unit_test(generic_events),
+	    cmocka_unit_test(read_write_40bit),
+	    cmocka_unit_test(global_gating),
+	    cmocka_unit_test(overflow_at_n),
+	    cmocka_unit_test(sticky_until_ack),
+	    cmocka_unit_test(one_bit_edge),
+	    cmocka_unit_test(pmi_collect_protocol),
+	    cmocka_unit_test(reset_clears),
+	    cmocka_unit_test(healthy_baseline),
+	    cmocka_unit_test(faults_change_results),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
