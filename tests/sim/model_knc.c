@@ -153,7 +153,9 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 		return 0;
 	if (!(sel & EVTSEL_OS)) /* the harness runs in ring 0 */
 		return 0;
-	return decode((unsigned)sel & 0xff, (unsigned)(sel >> 8) & 0xff, v);
+	/* CMASK, INV and E (table 1-5 bits 31:24, 23, 18) */
+	return sim_filter(decode((unsigned)sel & 0xff, (unsigned)(sel >> 8) & 0xff, v), v->cycles,
+			  (unsigned)(sel >> 24) & 0xff, (sel & EVTSEL_INV) != 0, (sel & EVTSEL_EDGE) != 0);
 }
 
 /* The 1-bit PMI line: high while a counter with INT has its status bit set. */

@@ -226,8 +226,15 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 		escr = s->reg[P4SIM_ESCR(k)];
 		if (!(escr & ESCR_T0_OS))
 			return 0;
-		return decode(e->addr, (unsigned)(escr >> 25) & 0x3f,
-			      (unsigned)(escr >> 9) & 0xffff, v);
+		uint64_t n = decode(e->addr, (unsigned)(escr >> 25) & 0x3f,
+				    (unsigned)(escr >> 9) & 0xffff, v);
+		/* CCCR COMPARE counts cycles with more than THRESHOLD events,
+		 * COMPLEMENT with at most THRESHOLD; EDGE counts the false-to-
+		 * true transitions (facts §5 CCCR bits; SDM 18.6.3.5.2). */
+		if (cccr & (1ull << 18))
+			return sim_filter(n, v->cycles, (unsigned)((cccr >> 20) & 0xf) + 1,
+					  (cccr & (1ull << 19)) != 0, (cccr & (1ull << 24)) != 0);
+		return (cccr & (1ull << 24)) ? sim_filter(n, v->cycles, 0, false, true) : n;
 	}
 	return 0; /* the select names no ESCR of this group */
 }
