@@ -212,11 +212,11 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	if (ev->counters && !(ev->counters & (1u << ctr)))
 		return -1;
 	c = &p->ctr[ctr];
-	p->active &= ~(1ull << ctr);
-	p->ENABLED &= ~(1ull << ctr);
 	if (c->kind == PMU_CTR_GP) {
 		if (ev->fixed_only || ev->code > 0xff)
 			return -1;
+		p->active &= ~(1ull << ctr);
+		p->ENABLED &= ~(1ull << ctr);
 		/* EN stays clear until start() */
 		return hw_wrmsr(c->ctl_msr, (uint64_t)ev->code | (uint64_t)ev->umask << 8 |
 						    (flags & ARCH_FLAG_MASK));
@@ -224,6 +224,8 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	/* A fixed counter counts one event only. */
 	if (c->index >= 4 || (uint16_t)(ev->umask << 8 | ev->code) != fixed_event[c->index])
 		return -1;
+	p->active &= ~(1ull << ctr);
+	p->ENABLED &= ~(1ull << ctr);
 	uint64_t f = ((flags & PMU_F_OS) ? FIX_OS : 0) | ((flags & PMU_F_USR) ? FIX_USR : 0) |
 		     ((flags & PMU_F_INT) ? FIX_PMI : 0);
 	p->FIXED_SHADOW &= ~(0xfull << FIX_SHIFT(c->index));
