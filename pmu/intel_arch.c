@@ -5,13 +5,13 @@
  * writes through 0x4C1+i when PERF_CAPABILITIES says so. v1 has no global
  * registers: it is enabled per EVNTSEL.EN and overflow is the top bit going
  * clear, as on P6. */
-#include "pmu.h"
-#include "msr.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "msr.h"
+#include "pmu.h"
 
 #define CPUID1_ECX_PDCM (1u << 15)
-#define ARCH_FLAG_MASK                                                                        \
+#define ARCH_FLAG_MASK                                                                             \
 	(PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
 /* FIXED_CTR_CTRL field of fixed counter i: bit0 OS, bit1 USR, bit2
  * AnyThread (v3+), bit3 PMI (facts §4). */
@@ -32,17 +32,11 @@
 /* The event each fixed counter counts (umask << 8 | event), facts §4:
  * INST_RETIRED.ANY, CPU_CLK_UNHALTED.CORE, .REF (pseudo 0x0300),
  * TOPDOWN.SLOTS (pseudo 0x0400). */
-static const uint16_t fixed_event[4] = { 0x00c0, 0x003c, 0x0300, 0x0400 };
+static const uint16_t fixed_event[4] = {0x00c0, 0x003c, 0x0300, 0x0400};
 
-static bool has_globals(const struct pmu *p)
-{
-	return p->version >= 2;
-}
+static bool has_globals(const struct pmu *p) { return p->version >= 2; }
 
-static bool valid(const struct pmu *p, unsigned ctr)
-{
-	return ctr < p->n;
-}
+static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 
 static bool is_fixed(const struct pmu *p, unsigned ctr)
 {
@@ -219,7 +213,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 		p->ENABLED &= ~(1ull << ctr);
 		/* EN stays clear until start() */
 		return hw_wrmsr(c->ctl_msr, (uint64_t)ev->code | (uint64_t)ev->umask << 8 |
-						    (flags & ARCH_FLAG_MASK));
+						(flags & ARCH_FLAG_MASK));
 	}
 	/* A fixed counter counts one event only. */
 	if (c->index >= 4 || (uint16_t)(ev->umask << 8 | ev->code) != fixed_event[c->index])
@@ -233,10 +227,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	return write_fixed_ctrl(p);
 }
 
-static uint64_t sext32(uint64_t v)
-{
-	return (uint64_t)(int64_t)(int32_t)(uint32_t)v;
-}
+static uint64_t sext32(uint64_t v) { return (uint64_t)(int64_t)(int32_t)(uint32_t)v; }
 
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
 {
@@ -514,16 +505,16 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 		int8_t ebx;
 		const char *name;
 	} map[GEN_COUNT] = {
-		[GEN_CYCLES] = { 0x003c, 0, "CPU_CLK_UNHALTED.CORE" },
-		[GEN_INSTRUCTIONS] = { 0x00c0, 1, "INST_RETIRED.ANY" },
-		[GEN_REF_CYCLES] = { 0x013c, 2, "CPU_CLK_UNHALTED.REF" },
-		[GEN_CACHE_REFS] = { 0x4f2e, 3, "LONGEST_LAT_CACHE.REFERENCE" },
-		[GEN_CACHE_MISSES] = { 0x412e, 4, "LONGEST_LAT_CACHE.MISS" },
-		[GEN_BRANCHES] = { 0x00c4, 5, "BR_INST_RETIRED.ALL" },
-		[GEN_BRANCH_MISSES] = { 0x00c5, 6, "BR_MISP_RETIRED.ALL" },
+	    [GEN_CYCLES] = {0x003c, 0, "CPU_CLK_UNHALTED.CORE"},
+	    [GEN_INSTRUCTIONS] = {0x00c0, 1, "INST_RETIRED.ANY"},
+	    [GEN_REF_CYCLES] = {0x013c, 2, "CPU_CLK_UNHALTED.REF"},
+	    [GEN_CACHE_REFS] = {0x4f2e, 3, "LONGEST_LAT_CACHE.REFERENCE"},
+	    [GEN_CACHE_MISSES] = {0x412e, 4, "LONGEST_LAT_CACHE.MISS"},
+	    [GEN_BRANCHES] = {0x00c4, 5, "BR_INST_RETIRED.ALL"},
+	    [GEN_BRANCH_MISSES] = {0x00c5, 6, "BR_MISP_RETIRED.ALL"},
 	};
 	/* The generic event each fixed counter provides. */
-	static const int fixed_generic[3] = { GEN_INSTRUCTIONS, GEN_CYCLES, GEN_REF_CYCLES };
+	static const int fixed_generic[3] = {GEN_INSTRUCTIONS, GEN_CYCLES, GEN_REF_CYCLES};
 	const struct pmu_counter *c;
 
 	if ((unsigned)g >= GEN_COUNT || !valid(p, ctr) || !map[g].name)
@@ -552,18 +543,18 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 }
 
 const struct pmu_ops pmu_intel_arch_ops = {
-	.name = "intel-arch",
-	.id = PMU_DRV_INTEL_ARCH,
-	.init = init,
-	.program = program,
-	.write = write,
-	.read = read,
-	.start = start,
-	.stop = stop,
-	.overflow_status = overflow_status,
-	.ack = ack,
-	.pmi_collect = pmi_collect,
-	.reset = reset,
-	.msrs = msrs,
-	.generic_event = generic_event,
+    .name = "intel-arch",
+    .id = PMU_DRV_INTEL_ARCH,
+    .init = init,
+    .program = program,
+    .write = write,
+    .read = read,
+    .start = start,
+    .stop = stop,
+    .overflow_status = overflow_status,
+    .ack = ack,
+    .pmi_collect = pmi_collect,
+    .reset = reset,
+    .msrs = msrs,
+    .generic_event = generic_event,
 };

@@ -3,10 +3,10 @@
  * a single enable bit (EVNTSEL0.EN gates both counters), no global control
  * and no overflow status: an overflow is a preloaded counter whose top bit
  * has gone clear (facts §9, generic handler). */
-#include "pmu.h"
-#include "msr.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "msr.h"
+#include "pmu.h"
 
 #define P6_WIDTH 40
 /* L2_RQSTS with an empty MESI umask counts nothing; Linux stops a single
@@ -15,8 +15,7 @@
 #define P6_NOP_EVENT 0x2eull
 /* Event-select bits a caller may set through PMU_F_* (facts §1; bit 21 is
  * reserved on P6). */
-#define P6_FLAG_MASK                                                                          \
-	(PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
+#define P6_FLAG_MASK (PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
 
 /* drv[0], drv[1]: the programmed event select of each counter, EN clear. */
 #define SHADOW(p, i) ((p)->drv[(i)])
@@ -54,10 +53,7 @@ static int init(struct pmu *p)
 	return 0;
 }
 
-static bool valid(const struct pmu *p, unsigned ctr)
-{
-	return ctr < p->n;
-}
+static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 
 /* Writes both event selects from the shadow and the active set: an active
  * counter gets its event, an inactive one the NOP event while the other
@@ -94,10 +90,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	return sync(p);
 }
 
-static uint64_t sext32(uint64_t v)
-{
-	return (uint64_t)(int64_t)(int32_t)(uint32_t)v;
-}
+static uint64_t sext32(uint64_t v) { return (uint64_t)(int64_t)(int32_t)(uint32_t)v; }
 
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
 {
@@ -151,7 +144,8 @@ static int stop(struct pmu *p, uint64_t mask)
 	/* Nothing left: clear EN (disable_all) and park the stopped ones on
 	 * the NOP event as the per-counter disable does (facts §3). */
 	for (unsigned i = 0; i < p->n_gp; i++) {
-		st = hw_wrmsr(p->ctr[i].ctl_msr, (mask & (1ull << i)) ? P6_NOP_EVENT : SHADOW(p, i));
+		st =
+		    hw_wrmsr(p->ctr[i].ctl_msr, (mask & (1ull << i)) ? P6_NOP_EVENT : SHADOW(p, i));
 		if (st != HW_OK)
 			return st;
 	}
@@ -251,14 +245,14 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 		uint8_t umask;
 		const char *name;
 	} map[GEN_COUNT] = {
-		/* facts §3 event map */
-		[GEN_CYCLES] = { 0x79, 0x00, "CPU_CLK_UNHALTED" },
-		[GEN_INSTRUCTIONS] = { 0xc0, 0x00, "INST_RETIRED" },
-		[GEN_BRANCHES] = { 0xc4, 0x00, "BR_INST_RETIRED" },
-		[GEN_BRANCH_MISSES] = { 0xc5, 0x00, "BR_MISS_PRED_RETIRED" },
-		[GEN_CACHE_REFS] = { 0x2e, 0x0f, "L2_RQSTS.MESI" },
-		[GEN_CACHE_MISSES] = { 0x2e, 0x01, "L2_RQSTS.I" },
-		[GEN_REF_CYCLES] = { 0, 0, 0 }, /* no reference-cycles event on P6 */
+	    /* facts §3 event map */
+	    [GEN_CYCLES] = {0x79, 0x00, "CPU_CLK_UNHALTED"},
+	    [GEN_INSTRUCTIONS] = {0xc0, 0x00, "INST_RETIRED"},
+	    [GEN_BRANCHES] = {0xc4, 0x00, "BR_INST_RETIRED"},
+	    [GEN_BRANCH_MISSES] = {0xc5, 0x00, "BR_MISS_PRED_RETIRED"},
+	    [GEN_CACHE_REFS] = {0x2e, 0x0f, "L2_RQSTS.MESI"},
+	    [GEN_CACHE_MISSES] = {0x2e, 0x01, "L2_RQSTS.I"},
+	    [GEN_REF_CYCLES] = {0, 0, 0}, /* no reference-cycles event on P6 */
 	};
 
 	if ((unsigned)g >= GEN_COUNT || !valid(p, ctr) || !map[g].name)
@@ -271,18 +265,18 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 }
 
 const struct pmu_ops pmu_intel_p6_ops = {
-	.name = "intel-p6",
-	.id = PMU_DRV_INTEL_P6,
-	.init = init,
-	.program = program,
-	.write = write,
-	.read = read,
-	.start = start,
-	.stop = stop,
-	.overflow_status = overflow_status,
-	.ack = ack,
-	.pmi_collect = pmi_collect,
-	.reset = reset,
-	.msrs = msrs,
-	.generic_event = generic_event,
+    .name = "intel-p6",
+    .id = PMU_DRV_INTEL_P6,
+    .init = init,
+    .program = program,
+    .write = write,
+    .read = read,
+    .start = start,
+    .stop = stop,
+    .overflow_status = overflow_status,
+    .ack = ack,
+    .pmi_collect = pmi_collect,
+    .reset = reset,
+    .msrs = msrs,
+    .generic_event = generic_event,
 };

@@ -10,8 +10,8 @@
  *    (write 1 to clear); v4: GLOBAL_STATUS_SET 0x391 sets them.
  *  - The local APIC masks LVTPC on delivery (facts §8).
  * Counters in the simulator's numbering: GP first, then fixed. */
-#include "sim.h"
 #include "../../pmu/msr.h"
+#include "sim.h"
 
 #define MAX_GP 8
 #define MAX_FIXED 4
@@ -38,20 +38,11 @@ struct arch_cfg {
 
 static const struct arch_cfg *cfg_of(const struct sim_cpu *s);
 
-static unsigned n_gp(const struct sim_cpu *s)
-{
-	return cfg_of(s)->n_gp;
-}
+static unsigned n_gp(const struct sim_cpu *s) { return cfg_of(s)->n_gp; }
 
-static bool is_gp(const struct sim_cpu *s, unsigned i)
-{
-	return i < n_gp(s);
-}
+static bool is_gp(const struct sim_cpu *s, unsigned i) { return i < n_gp(s); }
 
-static bool globals(const struct sim_cpu *s)
-{
-	return cfg_of(s)->version >= 2;
-}
+static bool globals(const struct sim_cpu *s) { return cfg_of(s)->version >= 2; }
 
 static bool full_width(const struct sim_cpu *s)
 {
@@ -108,9 +99,8 @@ static void reset(struct sim_cpu *s)
 		      c->leaf1_edx);
 	/* CPUID.0AH (facts §4): EAX version | GP count | GP width | mask
 	 * length 7; EDX fixed count | fixed width. */
-	sim_set_cpuid(s, 0x0a, 0,
-		      c->version | c->n_gp << 8 | c->gp_width << 16 | 7u << 24, c->ebx, 0,
-		      c->version >= 2 ? (c->n_fixed | c->fixed_width << 5) : 0);
+	sim_set_cpuid(s, 0x0a, 0, c->version | c->n_gp << 8 | c->gp_width << 16 | 7u << 24, c->ebx,
+		      0, c->version >= 2 ? (c->n_fixed | c->fixed_width << 5) : 0);
 	sim_set_cpuid(s, 0x80000000u, 0, 0x80000008u, 0, 0, 0);
 	sim_set_cpuid(s, 0x80000001u, 0, 0, 0, 0x1u, 0x20100000u);
 	sim_brand(s, c->brand);
@@ -177,7 +167,7 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	case MSR_PERF_GLOBAL_OVF_CTRL:
 		if (!globals(s))
 			return HW_FAULT_GP;
-		*v = msr == MSR_FIXED_CTR_CTRL	    ? s->reg[REG_FIXED_CTRL]
+		*v = msr == MSR_FIXED_CTR_CTRL	     ? s->reg[REG_FIXED_CTRL]
 		     : msr == MSR_PERF_GLOBAL_CTRL   ? s->reg[REG_GLOBAL_CTRL]
 		     : msr == MSR_PERF_GLOBAL_STATUS ? s->reg[REG_GLOBAL_STATUS]
 						     : 0; /* OVF_CTRL reads as 0 */
@@ -207,8 +197,8 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 		 * §10). */
 		if (msr < MSR_P6_PERFCTR0 + c->n_gp)
 			w = sim_has_fault(s, SF_NO_SIGN_EXTEND)
-				    ? v & 0xffffffffull
-				    : (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+				? v & 0xffffffffull
+				: (uint64_t)(int64_t)(int32_t)(uint32_t)v;
 		sim_ctr_set(s, (unsigned)k, w);
 		return HW_OK;
 	}
@@ -330,122 +320,122 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	return ((s->reg[REG_FIXED_CTRL] >> (4 * (i - n_gp(s)))) & 0x8) != 0;
 }
 
-#define ARCH_COMMON_FAULTS                                                                    \
-	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_SIGN_EXTEND) |   \
-	 (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |          \
-	 (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |               \
+#define ARCH_COMMON_FAULTS                                                                         \
+	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_SIGN_EXTEND) |        \
+	 (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |               \
+	 (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |                    \
 	 (1u << SF_LVT_STUCK_MASKED))
-#define ARCH_V2_FAULTS                                                                        \
-	(ARCH_COMMON_FAULTS | (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_GLOBAL_CTRL_IGNORED) | \
+#define ARCH_V2_FAULTS                                                                             \
+	(ARCH_COMMON_FAULTS | (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_GLOBAL_CTRL_IGNORED) |     \
 	 (1u << SF_ACK_IGNORED))
 
 static const struct sim_model yonah = {
-	.name = "yonah",
-	.doc = "x86-pmu-facts.md §4 (arch perfmon v1: no fixed, no globals), §9 generic handler",
-	.driver = PMU_DRV_INTEL_ARCH,
-	.faults = ARCH_COMMON_FAULTS,
-	.fault_na =
-		{
-			[SF_NO_OVERFLOW_STATUS] = "arch perfmon v1 has no overflow status "
-						  "register (facts §4, §9)",
-			[SF_GLOBAL_CTRL_IGNORED] = "arch perfmon v1 has no global control "
-						   "(facts §4 core_pmu)",
-			[SF_ACK_IGNORED] = "arch perfmon v1 has no overflow status to "
-					   "acknowledge (facts §9)",
-		},
-	.reset = reset,
-	.rdmsr = rdmsr,
-	.wrmsr = wrmsr,
-	.rdpmc = rdpmc,
-	.rate = rate,
-	.overflow = overflow,
-	.lvt_automask = true,
+    .name = "yonah",
+    .doc = "x86-pmu-facts.md §4 (arch perfmon v1: no fixed, no globals), §9 generic handler",
+    .driver = PMU_DRV_INTEL_ARCH,
+    .faults = ARCH_COMMON_FAULTS,
+    .fault_na =
+	{
+	    [SF_NO_OVERFLOW_STATUS] = "arch perfmon v1 has no overflow status "
+				      "register (facts §4, §9)",
+	    [SF_GLOBAL_CTRL_IGNORED] = "arch perfmon v1 has no global control "
+				       "(facts §4 core_pmu)",
+	    [SF_ACK_IGNORED] = "arch perfmon v1 has no overflow status to "
+			       "acknowledge (facts §9)",
+	},
+    .reset = reset,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = true,
 };
 SIM_MODEL(yonah);
 
 static const struct sim_model core2 = {
-	.name = "core2",
-	.doc = "x86-pmu-facts.md §4 (arch perfmon v2: 3 fixed, globals), §8, §9",
-	.driver = PMU_DRV_INTEL_ARCH,
-	.faults = ARCH_V2_FAULTS,
-	.reset = reset,
-	.rdmsr = rdmsr,
-	.wrmsr = wrmsr,
-	.rdpmc = rdpmc,
-	.rate = rate,
-	.overflow = overflow,
-	.lvt_automask = true,
+    .name = "core2",
+    .doc = "x86-pmu-facts.md §4 (arch perfmon v2: 3 fixed, globals), §8, §9",
+    .driver = PMU_DRV_INTEL_ARCH,
+    .faults = ARCH_V2_FAULTS,
+    .reset = reset,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = true,
 };
 SIM_MODEL(core2);
 
 static const struct sim_model skylake = {
-	.name = "skylake",
-	.doc = "x86-pmu-facts.md §2, §4 (arch perfmon v4, STATUS_SET, full-width writes), §8, §9",
-	.driver = PMU_DRV_INTEL_ARCH,
-	.faults = ARCH_V2_FAULTS,
-	.reset = reset,
-	.rdmsr = rdmsr,
-	.wrmsr = wrmsr,
-	.rdpmc = rdpmc,
-	.rate = rate,
-	.overflow = overflow,
-	.lvt_automask = true,
+    .name = "skylake",
+    .doc = "x86-pmu-facts.md §2, §4 (arch perfmon v4, STATUS_SET, full-width writes), §8, §9",
+    .driver = PMU_DRV_INTEL_ARCH,
+    .faults = ARCH_V2_FAULTS,
+    .reset = reset,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = true,
 };
 SIM_MODEL(skylake);
 
 static const struct arch_cfg cfgs[] = {
-	{
-		/* Core Duo: CPUID.0AH EAX 0x07280201 */
-		.m = &yonah,
-		.version = 1,
-		.n_gp = 2,
-		.gp_width = 40,
-		.max_leaf = 0x0a,
-		.leaf1_ecx = 0x0000c1a9u & ~CPUID1_ECX_PDCM,
-		.leaf1_edx = 0xbfe9fbffu,
-		.family = 6,
-		.model = 0x0e,
-		.stepping = 8,
-		.brand = "Simulated Intel Core Duo (Yonah, arch perfmon v1)",
-		.ucode = 0x39,
-	},
-	{
-		/* Core 2 (Merom): 0AH EAX 0x07280202, EDX 0x503 */
-		.m = &core2,
-		.version = 2,
-		.n_gp = 2,
-		.gp_width = 40,
-		.n_fixed = 3,
-		.fixed_width = 40,
-		.max_leaf = 0x0a,
-		.leaf1_ecx = 0x0000e39du & ~CPUID1_ECX_PDCM,
-		.leaf1_edx = 0xbfebfbffu,
-		.family = 6,
-		.model = 0x0f,
-		.stepping = 6,
-		.brand = "Simulated Intel Core 2 (Merom, arch perfmon v2)",
-		.ucode = 0xd0,
-	},
-	{
-		/* Skylake client: 0AH EAX 0x07300404, EDX 0x603;
-		 * PERF_CAPABILITIES with bit 13 (full-width write) */
-		.m = &skylake,
-		.version = 4,
-		.n_gp = 4,
-		.gp_width = 48,
-		.n_fixed = 3,
-		.fixed_width = 48,
-		.max_leaf = 0x16,
-		.leaf1_ecx = 0x7ffafbbfu & ~CPUID1_ECX_PDCM & ~CPUID1_ECX_X2APIC & ~(1u << 31),
-		.leaf1_edx = 0xbfebfbffu,
-		.family = 6,
-		.model = 0x5e,
-		.stepping = 3,
-		.brand = "Simulated Intel Core i7-6700 (Skylake, arch perfmon v4)",
-		.perf_caps = 0x33c5,
-		.ucode = 0xf0,
-		.x2apic = true,
-	},
+    {
+	/* Core Duo: CPUID.0AH EAX 0x07280201 */
+	.m = &yonah,
+	.version = 1,
+	.n_gp = 2,
+	.gp_width = 40,
+	.max_leaf = 0x0a,
+	.leaf1_ecx = 0x0000c1a9u & ~CPUID1_ECX_PDCM,
+	.leaf1_edx = 0xbfe9fbffu,
+	.family = 6,
+	.model = 0x0e,
+	.stepping = 8,
+	.brand = "Simulated Intel Core Duo (Yonah, arch perfmon v1)",
+	.ucode = 0x39,
+    },
+    {
+	/* Core 2 (Merom): 0AH EAX 0x07280202, EDX 0x503 */
+	.m = &core2,
+	.version = 2,
+	.n_gp = 2,
+	.gp_width = 40,
+	.n_fixed = 3,
+	.fixed_width = 40,
+	.max_leaf = 0x0a,
+	.leaf1_ecx = 0x0000e39du & ~CPUID1_ECX_PDCM,
+	.leaf1_edx = 0xbfebfbffu,
+	.family = 6,
+	.model = 0x0f,
+	.stepping = 6,
+	.brand = "Simulated Intel Core 2 (Merom, arch perfmon v2)",
+	.ucode = 0xd0,
+    },
+    {
+	/* Skylake client: 0AH EAX 0x07300404, EDX 0x603;
+	 * PERF_CAPABILITIES with bit 13 (full-width write) */
+	.m = &skylake,
+	.version = 4,
+	.n_gp = 4,
+	.gp_width = 48,
+	.n_fixed = 3,
+	.fixed_width = 48,
+	.max_leaf = 0x16,
+	.leaf1_ecx = 0x7ffafbbfu & ~CPUID1_ECX_PDCM & ~CPUID1_ECX_X2APIC & ~(1u << 31),
+	.leaf1_edx = 0xbfebfbffu,
+	.family = 6,
+	.model = 0x5e,
+	.stepping = 3,
+	.brand = "Simulated Intel Core i7-6700 (Skylake, arch perfmon v4)",
+	.perf_caps = 0x33c5,
+	.ucode = 0xf0,
+	.x2apic = true,
+    },
 };
 
 static const struct arch_cfg *cfg_of(const struct sim_cpu *s)

@@ -4,8 +4,8 @@
  * 0x186/0x187 with EN only in EVNTSEL0 (it gates both counters), no global
  * registers and no overflow status, and a local APIC that does not mask
  * LVTPC when it delivers a PMI. */
-#include "sim.h"
 #include "../../pmu/msr.h"
+#include "sim.h"
 
 #define P6_CTRS 2
 #define P6_WIDTH 40
@@ -133,26 +133,26 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 }
 
 static const struct sim_model pentium3 = {
-	.name = "pentium3",
-	.doc = "x86-pmu-facts.md §1-§3 (P6), §8 (LVTPC not auto-masked on P6 before Pentium M)",
-	.driver = PMU_DRV_INTEL_P6,
-	.faults = (1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) |
-		  (1u << SF_NO_SIGN_EXTEND) | (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) |
-		  (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) |
-		  (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED),
-	.fault_na =
-		{
-			[SF_NO_OVERFLOW_STATUS] = "P6 has no overflow status register; overflow "
-						  "is the counter's top bit going clear (facts §9)",
-			[SF_GLOBAL_CTRL_IGNORED] = "P6 has no global control register (facts §3)",
-			[SF_ACK_IGNORED] = "P6 has no overflow status to acknowledge (facts §9)",
-		},
-	.reset = reset,
-	.rdmsr = rdmsr,
-	.wrmsr = wrmsr,
-	.rdpmc = rdpmc,
-	.rate = rate,
-	.overflow = overflow,
-	.lvt_automask = false,
+    .name = "pentium3",
+    .doc = "x86-pmu-facts.md §1-§3 (P6), §8 (LVTPC not auto-masked on P6 before Pentium M)",
+    .driver = PMU_DRV_INTEL_P6,
+    .faults = (1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_SIGN_EXTEND) |
+	      (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |
+	      (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |
+	      (1u << SF_LVT_STUCK_MASKED),
+    .fault_na =
+	{
+	    [SF_NO_OVERFLOW_STATUS] = "P6 has no overflow status register; overflow "
+				      "is the counter's top bit going clear (facts §9)",
+	    [SF_GLOBAL_CTRL_IGNORED] = "P6 has no global control register (facts §3)",
+	    [SF_ACK_IGNORED] = "P6 has no overflow status to acknowledge (facts §9)",
+	},
+    .reset = reset,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = false,
 };
 SIM_MODEL(pentium3);

@@ -4,12 +4,12 @@
 #ifndef PMH_TESTS_UNIT_SIM_DRV_H
 #define PMH_TESTS_UNIT_SIM_DRV_H
 
-#include "../sim/sim.h"
-#include "../../pmu/pmu.h"
-#include "../../pmu/msr.h"
 #include "../../apic/apic.h"
 #include "../../apic/isr.h"
 #include "../../events/workload.h"
+#include "../../pmu/msr.h"
+#include "../../pmu/pmu.h"
+#include "../sim/sim.h"
 
 static struct cpu_info drv_ci;
 static struct pmu drv_p;

@@ -3,6 +3,8 @@
  * the three write paths, per-counter and global enables, status-register and
  * sign-bit overflow, the PMI loop, STATUS_SET, and every injected fault
  * changing what the driver reports. */
+/* cmocka.h needs these first */
+/* clang-format off */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
+/* clang-format on */
 
 #include "sim_drv.h"
 
@@ -60,7 +63,7 @@ static void describe_yonah(void **st)
 	}
 	assert_int_equal(p->caps & ~PMU_CAP_RDPMC, PMU_CAP_SIGN_OVERFLOW | PMU_CAP_EDGE_INV_CMASK);
 	assert_int_equal(p->global_ctrl_msr | p->global_status_msr | p->global_ovf_msr |
-				 p->global_status_set_msr,
+			     p->global_status_set_msr,
 			 0);
 	assert_int_equal(p->pmi_flags, PMU_PMI_AUTOMASK);
 	n = p->ops->msrs(p, d, 32);
@@ -100,7 +103,7 @@ static void describe_core2(void **st)
 		assert_string_equal(c->name, name);
 	}
 	assert_int_equal(p->caps & ~PMU_CAP_RDPMC, PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG |
-							 PMU_CAP_FIXED | PMU_CAP_EDGE_INV_CMASK);
+						       PMU_CAP_FIXED | PMU_CAP_EDGE_INV_CMASK);
 	assert_int_equal(p->global_ctrl_msr, 0x38f);
 	assert_int_equal(p->global_status_msr, 0x38e);
 	assert_int_equal(p->global_ovf_msr, 0x390);
@@ -136,9 +139,9 @@ static void describe_skylake(void **st)
 	}
 	for (unsigned i = 4; i < 7; i++)
 		assert_int_equal(p->ctr[i].width, 48);
-	assert_int_equal(p->caps & ~PMU_CAP_RDPMC,
-			 PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG | PMU_CAP_FIXED |
-				 PMU_CAP_STATUS_SET | PMU_CAP_FULL_WIDTH | PMU_CAP_EDGE_INV_CMASK);
+	assert_int_equal(p->caps & ~PMU_CAP_RDPMC, PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG |
+						       PMU_CAP_FIXED | PMU_CAP_STATUS_SET |
+						       PMU_CAP_FULL_WIDTH | PMU_CAP_EDGE_INV_CMASK);
 	assert_int_equal(p->global_status_set_msr, 0x391);
 	assert_int_equal(pmu_max_period(p, 0), 1ull << 47);
 	n = p->ops->msrs(p, d, 32);
@@ -225,10 +228,10 @@ static void generic_events(void **st)
 	static const struct {
 		enum pmu_generic g;
 		uint16_t enc;
-	} map[] = { { GEN_CYCLES, 0x003c },	  { GEN_INSTRUCTIONS, 0x00c0 },
-		    { GEN_BRANCHES, 0x00c4 },	  { GEN_BRANCH_MISSES, 0x00c5 },
-		    { GEN_CACHE_REFS, 0x4f2e },	  { GEN_CACHE_MISSES, 0x412e },
-		    { GEN_REF_CYCLES, 0x013c } };
+	} map[] = {{GEN_CYCLES, 0x003c},     {GEN_INSTRUCTIONS, 0x00c0},
+		   {GEN_BRANCHES, 0x00c4},   {GEN_BRANCH_MISSES, 0x00c5},
+		   {GEN_CACHE_REFS, 0x4f2e}, {GEN_CACHE_MISSES, 0x412e},
+		   {GEN_REF_CYCLES, 0x013c}};
 	for (unsigned i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
 		assert_int_equal(p->ops->generic_event(p, map[i].g, 3, &ev), 0);
 		assert_int_equal(ev.umask << 8 | ev.code, map[i].enc);
@@ -236,9 +239,8 @@ static void generic_events(void **st)
 		assert_int_equal(ev.counters, 0);
 	}
 	/* fixed0 instructions, fixed1 cycles, fixed2 ref-cycles, nothing else */
-	static const enum pmu_generic fixed_g[3] = { GEN_INSTRUCTIONS, GEN_CYCLES,
-						     GEN_REF_CYCLES };
-	static const uint16_t fixed_enc[3] = { 0x00c0, 0x003c, 0x0300 };
+	static const enum pmu_generic fixed_g[3] = {GEN_INSTRUCTIONS, GEN_CYCLES, GEN_REF_CYCLES};
+	static const uint16_t fixed_enc[3] = {0x00c0, 0x003c, 0x0300};
 	for (unsigned f = 0; f < 3; f++) {
 		for (unsigned g = 0; g < GEN_COUNT; g++) {
 			int rc = p->ops->generic_event(p, (enum pmu_generic)g, 4 + f, &ev);
@@ -259,18 +261,18 @@ static void generic_events(void **st)
 static void legacy_write_sign_extends(void **st)
 {
 	(void)st;
-	static const char *const models[] = { "yonah", "core2", "skylake" };
+	static const char *const models[] = {"yonah", "core2", "skylake"};
 	for (unsigned m = 0; m < 3; m++) {
 		struct pmu *p = drv_up(models[m], SF_NONE);
 		uint64_t w = pmu_width_mask(p->ctr[0].width);
 		const struct {
 			uint64_t in, out;
 		} cases[] = {
-			{ 0x7fffffff, 0x7fffffff },		  /* below 2^31 */
-			{ 0x80000000, 0xffffffff80000000ull & w }, /* at 2^31 */
-			{ 0xffffffff, w },
-			{ 0xff0123456789ull, 0x23456789 }, /* upper bits are not written */
-			{ 0xffffffff87654321ull, 0xffffffff87654321ull & w },
+		    {0x7fffffff, 0x7fffffff},		     /* below 2^31 */
+		    {0x80000000, 0xffffffff80000000ull & w}, /* at 2^31 */
+		    {0xffffffff, w},
+		    {0xff0123456789ull, 0x23456789}, /* upper bits are not written */
+		    {0xffffffff87654321ull, 0xffffffff87654321ull & w},
 		};
 		for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 			assert_int_equal(p->ops->write(p, 1, cases[i].in, PMU_WRITE_LEGACY), 0);
@@ -312,13 +314,13 @@ static void full_width_write(void **st)
 static void fixed_full_width(void **st)
 {
 	(void)st;
-	static const char *const models[] = { "core2", "skylake" };
+	static const char *const models[] = {"core2", "skylake"};
 	for (unsigned m = 0; m < 2; m++) {
 		struct pmu *p = drv_up(models[m], SF_NONE);
 		unsigned f = p->n_gp + 1;
 		uint64_t w = pmu_width_mask(p->ctr[f].width);
-		static const enum pmu_write_path paths[3] = { PMU_WRITE_LEGACY, PMU_WRITE_FULL,
-							       PMU_WRITE_PRELOAD };
+		static const enum pmu_write_path paths[3] = {PMU_WRITE_LEGACY, PMU_WRITE_FULL,
+							     PMU_WRITE_PRELOAD};
 		for (unsigned k = 0; k < 3; k++) {
 			assert_int_equal(p->ops->write(p, f, 0x0000001234567890ull, paths[k]), 0);
 			assert_int_equal(drv_read(p, f), 0x1234567890ull & w);
@@ -445,7 +447,7 @@ static void global_enable(void **st)
 static void overflow_exact(void **st)
 {
 	(void)st;
-	static const char *const models[] = { "yonah", "core2", "skylake" };
+	static const char *const models[] = {"yonah", "core2", "skylake"};
 	for (unsigned m = 0; m < 3; m++) {
 		struct pmu *p = drv_up(models[m], SF_NONE);
 		for (unsigned c = 0; c < p->n; c++) {
@@ -453,7 +455,7 @@ static void overflow_exact(void **st)
 				continue; /* instructions: not one per iteration */
 			bool ref = p->ctr[c].kind == PMU_CTR_FIXED && p->ctr[c].index == 2;
 			drv_program(p, c, ref ? GEN_REF_CYCLES : GEN_CYCLES, PMU_F_OS);
-			const uint64_t ns[] = { 1, 2, 1000, pmu_max_period(p, c) };
+			const uint64_t ns[] = {1, 2, 1000, pmu_max_period(p, c)};
 			for (unsigned i = 0; i < 4; i++)
 				drv_overflow_at(p, c, ns[i]);
 		}
@@ -556,7 +558,7 @@ static void pmi_collect_v1(void **st)
 static void pmi_delivery(void **st)
 {
 	(void)st;
-	static const char *const models[] = { "yonah", "core2", "skylake" };
+	static const char *const models[] = {"yonah", "core2", "skylake"};
 	for (unsigned k = 0; k < 3; k++) {
 		struct pmu *p = drv_up(models[k], SF_NONE);
 		unsigned c = p->n_fixed ? p->n_gp + 1 : 1;
@@ -604,7 +606,7 @@ static void reset_clears(void **st)
 static void fault_no_sign_extend(void **st)
 {
 	(void)st;
-	static const char *const models[] = { "yonah", "core2", "skylake" };
+	static const char *const models[] = {"yonah", "core2", "skylake"};
 	for (unsigned k = 0; k < 3; k++) {
 		struct pmu *p = drv_up(models[k], SF_NO_SIGN_EXTEND);
 		assert_int_equal(p->ops->write(p, 0, 0x80000000, PMU_WRITE_LEGACY), 0);
@@ -641,7 +643,7 @@ static void fault_ack_ignored(void **st)
 	assert_int_equal(p->ops->start(p, 1), 0);
 	hw_run_workload(&wl_loop, 10);
 	assert_int_equal(p->ops->ack(p, 1), 0);
-	assert_int_equal(drv_ovf(p), 1); /* still pending */
+	assert_int_equal(drv_ovf(p), 1);		  /* still pending */
 	assert_int_equal(p->ops->pmi_collect(p, &m), -1); /* gives up after 100 rounds */
 	assert_int_equal(m, 1);
 }
@@ -744,7 +746,7 @@ static void fault_pmi(void **st)
 static void faults_not_applicable(void **st)
 {
 	(void)st;
-	static const char *const models[] = { "yonah", "core2", "skylake" };
+	static const char *const models[] = {"yonah", "core2", "skylake"};
 	assert_int_equal(sim_start("yonah", SF_NO_OVERFLOW_STATUS), -1);
 	assert_int_equal(sim_start("yonah", SF_ACK_IGNORED), -1);
 	assert_int_equal(sim_start("yonah", SF_GLOBAL_CTRL_IGNORED), -1);
@@ -761,35 +763,35 @@ static void faults_not_applicable(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(describe_yonah),
-		cmocka_unit_test(describe_core2),
-		cmocka_unit_test(describe_skylake),
-		cmocka_unit_test(fixed_counter_count),
-		cmocka_unit_test(unavailable_events),
-		cmocka_unit_test(generic_events),
-		cmocka_unit_test(legacy_write_sign_extends),
-		cmocka_unit_test(full_width_write),
-		cmocka_unit_test(fixed_full_width),
-		cmocka_unit_test(rdpmc_encoding),
-		cmocka_unit_test(program_encodings),
-		cmocka_unit_test(v1_enable_bits),
-		cmocka_unit_test(global_enable),
-		cmocka_unit_test(overflow_exact),
-		cmocka_unit_test(status_register),
-		cmocka_unit_test(status_set),
-		cmocka_unit_test(pmi_collect_v2),
-		cmocka_unit_test(pmi_collect_v1),
-		cmocka_unit_test(pmi_delivery),
-		cmocka_unit_test(reset_clears),
-		cmocka_unit_test(fault_no_sign_extend),
-		cmocka_unit_test(fault_no_overflow_status),
-		cmocka_unit_test(fault_ack_ignored),
-		cmocka_unit_test(fault_global_ctrl_ignored),
-		cmocka_unit_test(fault_enable_ignored),
-		cmocka_unit_test(fault_msr_fault),
-		cmocka_unit_test(fault_counting),
-		cmocka_unit_test(fault_pmi),
-		cmocka_unit_test(faults_not_applicable),
+	    cmocka_unit_test(describe_yonah),
+	    cmocka_unit_test(describe_core2),
+	    cmocka_unit_test(describe_skylake),
+	    cmocka_unit_test(fixed_counter_count),
+	    cmocka_unit_test(unavailable_events),
+	    cmocka_unit_test(generic_events),
+	    cmocka_unit_test(legacy_write_sign_extends),
+	    cmocka_unit_test(full_width_write),
+	    cmocka_unit_test(fixed_full_width),
+	    cmocka_unit_test(rdpmc_encoding),
+	    cmocka_unit_test(program_encodings),
+	    cmocka_unit_test(v1_enable_bits),
+	    cmocka_unit_test(global_enable),
+	    cmocka_unit_test(overflow_exact),
+	    cmocka_unit_test(status_register),
+	    cmocka_unit_test(status_set),
+	    cmocka_unit_test(pmi_collect_v2),
+	    cmocka_unit_test(pmi_collect_v1),
+	    cmocka_unit_test(pmi_delivery),
+	    cmocka_unit_test(reset_clears),
+	    cmocka_unit_test(fault_no_sign_extend),
+	    cmocka_unit_test(fault_no_overflow_status),
+	    cmocka_unit_test(fault_ack_ignored),
+	    cmocka_unit_test(fault_global_ctrl_ignored),
+	    cmocka_unit_test(fault_enable_ignored),
+	    cmocka_unit_test(fault_msr_fault),
+	    cmocka_unit_test(fault_counting),
+	    cmocka_unit_test(fault_pmi),
+	    cmocka_unit_test(faults_not_applicable),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

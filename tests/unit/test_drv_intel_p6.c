@@ -2,12 +2,15 @@
  * §2, §3, §8, §9): widths, the 32-bit sign-extending write, the single
  * enable bit, sign-bit overflow, PMI collection, and every fault the model
  * can inject changing what the driver reports. */
+/* cmocka.h needs these first */
+/* clang-format off */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <string.h>
 #include <cmocka.h>
+/* clang-format on */
 
 #include "sim_drv.h"
 
@@ -36,8 +39,8 @@ static void describe_pentium3(void **st)
 		assert_int_equal(p->ctr[i].rdpmc, i);
 	}
 	assert_string_equal(p->ctr[1].name, "gp1");
-	assert_int_equal(p->caps & ~PMU_CAP_RDPMC, PMU_CAP_SIGN_OVERFLOW | PMU_CAP_SINGLE_ENABLE |
-							 PMU_CAP_EDGE_INV_CMASK);
+	assert_int_equal(p->caps & ~PMU_CAP_RDPMC,
+			 PMU_CAP_SIGN_OVERFLOW | PMU_CAP_SINGLE_ENABLE | PMU_CAP_EDGE_INV_CMASK);
 	assert_true(p->caps & PMU_CAP_RDPMC);
 	assert_int_equal(p->global_ctrl_msr | p->global_status_msr | p->global_ovf_msr, 0);
 	assert_int_equal(p->pmi_flags, 0); /* Pentium III: LVTPC not auto-masked */
@@ -56,7 +59,7 @@ static void describe_pentium3(void **st)
 static void pentium_m_automask(void **st)
 {
 	(void)st;
-	static const unsigned models[] = { 9, 13, 7, 8 };
+	static const unsigned models[] = {9, 13, 7, 8};
 	for (unsigned k = 0; k < 4; k++) {
 		assert_int_equal(sim_start("pentium3", SF_NONE), 0);
 		sim_set_cpuid(&sim, 1, 0, sim_fms(6, models[k], 1), 0, 0, 0x0383fbffu);
@@ -75,12 +78,10 @@ static void write_sign_extends(void **st)
 	static const struct {
 		uint64_t w, r;
 	} cases[] = {
-		{ 0x12345678, 0x12345678 },
-		{ 0x7fffffff, 0x7fffffff },	  /* below the 2^31 boundary */
-		{ 0x80000000, 0xff80000000ull }, /* at it: bit 31 extends */
-		{ 0xffffffff, 0xffffffffffull },
-		{ 0xff80000001ull, 0xff80000001ull },
-		{ 0x123456789ull, 0x23456789 }, /* only 32 bits are written */
+	    {0x12345678, 0x12345678},	   {0x7fffffff, 0x7fffffff}, /* below the 2^31 boundary */
+	    {0x80000000, 0xff80000000ull},			     /* at it: bit 31 extends */
+	    {0xffffffff, 0xffffffffffull}, {0xff80000001ull, 0xff80000001ull},
+	    {0x123456789ull, 0x23456789}, /* only 32 bits are written */
 	};
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		for (unsigned c = 0; c < 2; c++) {
@@ -99,7 +100,7 @@ static void write_sign_extends(void **st)
 	assert_int_equal(p->armed & 1, 1);
 	assert_int_equal(p->ops->write(p, 0, 0x7fffffff, PMU_WRITE_PRELOAD), 0);
 	assert_int_equal(p->armed & 1, 0);
-	assert_int_not_equal(p->ops->read(p, 2, &(uint64_t){ 0 }), 0);
+	assert_int_not_equal(p->ops->read(p, 2, &(uint64_t){0}), 0);
 }
 
 static void program_writes_evntsel(void **st)
@@ -126,9 +127,9 @@ static void generic_events(void **st)
 	static const struct {
 		enum pmu_generic g;
 		uint16_t enc;
-	} map[] = { { GEN_CYCLES, 0x0079 },	  { GEN_INSTRUCTIONS, 0x00c0 },
-		    { GEN_BRANCHES, 0x00c4 },	  { GEN_BRANCH_MISSES, 0x00c5 },
-		    { GEN_CACHE_REFS, 0x0f2e },	  { GEN_CACHE_MISSES, 0x012e } };
+	} map[] = {{GEN_CYCLES, 0x0079},     {GEN_INSTRUCTIONS, 0x00c0},
+		   {GEN_BRANCHES, 0x00c4},   {GEN_BRANCH_MISSES, 0x00c5},
+		   {GEN_CACHE_REFS, 0x0f2e}, {GEN_CACHE_MISSES, 0x012e}};
 	for (unsigned i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
 		for (unsigned c = 0; c < 2; c++) {
 			assert_int_equal(p->ops->generic_event(p, map[i].g, c, &ev), 0);
@@ -206,7 +207,7 @@ static void overflow_exact(void **st)
 {
 	(void)st;
 	struct pmu *p = drv_up("pentium3", SF_NONE);
-	static const uint64_t ns[] = { 1, 2, 1000, 1ull << 31 };
+	static const uint64_t ns[] = {1, 2, 1000, 1ull << 31};
 
 	for (unsigned c = 0; c < 2; c++) {
 		drv_program(p, c, GEN_CYCLES, CYC_OS);
@@ -261,7 +262,7 @@ static void pmi_delivery(void **st)
 	assert_int_equal(drv_pmi.taken, 0);
 	hw_run_workload(&wl_loop, 40);
 	assert_int_equal(drv_pmi.taken, 1);
-	assert_int_equal(drv_pmi.collected, 3); /* the sign-bit scan finds both */
+	assert_int_equal(drv_pmi.collected, 3);	      /* the sign-bit scan finds both */
 	assert_int_equal(drv_pmi.masked_on_entry, 0); /* P6 does not auto-mask */
 }
 
@@ -424,29 +425,29 @@ static void faults_not_applicable(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(describe_pentium3),
-		cmocka_unit_test(pentium_m_automask),
-		cmocka_unit_test(write_sign_extends),
-		cmocka_unit_test(program_writes_evntsel),
-		cmocka_unit_test(generic_events),
-		cmocka_unit_test(single_enable),
-		cmocka_unit_test(events_count),
-		cmocka_unit_test(overflow_exact),
-		cmocka_unit_test(pmi_collect_stops_and_collects),
-		cmocka_unit_test(pmi_delivery),
-		cmocka_unit_test(reset_clears),
-		cmocka_unit_test(nopmu_not_functional),
-		cmocka_unit_test(fault_no_sign_extend),
-		cmocka_unit_test(fault_stuck_counter),
-		cmocka_unit_test(fault_narrow_counter),
-		cmocka_unit_test(fault_enable_ignored),
-		cmocka_unit_test(fault_wrong_event),
-		cmocka_unit_test(fault_msr_fault),
-		cmocka_unit_test(fault_overcount),
-		cmocka_unit_test(fault_lost_pmi),
-		cmocka_unit_test(fault_lvt_stuck_masked),
-		cmocka_unit_test(fault_spurious_pmi),
-		cmocka_unit_test(faults_not_applicable),
+	    cmocka_unit_test(describe_pentium3),
+	    cmocka_unit_test(pentium_m_automask),
+	    cmocka_unit_test(write_sign_extends),
+	    cmocka_unit_test(program_writes_evntsel),
+	    cmocka_unit_test(generic_events),
+	    cmocka_unit_test(single_enable),
+	    cmocka_unit_test(events_count),
+	    cmocka_unit_test(overflow_exact),
+	    cmocka_unit_test(pmi_collect_stops_and_collects),
+	    cmocka_unit_test(pmi_delivery),
+	    cmocka_unit_test(reset_clears),
+	    cmocka_unit_test(nopmu_not_functional),
+	    cmocka_unit_test(fault_no_sign_extend),
+	    cmocka_unit_test(fault_stuck_counter),
+	    cmocka_unit_test(fault_narrow_counter),
+	    cmocka_unit_test(fault_enable_ignored),
+	    cmocka_unit_test(fault_wrong_event),
+	    cmocka_unit_test(fault_msr_fault),
+	    cmocka_unit_test(fault_overcount),
+	    cmocka_unit_test(fault_lost_pmi),
+	    cmocka_unit_test(fault_lvt_stuck_masked),
+	    cmocka_unit_test(fault_spurious_pmi),
+	    cmocka_unit_test(faults_not_applicable),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
