@@ -291,7 +291,10 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 			return 0;
 		if (!(sel & EVTSEL_OS)) /* ring 0: USR-only counts nothing */
 			return 0;
-		return event_rate((uint16_t)(sel & 0xffff), v);
+		/* CMASK, INV, E (facts §1) */
+		return sim_filter(event_rate((uint16_t)(sel & 0xffff), v), v->cycles,
+				  (unsigned)(sel >> 24) & 0xff, (sel & EVTSEL_INV) != 0,
+				  (sel & EVTSEL_EDGE) != 0);
 	}
 	unsigned f = i - n_gp(s);
 	uint64_t field = (s->reg[REG_FIXED_CTRL] >> (4 * f)) & 0xf;

@@ -122,7 +122,9 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	/* The harness runs in ring 0: only OS counts. */
 	if (!(sel & EVTSEL_OS))
 		return 0;
-	return event_rate(sel, v);
+	/* CMASK, INV, E (facts §1) */
+	return sim_filter(event_rate(sel, v), v->cycles, (unsigned)(sel >> 24) & 0xff,
+			  (sel & EVTSEL_INV) != 0, (sel & EVTSEL_EDGE) != 0);
 }
 
 static bool overflow(struct sim_cpu *s, unsigned i)
