@@ -49,8 +49,13 @@ static void run(struct check_ctx *c)
 		p->ops->read(p, i, &before);
 		hw_run_workload(&wl_loop, 1000);
 		p->ops->read(p, i, &after);
-		if (after != before)
-			check_fail(c, "%s: expected no counting after stop, counted while stopped (%llu events)",
+		if (after != before && (p->caps & PMU_CAP_GLOBAL_CTRL))
+			check_fail(c, "%s: expected no counting after stop, counted %llu while stopped "
+				      "(enable bit and global enable MSR 0x%x should gate it)",
+				   n, (unsigned long long)(after - before), p->global_ctrl_msr);
+		else if (after != before)
+			check_fail(c, "%s: expected no counting after stop, counted %llu while stopped "
+				      "(its enable bit should gate it)",
 				   n, (unsigned long long)(after - before));
 		if ((p->caps & PMU_CAP_GLOBAL_CTRL) && p->ctr[i].kind == PMU_CTR_GP) {
 			/* global enable on, the counter's own EN bit cleared */
