@@ -7,6 +7,7 @@
 
 static enum apic_mode mode;
 static uint64_t base;
+static uint32_t self_id; /* xAPIC: 8-bit ID; x2APIC: 32-bit ID */
 
 int apic_detect(struct apic_info *ai)
 {
@@ -26,6 +27,7 @@ int apic_detect(struct apic_info *ai)
 	ai->id = apic_read(APIC_ID);
 	if (mode == APIC_MODE_XAPIC)
 		ai->id >>= 24;
+	self_id = ai->id;
 	ver = apic_read(APIC_VERSION);
 	ai->version = ver & 0xff;
 	ai->max_lvt = (ver >> 16) & 0xff;
@@ -61,4 +63,93 @@ void apic_write(uint32_t off, uint32_t val)
 void apic_eoi(void)
 {
 	apic_write(APIC_EOI, 0);
+}
+
+enum apic_mode apic_current_mode(void)
+{
+	return mode;
+}
+
+const char *apic_lvt_pc_unusable(const struct apic_info *ai)
+{
+	if (!ai || ai->mode == APIC_MODE_DISABLED)
+		return "the local APIC is disabled (IA32_APIC_BASE enable bit clear)";
+	if (ai->max_lvt < 4)
+		return "the local APIC has no performance-counter LVT entry (MaxLVT < 4, facts §8)";
+	return 0;
+}
+
+uint32_t apic_lvt_pc_read(void)
+{
+	return apic_read(APIC_LVT_PC);
+}
+
+void apic_lvt_pc_write(uint32_t val)
+{
+	apic_write(APIC_LVT_PC, val);
+}
+
+bool apic_in_service(unsigned vector)
+{
+	if (vector > 255)
+		return false;
+	/* ISR bits 255:0 as eight 32-bit registers 16 bytes apart */
+	return (apic_read(APIC_ISR0 + (vector / 32) * 0x10) >> (vector % 32)) & 1;
+}
+
+/* xAPIC: wait until the ICR has sent the previous IPI (delivery status,
+ * SDM Vol. 3A 11.6.1); x2APIC has no such bit. Bounded to about 1 ms. */
+static int icr_idle(void)
+{
+	uint64_t per_us = hw_tsc_per_us() ? hw_tsc_per_us() : 4000;
+	uint64_t t0 = hw_rdtsc();
+
+	if (mode != APIC_MODE_XAPIC)
+		return 0;
+	while (apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING) {
+		if (hw_rdtsc() - t0 > 1000 * per_us)
+			return -1;
+		hw_relax();
+	}
+	return 0;
+}
+
+/* Writes the ICR with interrupts off so that an interrupt handler cannot
+ * change ICR_HI between the two xAPIC writes. */
+static int icr_send(uint32_t lo, uint32_t dest)
+{
+	bool irq = hw_irq_enabled();
+	int rc;
+
+	if (mode == APIC_MODE_DISABLED)
+		return -1;
+	hw_irq_disable();
+	rc = icr_idle();
+	if (rc == 0) {
+		if (mode == APIC_MODE_X2APIC) {
+			hw_wrmsr(MSR_X2APIC_BASE + (APIC_ICR_LO >> 4), (uint64_t)dest << 32 | lo);
+		} else {
+			apic_write(APIC_ICR_HI, dest << 24);
+			apic_write(APIC_ICR_LO, lo);
+		}
+		rc = icr_idle();
+	}
+	if (irq)
+		hw_irq_enable();
+	return rc;
+}
+
+int apic_self_ipi(uint8_t vector)
+{
+	if (mode == APIC_MODE_X2APIC) {
+		/* SELF_IPI (0x83F): fixed delivery, vector only */
+		hw_wrmsr(MSR_X2APIC_BASE + (APIC_SELF_IPI >> 4), vector);
+		return 0;
+	}
+	return icr_send(ICR_DEST_SELF | LVT_DM_FIXED | ICR_LEVEL_ASSERT | vector, 0);
+}
+
+int apic_self_nmi(void)
+{
+	return icr_send(LVT_DM_NMI | ICR_LEVEL_ASSERT, self_id);
 }

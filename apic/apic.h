@@ -25,6 +25,10 @@
 #define LVT_DM_MASK (7u << 8)
 #define LVT_DELIVERY_PENDING (1u << 12)
 #define LVT_MASKED (1u << 16)
+/* ICR fields (SDM Vol. 3A 11.6.1) */
+#define ICR_DELIVERY_PENDING (1u << 12)
+#define ICR_LEVEL_ASSERT (1u << 14)
+#define ICR_DEST_SELF (1u << 18) /* destination shorthand 01 */
 
 enum apic_mode { APIC_MODE_DISABLED, APIC_MODE_XAPIC, APIC_MODE_X2APIC };
 
@@ -43,5 +47,23 @@ const char *apic_mode_name(enum apic_mode m);
 uint32_t apic_read(uint32_t off);
 void apic_write(uint32_t off, uint32_t val);
 void apic_eoi(void);
+
+/* The mode detected by apic_detect(). */
+enum apic_mode apic_current_mode(void);
+/* Why the performance-counter LVT entry cannot be used (APIC disabled, or
+ * MaxLVT < 4 so that there is no LVTPC; facts §8), or 0 when it can. */
+const char *apic_lvt_pc_unusable(const struct apic_info *ai);
+/* LVTPC: xAPIC offset 0x340 / x2APIC MSR 0x834. */
+uint32_t apic_lvt_pc_read(void);
+void apic_lvt_pc_write(uint32_t val);
+/* Whether vector v is in service (ISR bit set). */
+bool apic_in_service(unsigned vector);
+/* A fixed-delivery interrupt to this CPU: ICR shorthand self (xAPIC) or the
+ * SELF_IPI MSR 0x83F (x2APIC). Returns 0, or -1 if the ICR stayed busy. */
+int apic_self_ipi(uint8_t vector);
+/* An NMI to this CPU: ICR physical destination = own APIC ID, because the
+ * self shorthand is only valid with fixed delivery (SDM Vol. 3A 11.6.1,
+ * valid ICR combinations). Returns 0, or -1 if the ICR stayed busy. */
+int apic_self_nmi(void);
 
 #endif

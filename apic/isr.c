@@ -8,6 +8,7 @@ static isr_handler_fn handlers[256];
 static void (*fatal_report)(const char *line);
 static struct pmh_jmpbuf *fatal_recover;
 static uint64_t n_fixups;
+static uint64_t n_unexpected_nmi;
 
 void isr_set_handler(unsigned vector, isr_handler_fn fn)
 {
@@ -24,6 +25,11 @@ void isr_set_fatal(void (*report)(const char *line), struct pmh_jmpbuf *recover)
 uint64_t isr_fixups(void)
 {
 	return n_fixups;
+}
+
+uint64_t isr_unexpected_nmis(void)
+{
+	return n_unexpected_nmi;
 }
 
 static void fatal(struct int_frame *f)
@@ -82,6 +88,19 @@ void isr_dispatch(struct int_frame *f)
 	}
 	if (v < 256 && handlers[v]) {
 		handlers[v](f);
+		return;
+	}
+	if (v == VEC_NMI) {
+		/* An NMI nobody asked for (PMI service not armed for NMI
+		 * delivery): report it and carry on, the interrupted code is
+		 * intact. */
+		char line[96];
+		n_unexpected_nmi++;
+		if (fatal_report) {
+			pmh_fmt(line, sizeof(line), "warning: unexpected NMI at rip 0x%llx",
+				(unsigned long long)f->rip);
+			fatal_report(line);
+		}
 		return;
 	}
 	fatal(f);

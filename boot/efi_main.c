@@ -9,6 +9,7 @@
 #include "../apic/apic.h"
 #include "../apic/idt.h"
 #include "../apic/isr.h"
+#include "../apic/pmi.h"
 #include "../tests/suite.h"
 #include "../tests/options.h"
 
@@ -213,6 +214,9 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 done:
 	isr_set_fatal(fatal_line, NULL);
+	/* After a recovered exception a check may have left the PMI armed:
+	 * LVTPC goes back to the firmware's value before its IDT does. */
+	pmi_disarm();
 	report_summary(suite);
 	pmh_fmt(line, sizeof(line), "harness.elapsed_us: %llu",
 		(unsigned long long)(pmh_tsc_per_us ? (hw_rdtsc() - t_start) / pmh_tsc_per_us : 0));

@@ -368,6 +368,8 @@ static void self_ipi(struct sim_cpu *s, uint32_t icr)
 	sim_deliver(s);
 }
 
+static uint32_t icr_hi; /* xAPIC ICR destination (bits 31:24) */
+
 static void apic_reg_write(struct sim_cpu *s, uint32_t off, uint64_t val)
 {
 	switch (off) {
@@ -392,9 +394,16 @@ static void apic_reg_write(struct sim_cpu *s, uint32_t off, uint64_t val)
 		s->lvt_pc = v;
 		break;
 	}
+	case APIC_ICR_HI:
+		icr_hi = (uint32_t)val;
+		break;
 	case APIC_ICR_LO:
-		/* destination shorthand 01 = self (SDM Vol. 3A 11.6.1) */
-		if (((val >> 18) & 3) == 1)
+		/* destination shorthand 01 = self (SDM Vol. 3A 11.6.1), or no
+		 * shorthand with physical destination = this CPU's APIC ID (0);
+		 * x2APIC carries the destination in ICR bits 63:32. */
+		if (((val >> 18) & 3) == 1 ||
+		    (((val >> 18) & 3) == 0 && !(val & (1u << 11)) &&
+		     (x2apic(s) ? (uint32_t)(val >> 32) : icr_hi >> 24) == 0))
 			self_ipi(s, (uint32_t)val);
 		break;
 	case APIC_SELF_IPI:

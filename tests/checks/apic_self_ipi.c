@@ -1,0 +1,80 @@
+/* apic.self-ipi: a fixed self-IPI (xAPIC ICR shorthand self, x2APIC
+ * SELF_IPI MSR; SDM Vol. 3A 11.6.1) on the harness's test vector reaches
+ * our handler exactly once and is in service there; EOI clears the ISR bit,
+ * so that a second self-IPI is delivered too. */
+#include "../suite.h"
+#include "../../apic/apic.h"
+#include "../../apic/isr.h"
+#include "../../pmu/hw.h"
+
+#define WAIT_US 10000	/* delivery is immediate; 10 ms is generous */
+#define SETTLE_US 1000 /* extra time in which a duplicate would show */
+
+static volatile unsigned hits, in_service;
+
+static void on_ipi(struct int_frame *f)
+{
+	(void)f;
+	hits++;
+	if (apic_in_service(VEC_SPURIOUS_TEST))
+		in_service++;
+	apic_eoi();
+}
+
+/* Spins until `hits` reaches n or us microseconds pass (TSC bounded). */
+static void wait_hits(unsigned n, uint64_t us)
+{
+	uint64_t per_us = hw_tsc_per_us() ? hw_tsc_per_us() : 4000;
+	uint64_t t0 = hw_rdtsc();
+
+	while (hits < n && hw_rdtsc() - t0 < us * per_us)
+		hw_relax();
+}
+
+static void run(struct check_ctx *c)
+{
+	bool irq = hw_irq_enabled();
+	unsigned first, second;
+	bool isr_after;
+
+	if (!c->apic || c->apic->mode == APIC_MODE_DISABLED) {
+		check_skip(c, "the local APIC is disabled (IA32_APIC_BASE enable bit clear)");
+		return;
+	}
+	hits = in_service = 0;
+	isr_set_handler(VEC_SPURIOUS_TEST, on_ipi);
+	if (!irq)
+		hw_irq_enable(); /* a fixed interrupt needs IF = 1 */
+	if (apic_self_ipi(VEC_SPURIOUS_TEST))
+		check_fail(c, "expected the ICR to go idle, got delivery status still pending");
+	wait_hits(1, WAIT_US);
+	wait_hits(2, SETTLE_US);
+	first = hits;
+	isr_after = apic_in_service(VEC_SPURIOUS_TEST);
+	if (apic_self_ipi(VEC_SPURIOUS_TEST))
+		check_fail(c, "expected the ICR to go idle, got delivery status still pending");
+	wait_hits(first + 1, WAIT_US);
+	wait_hits(first + 2, SETTLE_US);
+	second = hits - first;
+	if (!irq)
+		hw_irq_disable();
+	isr_set_handler(VEC_SPURIOUS_TEST, 0);
+
+	if (first != 1)
+		check_fail(c, "expected 1 delivery of vector 0x%x within %u us, got %u (TPR 0x%x)",
+			   VEC_SPURIOUS_TEST, WAIT_US, first, apic_read(APIC_TPR));
+	if (in_service != hits)
+		check_fail(c, "expected vector 0x%x in service in its handler, got %u of %u",
+			   VEC_SPURIOUS_TEST, in_service, hits);
+	if (isr_after)
+		check_fail(c, "expected ISR bit 0x%x clear after EOI, got set", VEC_SPURIOUS_TEST);
+	if (second != 1)
+		check_fail(c, "expected the second self-IPI delivered once after EOI, got %u",
+			   second);
+	check_pass(c, "%s: 2 self-IPIs on vector 0x%x, each delivered once, in service until EOI",
+		   apic_mode_name(c->apic->mode), VEC_SPURIOUS_TEST);
+}
+
+PMH_CHECK(apic_self_ipi, .id = "apic.self-ipi",
+	  .summary = "a self-IPI reaches our handler once; EOI lets the next one in", .order = 21,
+	  .run = run);
