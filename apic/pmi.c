@@ -69,9 +69,19 @@ static void pmi_handler(struct int_frame *f)
 	stats.mask[slot] = mask;
 	if (!mask)
 		stats.spurious++;
-	for (unsigned i = 0; i < p->n && i < PMU_MAX_COUNTERS; i++)
-		if (mask & (1ull << i))
-			stats.overflows[i]++;
+	stats.skid[slot] = 0;
+	for (unsigned i = 0; i < p->n && i < PMU_MAX_COUNTERS; i++) {
+		if (!(mask & (1ull << i)))
+			continue;
+		stats.overflows[i]++;
+		/* Counting is stopped here: what the lowest overflowed counter
+		 * holds past its wrap is the skid in its events. */
+		if (!(mask & ((1ull << i) - 1))) {
+			uint64_t v = 0;
+			if (p->ops->read(p, i, &v) == HW_OK)
+				stats.skid[slot] = v;
+		}
+	}
 	if (++window > PMI_STORM_LIMIT) {
 		/* Counted, but not re-armed, unmasked or restarted. */
 		storm(p);

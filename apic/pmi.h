@@ -22,6 +22,9 @@ struct pmi_stats {
 	uint64_t rip[PMI_LOG];	/* interrupted RIP per PMI */
 	uint64_t tsc[PMI_LOG];	/* TSC at handler entry per PMI */
 	uint64_t mask[PMI_LOG];	/* overflow mask collected per PMI */
+	/* events the lowest overflowed counter held past its wrap when the
+	 * handler had stopped counting: the skid, in that counter's events */
+	uint64_t skid[PMI_LOG];
 	uint64_t lvt_masked_on_entry; /* PMIs that found LVTPC masked (auto-mask seen) */
 	bool storm;	     /* the storm guard tripped and stopped the counters */
 };

@@ -1,0 +1,50 @@
+/* overflow.pmi: each overflow of a counter with INT set raises exactly one
+ * PMI through LVTPC, and an overflow with INT clear raises none (facts §1
+ * INT bit; §8 delivery). Every counter that can count instructions. */
+#include "pmi_common.h"
+
+static void run(struct check_ctx *c)
+{
+	struct pmu *p = c->pmu;
+	const volatile struct pmi_stats *s = pmi_stats();
+	unsigned tested = 0;
+
+	if (!pmi_begin(c))
+		return;
+	for (unsigned i = 0; i < p->n; i++) {
+		const char *n = p->ctr[i].name;
+		if (m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT))
+			continue;
+		tested++;
+		pmi_reset_stats();
+		pmu_preload(p, i, 1000);
+		pmi_run(c, 1ull << i, &wl_loop, 1000);
+		if (!pmi_wait(1, PMI_WAIT_US))
+			check_fail(c, "%s overflowed with INT set: expected 1 PMI, got none in %u ms (PMI lost)",
+				   n, PMI_WAIT_US / 1000);
+		else if (s->total != 1 || s->overflows[i] != 1 || s->spurious)
+			check_fail(c, "%s: expected 1 PMI collecting 1 overflow, got %llu PMIs (%llu spurious), "
+				      "%llu overflows",
+				   n, (unsigned long long)s->total, (unsigned long long)s->spurious,
+				   (unsigned long long)s->overflows[i]);
+		/* INT clear: the same overflow must stay silent */
+		m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
+		p->ops->ack(p, pmu_all_mask(p));
+		pmi_reset_stats();
+		pmu_preload(p, i, 1000);
+		pmi_run(c, 1ull << i, &wl_loop, 1000);
+		if (pmi_wait(1, PMI_WAIT_US / 10))
+			check_fail(c, "%s overflowed with INT clear: expected no PMI, got %llu (spurious PMI)",
+				   n, (unsigned long long)s->total);
+		p->ops->ack(p, pmu_all_mask(p));
+	}
+	pmi_end(c);
+	if (!tested)
+		check_skip(c, "no counter can count instructions");
+	else
+		check_pass(c, "%u counters: one PMI per overflow with INT, none without (%s delivery)",
+			   tested, c->opt->pmi == PMI_NMI ? "NMI" : "fixed");
+}
+
+PMH_CHECK(overflow_pmi, .id = "overflow.pmi", .summary = "one PMI per overflow, none without INT",
+	  .order = 52, .needs_pmu = true, .run = run);
