@@ -65,6 +65,12 @@ $(EFI): $(BUILD)/pmuharness.so
 	@size=$$(stat -c %s $@); echo "$@: $$size bytes"; \
 	  if [ $$size -gt 262144 ]; then echo "error: $@ exceeds 256 KiB"; exit 1; fi
 
+$(BUILD)/minimal.so: $(BUILD)/efi/boot/minimal/minimal.o linker/pmuharness.lds
+	$(LD) $(LDFLAGS_EFI) $(EFICRT0) $< -o $@ -lefi -lgnuefi
+$(BUILD)/minimal.efi: $(BUILD)/minimal.so
+	$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+	  -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+
 # ---- host build -------------------------------------------------------------
 $(HOSTB)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -107,8 +113,8 @@ test: deps $(EFI) host
 run: deps $(EFI)
 	@scripts/qemu-run.sh $(EFI)
 
-bench: deps $(EFI) host
-	@scripts/bench.sh $(EFI)
+bench: deps $(EFI) $(BUILD)/minimal.efi host
+	@scripts/bench.sh $(EFI) $(BUILD)/minimal.efi $(HOSTB)/pmuharness-sim
 
 deps:
 	@scripts/deps.sh

@@ -1,45 +1,560 @@
-/* PMU driver: PMU_DRV_INTEL_ARCH (skeleton: identification and probe only). */
-#include "pmu.h"
+/* PMU driver: Intel architectural performance monitoring v1..v5 (facts §2,
+ * §4, §9). Everything comes from CPUID.0AH: GP counters at 0xC1+i/0x186+i,
+ * fixed counters (v2+) at 0x309+i under FIXED_CTR_CTRL, the global
+ * control/status/ack registers (v2+), STATUS_SET (v4+), and full-width
+ * writes through 0x4C1+i when PERF_CAPABILITIES says so. v1 has no global
+ * registers: it is enabled per EVNTSEL.EN and overflow is the top bit going
+ * clear, as on P6. */
 #include "../lib/fmt.h"
+#include "../lib/str.h"
+#include "msr.h"
+#include "pmu.h"
+
+#define CPUID1_ECX_PDCM (1u << 15)
+#define ARCH_FLAG_MASK                                                                             \
+	(PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
+/* FIXED_CTR_CTRL field of fixed counter i: bit0 OS, bit1 USR, bit2
+ * AnyThread (v3+), bit3 PMI (facts §4). */
+#define FIX_OS 0x1ull
+#define FIX_USR 0x2ull
+#define FIX_ANY 0x4ull
+#define FIX_PMI 0x8ull
+#define FIX_SHIFT(i) (4u * (i))
+#define GLOBAL_FIXED_BIT 32
+#define STATUS_CONDCHGD (1ull << 63)
+#define STATUS_BUF_OVF (1ull << 62)
+#define PMI_MAX_ROUNDS 100 /* Linux gives up after 100 rounds (facts §9) */
+
+/* Driver-private state in p->drv[]. */
+#define FIXED_SHADOW drv[0] /* FIXED_CTR_CTRL as programmed, all fields */
+#define ENABLED drv[1]	    /* flat counters whose EN / fixed field is written */
+
+/* The event each fixed counter counts (umask << 8 | event), facts §4:
+ * INST_RETIRED.ANY, CPU_CLK_UNHALTED.CORE, .REF (pseudo 0x0300),
+ * TOPDOWN.SLOTS (pseudo 0x0400). */
+static const uint16_t fixed_event[4] = {0x00c0, 0x003c, 0x0300, 0x0400};
+
+static bool has_globals(const struct pmu *p) { return p->version >= 2; }
+
+static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
+
+static bool is_fixed(const struct pmu *p, unsigned ctr)
+{
+	return p->ctr[ctr].kind == PMU_CTR_FIXED;
+}
+
+/* Flat counter mask -> GLOBAL_CTRL/STATUS bit positions. */
+static uint64_t global_bits(const struct pmu *p, uint64_t mask)
+{
+	uint64_t b = 0;
+	for (unsigned i = 0; i < p->n; i++) {
+		if (!(mask & (1ull << i)))
+			continue;
+		b |= is_fixed(p, i) ? 1ull << (GLOBAL_FIXED_BIT + p->ctr[i].index) : 1ull << i;
+	}
+	return b;
+}
+
+static uint64_t flat_mask(const struct pmu *p, uint64_t bits)
+{
+	uint64_t m = 0;
+	for (unsigned i = 0; i < p->n; i++)
+		if (bits & global_bits(p, 1ull << i))
+			m |= 1ull << i;
+	return m;
+}
+
+static void set_counter(struct pmu_counter *c, enum pmu_ctr_kind kind, unsigned index,
+			unsigned width)
+{
+	pmh_memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	c->index = (uint8_t)index;
+	c->width = (uint8_t)width;
+	if (kind == PMU_CTR_GP) {
+		c->ctr_msr = MSR_P6_PERFCTR0 + index;
+		c->ctl_msr = MSR_P6_EVNTSEL0 + index;
+		c->rdpmc = index;
+		/* 0xC1+i writes keep 32 bits and sign-extend bit 31 (facts §2) */
+		c->preload_bits = 32;
+		c->sign_extends = true;
+		pmh_fmt(c->name, sizeof(c->name), "gp%u", index);
+	} else {
+		c->ctr_msr = MSR_FIXED_CTR0 + index;
+		c->ctl_msr = MSR_FIXED_CTR_CTRL;
+		c->rdpmc = (1u << 30) | index; /* facts §2 RDPMC encoding */
+		/* fixed counters take full-width writes (facts §10, last bullet) */
+		c->preload_bits = (uint8_t)width;
+		c->sign_extends = false;
+		pmh_fmt(c->name, sizeof(c->name), "fixed%u", index);
+	}
+}
+
+/* PERF_CAPABILITIES is there when CPUID.1:ECX[15] (PDCM); bit 13 allows
+ * full-width writes through 0x4C1+i (facts §2, §4). */
+static bool full_width_writes(const struct pmu *p)
+{
+	uint64_t cap;
+	if (!(p->cpu->ids.leaf1.ecx & CPUID1_ECX_PDCM))
+		return false;
+	if (hw_rdmsr(MSR_PERF_CAPABILITIES, &cap) != HW_OK)
+		return false;
+	return (cap & PERF_CAP_FW_WRITE) != 0;
+}
 
 static int init(struct pmu *p)
 {
-	uint32_t eax = p->cpu->ids.leaf0a.eax;
-	p->version = eax & 0xff;
-	p->n_gp = (eax >> 8) & 0xff;
-	if (p->n_gp == 0)
+	const struct cpuid_regs *a = &p->cpu->ids.leaf0a;
+	unsigned n_gp = (a->eax >> 8) & 0xff, gp_width = (a->eax >> 16) & 0xff;
+	unsigned mask_len = a->eax >> 24;
+	uint32_t fixed_mask = 0;
+	unsigned fixed_width = 0;
+	bool fw;
+
+	p->version = a->eax & 0xff;
+	if (p->version == 0 || n_gp == 0) {
+		pmh_fmt(p->reason, sizeof(p->reason),
+			"CPUID.0AH reports version %u with %u GP counters", p->version, n_gp);
 		return -1;
-	for (unsigned i = 0; i < p->n_gp && i < PMU_MAX_COUNTERS; i++) {
-		struct pmu_counter *c = &p->ctr[i];
-		c->kind = PMU_CTR_GP;
-		c->index = (uint8_t)i;
-		c->width = (uint8_t)((eax >> 16) & 0xff);
-		c->preload_bits = 32;
-		c->sign_extends = true;
-		c->ctr_msr = 0xc1 + i;
-		c->ctl_msr = 0x186 + i;
-		c->rdpmc = i;
-		pmh_fmt(c->name, sizeof(c->name), "gp%u", i);
 	}
-	p->n = p->n_gp;
+	if (mask_len < 7) { /* facts §0: Linux gives up */
+		pmh_fmt(p->reason, sizeof(p->reason),
+			"CPUID.0AH:EAX[31:24] event mask length %u is below 7", mask_len);
+		return -1;
+	}
+	if (gp_width < 32 || gp_width > 64) {
+		pmh_fmt(p->reason, sizeof(p->reason), "CPUID.0AH reports a GP width of %u bits",
+			gp_width);
+		return -1;
+	}
+	if (n_gp > 32)
+		n_gp = 32; /* GLOBAL_CTRL has 32 GP enable bits */
+	/* A set EBX bit marks an architectural event unavailable (facts §4). */
+	p->arch_ebx = a->ebx & (mask_len >= 32 ? 0xffffffffu : (1u << mask_len) - 1);
+
+	if (p->version >= 2) {
+		unsigned nf = a->edx & 0x1f;
+		/* facts §4 fixed-counter count: v2-v4 assume at least 3 on
+		 * bare metal (v2 parts may not report them), as-is under a
+		 * hypervisor; v5 adds the ECX bitmask. */
+		if (p->version < 5 && !p->cpu->hypervisor && nf < 3)
+			nf = 3;
+		fixed_mask = nf >= 32 ? 0xffffffffu : (1u << nf) - 1;
+		if (p->version >= 5)
+			fixed_mask |= a->ecx;
+		fixed_width = (a->edx >> 5) & 0xff;
+		if (fixed_width == 0) /* not reported: they share the GP width */
+			fixed_width = gp_width;
+		if (fixed_width > 64)
+			fixed_width = 64;
+	}
+
+	fw = full_width_writes(p);
+	p->n_gp = 0;
+	for (unsigned i = 0; i < n_gp && p->n_gp < PMU_MAX_COUNTERS; i++) {
+		struct pmu_counter *c = &p->ctr[p->n_gp++];
+		set_counter(c, PMU_CTR_GP, i, gp_width);
+		if (fw) {
+			c->full_msr = MSR_IA32_PMC0 + i;
+			c->preload_bits = (uint8_t)gp_width;
+		}
+	}
+	p->n_fixed = 0;
+	for (unsigned i = 0; i < 32 && p->n_gp + p->n_fixed < PMU_MAX_COUNTERS; i++) {
+		if (fixed_mask & (1u << i))
+			set_counter(&p->ctr[p->n_gp + p->n_fixed++], PMU_CTR_FIXED, i, fixed_width);
+	}
+	p->n = p->n_gp + p->n_fixed;
+
+	p->caps = PMU_CAP_EDGE_INV_CMASK;
+	if (has_globals(p)) {
+		p->caps |= PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG;
+		p->global_ctrl_msr = MSR_PERF_GLOBAL_CTRL;
+		p->global_status_msr = MSR_PERF_GLOBAL_STATUS;
+		p->global_ovf_msr = MSR_PERF_GLOBAL_OVF_CTRL;
+	} else {
+		p->caps |= PMU_CAP_SIGN_OVERFLOW; /* v1: generic handler (facts §9) */
+	}
+	if (p->n_fixed)
+		p->caps |= PMU_CAP_FIXED;
+	if (p->version >= 4) {
+		p->caps |= PMU_CAP_STATUS_SET;
+		p->global_status_set_msr = MSR_PERF_GLOBAL_STATUS_SET;
+	}
+	if (fw)
+		p->caps |= PMU_CAP_FULL_WIDTH;
+	/* Arch perfmon masks LVTPC on delivery (facts §8). */
+	p->pmi_flags = PMU_PMI_AUTOMASK;
 	return 0;
 }
 
+static int write_fixed_ctrl(struct pmu *p)
+{
+	uint64_t v = 0;
+	for (unsigned i = p->n_gp; i < p->n; i++)
+		if (p->ENABLED & (1ull << i))
+			v |= p->FIXED_SHADOW & (0xfull << FIX_SHIFT(p->ctr[i].index));
+	return hw_wrmsr(MSR_FIXED_CTR_CTRL, v);
+}
+
+static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
+{
+	const struct pmu_counter *c;
+
+	if (!valid(p, ctr) || !ev)
+		return -1;
+	if (ev->counters && !(ev->counters & (1u << ctr)))
+		return -1;
+	c = &p->ctr[ctr];
+	if (c->kind == PMU_CTR_GP) {
+		if (ev->fixed_only || ev->code > 0xff)
+			return -1;
+		p->active &= ~(1ull << ctr);
+		p->ENABLED &= ~(1ull << ctr);
+		/* EN stays clear until start() */
+		return hw_wrmsr(c->ctl_msr, (uint64_t)ev->code | (uint64_t)ev->umask << 8 |
+						(flags & ARCH_FLAG_MASK));
+	}
+	/* A fixed counter counts one event only. */
+	if (c->index >= 4 || (uint16_t)(ev->umask << 8 | ev->code) != fixed_event[c->index])
+		return -1;
+	p->active &= ~(1ull << ctr);
+	p->ENABLED &= ~(1ull << ctr);
+	uint64_t f = ((flags & PMU_F_OS) ? FIX_OS : 0) | ((flags & PMU_F_USR) ? FIX_USR : 0) |
+		     ((flags & PMU_F_INT) ? FIX_PMI : 0);
+	p->FIXED_SHADOW &= ~(0xfull << FIX_SHIFT(c->index));
+	p->FIXED_SHADOW |= f << FIX_SHIFT(c->index);
+	return write_fixed_ctrl(p);
+}
+
+static uint64_t sext32(uint64_t v) { return (uint64_t)(int64_t)(int32_t)(uint32_t)v; }
+
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
 {
-	(void)path;
-	return hw_wrmsr(p->ctr[ctr].ctr_msr, val);
+	const struct pmu_counter *c;
+	uint64_t wmask, held;
+	int st;
+
+	if (!valid(p, ctr))
+		return -1;
+	c = &p->ctr[ctr];
+	wmask = pmu_width_mask(c->width);
+	if (c->kind == PMU_CTR_FIXED) {
+		/* One MSR, full width on every path (facts §10). */
+		held = val & wmask;
+		st = hw_wrmsr(c->ctr_msr, held);
+	} else if (path == PMU_WRITE_FULL || (path == PMU_WRITE_PRELOAD && c->full_msr)) {
+		if (!c->full_msr)
+			return -1; /* no full-width alias without PERF_CAPABILITIES[13] */
+		held = val & wmask;
+		st = hw_wrmsr(c->full_msr, held);
+	} else {
+		/* 0xC1+i: the CPU keeps bits 31:0 and sign-extends bit 31
+		 * (facts §2, K:x86/pmu.c check_rdpmc). */
+		held = sext32(val) & wmask;
+		st = hw_wrmsr(c->ctr_msr, val);
+	}
+	if (st != HW_OK)
+		return st;
+	if (held >> (c->width - 1))
+		p->armed |= 1ull << ctr;
+	else
+		p->armed &= ~(1ull << ctr);
+	return HW_OK;
 }
 
 static int read(struct pmu *p, unsigned ctr, uint64_t *val)
 {
-	return hw_rdmsr(p->ctr[ctr].ctr_msr, val);
+	int st;
+
+	*val = 0;
+	if (!valid(p, ctr))
+		return -1;
+	st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
+	*val &= pmu_width_mask(p->ctr[ctr].width);
+	return st;
+}
+
+/* Sets or clears EVNTSEL.EN of GP counters in mask (read-modify-write, so
+ * the programmed event is kept). */
+static int gp_enable(struct pmu *p, uint64_t mask, bool on)
+{
+	uint64_t v;
+	int st;
+
+	for (unsigned i = 0; i < p->n_gp; i++) {
+		if (!(mask & (1ull << i)))
+			continue;
+		st = hw_rdmsr(p->ctr[i].ctl_msr, &v);
+		if (st != HW_OK)
+			return st;
+		v = on ? v | EVTSEL_EN : v & ~EVTSEL_EN;
+		st = hw_wrmsr(p->ctr[i].ctl_msr, v);
+		if (st != HW_OK)
+			return st;
+	}
+	return HW_OK;
+}
+
+static uint64_t fixed_flat(const struct pmu *p)
+{
+	return pmu_all_mask(p) & ~pmu_width_mask(p->n_gp);
+}
+
+static int start(struct pmu *p, uint64_t mask)
+{
+	int st;
+
+	mask &= pmu_all_mask(p);
+	/* Each counter's own enable (EN, fixed field), then the global
+	 * enable on v2+ (facts §4 enable_all). */
+	st = gp_enable(p, mask & ~p->ENABLED, true);
+	if (st != HW_OK)
+		return st;
+	p->ENABLED |= mask;
+	if (mask & fixed_flat(p)) {
+		st = write_fixed_ctrl(p);
+		if (st != HW_OK)
+			return st;
+	}
+	p->active |= mask;
+	if (has_globals(p))
+		return hw_wrmsr(MSR_PERF_GLOBAL_CTRL, global_bits(p, p->active));
+	return HW_OK;
+}
+
+static int stop(struct pmu *p, uint64_t mask)
+{
+	int st;
+
+	mask &= pmu_all_mask(p);
+	p->active &= ~mask;
+	if (has_globals(p)) /* the global enable alone stops them (facts §4) */
+		return hw_wrmsr(MSR_PERF_GLOBAL_CTRL, global_bits(p, p->active));
+	/* v1: per-counter EN is the only switch */
+	st = gp_enable(p, mask, false);
+	p->ENABLED &= ~mask;
+	return st;
+}
+
+static int sign_overflow(struct pmu *p, uint64_t *mask)
+{
+	uint64_t v;
+	int st;
+
+	for (unsigned i = 0; i < p->n; i++) {
+		if (!(p->armed & (1ull << i)))
+			continue;
+		st = read(p, i, &v);
+		if (st != HW_OK)
+			return st;
+		if (!(v >> (p->ctr[i].width - 1)))
+			*mask |= 1ull << i;
+	}
+	return HW_OK;
+}
+
+static int overflow_status(struct pmu *p, uint64_t *mask)
+{
+	uint64_t s;
+	int st;
+
+	*mask = 0;
+	if (!has_globals(p))
+		return sign_overflow(p, mask);
+	st = hw_rdmsr(MSR_PERF_GLOBAL_STATUS, &s);
+	if (st != HW_OK)
+		return st;
+	*mask = flat_mask(p, s);
+	return HW_OK;
+}
+
+static int ack(struct pmu *p, uint64_t mask)
+{
+	p->armed &= ~mask;
+	if (!has_globals(p))
+		return HW_OK;
+	/* GLOBAL_OVF_CTRL is write-1-to-clear (facts §4) */
+	return hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL, global_bits(p, mask & pmu_all_mask(p)));
+}
+
+static int pmi_collect(struct pmu *p, uint64_t *mask)
+{
+	uint64_t s;
+	int st;
+
+	*mask = 0;
+	if (!has_globals(p)) {
+		/* v1: stop every counter by EN, then the top-bit rule; start()
+		 * with p->active resumes. */
+		st = gp_enable(p, p->active, false);
+		p->ENABLED &= ~p->active;
+		if (st != HW_OK)
+			return st;
+		st = sign_overflow(p, mask);
+		p->armed &= ~*mask;
+		return st;
+	}
+	/* facts §9 intel_pmu_handle_irq: GLOBAL_CTRL = 0, read status, ack
+	 * with OVF_CTRL = status, re-read until 0, at most 100 rounds. */
+	st = hw_wrmsr(MSR_PERF_GLOBAL_CTRL, 0);
+	if (st != HW_OK)
+		return st;
+	st = hw_rdmsr(MSR_PERF_GLOBAL_STATUS, &s);
+	for (unsigned round = 0; st == HW_OK && s; round++) {
+		if (round >= PMI_MAX_ROUNDS) {
+			p->armed &= ~*mask;
+			return -1; /* status does not clear */
+		}
+		st = hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL, s);
+		if (st != HW_OK)
+			break;
+		*mask |= flat_mask(p, s);
+		st = hw_rdmsr(MSR_PERF_GLOBAL_STATUS, &s);
+	}
+	p->armed &= ~*mask;
+	return st;
+}
+
+static int reset(struct pmu *p)
+{
+	int bad = 0;
+
+	if (has_globals(p))
+		bad |= hw_wrmsr(MSR_PERF_GLOBAL_CTRL, 0);
+	for (unsigned i = 0; i < p->n_gp; i++) {
+		bad |= hw_wrmsr(p->ctr[i].ctl_msr, 0);
+		bad |= hw_wrmsr(p->ctr[i].ctr_msr, 0);
+	}
+	if (p->n_fixed)
+		bad |= hw_wrmsr(MSR_FIXED_CTR_CTRL, 0);
+	for (unsigned i = p->n_gp; i < p->n; i++)
+		bad |= hw_wrmsr(p->ctr[i].ctr_msr, 0);
+	if (has_globals(p))
+		bad |= hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL,
+				global_bits(p, pmu_all_mask(p)) | STATUS_BUF_OVF | STATUS_CONDCHGD);
+	p->active = 0;
+	p->armed = 0;
+	p->FIXED_SHADOW = 0;
+	p->ENABLED = 0;
+	return bad ? -1 : HW_OK;
+}
+
+static void desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
+		 uint64_t rw)
+{
+	d->addr = addr;
+	pmh_strlcpy(d->name, name, sizeof(d->name));
+	d->access = access;
+	d->rw_mask = rw;
+}
+
+static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
+{
+	size_t n = 0;
+	char name[24];
+	uint64_t fixed_rw = 0;
+	/* EVNTSEL bits 31:0; ANY (bit 21) only from v3 (facts §1). */
+	uint64_t sel_rw = p->version >= 3 ? 0xffffffffull : 0xffffffffull & ~EVTSEL_ANY;
+
+	for (unsigned i = 0; i < p->n_gp; i++) {
+		const struct pmu_counter *c = &p->ctr[i];
+		if (n + 3 > max)
+			return n;
+		pmh_fmt(name, sizeof(name), "IA32_PMC%u", i);
+		desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, 0xffffffffull);
+		pmh_fmt(name, sizeof(name), "IA32_PERFEVTSEL%u", i);
+		desc(&out[n++], c->ctl_msr, name, PMU_MSR_RW, sel_rw);
+		if (c->full_msr) {
+			pmh_fmt(name, sizeof(name), "IA32_A_PMC%u", i);
+			desc(&out[n++], c->full_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
+		}
+	}
+	for (unsigned i = p->n_gp; i < p->n; i++) {
+		const struct pmu_counter *c = &p->ctr[i];
+		if (n >= max)
+			return n;
+		pmh_fmt(name, sizeof(name), "IA32_FIXED_CTR%u", c->index);
+		desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
+		fixed_rw |= (FIX_OS | FIX_USR | FIX_PMI | (p->version >= 3 ? FIX_ANY : 0))
+			    << FIX_SHIFT(c->index);
+	}
+	if (p->n_fixed && n < max)
+		desc(&out[n++], MSR_FIXED_CTR_CTRL, "IA32_FIXED_CTR_CTRL", PMU_MSR_RW, fixed_rw);
+	if (has_globals(p) && n + 3 <= max) {
+		uint64_t bits = global_bits(p, pmu_all_mask(p));
+		desc(&out[n++], MSR_PERF_GLOBAL_CTRL, "PERF_GLOBAL_CTRL", PMU_MSR_RW, bits);
+		desc(&out[n++], MSR_PERF_GLOBAL_STATUS, "PERF_GLOBAL_STATUS", PMU_MSR_RO, 0);
+		desc(&out[n++], MSR_PERF_GLOBAL_OVF_CTRL, "PERF_GLOBAL_OVF_CTRL", PMU_MSR_WO, 0);
+	}
+	if (p->version >= 4 && n < max)
+		desc(&out[n++], MSR_PERF_GLOBAL_STATUS_SET, "PERF_GLOBAL_STATUS_SET", PMU_MSR_WO,
+		     0);
+	if ((p->cpu->ids.leaf1.ecx & CPUID1_ECX_PDCM) && n < max)
+		desc(&out[n++], MSR_PERF_CAPABILITIES, "IA32_PERF_CAPABILITIES", PMU_MSR_RO, 0);
+	return n;
+}
+
+static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
+{
+	/* facts §4 event map; ebx = the CPUID.0AH:EBX bit that marks it
+	 * unavailable (-1: none). Reference cycles on a GP counter are the
+	 * architectural UnHalted Reference Cycles 0x013C. */
+	static const struct {
+		uint16_t enc; /* umask << 8 | event */
+		int8_t ebx;
+		const char *name;
+	} map[GEN_COUNT] = {
+	    [GEN_CYCLES] = {0x003c, 0, "CPU_CLK_UNHALTED.CORE"},
+	    [GEN_INSTRUCTIONS] = {0x00c0, 1, "INST_RETIRED.ANY"},
+	    [GEN_REF_CYCLES] = {0x013c, 2, "CPU_CLK_UNHALTED.REF"},
+	    [GEN_CACHE_REFS] = {0x4f2e, 3, "LONGEST_LAT_CACHE.REFERENCE"},
+	    [GEN_CACHE_MISSES] = {0x412e, 4, "LONGEST_LAT_CACHE.MISS"},
+	    [GEN_BRANCHES] = {0x00c4, 5, "BR_INST_RETIRED.ALL"},
+	    [GEN_BRANCH_MISSES] = {0x00c5, 6, "BR_MISP_RETIRED.ALL"},
+	};
+	/* The generic event each fixed counter provides. */
+	static const int fixed_generic[3] = {GEN_INSTRUCTIONS, GEN_CYCLES, GEN_REF_CYCLES};
+	const struct pmu_counter *c;
+
+	if ((unsigned)g >= GEN_COUNT || !valid(p, ctr) || !map[g].name)
+		return -1;
+	c = &p->ctr[ctr];
+	pmh_memset(out, 0, sizeof(*out));
+	if (c->kind == PMU_CTR_FIXED) {
+		if (c->index >= 3 || fixed_generic[c->index] != (int)g)
+			return -1;
+		out->code = fixed_event[c->index] & 0xff;
+		out->umask = (uint8_t)(fixed_event[c->index] >> 8);
+		out->counters = 1u << ctr;
+		out->fixed_only = g == GEN_REF_CYCLES; /* 0x0300 is a pseudo-encoding */
+		pmh_fmt(out->name, sizeof(out->name), "%s (fixed%u)", map[g].name, c->index);
+		return 0;
+	}
+	/* A set EBX bit makes the GP encoding unavailable (facts §4
+	 * intel_arch_events_quirk); fixed counters are enumerated by EDX/ECX
+	 * instead, so the check applies to GP counters. */
+	if (p->arch_ebx & (1u << map[g].ebx))
+		return -1;
+	out->code = map[g].enc & 0xff;
+	out->umask = (uint8_t)(map[g].enc >> 8);
+	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
+	return 0;
 }
 
 const struct pmu_ops pmu_intel_arch_ops = {
-	.name = "intel-arch",
-	.id = PMU_DRV_INTEL_ARCH,
-	.init = init,
-	.write = write,
-	.read = read,
+    .name = "intel-arch",
+    .id = PMU_DRV_INTEL_ARCH,
+    .init = init,
+    .program = program,
+    .write = write,
+    .read = read,
+    .start = start,
+    .stop = stop,
+    .overflow_status = overflow_status,
+    .ack = ack,
+    .pmi_collect = pmi_collect,
+    .reset = reset,
+    .msrs = msrs,
+    .generic_event = generic_event,
 };

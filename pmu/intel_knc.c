@@ -1,41 +1,290 @@
-/* PMU driver: PMU_DRV_INTEL_KNC (skeleton: identification and probe only). */
-#include "pmu.h"
+/* PMU driver: Intel Xeon Phi Knights Corner (family 0xB), KNC §1.4.3 and
+ * facts §6, §9 KNC. Two 40-bit counters per thread (PerfCnt0/1 at 0x20/0x21,
+ * written in full), P6-style event selects at 0x28/0x29 (32 bits, no PC bit),
+ * and the architectural-style globals: GLOBAL_STATUS 0x2D (RO, sticky),
+ * GLOBAL_OVF_CTRL 0x2E (WO, write 1 to clear) and GLOBAL_CTRL 0x2F (bit i
+ * AND-ed with EVNTSEL.EN, KNC §1.4.1). The EVNTSEL of counter i is 0x28+i:
+ * Linux's 0x2A for counter 1 is a Linux bug (facts §6). */
 #include "../lib/fmt.h"
+#include "../lib/str.h"
+#include "msr.h"
+#include "pmu.h"
+
+#define KNC_NCTR 2
+#define KNC_WIDTH 40
+#define KNC_CTR_MASK 0x3ull
+/* EVNTSEL: 31:24 CMASK, 23 INV, 22 EN, 21 thread mode, 20 INT, 19 reserved,
+ * 18 E, 17 OS, 16 USR, 15:8 UMASK, 7:0 event (KNC table 1-5). */
+#define KNC_EVTSEL_RW 0xfff7ffffull
+#define KNC_FLAGS (PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
+#define KNC_SPFLT_RW ((1ull << 63) | KNC_CTR_MASK) /* KNC table 1-7 */
+#define KNC_PMI_LOOPS 100			   /* Linux's bound (facts §9 KNC) */
+
+static bool valid_ctr(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 
 static int init(struct pmu *p)
 {
-	p->n_gp = 2;
-	for (unsigned i = 0; i < p->n_gp; i++) {
+	p->n_gp = KNC_NCTR;
+	p->n_fixed = 0;
+	p->n = KNC_NCTR;
+	p->version = 0;
+	for (unsigned i = 0; i < KNC_NCTR; i++) {
 		struct pmu_counter *c = &p->ctr[i];
 		c->kind = PMU_CTR_GP;
 		c->index = (uint8_t)i;
-		c->width = 40;
-		c->preload_bits = 40;
+		c->width = KNC_WIDTH;
+		/* "reads and writes set all 40 bits", unlike the sign-extending
+		 * IA-32 counters (KNC §1.4.3.2) */
+		c->preload_bits = KNC_WIDTH;
 		c->sign_extends = false;
-		c->ctr_msr = 0x20 + 1 * i;
-		c->ctl_msr = 0x28 + 1 * i;
-		c->rdpmc = i;
+		c->ctr_msr = MSR_KNC_PERFCTR0 + i;
+		c->full_msr = 0;
+		c->ctl_msr = MSR_KNC_EVNTSEL0 + i;
+		c->aux_msr = 0;
+		c->rdpmc = i; /* RDPMC ECX 0/1 (KNC table 1-1) */
 		pmh_fmt(c->name, sizeof(c->name), "gp%u", i);
 	}
-	p->n = p->n_gp;
+	p->global_ctrl_msr = MSR_KNC_GLOBAL_CTRL;
+	p->global_status_msr = MSR_KNC_GLOBAL_STATUS;
+	p->global_ovf_msr = MSR_KNC_GLOBAL_OVF_CTRL;
+	p->global_status_set_msr = 0;
+	p->caps = PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG | PMU_CAP_EDGE_INV_CMASK;
+	/* The document quotes the SDM: the local APIC sets the LVT mask flag
+	 * when it delivers the counter interrupt (KNC §1.4.3.9). */
+	p->pmi_flags = PMU_PMI_AUTOMASK;
 	return 0;
 }
 
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
 {
-	(void)path;
-	return hw_wrmsr(p->ctr[ctr].ctr_msr, val);
+	(void)path; /* one full 40-bit write path (KNC §1.4.3.2) */
+	if (!valid_ctr(p, ctr))
+		return -1;
+	return hw_wrmsr(p->ctr[ctr].ctr_msr, val & pmu_width_mask(KNC_WIDTH));
 }
 
 static int read(struct pmu *p, unsigned ctr, uint64_t *val)
 {
-	return hw_rdmsr(p->ctr[ctr].ctr_msr, val);
+	if (!valid_ctr(p, ctr))
+		return -1;
+	int st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
+	*val &= pmu_width_mask(KNC_WIDTH);
+	return st;
+}
+
+/* L2 and snoop events Linux restricts to counter 0 (facts §6). */
+static bool counter0_only(uint16_t code)
+{
+	static const uint8_t c0[] = {0xc3, 0xc4, 0xc8, 0xc9, 0xca, 0xcb, 0xcc,
+				     0xce, 0xcf, 0xd7, 0xe3, 0xe6, 0xe7, 0xf1,
+				     0xf2, 0xf6, 0xf7, 0xfc, 0xfd, 0xfe, 0xff};
+	for (unsigned k = 0; k < sizeof(c0); k++)
+		if (code == c0[k])
+			return true;
+	return false;
+}
+
+static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
+{
+	uint64_t sel;
+
+	if (!valid_ctr(p, ctr) || ev->fixed_only || ev->code > 0xff)
+		return -1;
+	if (ev->counters && !(ev->counters & (1u << ctr)))
+		return -1;
+	if (ctr != 0 && counter0_only(ev->code))
+		return -1;
+	if (flags & ~KNC_FLAGS)
+		return -1;
+	/* Written stopped: EN clear; start() sets EN and the global bit. */
+	sel = (uint64_t)ev->code | (uint64_t)ev->umask << 8 | (flags & KNC_FLAGS);
+	return hw_wrmsr(p->ctr[ctr].ctl_msr, sel);
+}
+
+static int start(struct pmu *p, uint64_t mask)
+{
+	uint64_t sel, g;
+	int st, rc = HW_OK;
+
+	mask &= KNC_CTR_MASK;
+	for (unsigned i = 0; i < KNC_NCTR; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		st = hw_rdmsr(p->ctr[i].ctl_msr, &sel);
+		if (st == HW_OK)
+			st = hw_wrmsr(p->ctr[i].ctl_msr, (sel | EVTSEL_EN) & KNC_EVTSEL_RW);
+		if (st != HW_OK) {
+			rc = st;
+			mask &= ~(1ull << i);
+		}
+	}
+	/* Counting needs EVNTSEL.EN AND GLOBAL_CTRL bit i (KNC §1.4.1). */
+	st = hw_rdmsr(MSR_KNC_GLOBAL_CTRL, &g);
+	if (st == HW_OK)
+		st = hw_wrmsr(MSR_KNC_GLOBAL_CTRL, (g | mask) & KNC_CTR_MASK);
+	if (st != HW_OK)
+		return st;
+	p->active |= mask;
+	return rc;
+}
+
+static int stop(struct pmu *p, uint64_t mask)
+{
+	uint64_t sel, g;
+	int st, rc = HW_OK;
+
+	mask &= KNC_CTR_MASK;
+	st = hw_rdmsr(MSR_KNC_GLOBAL_CTRL, &g);
+	if (st == HW_OK)
+		st = hw_wrmsr(MSR_KNC_GLOBAL_CTRL, g & ~mask & KNC_CTR_MASK);
+	if (st != HW_OK)
+		rc = st;
+	for (unsigned i = 0; i < KNC_NCTR; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		st = hw_rdmsr(p->ctr[i].ctl_msr, &sel);
+		if (st == HW_OK)
+			st = hw_wrmsr(p->ctr[i].ctl_msr, sel & ~EVTSEL_EN & KNC_EVTSEL_RW);
+		if (st != HW_OK)
+			rc = st;
+	}
+	p->active &= ~mask;
+	return rc;
+}
+
+static int overflow_status(struct pmu *p, uint64_t *mask)
+{
+	uint64_t s = 0;
+	(void)p;
+	int st = hw_rdmsr(MSR_KNC_GLOBAL_STATUS, &s);
+	*mask = s & KNC_CTR_MASK;
+	return st;
+}
+
+static int ack(struct pmu *p, uint64_t mask)
+{
+	(void)p;
+	/* GLOBAL_OVF_CTRL: each set bit clears that status bit (KNC §1.4.3.6). */
+	return hw_wrmsr(MSR_KNC_GLOBAL_OVF_CTRL, mask & KNC_CTR_MASK);
+}
+
+/* KNC §1.4.3.9 and facts §9 KNC: the PMU has a 1-bit line to the APIC that
+ * raises a PMI only on a 0->1 change, so the handler stops the counters (no
+ * new overflow can keep the line high), then clears the status register
+ * until it reads 0; only then may LVTPC be unmasked. GLOBAL_CTRL stays 0:
+ * p->active names the counters to restart. Returns -1 when the status did
+ * not clear within the bound. */
+static int pmi_collect(struct pmu *p, uint64_t *mask)
+{
+	uint64_t s = 0, m = 0;
+	int st;
+
+	(void)p;
+	st = hw_wrmsr(MSR_KNC_GLOBAL_CTRL, 0);
+	if (st != HW_OK)
+		return st;
+	st = hw_rdmsr(MSR_KNC_GLOBAL_STATUS, &s);
+	for (unsigned loop = 0; st == HW_OK && (s & KNC_CTR_MASK); loop++) {
+		if (loop == KNC_PMI_LOOPS) {
+			*mask = m;
+			return -1;
+		}
+		m |= s & KNC_CTR_MASK;
+		st = hw_wrmsr(MSR_KNC_GLOBAL_OVF_CTRL, s & KNC_CTR_MASK);
+		if (st == HW_OK)
+			st = hw_rdmsr(MSR_KNC_GLOBAL_STATUS, &s);
+	}
+	*mask = m;
+	return st;
+}
+
+static int reset(struct pmu *p)
+{
+	int rc = HW_OK;
+
+	/* Global off first, then each counter, then all status (KNC §1.4.4:
+	 * a reset leaves everything zero). */
+	if (hw_wrmsr(MSR_KNC_GLOBAL_CTRL, 0) != HW_OK)
+		rc = -1;
+	for (unsigned i = 0; i < p->n; i++) {
+		if (hw_wrmsr(p->ctr[i].ctl_msr, 0) != HW_OK)
+			rc = -1;
+		if (hw_wrmsr(p->ctr[i].ctr_msr, 0) != HW_OK)
+			rc = -1;
+	}
+	if (hw_wrmsr(MSR_KNC_GLOBAL_OVF_CTRL, KNC_CTR_MASK) != HW_OK)
+		rc = -1;
+	p->active = 0;
+	p->armed = 0;
+	return rc;
+}
+
+static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
+{
+	static const struct {
+		uint32_t addr;
+		const char *name;
+		uint8_t access;
+		uint64_t rw;
+	} t[] = {
+	    /* KNC table 1-2 */
+	    {MSR_KNC_PERFCTR0, "IA32_PerfCnt0", PMU_MSR_RW, (1ull << KNC_WIDTH) - 1},
+	    {MSR_KNC_PERFCTR0 + 1, "IA32_PerfCnt1", PMU_MSR_RW, (1ull << KNC_WIDTH) - 1},
+	    {MSR_KNC_EVNTSEL0, "IA32_PerfEvtSel0", PMU_MSR_RW, KNC_EVTSEL_RW},
+	    {MSR_KNC_EVNTSEL0 + 1, "IA32_PerfEvtSel1", PMU_MSR_RW, KNC_EVTSEL_RW},
+	    {MSR_KNC_SPFLT_CTRL, "PERF_SPFLT_CONTROL", PMU_MSR_RW, KNC_SPFLT_RW},
+	    {MSR_KNC_GLOBAL_STATUS, "IA32_PERF_GLOBAL_STATUS", PMU_MSR_RO, 0},
+	    {MSR_KNC_GLOBAL_OVF_CTRL, "IA32_PERF_GLOBAL_OVF_CTRL", PMU_MSR_WO, 0},
+	    {MSR_KNC_GLOBAL_CTRL, "IA32_PERF_GLOBAL_CTRL", PMU_MSR_RW, KNC_CTR_MASK},
+	};
+	size_t n = 0;
+	(void)p;
+	for (unsigned k = 0; k < sizeof(t) / sizeof(t[0]) && n < max; k++, n++) {
+		out[n].addr = t[k].addr;
+		pmh_strlcpy(out[n].name, t[k].name, sizeof(out[n].name));
+		out[n].access = t[k].access;
+		out[n].rw_mask = t[k].rw;
+	}
+	return n;
+}
+
+/* Linux's KNC event map (facts §6), codes from KNC table 1-6 (UMASK 0). */
+static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
+{
+	static const struct {
+		uint8_t code;
+		const char *name;
+	} map[GEN_COUNT] = {
+	    [GEN_CYCLES] = {0x2a, "CPU_CLK_UNHALTED"},
+	    [GEN_INSTRUCTIONS] = {0x16, "INSTRUCTIONS_EXECUTED"},
+	    [GEN_BRANCHES] = {0x12, "BRANCHES"},
+	    [GEN_BRANCH_MISSES] = {0x2b, "BRANCHES_MISPREDICTED"},
+	    [GEN_CACHE_REFS] = {0x28, "DATA_READ_OR_WRITE"},
+	    [GEN_CACHE_MISSES] = {0x29, "DATA_READ_MISS_OR_WRITE_MISS"},
+	};
+	if (!valid_ctr(p, ctr) || (unsigned)g >= GEN_COUNT || !map[g].name)
+		return -1;
+	pmh_memset(out, 0, sizeof(*out));
+	out->code = map[g].code;
+	out->umask = 0;
+	out->counters = (uint32_t)KNC_CTR_MASK;
+	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
+	return 0;
 }
 
 const struct pmu_ops pmu_intel_knc_ops = {
-	.name = "intel-knc",
-	.id = PMU_DRV_INTEL_KNC,
-	.init = init,
-	.write = write,
-	.read = read,
+    .name = "intel-knc",
+    .id = PMU_DRV_INTEL_KNC,
+    .init = init,
+    .program = program,
+    .write = write,
+    .read = read,
+    .start = start,
+    .stop = stop,
+    .overflow_status = overflow_status,
+    .ack = ack,
+    .pmi_collect = pmi_collect,
+    .reset = reset,
+    .msrs = msrs,
+    .generic_event = generic_event,
 };

@@ -1,41 +1,550 @@
-/* PMU driver: PMU_DRV_INTEL_NETBURST (skeleton: identification and probe only). */
-#include "pmu.h"
+/* PMU driver: Intel NetBurst (Pentium 4 / Xeon, family 0xF), facts §5, §9 P4,
+ * §10 P4 and the SDM ESCR/CCCR excerpt. 18 counters of 40 bits at 0x300+i,
+ * each with a CCCR at 0x360+i; the event itself lives in an ESCR that the
+ * CCCR's ESCR-select field picks among the ESCRs wired to its counter group.
+ * There is no global control and no status MSR: overflow is the sticky
+ * CCCR.OVF flag, or counter bit 39 clear on a counter armed with a negative
+ * preload (the "unflagged overflow" of facts §5).
+ *
+ * Driver-private state: p->drv[0] = counters the last overflow_status or
+ * pmi_collect found overflowed without CCCR.OVF (unflagged). */
 #include "../lib/fmt.h"
+#include "../lib/str.h"
+#include "msr.h"
+#include "pmu.h"
+
+#define P4_NCTR 18
+#define P4_WIDTH 40
+
+/* CCCR bits (facts §5) */
+#define CCCR_RESERVED 0xfffull /* 11:0, masked off before every write */
+#define CCCR_ENABLE (1ull << 12)
+#define CCCR_ESCR_SEL_SHIFT 13
+#define CCCR_ACTIVE_THREAD_ANY (3ull << 16) /* "11" is required on non-HT (facts §5) */
+#define CCCR_COMPARE (1ull << 18)
+#define CCCR_COMPLEMENT (1ull << 19)
+#define CCCR_THRESHOLD_SHIFT 20
+#define CCCR_EDGE (1ull << 24)
+#define CCCR_FORCE_OVF (1ull << 25)
+#define CCCR_OVF_PMI_T0 (1ull << 26)
+#define CCCR_OVF_PMI_T1 (1ull << 27)
+#define CCCR_CASCADE (1ull << 30)
+#define CCCR_OVF (1ull << 31)
+/* Bits that hold written values: 30 and 27:12 (28, 29 and 11:0 reserved);
+ * OVF is set by the hardware and only cleared by software. */
+#define CCCR_RW_MASK 0x4ffff000ull
+
+/* ESCR bits (facts §5) */
+#define ESCR_EVENT_SHIFT 25
+#define ESCR_MASK_SHIFT 9
+#define ESCR_T0_OS (1ull << 3)
+#define ESCR_T0_USR (1ull << 2)
+#define ESCR_RW_MASK 0x7fffffffull
+
+/* Counter groups (facts §5): 0-3 BPU, 4-7 MS, 8-11 FLAME, 12-17 IQ. */
+struct escr {
+	uint32_t addr;
+	uint8_t select; /* the CCCR ESCR-select value that picks it */
+	uint8_t group;	/* 0 BPU, 1 MS, 2 FLAME, 3 IQ */
+	uint8_t half;	/* 0: ESCRn0 (thread 0 counters), 1: ESCRn1 */
+	char name[12];
+};
+
+/* Every ESCR of facts §5 (46; IQ_ESCR0/1 exist on models 1-2 only) with the
+ * ESCR-select number the SDM gives it within its counter group. ESCRx0 feeds
+ * the group's first counters (BPU 0,1; MS 4,5; FLAME 8,9; IQ 12,13,16),
+ * ESCRx1 the others (2,3; 6,7; 10,11; 14,15,17). SSU_ESCR1 (0x3bf) is in
+ * facts §5's count, but Linux's msr-index.h marks it "guess: not in manual";
+ * no event here uses it. */
+static const struct escr escrs[] = {
+    {0x3a0, 7, 0, 0, "BSU_ESCR0"},   {0x3a1, 7, 0, 1, "BSU_ESCR1"},
+    {0x3a2, 6, 0, 0, "FSB_ESCR0"},   {0x3a3, 6, 0, 1, "FSB_ESCR1"},
+    {0x3aa, 2, 0, 0, "MOB_ESCR0"},   {0x3ab, 2, 0, 1, "MOB_ESCR1"},
+    {0x3ac, 4, 0, 0, "PMH_ESCR0"},   {0x3ad, 4, 0, 1, "PMH_ESCR1"},
+    {0x3b2, 0, 0, 0, "BPU_ESCR0"},   {0x3b3, 0, 0, 1, "BPU_ESCR1"},
+    {0x3b4, 1, 0, 0, "IS_ESCR0"},    {0x3b5, 1, 0, 1, "IS_ESCR1"},
+    {0x3b6, 3, 0, 0, "ITLB_ESCR0"},  {0x3b7, 3, 0, 1, "ITLB_ESCR1"},
+    {0x3c8, 5, 0, 0, "IX_ESCR0"},    {0x3c9, 5, 0, 1, "IX_ESCR1"},
+    {0x3c0, 0, 1, 0, "MS_ESCR0"},    {0x3c1, 0, 1, 1, "MS_ESCR1"},
+    {0x3c4, 1, 1, 0, "TC_ESCR0"},    {0x3c5, 1, 1, 1, "TC_ESCR1"},
+    {0x3c2, 2, 1, 0, "TBPU_ESCR0"},  {0x3c3, 2, 1, 1, "TBPU_ESCR1"},
+    {0x3a6, 0, 2, 0, "FLAME_ESCR0"}, {0x3a7, 0, 2, 1, "FLAME_ESCR1"},
+    {0x3a4, 1, 2, 0, "FIRM_ESCR0"},  {0x3a5, 1, 2, 1, "FIRM_ESCR1"},
+    {0x3ae, 2, 2, 0, "SAAT_ESCR0"},  {0x3af, 2, 2, 1, "SAAT_ESCR1"},
+    {0x3b0, 3, 2, 0, "U2L_ESCR0"},   {0x3b1, 3, 2, 1, "U2L_ESCR1"},
+    {0x3a8, 5, 2, 0, "DAC_ESCR0"},   {0x3a9, 5, 2, 1, "DAC_ESCR1"},
+    {0x3ba, 0, 3, 0, "IQ_ESCR0"},    {0x3bb, 0, 3, 1, "IQ_ESCR1"},
+    {0x3ca, 1, 3, 0, "ALF_ESCR0"},   {0x3cb, 1, 3, 1, "ALF_ESCR1"},
+    {0x3bc, 2, 3, 0, "RAT_ESCR0"},   {0x3bd, 2, 3, 1, "RAT_ESCR1"},
+    {0x3be, 3, 3, 0, "SSU_ESCR0"},   {0x3bf, 3, 3, 1, "SSU_ESCR1"},
+    {0x3b8, 4, 3, 0, "CRU_ESCR0"},   {0x3b9, 4, 3, 1, "CRU_ESCR1"},
+    {0x3cc, 5, 3, 0, "CRU_ESCR2"},   {0x3cd, 5, 3, 1, "CRU_ESCR3"},
+    {0x3e0, 6, 3, 0, "CRU_ESCR4"},   {0x3e1, 6, 3, 1, "CRU_ESCR5"},
+};
+#define N_ESCR (sizeof(escrs) / sizeof(escrs[0]))
+
+static const char *const group_name[4] = {"BPU", "MS", "FLAME", "IQ"};
+
+static unsigned ctr_group(unsigned i) { return i < 4 ? 0 : i < 8 ? 1 : i < 12 ? 2 : 3; }
+
+/* Counters an ESCR feeds (facts §5 "counters T0 / T1" and the SDM's table
+ * of counters per ESCR). */
+static uint32_t escr_counters(const struct escr *e)
+{
+	static const uint32_t half0[4] = {0x3, 0x30, 0x300, 0x13000};
+	static const uint32_t half1[4] = {0xc, 0xc0, 0xc00, 0x2c000};
+	return e->half ? half1[e->group] : half0[e->group];
+}
+
+static const struct escr *escr_find(uint32_t addr)
+{
+	for (unsigned k = 0; k < N_ESCR; k++)
+		if (escrs[k].addr == addr)
+			return &escrs[k];
+	return 0;
+}
+
+/* The thread-0 events the driver knows (facts §5 event table); the ESCR
+ * event mask is given in ESCR[24:9] >> 9. */
+enum {
+	EV_GLOBAL_POWER_EVENTS,
+	EV_INSTR_RETIRED,
+	EV_BRANCH_RETIRED,
+	EV_MISPRED_BRANCH_RETIRED,
+	EV_RETIRED_BRANCH_TYPE,
+	EV_BSQ_CACHE_REFERENCE,
+};
+
+static void make_event(struct pmu_event *ev, unsigned which, uint32_t mask)
+{
+	static const struct {
+		uint8_t code, select;
+		uint32_t escr;
+		const char *name;
+	} t[] = {
+	    [EV_GLOBAL_POWER_EVENTS] = {0x13, 6, 0x3a2, "GLOBAL_POWER_EVENTS"},
+	    [EV_INSTR_RETIRED] = {0x02, 4, 0x3b8, "INSTR_RETIRED"},
+	    [EV_BRANCH_RETIRED] = {0x06, 5, 0x3cc, "BRANCH_RETIRED"},
+	    [EV_MISPRED_BRANCH_RETIRED] = {0x03, 4, 0x3b8, "MISPRED_BRANCH_RETIRED"},
+	    [EV_RETIRED_BRANCH_TYPE] = {0x04, 2, 0x3c2, "RETIRED_BRANCH_TYPE"},
+	    [EV_BSQ_CACHE_REFERENCE] = {0x0c, 7, 0x3a0, "BSQ_CACHE_REFERENCE"},
+	};
+	pmh_memset(ev, 0, sizeof(*ev));
+	ev->code = t[which].code;
+	ev->escr_mask = mask;
+	ev->escr_select = t[which].select;
+	ev->escr_msr = t[which].escr;
+	/* Thread-0 counters of the ESCR, less counter 1: its CCCR ENABLE bit
+	 * does not work (facts §10 P4). */
+	ev->counters = escr_counters(escr_find(t[which].escr)) & ~(1u << 1);
+	pmh_strlcpy(ev->name, t[which].name, sizeof(ev->name));
+}
+
+static bool valid_ctr(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 
 static int init(struct pmu *p)
 {
-	p->n_gp = 18;
-	for (unsigned i = 0; i < p->n_gp; i++) {
+	uint64_t misc = 0;
+	int st;
+
+	/* Performance monitoring exists only with IA32_MISC_ENABLE.EMON set
+	 * (facts §0; Linux's P4 init requires it). */
+	st = hw_rdmsr(MSR_IA32_MISC_ENABLE, &misc);
+	if (st != HW_OK) {
+		pmh_fmt(p->reason, sizeof(p->reason), "reading IA32_MISC_ENABLE (0x1a0) raised %s",
+			hw_status_name(st));
+		return -1;
+	}
+	if (!(misc & MISC_ENABLE_EMON)) {
+		pmh_fmt(p->reason, sizeof(p->reason),
+			"IA32_MISC_ENABLE (0x1a0) = 0x%llx: bit 7 (EMON, performance monitoring "
+			"available) is clear",
+			(unsigned long long)misc);
+		return -1;
+	}
+	p->n_gp = P4_NCTR;
+	p->n_fixed = 0;
+	p->n = P4_NCTR;
+	p->version = 0;
+	for (unsigned i = 0; i < P4_NCTR; i++) {
 		struct pmu_counter *c = &p->ctr[i];
+		unsigned g = ctr_group(i);
+		unsigned first = g == 0 ? 0 : g == 1 ? 4 : g == 2 ? 8 : 12;
 		c->kind = PMU_CTR_GP;
 		c->index = (uint8_t)i;
-		c->width = 40;
-		c->preload_bits = 40;
+		c->width = P4_WIDTH;
+		c->preload_bits = P4_WIDTH; /* counter writes set all 40 bits (facts §2) */
 		c->sign_extends = false;
-		c->ctr_msr = 0x300 + 1 * i;
-		c->ctl_msr = 0x360 + 1 * i;
+		c->ctr_msr = MSR_P4_COUNTER0 + i;
+		c->full_msr = 0;
+		c->ctl_msr = MSR_P4_CCCR0 + i;
+		c->aux_msr = 0;
 		c->rdpmc = i;
-		pmh_fmt(c->name, sizeof(c->name), "gp%u", i);
+		pmh_fmt(c->name, sizeof(c->name), "%s_COUNTER%u", group_name[g], i - first);
 	}
-	p->n = p->n_gp;
+	p->caps = PMU_CAP_STICKY_OVF | PMU_CAP_EDGE_INV_CMASK;
+	/* LVTPC is masked on delivery and the line stays asserted while OVF is
+	 * set: unmask only after OVF is cleared (facts §8, §9 P4 step 4). */
+	p->pmi_flags = PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE;
+	p->global_ctrl_msr = p->global_status_msr = p->global_ovf_msr = 0;
+	p->global_status_set_msr = 0;
 	return 0;
 }
 
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
 {
-	(void)path;
-	return hw_wrmsr(p->ctr[ctr].ctr_msr, val);
+	(void)path; /* every path is the same full 40-bit write */
+	if (!valid_ctr(p, ctr))
+		return -1;
+	val &= pmu_width_mask(P4_WIDTH);
+	int st = hw_wrmsr(p->ctr[ctr].ctr_msr, val);
+	if (st != HW_OK)
+		return st;
+	/* A value with bit 39 set is armed: bit 39 clearing later is an
+	 * overflow even when OVF stays clear (facts §5). */
+	if (val >> (P4_WIDTH - 1))
+		p->armed |= 1ull << ctr;
+	else
+		p->armed &= ~(1ull << ctr);
+	return HW_OK;
 }
 
 static int read(struct pmu *p, unsigned ctr, uint64_t *val)
 {
-	return hw_rdmsr(p->ctr[ctr].ctr_msr, val);
+	if (!valid_ctr(p, ctr))
+		return -1;
+	int st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
+	*val &= pmu_width_mask(P4_WIDTH);
+	return st;
+}
+
+static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
+{
+	const struct escr *e;
+	uint64_t escr, cccr;
+	unsigned thr = PMU_F_CMASK_OF(flags);
+	int st;
+
+	if (!valid_ctr(p, ctr) || ev->fixed_only)
+		return -1;
+	if (ev->counters && !(ev->counters & (1u << ctr)))
+		return -1;
+	/* The binding must exist in hardware: the ESCR feeds this counter and
+	 * the select value is the one that picks it (facts §5, SDM table). */
+	e = escr_find(ev->escr_msr);
+	if (!e || !(escr_counters(e) & (1u << ctr)) || e->select != ev->escr_select)
+		return -1;
+	if (ev->code > 0x3f || ev->escr_mask > 0xffff || thr > 15)
+		return -1;
+
+	escr = (uint64_t)ev->code << ESCR_EVENT_SHIFT | (uint64_t)ev->escr_mask << ESCR_MASK_SHIFT;
+	if (flags & PMU_F_OS)
+		escr |= ESCR_T0_OS;
+	if (flags & PMU_F_USR)
+		escr |= ESCR_T0_USR;
+
+	/* One ESCR serves every counter that selects it: refuse to change the
+	 * event under a running counter; a stopped one loses its binding. */
+	for (unsigned i = 0; i < p->n; i++) {
+		uint64_t cur;
+		if (i == ctr || p->ctr[i].aux_msr != e->addr)
+			continue;
+		if (p->active >> i & 1) {
+			if (hw_rdmsr(e->addr, &cur) != HW_OK || cur != escr)
+				return -1;
+		} else {
+			p->ctr[i].aux_msr = 0;
+		}
+	}
+
+	cccr = (uint64_t)e->select << CCCR_ESCR_SEL_SHIFT | CCCR_ACTIVE_THREAD_ANY;
+	if (thr || (flags & PMU_F_INV))
+		cccr |= CCCR_COMPARE | (uint64_t)thr << CCCR_THRESHOLD_SHIFT;
+	if (flags & PMU_F_INV)
+		cccr |= CCCR_COMPLEMENT;
+	if (flags & PMU_F_EDGE)
+		cccr |= CCCR_EDGE;
+	if (flags & PMU_F_INT)
+		cccr |= CCCR_OVF_PMI_T0;
+
+	/* Stop the counter first, then ESCR before CCCR (facts §5 enable order). */
+	st = hw_wrmsr(p->ctr[ctr].ctl_msr, 0);
+	if (st != HW_OK)
+		return st;
+	st = hw_wrmsr(e->addr, escr);
+	if (st != HW_OK)
+		return st;
+	st = hw_wrmsr(p->ctr[ctr].ctl_msr, cccr);
+	if (st != HW_OK)
+		return st;
+	p->ctr[ctr].aux_msr = e->addr;
+	p->active &= ~(1ull << ctr);
+	return HW_OK;
+}
+
+/* Rewrites CCCR i with ENABLE set or clear, reserved bits clear and OVF as
+ * it is (OVF is cleared only by ack and pmi_collect). */
+static int set_enable(struct pmu *p, unsigned i, bool on)
+{
+	uint64_t cccr;
+	int st = hw_rdmsr(p->ctr[i].ctl_msr, &cccr);
+	if (st != HW_OK)
+		return st;
+	cccr &= ~(CCCR_RESERVED | CCCR_ENABLE);
+	if (on)
+		cccr |= CCCR_ENABLE;
+	return hw_wrmsr(p->ctr[i].ctl_msr, cccr);
+}
+
+static int start(struct pmu *p, uint64_t mask)
+{
+	int rc = HW_OK;
+	mask &= pmu_all_mask(p);
+	for (unsigned i = 0; i < p->n; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		int st = set_enable(p, i, true);
+		if (st != HW_OK)
+			rc = st;
+		else
+			p->active |= 1ull << i;
+	}
+	return rc;
+}
+
+static int stop(struct pmu *p, uint64_t mask)
+{
+	int rc = HW_OK;
+	mask &= pmu_all_mask(p);
+	for (unsigned i = 0; i < p->n; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		int st = set_enable(p, i, false);
+		if (st != HW_OK)
+			rc = st;
+		p->active &= ~(1ull << i);
+	}
+	return rc;
+}
+
+/* Overflow of counter i: CCCR.OVF, or bit 39 clear on an armed counter
+ * (unflagged, facts §5). Sets *flagged to whether OVF was the source. */
+static int ctr_overflowed(struct pmu *p, unsigned i, bool *ovf, bool *flagged, uint64_t *cccr)
+{
+	uint64_t v;
+	int st = hw_rdmsr(p->ctr[i].ctl_msr, cccr);
+	if (st != HW_OK)
+		return st;
+	*flagged = (*cccr & CCCR_OVF) != 0;
+	*ovf = *flagged;
+	if (!*ovf && (p->armed >> i & 1)) {
+		st = hw_rdmsr(p->ctr[i].ctr_msr, &v);
+		if (st != HW_OK)
+			return st;
+		*ovf = !(v >> (P4_WIDTH - 1) & 1);
+	}
+	return HW_OK;
+}
+
+static int overflow_status(struct pmu *p, uint64_t *mask)
+{
+	uint64_t m = 0, unflagged = 0, cccr;
+	int rc = HW_OK;
+
+	for (unsigned i = 0; i < p->n; i++) {
+		bool ovf, flagged;
+		int st = ctr_overflowed(p, i, &ovf, &flagged, &cccr);
+		if (st != HW_OK) {
+			rc = st;
+			continue;
+		}
+		if (ovf)
+			m |= 1ull << i;
+		if (ovf && !flagged)
+			unflagged |= 1ull << i;
+	}
+	p->drv[0] = unflagged;
+	*mask = m;
+	return rc;
+}
+
+/* Clears OVF of counter i (write the CCCR back with OVF clear, facts §5) and
+ * disarms it when its bit 39 already went clear, so that the unflagged
+ * detection does not report the same overflow again. */
+static int ack_one(struct pmu *p, unsigned i, uint64_t cccr)
+{
+	uint64_t v;
+	int st = HW_OK;
+
+	if (cccr & CCCR_OVF)
+		st = hw_wrmsr(p->ctr[i].ctl_msr, cccr & ~(CCCR_OVF | CCCR_RESERVED));
+	if (st != HW_OK)
+		return st;
+	if ((p->armed >> i & 1) && hw_rdmsr(p->ctr[i].ctr_msr, &v) == HW_OK &&
+	    !(v >> (P4_WIDTH - 1) & 1))
+		p->armed &= ~(1ull << i);
+	return HW_OK;
+}
+
+static int ack(struct pmu *p, uint64_t mask)
+{
+	int rc = HW_OK;
+	mask &= pmu_all_mask(p);
+	for (unsigned i = 0; i < p->n; i++) {
+		uint64_t cccr;
+		int st;
+		if (!(mask >> i & 1))
+			continue;
+		st = hw_rdmsr(p->ctr[i].ctl_msr, &cccr);
+		if (st == HW_OK)
+			st = ack_one(p, i, cccr);
+		if (st != HW_OK)
+			rc = st;
+	}
+	return rc;
+}
+
+/* Facts §9 P4: with no global control, stop the running counters, then per
+ * counter clear OVF or detect an unflagged overflow, until a pass finds
+ * none. p->active still names the counters to restart. The caller unmasks
+ * LVTPC only afterwards (PMU_PMI_UNMASK_LATE). */
+static int pmi_collect(struct pmu *p, uint64_t *mask)
+{
+	uint64_t m = 0, unflagged = 0;
+	int rc = HW_OK;
+
+	for (unsigned i = 0; i < p->n; i++)
+		if (p->active >> i & 1)
+			set_enable(p, i, false);
+	for (unsigned pass = 0; pass < 100; pass++) {
+		uint64_t found = 0;
+		for (unsigned i = 0; i < p->n; i++) {
+			uint64_t cccr;
+			bool ovf, flagged;
+			int st = ctr_overflowed(p, i, &ovf, &flagged, &cccr);
+			if (st == HW_OK && ovf)
+				st = ack_one(p, i, cccr);
+			if (st != HW_OK) {
+				rc = st;
+				continue;
+			}
+			if (!ovf)
+				continue;
+			/* An OVF that survives its clear would be found on
+			 * every pass; count it once and give up below. */
+			if (!(m >> i & 1))
+				found |= 1ull << i;
+			else if (flagged)
+				rc = -1;
+			m |= 1ull << i;
+			if (!flagged)
+				unflagged |= 1ull << i;
+		}
+		if (!found || rc != HW_OK)
+			break;
+	}
+	p->drv[0] = unflagged;
+	*mask = m;
+	return rc;
+}
+
+static int reset(struct pmu *p)
+{
+	int rc = HW_OK;
+
+	/* Disable: CCCR with ENABLE, OVF and reserved bits clear, so that no
+	 * interrupt stays asserted (facts §5); init on kdump kernels zeroes all
+	 * 18 CCCRs for the same reason (facts §10). */
+	for (unsigned i = 0; i < p->n; i++) {
+		if (hw_wrmsr(p->ctr[i].ctl_msr, 0) != HW_OK)
+			rc = -1;
+		if (hw_wrmsr(p->ctr[i].ctr_msr, 0) != HW_OK)
+			rc = -1;
+		if (p->ctr[i].aux_msr)
+			hw_wrmsr(p->ctr[i].aux_msr, 0);
+		p->ctr[i].aux_msr = 0;
+	}
+	p->active = 0;
+	p->armed = 0;
+	p->drv[0] = 0;
+	return rc;
+}
+
+/* The ESCRs this driver binds events to (the thread-0 and thread-1 pair of
+ * each event it knows). */
+static const uint32_t used_escrs[] = {0x3a0, 0x3a1, 0x3a2, 0x3a3, 0x3b8,
+				      0x3b9, 0x3c2, 0x3c3, 0x3cc, 0x3cd};
+
+static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < p->n && n < max; i++, n++) {
+		out[n].addr = p->ctr[i].ctr_msr;
+		pmh_strlcpy(out[n].name, p->ctr[i].name, sizeof(out[n].name));
+		out[n].access = PMU_MSR_RW;
+		out[n].rw_mask = pmu_width_mask(P4_WIDTH);
+	}
+	for (unsigned i = 0; i < p->n && n < max; i++, n++) {
+		unsigned g = ctr_group(i);
+		unsigned first = g == 0 ? 0 : g == 1 ? 4 : g == 2 ? 8 : 12;
+		out[n].addr = p->ctr[i].ctl_msr;
+		pmh_fmt(out[n].name, sizeof(out[n].name), "%s_CCCR%u", group_name[g], i - first);
+		out[n].access = PMU_MSR_RW;
+		out[n].rw_mask = CCCR_RW_MASK;
+	}
+	for (unsigned k = 0; k < sizeof(used_escrs) / sizeof(used_escrs[0]) && n < max; k++, n++) {
+		const struct escr *e = escr_find(used_escrs[k]);
+		out[n].addr = e->addr;
+		pmh_strlcpy(out[n].name, e->name, sizeof(out[n].name));
+		out[n].access = PMU_MSR_RW;
+		out[n].rw_mask = ESCR_RW_MASK;
+	}
+	return n;
+}
+
+/* Linux's generic map for P4 (facts §5). Branches use BRANCH_RETIRED with
+ * all four predicted/mispredicted x taken/not-taken bits, which counts every
+ * retired branch; RETIRED_BRANCH_TYPE would miss unconditional direct
+ * jumps. The cache events have no generic P4 mapping here. */
+static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
+{
+	if (!valid_ctr(p, ctr))
+		return -1;
+	switch (g) {
+	case GEN_CYCLES:
+		make_event(out, EV_GLOBAL_POWER_EVENTS, 0x1); /* RUNNING */
+		break;
+	case GEN_INSTRUCTIONS:
+		make_event(out, EV_INSTR_RETIRED, 0x1 | 0x4); /* NBOGUSNTAG | BOGUSNTAG */
+		break;
+	case GEN_BRANCHES:
+		make_event(out, EV_BRANCH_RETIRED, 0xf); /* MMNP|MMNM|MMTP|MMTM */
+		break;
+	case GEN_BRANCH_MISSES:
+		make_event(out, EV_MISPRED_BRANCH_RETIRED, 0x1); /* NBOGUS */
+		break;
+	default:
+		return -1;
+	}
+	if (!(out->counters & (1u << ctr)))
+		return -1;
+	return 0;
 }
 
 const struct pmu_ops pmu_intel_netburst_ops = {
-	.name = "intel-netburst",
-	.id = PMU_DRV_INTEL_NETBURST,
-	.init = init,
-	.write = write,
-	.read = read,
+    .name = "intel-netburst",
+    .id = PMU_DRV_INTEL_NETBURST,
+    .init = init,
+    .program = program,
+    .write = write,
+    .read = read,
+    .start = start,
+    .stop = stop,
+    .overflow_status = overflow_status,
+    .ack = ack,
+    .pmi_collect = pmi_collect,
+    .reset = reset,
+    .msrs = msrs,
+    .generic_event = generic_event,
 };

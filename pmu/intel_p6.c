@@ -1,41 +1,282 @@
-/* PMU driver: PMU_DRV_INTEL_P6 (skeleton: identification and probe only). */
-#include "pmu.h"
+/* PMU driver: Intel P6 (Pentium Pro, II, III, Pentium M), facts §2-§3.
+ * Two 40-bit counters whose writes keep only 32 bits and sign-extend bit 31,
+ * a single enable bit (EVNTSEL0.EN gates both counters), no global control
+ * and no overflow status: an overflow is a preloaded counter whose top bit
+ * has gone clear (facts §9, generic handler). */
 #include "../lib/fmt.h"
+#include "../lib/str.h"
+#include "msr.h"
+#include "pmu.h"
+
+#define P6_WIDTH 40
+/* L2_RQSTS with an empty MESI umask counts nothing; Linux stops a single
+ * counter by programming it, because EN cannot be cleared per counter
+ * (facts §3). */
+#define P6_NOP_EVENT 0x2eull
+/* Event-select bits a caller may set through PMU_F_* (facts §1; bit 21 is
+ * reserved on P6). */
+#define P6_FLAG_MASK (PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
+
+/* drv[0], drv[1]: the programmed event select of each counter, EN clear. */
+#define SHADOW(p, i) ((p)->drv[(i)])
+
+static bool is_pentium_m(const struct pmu *p)
+{
+	/* Pentium M Banias (9) and Dothan (13), facts §3. */
+	return p->cpu && p->cpu->family == 6 && (p->cpu->model == 9 || p->cpu->model == 13);
+}
 
 static int init(struct pmu *p)
 {
 	p->n_gp = 2;
+	p->n_fixed = 0;
+	p->version = 0;
 	for (unsigned i = 0; i < p->n_gp; i++) {
 		struct pmu_counter *c = &p->ctr[i];
 		c->kind = PMU_CTR_GP;
 		c->index = (uint8_t)i;
-		c->width = 40;
+		c->width = P6_WIDTH;
+		/* Only 32 bits are writable, bits 39:32 follow bit 31 (facts §2). */
 		c->preload_bits = 32;
 		c->sign_extends = true;
-		c->ctr_msr = 0xc1 + 1 * i;
-		c->ctl_msr = 0x186 + 1 * i;
+		c->ctr_msr = MSR_P6_PERFCTR0 + i;
+		c->full_msr = 0;
+		c->ctl_msr = MSR_P6_EVNTSEL0 + i;
 		c->rdpmc = i;
 		pmh_fmt(c->name, sizeof(c->name), "gp%u", i);
 	}
 	p->n = p->n_gp;
+	p->caps = PMU_CAP_SIGN_OVERFLOW | PMU_CAP_SINGLE_ENABLE | PMU_CAP_EDGE_INV_CMASK;
+	/* Pentium M needs LVTPC re-unmasked after each PMI; other P6 parts do
+	 * not mask it (facts §8, §10 P6). */
+	p->pmi_flags = is_pentium_m(p) ? PMU_PMI_AUTOMASK : 0;
 	return 0;
 }
 
+static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
+
+/* Writes both event selects from the shadow and the active set: an active
+ * counter gets its event, an inactive one the NOP event while the other
+ * counts (so that the shared EN does not start it), and EVNTSEL0 carries EN
+ * whenever any counter is active. */
+static int sync(struct pmu *p)
+{
+	bool en = (p->active & 3) != 0;
+	int st;
+
+	for (unsigned i = 0; i < p->n_gp; i++) {
+		uint64_t v = SHADOW(p, i);
+		if (en && !(p->active & (1ull << i)))
+			v = P6_NOP_EVENT;
+		if (i == 0 && en)
+			v |= EVTSEL_EN;
+		st = hw_wrmsr(p->ctr[i].ctl_msr, v);
+		if (st != HW_OK)
+			return st;
+	}
+	return HW_OK;
+}
+
+static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
+{
+	if (!valid(p, ctr) || !ev || ev->fixed_only || ev->code > 0xff)
+		return -1;
+	if (ev->counters && !(ev->counters & (1u << ctr)))
+		return -1;
+	SHADOW(p, ctr) = (uint64_t)ev->code | (uint64_t)ev->umask << 8 | (flags & P6_FLAG_MASK);
+	p->active &= ~(1ull << ctr);
+	if (!(p->active & 3)) /* nothing counts: write the event itself, EN clear */
+		return hw_wrmsr(p->ctr[ctr].ctl_msr, SHADOW(p, ctr));
+	return sync(p);
+}
+
+static uint64_t sext32(uint64_t v) { return (uint64_t)(int64_t)(int32_t)(uint32_t)v; }
+
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
 {
-	(void)path;
-	return hw_wrmsr(p->ctr[ctr].ctr_msr, val);
+	const struct pmu_counter *c;
+	uint64_t held;
+	int st;
+
+	if (!valid(p, ctr))
+		return -1;
+	c = &p->ctr[ctr];
+	/* P6 has no full-width path: only the low 32 bits are written, with
+	 * the high word 0 as Linux writes it (facts §2). */
+	if (path == PMU_WRITE_FULL)
+		return -1;
+	st = hw_wrmsr(c->ctr_msr, val & 0xffffffffull);
+	if (st != HW_OK)
+		return st;
+	held = sext32(val) & pmu_width_mask(c->width);
+	if (held >> (c->width - 1))
+		p->armed |= 1ull << ctr;
+	else
+		p->armed &= ~(1ull << ctr);
+	return HW_OK;
 }
 
 static int read(struct pmu *p, unsigned ctr, uint64_t *val)
 {
-	return hw_rdmsr(p->ctr[ctr].ctr_msr, val);
+	int st;
+
+	*val = 0;
+	if (!valid(p, ctr))
+		return -1;
+	st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
+	*val &= pmu_width_mask(p->ctr[ctr].width);
+	return st;
+}
+
+static int start(struct pmu *p, uint64_t mask)
+{
+	p->active |= mask & pmu_all_mask(p);
+	return sync(p);
+}
+
+static int stop(struct pmu *p, uint64_t mask)
+{
+	int st;
+
+	p->active &= ~mask;
+	if (p->active & 3)
+		return sync(p); /* the stopped counter gets the NOP event */
+	/* Nothing left: clear EN (disable_all) and park the stopped ones on
+	 * the NOP event as the per-counter disable does (facts §3). */
+	for (unsigned i = 0; i < p->n_gp; i++) {
+		st =
+		    hw_wrmsr(p->ctr[i].ctl_msr, (mask & (1ull << i)) ? P6_NOP_EVENT : SHADOW(p, i));
+		if (st != HW_OK)
+			return st;
+	}
+	return HW_OK;
+}
+
+/* Armed counters whose top implemented bit is clear (facts §9 step 2). */
+static int overflow_status(struct pmu *p, uint64_t *mask)
+{
+	uint64_t v;
+	int st;
+
+	*mask = 0;
+	for (unsigned i = 0; i < p->n; i++) {
+		if (!(p->armed & (1ull << i)))
+			continue;
+		st = read(p, i, &v);
+		if (st != HW_OK)
+			return st;
+		if (!(v >> (p->ctr[i].width - 1)))
+			*mask |= 1ull << i;
+	}
+	return HW_OK;
+}
+
+/* No status register: collecting an overflow disarms the counter until the
+ * next preload sets its top bit again. */
+static int ack(struct pmu *p, uint64_t mask)
+{
+	p->armed &= ~mask;
+	return HW_OK;
+}
+
+static int pmi_collect(struct pmu *p, uint64_t *mask)
+{
+	int st;
+
+	*mask = 0;
+	/* Stop counting: EN lives in EVNTSEL0 only (facts §3). p->active is
+	 * kept so that start(p->active) resumes. */
+	st = hw_wrmsr(p->ctr[0].ctl_msr,
+		      ((p->active & 3) && !(p->active & 1)) ? P6_NOP_EVENT : SHADOW(p, 0));
+	if (st != HW_OK)
+		return st;
+	st = overflow_status(p, mask);
+	if (st != HW_OK)
+		return st;
+	return ack(p, *mask);
+}
+
+static int reset(struct pmu *p)
+{
+	int st = HW_OK;
+
+	p->active = 0;
+	p->armed = 0;
+	for (unsigned i = 0; i < p->n_gp; i++) {
+		SHADOW(p, i) = 0;
+		if (hw_wrmsr(p->ctr[i].ctl_msr, 0) != HW_OK)
+			st = -1;
+		if (hw_wrmsr(p->ctr[i].ctr_msr, 0) != HW_OK)
+			st = -1;
+	}
+	return st;
+}
+
+static void desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
+		 uint64_t rw)
+{
+	d->addr = addr;
+	pmh_strlcpy(d->name, name, sizeof(d->name));
+	d->access = access;
+	d->rw_mask = rw;
+}
+
+static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < p->n_gp && n + 2 <= max; i++) {
+		char name[24];
+		/* Counters: 32 written bits, the rest is bit 31's extension. */
+		pmh_fmt(name, sizeof(name), "PERFCTR%u", i);
+		desc(&out[n++], p->ctr[i].ctr_msr, name, PMU_MSR_RW, 0xffffffffull);
+		/* Event selects: bit 21 reserved; EN exists in EVNTSEL0 only. */
+		pmh_fmt(name, sizeof(name), "EVNTSEL%u", i);
+		desc(&out[n++], p->ctr[i].ctl_msr, name, PMU_MSR_RW,
+		     i == 0 ? 0xffdfffffull : 0xff9fffffull);
+	}
+	return n;
+}
+
+static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
+{
+	static const struct {
+		uint16_t code;
+		uint8_t umask;
+		const char *name;
+	} map[GEN_COUNT] = {
+	    /* facts §3 event map */
+	    [GEN_CYCLES] = {0x79, 0x00, "CPU_CLK_UNHALTED"},
+	    [GEN_INSTRUCTIONS] = {0xc0, 0x00, "INST_RETIRED"},
+	    [GEN_BRANCHES] = {0xc4, 0x00, "BR_INST_RETIRED"},
+	    [GEN_BRANCH_MISSES] = {0xc5, 0x00, "BR_MISS_PRED_RETIRED"},
+	    [GEN_CACHE_REFS] = {0x2e, 0x0f, "L2_RQSTS.MESI"},
+	    [GEN_CACHE_MISSES] = {0x2e, 0x01, "L2_RQSTS.I"},
+	    [GEN_REF_CYCLES] = {0, 0, 0}, /* no reference-cycles event on P6 */
+	};
+
+	if ((unsigned)g >= GEN_COUNT || !valid(p, ctr) || !map[g].name)
+		return -1;
+	pmh_memset(out, 0, sizeof(*out));
+	out->code = map[g].code;
+	out->umask = map[g].umask;
+	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
+	return 0;
 }
 
 const struct pmu_ops pmu_intel_p6_ops = {
-	.name = "intel-p6",
-	.id = PMU_DRV_INTEL_P6,
-	.init = init,
-	.write = write,
-	.read = read,
+    .name = "intel-p6",
+    .id = PMU_DRV_INTEL_P6,
+    .init = init,
+    .program = program,
+    .write = write,
+    .read = read,
+    .start = start,
+    .stop = stop,
+    .overflow_status = overflow_status,
+    .ack = ack,
+    .pmi_collect = pmi_collect,
+    .reset = reset,
+    .msrs = msrs,
+    .generic_event = generic_event,
 };

@@ -159,6 +159,28 @@ bool sim_counting(const struct sim_cpu *s, bool enabled, bool global_enabled)
 	return enabled && global_enabled;
 }
 
+uint64_t sim_filter(uint64_t per_iter, uint64_t cycles_per_iter, unsigned cmask, bool inv,
+		    bool edge)
+{
+	uint64_t cyc = cycles_per_iter ? cycles_per_iter : 1;
+
+	if (!cmask && !inv && !edge)
+		return per_iter;
+	/* Counter mask (SDM 18.2.1.1, K8 BKDG §10.2, KNC table 1-5): count the
+	 * cycles in which at least cmask events occur; invert counts the
+	 * cycles with fewer. The simulated loop spreads its events evenly, so
+	 * every cycle of an iteration sees per_iter / cycles events. */
+	unsigned m = cmask ? cmask : 1;
+	bool hit = per_iter / cyc >= m;
+	if (inv)
+		hit = !hit;
+	if (!hit)
+		return 0;
+	/* Edge detect counts the 0->1 transitions of the condition: in a
+	 * steady loop it stays asserted, so no transition per iteration. */
+	return edge ? 0 : cyc;
+}
+
 static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
 {
 	struct workload_vector w = *v;
@@ -169,7 +191,11 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 		w.instructions = v->branches;
 		w.branches = v->instructions;
 	}
-	return s->m->rate(s, i, &w);
+	uint64_t r = s->m->rate(s, i, &w);
+	/* A double-counting erratum: one extra event per iteration counted. */
+	if (s->fault == SF_OVERCOUNT && r)
+		r++;
+	return r;
 }
 
 /* Advances every counting counter by iters iterations of v, stopping at each
@@ -189,6 +215,9 @@ static void advance(struct sim_cpu *s, const struct workload_vector *v, uint64_t
 			if (need < k)
 				k = need;
 		}
+		/* Counters that overflow in the same step share one interrupt
+		 * request, as on hardware where the PMU has one line to the APIC. */
+		bool want_pmi = false;
 		for (unsigned i = 0; i < s->n_ctr; i++) {
 			if (!r[i])
 				continue;
@@ -197,8 +226,10 @@ static void advance(struct sim_cpu *s, const struct workload_vector *v, uint64_t
 			bool ovf = add > mask - s->ctr[i];
 			s->ctr[i] = (s->ctr[i] + add) & mask;
 			if (ovf && s->m->overflow(s, i))
-				sim_pmi_request(s);
+				want_pmi = true;
 		}
+		if (want_pmi)
+			sim_pmi_request(s);
 		s->st.instructions += k * v->instructions;
 		s->tsc += k * (v->cycles ? v->cycles : 1);
 		iters -= k;
@@ -212,10 +243,6 @@ void hw_run_workload(const struct workload *w, uint64_t iterations)
 		sim_pmi_request(&sim);
 	advance(&sim, &w->fixed, 1);
 	advance(&sim, &w->per_iter, iterations);
-	if (sim.fault == SF_OVERCOUNT) {
-		struct workload_vector one = { 1, 1, 0, 1, 0, 0 };
-		advance(&sim, &one, 1);
-	}
 }
 
 /* ---- local APIC ------------------------------------------------------------ */

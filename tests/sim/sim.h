@@ -27,7 +27,7 @@ enum sim_fault {
 	SF_GLOBAL_CTRL_IGNORED, /* counters count with the global enable clear */
 	SF_WRONG_EVENT,	       /* instructions count branches and vice versa */
 	SF_MSR_FAULT,	       /* counter 1's MSRs raise #GP */
-	SF_OVERCOUNT,	       /* one extra event per workload run */
+	SF_OVERCOUNT,	       /* one extra event per iteration (double counting) */
 	SF_LVT_STUCK_MASKED,   /* LVTPC mask bit cannot be cleared */
 	SF_ACK_IGNORED,	       /* clearing overflow status has no effect */
 	SF_COUNT
@@ -126,6 +126,11 @@ uint64_t sim_width_mask(const struct sim_cpu *s, unsigned i);
 /* Whether a counter counts given its enable and global-enable state, with
  * the enable-ignored and global-ctrl-ignored faults applied. */
 bool sim_counting(const struct sim_cpu *s, bool enabled, bool global_enabled);
+/* Applies the counter-mask, invert and edge-detect filters to an event
+ * that occurs per_iter times in an iteration of cycles_per_iter cycles;
+ * returns the filtered count per iteration. Shared by all models. */
+uint64_t sim_filter(uint64_t per_iter, uint64_t cycles_per_iter, unsigned cmask, bool inv,
+		    bool edge);
 /* Raise the PMU interrupt line (a 0->1 edge; KNC §1.4.3.9). */
 void sim_pmi_request(struct sim_cpu *s);
 /* Deliver what the APIC has pending, if interrupts allow. */

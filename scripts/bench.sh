@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `make bench`: boot-to-verdict wall time of the harness next to a minimal EFI
+# program on the same firmware (the ratio is the figure), the harness's own
+# elapsed time from its TSC, and the simulated suite's timings.
+set -uo pipefail
+efi=$1; minimal=$2; sim=$3
+runs=${BENCH_RUNS:-3}
+cpus=("Skylake-Client" "EPYC" "Opteron_G1" "Opteron_G5" "athlon,+lm" "pentium3,+lm"
+      "qemu64,vendor=GenuineIntel,family=15,model=2" "qemu64,vendor=GenuineIntel,family=11,model=1" "max")
+boot=$(dirname "$0")/qemu-boot.sh
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+wall() { # efi cpu -> seconds (median of $runs) ; also leaves the last serial log
+  for _ in $(seq "$runs"); do
+    rm -rf "$tmp/esp"; s=$(date +%s%N)
+    "$boot" "$1" --cpu "$2" --esp "$tmp/esp" --serial "$tmp/serial" >/dev/null 2>&1
+    e=$(date +%s%N); echo $(( (e - s) / 1000000 ))
+  done | median
+}
+printf '%-48s %10s %10s %7s %12s\n' "cpu" "harness_ms" "minimal_ms" "ratio" "elapsed_us"
+worst=0
+for c in "${cpus[@]}"; do
+  h=$(wall "$efi" "$c"); el=$(grep -a '^harness.elapsed_us:' "$tmp/serial" | tail -1 | tr -dc 0-9)
+  m=$(wall "$minimal" "$c")
+  r=$(awk -v h="$h" -v m="$m" 'BEGIN {printf "%.3f", h / m}')
+  worst=$(awk -v a="$worst" -v b="$r" 'BEGIN {print (b > a) ? b : a}')
+  printf '%-48s %10s %10s %7s %12s\n' "$c" "$h" "$m" "$r" "${el:-?}"
+done
+echo "bench: worst boot-to-verdict ratio $worst (bar: <= 1.10)"
+if [ -x "$sim" ]; then
+  echo "bench: simulated suite per model (one run each, wall ms):"
+  for m in $("$sim" --list-models | cut -f1); do
+    s=$(date +%s%N); "$sim" --cpu "$m" >/dev/null 2>&1; e=$(date +%s%N)
+    printf '  %-12s %8s\n' "$m" $(( (e - s) / 1000000 ))
+  done
+  s=$(date +%s%N); "$(dirname "$0")/sim-matrix.py" "$sim" >/dev/null 2>&1; e=$(date +%s%N)
+  echo "bench: whole sim matrix wall time $(( (e - s) / 1000000 )) ms (bar: <= 10000)"
+fi

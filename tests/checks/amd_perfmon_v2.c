@@ -1,0 +1,48 @@
+/* amd.perfmon-v2: PerfMonV2 globals (facts §7): the counter count of
+ * CPUID 8000_0022h EBX[3:0], GlobalCtl gating each counter, GlobalStatus
+ * flagging an overflow, GlobalStatusClr clearing it. */
+#include "../measure.h"
+
+static void run(struct check_ctx *c)
+{
+	struct pmu *p = c->pmu;
+	unsigned want = c->cpu->ids.ext22.ebx & 0xf;
+
+	m_quiesce(c);
+	if (want && p->n_gp != want)
+		check_fail(c, "expected %u counters (CPUID 8000_0022h EBX[3:0]), driver has %u", want,
+			   p->n_gp);
+	for (unsigned i = 0; i < p->n_gp; i++) {
+		uint64_t v = 0, st = 0;
+		bool irq = hw_irq_enabled();
+		m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
+		hw_irq_disable();
+		p->ops->start(p, 1ull << i);
+		hw_wrmsr(p->global_ctrl_msr, pmu_all_mask(p) & ~(1ull << i));
+		hw_run_workload(&wl_loop, 1000);
+		p->ops->stop(p, 1ull << i);
+		if (irq)
+			hw_irq_enable();
+		p->ops->read(p, i, &v);
+		if (v)
+			check_fail(c, "%s counted %llu with its GlobalCtl bit clear", p->ctr[i].name,
+				   (unsigned long long)v);
+		pmu_preload(p, i, 10);
+		m_window(c, 1ull << i, &wl_loop, 100);
+		hw_rdmsr(p->global_status_msr, &st);
+		if (!((st >> i) & 1))
+			check_fail(c, "%s overflowed: expected GlobalStatus bit %u, got 0x%llx",
+				   p->ctr[i].name, i, (unsigned long long)st);
+		hw_wrmsr(p->global_ovf_msr, 1ull << i);
+		hw_rdmsr(p->global_status_msr, &st);
+		if ((st >> i) & 1)
+			check_fail(c, "%s: expected GlobalStatusClr to clear bit %u, still 0x%llx",
+				   p->ctr[i].name, i, (unsigned long long)st);
+		m_quiesce(c);
+	}
+	check_pass(c, "%u counters: GlobalCtl gates, GlobalStatus flags, GlobalStatusClr clears",
+		   p->n_gp);
+}
+
+PMH_CHECK(amd_perfmon_v2, .id = "amd.perfmon-v2", .summary = "PerfMonV2 global registers",
+	  .order = 73, .needs_pmu = true, .needs_caps = PMU_CAP_PERFMON_V2, .run = run);

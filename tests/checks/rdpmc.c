@@ -1,0 +1,41 @@
+/* rdpmc: RDPMC agrees with RDMSR for every counter (GP index i, fixed
+ * counters (1 << 30) | i: facts §2), and an index past the last counter
+ * faults. */
+#include "../measure.h"
+
+static void run(struct check_ctx *c)
+{
+	struct pmu *p = c->pmu;
+	unsigned gp_max = 0;
+
+	m_quiesce(c);
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct pmu_counter *k = &p->ctr[i];
+		uint64_t pat = 0x123456789aull & pmu_width_mask(k->width) & 0x7fffffffull;
+		uint64_t a = 0, b = 0;
+		pat |= (uint64_t)i << 8;
+		p->ops->write(p, i, pat, PMU_WRITE_PRELOAD);
+		int st = hw_rdpmc(k->rdpmc, &a);
+		hw_rdmsr(k->ctr_msr, &b);
+		if (st != HW_OK)
+			check_fail(c, "%s: RDPMC 0x%x raised %s", k->name, k->rdpmc, hw_status_name(st));
+		else if (a != b)
+			check_fail(c, "%s: RDPMC 0x%x read 0x%llx, RDMSR 0x%x read 0x%llx", k->name,
+				   k->rdpmc, (unsigned long long)a, k->ctr_msr, (unsigned long long)b);
+		if (k->kind == PMU_CTR_GP && k->rdpmc + 1 > gp_max)
+			gp_max = k->rdpmc + 1;
+		p->ops->write(p, i, 0, PMU_WRITE_PRELOAD);
+	}
+	/* An index past the implemented GP counters must fault (#GP). */
+	uint64_t v;
+	uint32_t bad = gp_max + 8;
+	int st = hw_rdpmc(bad, &v);
+	if (st == HW_OK)
+		check_fail(c, "RDPMC of invalid index 0x%x: expected #GP, read 0x%llx", bad,
+			   (unsigned long long)v);
+	check_pass(c, "RDPMC agrees with RDMSR on %u counters; index 0x%x faults (%s)", p->n, bad,
+		   hw_status_name(st));
+}
+
+PMH_CHECK(rdpmc, .id = "rdpmc", .summary = "RDPMC agrees with RDMSR", .order = 60,
+	  .needs_pmu = true, .needs_caps = PMU_CAP_RDPMC, .run = run);

@@ -1,0 +1,223 @@
+/* Models "bulldozer" (Fam15h) and "zen4" (Fam19h model 61h): the AMD core
+ * performance counter extension (facts §0, §2, §7). Six 48-bit counters with
+ * PERF_CTL i at C001_0200h+2i and PERF_CTR i at C001_0201h+2i. zen4 adds
+ * PerfMonV2 (8000_0022h EAX[0], EBX[3:0] = 6 counters): GlobalStatus
+ * C000_0300h (read-only), GlobalCtl C000_0301h, GlobalStatusClr C000_0302h
+ * (write 1 to clear). No LVTPC auto-mask on AMD (facts §8).
+ *
+ * Assumption, not verified in Linux (facts §10): the legacy MSRs
+ * C001_0000h-7h alias PERF_CTL0-3 / PERF_CTR0-3 on these parts, as AMD's
+ * APM describes for processors with the core extension. */
+#include "../../pmu/msr.h"
+#include "amd_sim.h"
+#include "sim.h"
+
+#define N_CTR 6
+#define REG_SEL 0	 /* reg[0..5]: PERF_CTL0-5 */
+#define REG_GLOBAL_CTL 8 /* zen4 GlobalCtl */
+#define REG_GLOBAL_STS 9 /* zen4 GlobalStatus */
+#define REG_V2 10	 /* set at reset on models with PerfMonV2 */
+#define ECX_PERFCTR_CORE (1u << 23)
+
+static bool has_v2(const struct sim_cpu *s) { return s->reg[REG_V2] != 0; }
+
+static void reset_common(struct sim_cpu *s)
+{
+	s->n_ctr = N_CTR;
+	for (unsigned i = 0; i < N_CTR; i++) {
+		s->width[i] = 48; /* facts §2 */
+		s->ctr[i] = 0;
+		s->reg[REG_SEL + i] = 0;
+	}
+	/* GlobalCtl resets to 0 in the model: Linux writes it itself (facts
+	 * §7, CPU online), so the driver must enable counters there. */
+	s->reg[REG_GLOBAL_CTL] = 0;
+	s->reg[REG_GLOBAL_STS] = 0;
+}
+
+/* Fam15h (Orochi): base family 0Fh + extended family 06h, model 01h. The
+ * maximum extended leaf 8000_001Eh is below 8000_0022h: no PerfMonV2. */
+static void reset_bulldozer(struct sim_cpu *s)
+{
+	uint32_t sig = sim_fms(0x15, 0x01, 2);
+	sim_vendor(s, 0xd, "AuthenticAMD");
+	sim_set_cpuid(s, 1, 0, sig, 0x00080800u, 0x1e98220bu, 0x178bfbffu);
+	sim_set_cpuid(s, 0x80000000u, 0, 0x8000001eu, 0, 0, 0);
+	sim_set_cpuid(s, 0x80000001u, 0, sig, 0x10000000u, 0x01c9bfffu | ECX_PERFCTR_CORE,
+		      0x2fd3fbffu);
+	sim_brand(s, "AMD Opteron(TM) Processor 6272");
+	reset_common(s);
+}
+
+/* Zen 4 (Raphael): family 0Fh + 0Ah = 19h, model 61h; CPUID.1 ECX[21]
+ * x2APIC, and the firmware left the APIC in x2APIC mode. */
+static void reset_zen4(struct sim_cpu *s)
+{
+	uint32_t sig = sim_fms(0x19, 0x61, 2);
+	sim_vendor(s, 0x10, "AuthenticAMD");
+	sim_set_cpuid(s, 1, 0, sig, 0x00200800u, 0x7ef8320bu | (1u << 21), 0x178bfbffu);
+	sim_set_cpuid(s, 0x80000000u, 0, 0x80000028u, 0, 0, 0);
+	sim_set_cpuid(s, 0x80000001u, 0, sig, 0x40000000u, 0x75c237ffu | ECX_PERFCTR_CORE,
+		      0x2fd3fbffu);
+	/* 8000_0022h: EAX[0] PerfMonV2; EBX[3:0] = 6 core PMCs (facts §7). */
+	sim_set_cpuid(s, 0x80000022u, 0, 0x1, 0x6, 0, 0);
+	sim_brand(s, "AMD Ryzen 9 7950X 16-Core Processor");
+	s->apic_base |= APIC_BASE_X2APIC;
+	reset_common(s);
+	s->reg[REG_V2] = 1;
+}
+
+/* Maps an MSR to a counter's CTL (*ctl = true) or CTR; -1 if neither. */
+static int decode(uint32_t msr, bool *ctl)
+{
+	if (msr >= MSR_F15H_PERF_CTL0 && msr < MSR_F15H_PERF_CTL0 + 2 * N_CTR) {
+		*ctl = !((msr - MSR_F15H_PERF_CTL0) & 1);
+		return (int)((msr - MSR_F15H_PERF_CTL0) / 2);
+	}
+	/* The legacy aliases of counters 0-3 (assumption, see above). */
+	if (msr >= MSR_K7_EVNTSEL0 && msr < MSR_K7_EVNTSEL0 + 4) {
+		*ctl = true;
+		return (int)(msr - MSR_K7_EVNTSEL0);
+	}
+	if (msr >= MSR_K7_PERFCTR0 && msr < MSR_K7_PERFCTR0 + 4) {
+		*ctl = false;
+		return (int)(msr - MSR_K7_PERFCTR0);
+	}
+	return -1;
+}
+
+static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
+{
+	bool ctl;
+	int i = decode(msr, &ctl);
+
+	if (i >= 0) {
+		if (i == 1 && sim_has_fault(s, SF_MSR_FAULT))
+			return HW_FAULT_GP;
+		*v = ctl ? s->reg[REG_SEL + (unsigned)i] : s->ctr[i];
+		return HW_OK;
+	}
+	if (msr == MSR_IA32_BIOS_SIGN_ID) { /* PATCH_LEVEL */
+		*v = has_v2(s) ? 0x0a601203u : 0x06000852u;
+		return HW_OK;
+	}
+	if (!has_v2(s))
+		return HW_FAULT_GP;
+	switch (msr) {
+	case MSR_AMD_GLOBAL_STATUS:
+		*v = s->reg[REG_GLOBAL_STS];
+		return HW_OK;
+	case MSR_AMD_GLOBAL_CTL:
+		*v = s->reg[REG_GLOBAL_CTL];
+		return HW_OK;
+	case MSR_AMD_GLOBAL_STATUS_CLR:
+		*v = 0; /* model assumption: the clear register reads as zero */
+		return HW_OK;
+	default:
+		return HW_FAULT_GP;
+	}
+}
+
+static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
+{
+	bool ctl;
+	int i = decode(msr, &ctl);
+
+	if (i >= 0) {
+		if (i == 1 && sim_has_fault(s, SF_MSR_FAULT))
+			return HW_FAULT_GP;
+		if (ctl)
+			s->reg[REG_SEL + (unsigned)i] = v & AMD_SEL_MASK_F10;
+		else
+			sim_ctr_set(s, (unsigned)i, v); /* 48 bits kept (facts §2) */
+		return HW_OK;
+	}
+	if (!has_v2(s))
+		return HW_FAULT_GP;
+	switch (msr) {
+	case MSR_AMD_GLOBAL_STATUS:
+		return HW_FAULT_GP; /* read-only (facts §7) */
+	case MSR_AMD_GLOBAL_CTL:
+		s->reg[REG_GLOBAL_CTL] = v & ((1ull << N_CTR) - 1);
+		return HW_OK;
+	case MSR_AMD_GLOBAL_STATUS_CLR:
+		if (!sim_has_fault(s, SF_ACK_IGNORED))
+			s->reg[REG_GLOBAL_STS] &= ~v;
+		return HW_OK;
+	default:
+		return HW_FAULT_GP;
+	}
+}
+
+static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
+{
+	if (ecx >= N_CTR)
+		return HW_FAULT_GP;
+	*v = s->ctr[ecx];
+	return HW_OK;
+}
+
+static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
+{
+	uint64_t sel = s->reg[REG_SEL + i];
+	/* Without PerfMonV2 there is no global enable; with it a counter
+	 * counts only while its GlobalCtl bit is set as well. */
+	bool global = !has_v2(s) || (s->reg[REG_GLOBAL_CTL] >> i) & 1;
+	return amd_sim_rate(sel, sim_counting(s, (sel & EVTSEL_EN) != 0, global), v);
+}
+
+static bool overflow(struct sim_cpu *s, unsigned i)
+{
+	if (has_v2(s) && !sim_has_fault(s, SF_NO_OVERFLOW_STATUS))
+		s->reg[REG_GLOBAL_STS] |= 1ull << i;
+	return (s->reg[REG_SEL + i] & EVTSEL_INT) != 0;
+}
+
+#define COMMON_FAULTS                                                                              \
+	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_LOST_PMI) |              \
+	 (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) |            \
+	 (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED))
+
+#define NA_SIGN_EXTEND                                                                             \
+	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "     \
+			      "sign-extends"
+
+static const struct sim_model bulldozer = {
+    .name = "bulldozer",
+    .doc = "AMD Fam15h core extension: facts §0, §2, §7 (C001_0200h+2i); legacy MSR alias "
+	   "assumed (facts §10)",
+    .driver = PMU_DRV_AMD_CORE,
+    .faults = COMMON_FAULTS,
+    .fault_na = {NA_SIGN_EXTEND,
+		 [SF_NO_OVERFLOW_STATUS] = "no PerfMonV2: there is no overflow status "
+					   "register (facts §7)",
+		 [SF_GLOBAL_CTRL_IGNORED] = "no PerfMonV2: there is no global control "
+					    "(facts §7)",
+		 [SF_ACK_IGNORED] = "no PerfMonV2: there is no status register to "
+				    "acknowledge (facts §7)"},
+    .reset = reset_bulldozer,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = false,
+};
+SIM_MODEL(bulldozer);
+
+static const struct sim_model zen4 = {
+    .name = "zen4",
+    .doc = "AMD Fam19h PerfMonV2: facts §0, §2, §7 (C000_0300h-302h, 8000_0022h), §9",
+    .driver = PMU_DRV_AMD_CORE,
+    .faults = COMMON_FAULTS | (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_GLOBAL_CTRL_IGNORED) |
+	      (1u << SF_ACK_IGNORED),
+    .fault_na = {NA_SIGN_EXTEND},
+    .reset = reset_zen4,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = false,
+};
+SIM_MODEL(zen4);

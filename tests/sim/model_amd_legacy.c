@@ -1,0 +1,161 @@
+/* Models "athlon" (K7) and "opteron" (K8): the AMD legacy PMU. Four 48-bit
+ * counters PerfCtr0-3 at C001_0004h-7h with event selects PerfEvtSel0-3 at
+ * C001_0000h-3h (K8 BKDG §10.1-10.2; Athlon x86 Code Optimization guide,
+ * PerfEvtSel fields). Per-counter EN (bit 22) and INT (bit 20); no global
+ * control, no overflow status: overflow is a carry out of bit 47, and the
+ * local APIC does not mask LVTPC on delivery (facts §7, §8). */
+#include "../../pmu/msr.h"
+#include "amd_sim.h"
+#include "sim.h"
+
+#define N_CTR 4
+#define REG_SEL 0   /* reg[0..3]: PerfEvtSel0-3 */
+#define REG_PATCH 8 /* PATCH_LEVEL (8Bh) value; 0 = the MSR does not exist */
+
+static void reset_common(struct sim_cpu *s)
+{
+	s->n_ctr = N_CTR;
+	for (unsigned i = 0; i < N_CTR; i++) {
+		s->width[i] = 48; /* K8 BKDG §10.1: four 48-bit counters */
+		s->ctr[i] = 0;
+		s->reg[REG_SEL + i] = 0;
+	}
+}
+
+/* K7 Athlon (Thunderbird): family 6 model 4. CPUID.1 EDX: FPU, TSC (4),
+ * MSR (5), APIC (9), CMOV (15), MMX (23). No 8000_0001h ECX[23]. */
+static void reset_athlon(struct sim_cpu *s)
+{
+	uint32_t sig = sim_fms(6, 4, 2);
+	sim_vendor(s, 1, "AuthenticAMD");
+	sim_set_cpuid(s, 1, 0, sig, 0, 0, 0x0183fbffu);
+	sim_set_cpuid(s, 0x80000000u, 0, 0x80000006u, 0, 0, 0);
+	sim_set_cpuid(s, 0x80000001u, 0, sig, 0, 0, 0xc1c3fbffu);
+	sim_brand(s, "AMD Athlon(tm) Processor");
+	reset_common(s);
+}
+
+/* K8 Opteron (SledgeHammer): family 0Fh model 5, extended family 0. Long
+ * mode in 8000_0001h EDX[29]; ECX[23] clear. */
+static void reset_opteron(struct sim_cpu *s)
+{
+	uint32_t sig = sim_fms(0xf, 5, 1);
+	sim_vendor(s, 1, "AuthenticAMD");
+	sim_set_cpuid(s, 1, 0, sig, 0x00000800u, 0, 0x078bfbffu);
+	sim_set_cpuid(s, 0x80000000u, 0, 0x80000018u, 0, 0, 0);
+	sim_set_cpuid(s, 0x80000001u, 0, sig, 0, 0, 0xe1d3fbffu);
+	sim_brand(s, "AMD Opteron(tm) Processor 248");
+	reset_common(s);
+	s->reg[REG_PATCH] = 0x00000041u;
+}
+
+/* The msr-fault injection: counter 1's event select and counter. */
+static bool faulted(const struct sim_cpu *s, uint32_t msr)
+{
+	return sim_has_fault(s, SF_MSR_FAULT) &&
+	       (msr == MSR_K7_EVNTSEL0 + 1 || msr == MSR_K7_PERFCTR0 + 1);
+}
+
+static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
+{
+	if (faulted(s, msr))
+		return HW_FAULT_GP;
+	if (msr >= MSR_K7_EVNTSEL0 && msr < MSR_K7_EVNTSEL0 + N_CTR) {
+		*v = s->reg[REG_SEL + msr - MSR_K7_EVNTSEL0];
+		return HW_OK;
+	}
+	if (msr >= MSR_K7_PERFCTR0 && msr < MSR_K7_PERFCTR0 + N_CTR) {
+		*v = s->ctr[msr - MSR_K7_PERFCTR0];
+		return HW_OK;
+	}
+	/* PATCH_LEVEL (8Bh) exists from K8 on; the K7 model has none. */
+	if (msr == MSR_IA32_BIOS_SIGN_ID && s->reg[REG_PATCH]) {
+		*v = s->reg[REG_PATCH];
+		return HW_OK;
+	}
+	return HW_FAULT_GP;
+}
+
+static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
+{
+	if (faulted(s, msr))
+		return HW_FAULT_GP;
+	if (msr >= MSR_K7_EVNTSEL0 && msr < MSR_K7_EVNTSEL0 + N_CTR) {
+		/* Model assumption: reserved bits (21, 63:32) read as zero and
+		 * ignore writes; the documents do not say whether they #GP. */
+		s->reg[REG_SEL + msr - MSR_K7_EVNTSEL0] = v & AMD_SEL_MASK_K7K8;
+		return HW_OK;
+	}
+	if (msr >= MSR_K7_PERFCTR0 && msr < MSR_K7_PERFCTR0 + N_CTR) {
+		/* Writes keep all 48 bits; 63:48 are RAZ (K8 BKDG §10.1). */
+		sim_ctr_set(s, msr - MSR_K7_PERFCTR0, v);
+		return HW_OK;
+	}
+	return HW_FAULT_GP;
+}
+
+/* RDPMC ECX = counter number (K8 BKDG §10.1). */
+static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
+{
+	if (ecx >= N_CTR)
+		return HW_FAULT_GP;
+	*v = s->ctr[ecx];
+	return HW_OK;
+}
+
+static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
+{
+	uint64_t sel = s->reg[REG_SEL + i];
+	/* No global enable on the legacy PMU: only EN gates counting. */
+	return amd_sim_rate(sel, sim_counting(s, (sel & EVTSEL_EN) != 0, true), v);
+}
+
+/* No status register to record in; INT asks the APIC for an interrupt. */
+static bool overflow(struct sim_cpu *s, unsigned i)
+{
+	return (s->reg[REG_SEL + i] & EVTSEL_INT) != 0;
+}
+
+#define LEGACY_FAULTS                                                                              \
+	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_LOST_PMI) |              \
+	 (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) |            \
+	 (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED))
+
+#define LEGACY_NA                                                                                  \
+	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "     \
+			      "sign-extends",                                                      \
+	[SF_NO_OVERFLOW_STATUS] = "the legacy PMU has no overflow status register (facts §7)",     \
+	[SF_GLOBAL_CTRL_IGNORED] = "the legacy PMU has no global control (facts §7)",              \
+	[SF_ACK_IGNORED] = "the legacy PMU has no status register to acknowledge (facts §7)"
+
+static const struct sim_model athlon = {
+    .name = "athlon",
+    .doc = "AMD Athlon x86 Code Optimization guide (22007E) PerfEvtSel; facts §2, §7",
+    .driver = PMU_DRV_AMD_LEGACY,
+    .faults = LEGACY_FAULTS,
+    .fault_na = {LEGACY_NA},
+    .reset = reset_athlon,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = false,
+};
+SIM_MODEL(athlon);
+
+static const struct sim_model opteron = {
+    .name = "opteron",
+    .doc = "AMD K8 BKDG §10.1-10.2 (PerfCtr, PerfEvtSel); facts §2, §7",
+    .driver = PMU_DRV_AMD_LEGACY,
+    .faults = LEGACY_FAULTS,
+    .fault_na = {LEGACY_NA},
+    .reset = reset_opteron,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = false,
+};
+SIM_MODEL(opteron);

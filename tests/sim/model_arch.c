@@ -1,0 +1,450 @@
+/* Models "yonah", "core2", "skylake": Intel architectural perfmon v1, v2
+ * and v4, written from x86-pmu-facts.md §1, §2, §4, §8 and §9.
+ *  - GP counter i: 0xC1+i (writes keep bits 31:0, sign-extend bit 31 to the
+ *    width), event select 0x186+i with its own EN bit; full-width alias
+ *    0x4C1+i where PERF_CAPABILITIES[13] is set (skylake).
+ *  - Fixed counter i (v2+): 0x309+i, full-width writes (facts §10), enabled
+ *    by its FIXED_CTR_CTRL 0x38D field (OS bit0, USR bit1, PMI bit3).
+ *  - v2+: GLOBAL_CTRL 0x38F gates every counter, GLOBAL_STATUS 0x38E
+ *    (read-only) records overflows, GLOBAL_OVF_CTRL 0x390 clears them
+ *    (write 1 to clear); v4: GLOBAL_STATUS_SET 0x391 sets them.
+ *  - The local APIC masks LVTPC on delivery (facts §8).
+ * Counters in the simulator's numbering: GP first, then fixed. */
+#include "../../pmu/msr.h"
+#include "sim.h"
+
+#define MAX_GP 8
+#define MAX_FIXED 4
+#define CPUID1_ECX_PDCM (1u << 15)
+#define CPUID1_ECX_X2APIC (1u << 21)
+
+/* s->reg[] layout */
+#define REG_EVNTSEL(i) (i)
+#define REG_FIXED_CTRL 16
+#define REG_GLOBAL_CTRL 17
+#define REG_GLOBAL_STATUS 18
+#define REG_UCODE 19
+
+struct arch_cfg {
+	const struct sim_model *m;
+	unsigned version, n_gp, gp_width, n_fixed, fixed_width;
+	uint32_t max_leaf, ebx, leaf1_ecx, leaf1_edx;
+	unsigned family, model, stepping;
+	const char *brand;
+	uint64_t perf_caps; /* 0: no PERF_CAPABILITIES (CPUID.1:ECX[15] clear) */
+	uint32_t ucode;
+	bool x2apic;
+};
+
+static const struct arch_cfg *cfg_of(const struct sim_cpu *s);
+
+static unsigned n_gp(const struct sim_cpu *s) { return cfg_of(s)->n_gp; }
+
+static bool is_gp(const struct sim_cpu *s, unsigned i) { return i < n_gp(s); }
+
+static bool globals(const struct sim_cpu *s) { return cfg_of(s)->version >= 2; }
+
+static bool full_width(const struct sim_cpu *s)
+{
+	return (cfg_of(s)->perf_caps & PERF_CAP_FW_WRITE) != 0;
+}
+
+/* GLOBAL_STATUS / GLOBAL_CTRL bit of simulator counter i (facts §4). */
+static uint64_t gbit(const struct sim_cpu *s, unsigned i)
+{
+	return is_gp(s, i) ? 1ull << i : 1ull << (32 + i - n_gp(s));
+}
+
+static uint64_t counter_bits(const struct sim_cpu *s)
+{
+	uint64_t b = 0;
+	for (unsigned i = 0; i < s->n_ctr; i++)
+		b |= gbit(s, i);
+	return b;
+}
+
+/* Status bits the model can hold: counters plus the named summary bits
+ * 62 (buffer overflow) and 63 (CondChgd), facts §4. */
+static uint64_t status_bits(const struct sim_cpu *s)
+{
+	return counter_bits(s) | (1ull << 62) | (1ull << 63);
+}
+
+static uint64_t sel_rw(const struct sim_cpu *s)
+{
+	/* bits 31:0; ANY (21) needs v3 (facts §1) */
+	return cfg_of(s)->version >= 3 ? 0xffffffffull : 0xffffffffull & ~EVTSEL_ANY;
+}
+
+static uint64_t fixed_ctrl_rw(const struct sim_cpu *s)
+{
+	uint64_t f = cfg_of(s)->version >= 3 ? 0xfull : 0xbull; /* AnyThread v3+ */
+	uint64_t rw = 0;
+	for (unsigned i = 0; i < cfg_of(s)->n_fixed; i++)
+		rw |= f << (4 * i);
+	return rw;
+}
+
+static void reset(struct sim_cpu *s)
+{
+	const struct arch_cfg *c = cfg_of(s);
+	uint32_t ecx1 = c->leaf1_ecx;
+
+	sim_vendor(s, c->max_leaf, "GenuineIntel");
+	if (c->perf_caps)
+		ecx1 |= CPUID1_ECX_PDCM;
+	if (c->x2apic)
+		ecx1 |= CPUID1_ECX_X2APIC;
+	sim_set_cpuid(s, 1, 0, sim_fms(c->family, c->model, c->stepping), 0x00010800u, ecx1,
+		      c->leaf1_edx);
+	/* CPUID.0AH (facts §4): EAX version | GP count | GP width | mask
+	 * length 7; EDX fixed count | fixed width. */
+	sim_set_cpuid(s, 0x0a, 0, c->version | c->n_gp << 8 | c->gp_width << 16 | 7u << 24, c->ebx,
+		      0, c->version >= 2 ? (c->n_fixed | c->fixed_width << 5) : 0);
+	sim_set_cpuid(s, 0x80000000u, 0, 0x80000008u, 0, 0, 0);
+	sim_set_cpuid(s, 0x80000001u, 0, 0, 0, 0x1u, 0x20100000u);
+	sim_brand(s, c->brand);
+	s->n_ctr = c->n_gp + (c->version >= 2 ? c->n_fixed : 0);
+	for (unsigned i = 0; i < s->n_ctr; i++)
+		s->width[i] = (uint8_t)(i < c->n_gp ? c->gp_width : c->fixed_width);
+	s->reg[REG_UCODE] = (uint64_t)c->ucode << 32;
+	if (c->x2apic)
+		s->apic_base |= APIC_BASE_X2APIC;
+}
+
+/* msr-fault: counter 1's MSRs raise #GP. */
+static bool faulted(const struct sim_cpu *s, uint32_t msr)
+{
+	return sim_has_fault(s, SF_MSR_FAULT) &&
+	       (msr == MSR_P6_PERFCTR0 + 1 || msr == MSR_P6_EVNTSEL0 + 1 ||
+		msr == MSR_IA32_PMC0 + 1);
+}
+
+/* Simulator counter index of a counter MSR, or -1. */
+static int ctr_of(const struct sim_cpu *s, uint32_t msr)
+{
+	const struct arch_cfg *c = cfg_of(s);
+	if (msr >= MSR_P6_PERFCTR0 && msr < MSR_P6_PERFCTR0 + c->n_gp)
+		return (int)(msr - MSR_P6_PERFCTR0);
+	if (full_width(s) && msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + c->n_gp)
+		return (int)(msr - MSR_IA32_PMC0);
+	if (globals(s) && msr >= MSR_FIXED_CTR0 && msr < MSR_FIXED_CTR0 + c->n_fixed)
+		return (int)(c->n_gp + msr - MSR_FIXED_CTR0);
+	return -1;
+}
+
+static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
+{
+	const struct arch_cfg *c = cfg_of(s);
+	int k;
+
+	if (faulted(s, msr))
+		return HW_FAULT_GP;
+	k = ctr_of(s, msr);
+	if (k >= 0) {
+		*v = s->ctr[k];
+		return HW_OK;
+	}
+	if (msr >= MSR_P6_EVNTSEL0 && msr < MSR_P6_EVNTSEL0 + c->n_gp) {
+		*v = s->reg[REG_EVNTSEL(msr - MSR_P6_EVNTSEL0)];
+		return HW_OK;
+	}
+	switch (msr) {
+	case MSR_IA32_BIOS_SIGN_ID:
+		*v = s->reg[REG_UCODE];
+		return HW_OK;
+	case MSR_IA32_MISC_ENABLE:
+		*v = MISC_ENABLE_EMON; /* facts §0: bit 7, perfmon available */
+		return HW_OK;
+	case MSR_PERF_CAPABILITIES:
+		if (!c->perf_caps)
+			return HW_FAULT_GP;
+		*v = c->perf_caps;
+		return HW_OK;
+	case MSR_FIXED_CTR_CTRL:
+	case MSR_PERF_GLOBAL_CTRL:
+	case MSR_PERF_GLOBAL_STATUS:
+	case MSR_PERF_GLOBAL_OVF_CTRL:
+		if (!globals(s))
+			return HW_FAULT_GP;
+		*v = msr == MSR_FIXED_CTR_CTRL	     ? s->reg[REG_FIXED_CTRL]
+		     : msr == MSR_PERF_GLOBAL_CTRL   ? s->reg[REG_GLOBAL_CTRL]
+		     : msr == MSR_PERF_GLOBAL_STATUS ? s->reg[REG_GLOBAL_STATUS]
+						     : 0; /* OVF_CTRL reads as 0 */
+		return HW_OK;
+	case MSR_PERF_GLOBAL_STATUS_SET:
+		if (c->version < 4)
+			return HW_FAULT_GP;
+		*v = 0;
+		return HW_OK;
+	default:
+		return HW_FAULT_GP;
+	}
+}
+
+static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
+{
+	const struct arch_cfg *c = cfg_of(s);
+	int k;
+
+	if (faulted(s, msr))
+		return HW_FAULT_GP;
+	k = ctr_of(s, msr);
+	if (k >= 0) {
+		uint64_t w = v;
+		/* 0xC1+i keeps bits 31:0 and sign-extends bit 31; the 0x4C1+i
+		 * alias and the fixed counters take the full width (facts §2,
+		 * §10). */
+		if (msr < MSR_P6_PERFCTR0 + c->n_gp)
+			w = sim_has_fault(s, SF_NO_SIGN_EXTEND)
+				? v & 0xffffffffull
+				: (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+		sim_ctr_set(s, (unsigned)k, w);
+		return HW_OK;
+	}
+	if (msr >= MSR_P6_EVNTSEL0 && msr < MSR_P6_EVNTSEL0 + c->n_gp) {
+		s->reg[REG_EVNTSEL(msr - MSR_P6_EVNTSEL0)] = v & sel_rw(s);
+		return HW_OK;
+	}
+	switch (msr) {
+	case MSR_IA32_BIOS_SIGN_ID:
+		s->reg[REG_UCODE] = (uint64_t)c->ucode << 32;
+		return HW_OK;
+	case MSR_IA32_MISC_ENABLE:
+		return HW_OK; /* the EMON bit is read-only; the rest is not modelled */
+	default:
+		break;
+	}
+	if (!globals(s))
+		return HW_FAULT_GP;
+	switch (msr) {
+	case MSR_FIXED_CTR_CTRL:
+		s->reg[REG_FIXED_CTRL] = v & fixed_ctrl_rw(s);
+		return HW_OK;
+	case MSR_PERF_GLOBAL_CTRL:
+		s->reg[REG_GLOBAL_CTRL] = v & counter_bits(s);
+		return HW_OK;
+	case MSR_PERF_GLOBAL_STATUS:
+		return HW_FAULT_GP; /* read-only */
+	case MSR_PERF_GLOBAL_OVF_CTRL:
+		if (!sim_has_fault(s, SF_ACK_IGNORED))
+			s->reg[REG_GLOBAL_STATUS] &= ~v;
+		return HW_OK;
+	case MSR_PERF_GLOBAL_STATUS_SET:
+		if (c->version < 4)
+			return HW_FAULT_GP;
+		if (!sim_has_fault(s, SF_NO_OVERFLOW_STATUS))
+			s->reg[REG_GLOBAL_STATUS] |= v & status_bits(s);
+		return HW_OK;
+	default:
+		return HW_FAULT_GP;
+	}
+}
+
+static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
+{
+	const struct arch_cfg *c = cfg_of(s);
+	bool fast = (ecx >> 31) & 1, fixed = (ecx >> 30) & 1;
+	uint32_t idx = ecx & 0x3fffffffu;
+	unsigned k;
+
+	/* facts §2: GP i = i, fixed i = (1<<30)|i, bit 31 returns 32 bits */
+	if (fixed) {
+		if (!globals(s) || idx >= c->n_fixed)
+			return HW_FAULT_GP;
+		k = c->n_gp + idx;
+	} else {
+		if (idx >= c->n_gp)
+			return HW_FAULT_GP;
+		k = idx;
+	}
+	*v = fast ? s->ctr[k] & 0xffffffffull : s->ctr[k];
+	return HW_OK;
+}
+
+/* Architectural events (facts §4) to workload fields. The reference clock
+ * is the simulator's TSC, which advances one tick per modelled cycle. */
+static uint64_t event_rate(uint16_t enc, const struct workload_vector *v)
+{
+	switch (enc) {
+	case 0x003c: /* UnHalted Core Cycles */
+	case 0x013c: /* UnHalted Reference Cycles */
+		return v->cycles;
+	case 0x00c0: /* Instructions Retired */
+		return v->instructions;
+	case 0x00c4: /* Branch Instructions Retired */
+		return v->branches;
+	case 0x00c5: /* Branch Misses Retired */
+		return v->branch_misses;
+	default: /* LLC events and the rest are not modelled: 0 */
+		return 0;
+	}
+}
+
+static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
+{
+	bool global = !globals(s) || (s->reg[REG_GLOBAL_CTRL] & gbit(s, i));
+
+	if (is_gp(s, i)) {
+		uint64_t sel = s->reg[REG_EVNTSEL(i)];
+		if (!sim_counting(s, (sel & EVTSEL_EN) != 0, global))
+			return 0;
+		if (!(sel & EVTSEL_OS)) /* ring 0: USR-only counts nothing */
+			return 0;
+		/* CMASK, INV, E (facts §1) */
+		return sim_filter(event_rate((uint16_t)(sel & 0xffff), v), v->cycles,
+				  (unsigned)(sel >> 24) & 0xff, (sel & EVTSEL_INV) != 0,
+				  (sel & EVTSEL_EDGE) != 0);
+	}
+	unsigned f = i - n_gp(s);
+	uint64_t field = (s->reg[REG_FIXED_CTRL] >> (4 * f)) & 0xf;
+	/* a fixed counter is enabled by its OS/USR bits (facts §4) */
+	if (!sim_counting(s, (field & 0x3) != 0, global))
+		return 0;
+	if (!(field & 0x1))
+		return 0;
+	switch (f) {
+	case 0:
+		return v->instructions; /* INST_RETIRED.ANY */
+	case 1:
+	case 2:
+		return v->cycles; /* CPU_CLK_UNHALTED.CORE / .REF */
+	default:
+		return 0;
+	}
+}
+
+static bool overflow(struct sim_cpu *s, unsigned i)
+{
+	if (globals(s) && !sim_has_fault(s, SF_NO_OVERFLOW_STATUS))
+		s->reg[REG_GLOBAL_STATUS] |= gbit(s, i);
+	if (is_gp(s, i))
+		return (s->reg[REG_EVNTSEL(i)] & EVTSEL_INT) != 0;
+	return ((s->reg[REG_FIXED_CTRL] >> (4 * (i - n_gp(s)))) & 0x8) != 0;
+}
+
+#define ARCH_COMMON_FAULTS                                                                         \
+	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_SIGN_EXTEND) |        \
+	 (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |               \
+	 (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |                    \
+	 (1u << SF_LVT_STUCK_MASKED))
+#define ARCH_V2_FAULTS                                                                             \
+	(ARCH_COMMON_FAULTS | (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_GLOBAL_CTRL_IGNORED) |     \
+	 (1u << SF_ACK_IGNORED))
+
+static const struct sim_model yonah = {
+    .name = "yonah",
+    .doc = "x86-pmu-facts.md §4 (arch perfmon v1: no fixed, no globals), §9 generic handler",
+    .driver = PMU_DRV_INTEL_ARCH,
+    .faults = ARCH_COMMON_FAULTS,
+    .fault_na =
+	{
+	    [SF_NO_OVERFLOW_STATUS] = "arch perfmon v1 has no overflow status "
+				      "register (facts §4, §9)",
+	    [SF_GLOBAL_CTRL_IGNORED] = "arch perfmon v1 has no global control "
+				       "(facts §4 core_pmu)",
+	    [SF_ACK_IGNORED] = "arch perfmon v1 has no overflow status to "
+			       "acknowledge (facts §9)",
+	},
+    .reset = reset,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = true,
+};
+SIM_MODEL(yonah);
+
+static const struct sim_model core2 = {
+    .name = "core2",
+    .doc = "x86-pmu-facts.md §4 (arch perfmon v2: 3 fixed, globals), §8, §9",
+    .driver = PMU_DRV_INTEL_ARCH,
+    .faults = ARCH_V2_FAULTS,
+    .reset = reset,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = true,
+};
+SIM_MODEL(core2);
+
+static const struct sim_model skylake = {
+    .name = "skylake",
+    .doc = "x86-pmu-facts.md §2, §4 (arch perfmon v4, STATUS_SET, full-width writes), §8, §9",
+    .driver = PMU_DRV_INTEL_ARCH,
+    .faults = ARCH_V2_FAULTS,
+    .reset = reset,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = true,
+};
+SIM_MODEL(skylake);
+
+static const struct arch_cfg cfgs[] = {
+    {
+	/* Core Duo: CPUID.0AH EAX 0x07280201 */
+	.m = &yonah,
+	.version = 1,
+	.n_gp = 2,
+	.gp_width = 40,
+	.max_leaf = 0x0a,
+	.leaf1_ecx = 0x0000c1a9u & ~CPUID1_ECX_PDCM,
+	.leaf1_edx = 0xbfe9fbffu,
+	.family = 6,
+	.model = 0x0e,
+	.stepping = 8,
+	.brand = "Simulated Intel Core Duo (Yonah, arch perfmon v1)",
+	.ucode = 0x39,
+    },
+    {
+	/* Core 2 (Merom): 0AH EAX 0x07280202, EDX 0x503 */
+	.m = &core2,
+	.version = 2,
+	.n_gp = 2,
+	.gp_width = 40,
+	.n_fixed = 3,
+	.fixed_width = 40,
+	.max_leaf = 0x0a,
+	.leaf1_ecx = 0x0000e39du & ~CPUID1_ECX_PDCM,
+	.leaf1_edx = 0xbfebfbffu,
+	.family = 6,
+	.model = 0x0f,
+	.stepping = 6,
+	.brand = "Simulated Intel Core 2 (Merom, arch perfmon v2)",
+	.ucode = 0xd0,
+    },
+    {
+	/* Skylake client: 0AH EAX 0x07300404, EDX 0x603;
+	 * PERF_CAPABILITIES with bit 13 (full-width write) */
+	.m = &skylake,
+	.version = 4,
+	.n_gp = 4,
+	.gp_width = 48,
+	.n_fixed = 3,
+	.fixed_width = 48,
+	.max_leaf = 0x16,
+	.leaf1_ecx = 0x7ffafbbfu & ~CPUID1_ECX_PDCM & ~CPUID1_ECX_X2APIC & ~(1u << 31),
+	.leaf1_edx = 0xbfebfbffu,
+	.family = 6,
+	.model = 0x5e,
+	.stepping = 3,
+	.brand = "Simulated Intel Core i7-6700 (Skylake, arch perfmon v4)",
+	.perf_caps = 0x33c5,
+	.ucode = 0xf0,
+	.x2apic = true,
+    },
+};
+
+static const struct arch_cfg *cfg_of(const struct sim_cpu *s)
+{
+	for (unsigned i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++)
+		if (cfgs[i].m == s->m)
+			return &cfgs[i];
+	return &cfgs[0];
+}

@@ -1,0 +1,275 @@
+/* Model "pentium4": a Pentium 4 (GenuineIntel family 0xF model 2, no HT)
+ * written from facts §5, §8, §10 P4 and the SDM ESCR/CCCR excerpt. 18 40-bit
+ * counters at 0x300+i with CCCRs at 0x360+i; every ESCR of facts §5 (46,
+ * IQ_ESCR0/1 included: they exist on models 1-2). A counter counts when its
+ * CCCR ENABLE is set and its ESCR select names an ESCR of its counter group
+ * whose event and mask the model knows and whose T0_OS bit is set (the
+ * harness runs in ring 0). Overflow sets the sticky CCCR.OVF and, with
+ * OVF_PMI_T0, requests a PMI; the local APIC masks LVTPC on delivery.
+ * CCCR1's ENABLE does not work (facts §10 P4 erratum).
+ *
+ * Not modelled: CCCR compare/complement/threshold/edge and FORCE_OVF (the
+ * workload engine has no per-cycle event counts), ESCR tagging, thread 1,
+ * and the taken/not-taken split of BRANCH_RETIRED. */
+#include "model_netburst.h"
+#include "../../pmu/msr.h"
+#include "sim.h"
+
+#define NCTR 18
+#define CCCR_ENABLE (1ull << 12)
+#define CCCR_OVF_PMI_T0 (1ull << 26)
+#define CCCR_RW 0x4ffff000ull /* 30, 27:12; OVF (31) only clears by software */
+#define ESCR_RW 0x7fffffffull
+#define ESCR_T0_OS (1ull << 3)
+
+/* SDM table of counters and ESCRs per counter group: the ESCR with select
+ * value s for group g, half h (ESCRx0 feeds the first counters of a group,
+ * ESCRx1 the rest). */
+struct m_escr {
+	uint32_t addr;
+	uint8_t group, half, select;
+};
+
+/* clang-format off */
+static const struct m_escr escr_tab[] = {
+	/* BPU group: counters 0,1 / 2,3 */
+	{0x3b2, 0, 0, 0}, {0x3b3, 0, 1, 0}, /* BPU */
+	{0x3b4, 0, 0, 1}, {0x3b5, 0, 1, 1}, /* IS */
+	{0x3aa, 0, 0, 2}, {0x3ab, 0, 1, 2}, /* MOB */
+	{0x3b6, 0, 0, 3}, {0x3b7, 0, 1, 3}, /* ITLB */
+	{0x3ac, 0, 0, 4}, {0x3ad, 0, 1, 4}, /* PMH */
+	{0x3c8, 0, 0, 5}, {0x3c9, 0, 1, 5}, /* IX */
+	{0x3a2, 0, 0, 6}, {0x3a3, 0, 1, 6}, /* FSB */
+	{0x3a0, 0, 0, 7}, {0x3a1, 0, 1, 7}, /* BSU */
+	/* MS group: counters 4,5 / 6,7 */
+	{0x3c0, 1, 0, 0}, {0x3c1, 1, 1, 0}, /* MS */
+	{0x3c4, 1, 0, 1}, {0x3c5, 1, 1, 1}, /* TC */
+	{0x3c2, 1, 0, 2}, {0x3c3, 1, 1, 2}, /* TBPU */
+	/* FLAME group: counters 8,9 / 10,11 */
+	{0x3a6, 2, 0, 0}, {0x3a7, 2, 1, 0}, /* FLAME */
+	{0x3a4, 2, 0, 1}, {0x3a5, 2, 1, 1}, /* FIRM */
+	{0x3ae, 2, 0, 2}, {0x3af, 2, 1, 2}, /* SAAT */
+	{0x3b0, 2, 0, 3}, {0x3b1, 2, 1, 3}, /* U2L */
+	{0x3a8, 2, 0, 5}, {0x3a9, 2, 1, 5}, /* DAC */
+	/* IQ group: counters 12,13,16 / 14,15,17 */
+	{0x3ba, 3, 0, 0}, {0x3bb, 3, 1, 0}, /* IQ (models 1-2) */
+	{0x3ca, 3, 0, 1}, {0x3cb, 3, 1, 1}, /* ALF */
+	{0x3bc, 3, 0, 2}, {0x3bd, 3, 1, 2}, /* RAT */
+	{0x3be, 3, 0, 3}, {0x3bf, 3, 1, 3}, /* SSU (ESCR1: "guess: not in manual" in Linux) */
+	{0x3b8, 3, 0, 4}, {0x3b9, 3, 1, 4}, /* CRU0/1 */
+	{0x3cc, 3, 0, 5}, {0x3cd, 3, 1, 5}, /* CRU2/3 */
+	{0x3e0, 3, 0, 6}, {0x3e1, 3, 1, 6}, /* CRU4/5 */
+};
+/* clang-format on */
+#define N_ESCR (sizeof(escr_tab) / sizeof(escr_tab[0]))
+_Static_assert(N_ESCR == 46, "facts §5: 46 ESCRs on models 1-2");
+
+static void ctr_place(unsigned i, unsigned *group, unsigned *half)
+{
+	static const uint8_t g[NCTR] = {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3};
+	static const uint8_t h[NCTR] = {0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 1};
+	*group = g[i];
+	*half = h[i];
+}
+
+static int escr_index(uint32_t msr)
+{
+	for (unsigned k = 0; k < N_ESCR; k++)
+		if (escr_tab[k].addr == msr)
+			return (int)k;
+	return -1;
+}
+
+static void reset(struct sim_cpu *s)
+{
+	sim_vendor(s, 2, "GenuineIntel");
+	/* CPUID.1: family 0xF model 2 stepping 9; EDX: TSC, MSR, APIC, DS */
+	sim_set_cpuid(s, 1, 0, sim_fms(0xf, 2, 9), 0, 0,
+		      (1u << 4) | (1u << 5) | (1u << 9) | (1u << 21));
+	sim_set_cpuid(s, 0x80000000u, 0, 0x80000004u, 0, 0, 0);
+	sim_brand(s, "Simulated Intel(R) Pentium(R) 4 (NetBurst)");
+	s->n_ctr = NCTR;
+	for (unsigned i = 0; i < NCTR; i++)
+		s->width[i] = 40;
+	/* EMON (bit 7): performance monitoring available (facts §0) */
+	s->reg[P4SIM_MISC_ENABLE] = MISC_ENABLE_EMON;
+}
+
+static bool gp_faults(const struct sim_cpu *s, unsigned i)
+{
+	return s->fault == SF_MSR_FAULT && i == 1;
+}
+
+static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
+{
+	int k;
+
+	if (msr >= MSR_P4_COUNTER0 && msr < MSR_P4_COUNTER0 + NCTR) {
+		if (gp_faults(s, msr - MSR_P4_COUNTER0))
+			return HW_FAULT_GP;
+		*v = s->ctr[msr - MSR_P4_COUNTER0];
+		return HW_OK;
+	}
+	if (msr >= MSR_P4_CCCR0 && msr < MSR_P4_CCCR0 + NCTR) {
+		if (gp_faults(s, msr - MSR_P4_CCCR0))
+			return HW_FAULT_GP;
+		*v = s->reg[P4SIM_CCCR(msr - MSR_P4_CCCR0)];
+		return HW_OK;
+	}
+	k = escr_index(msr);
+	if (k >= 0) {
+		*v = s->reg[P4SIM_ESCR(k)];
+		return HW_OK;
+	}
+	if (msr == MSR_IA32_MISC_ENABLE) {
+		*v = s->reg[P4SIM_MISC_ENABLE];
+		return HW_OK;
+	}
+	return HW_FAULT_GP;
+}
+
+static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
+{
+	int k;
+
+	s->reg[P4SIM_WLOG(s->reg[P4SIM_WLOG_N])] = msr;
+	s->reg[P4SIM_WLOG_N]++;
+
+	if (msr >= MSR_P4_COUNTER0 && msr < MSR_P4_COUNTER0 + NCTR) {
+		if (gp_faults(s, msr - MSR_P4_COUNTER0))
+			return HW_FAULT_GP;
+		sim_ctr_set(s, msr - MSR_P4_COUNTER0, v); /* all 40 bits (facts §2) */
+		return HW_OK;
+	}
+	if (msr >= MSR_P4_CCCR0 && msr < MSR_P4_CCCR0 + NCTR) {
+		unsigned i = msr - MSR_P4_CCCR0;
+		uint64_t old = s->reg[P4SIM_CCCR(i)];
+		uint64_t ovf = old & P4SIM_CCCR_OVF;
+		if (gp_faults(s, i))
+			return HW_FAULT_GP;
+		/* OVF is sticky: software can clear it, not set it (facts §5);
+		 * the ack-ignored fault keeps it whatever is written. */
+		if (!(v & P4SIM_CCCR_OVF) && s->fault != SF_ACK_IGNORED)
+			ovf = 0;
+		s->reg[P4SIM_CCCR(i)] = (v & CCCR_RW) | ovf;
+		return HW_OK;
+	}
+	k = escr_index(msr);
+	if (k >= 0) {
+		s->reg[P4SIM_ESCR(k)] = v & ESCR_RW;
+		return HW_OK;
+	}
+	if (msr == MSR_IA32_MISC_ENABLE)
+		return HW_OK; /* the model keeps EMON as reset left it */
+	return HW_FAULT_GP;
+}
+
+static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
+{
+	unsigned i = ecx & 0x1f;
+	if (i >= NCTR || gp_faults(s, i))
+		return HW_FAULT_GP;
+	*v = s->ctr[i];
+	if (ecx & (1u << 31))
+		*v &= 0xffffffffull; /* fast read: low 32 bits */
+	return HW_OK;
+}
+
+/* Events per workload iteration for an ESCR's event select and mask (facts
+ * §5 event table). */
+static uint64_t decode(uint32_t escr_addr, unsigned event, unsigned mask,
+		       const struct workload_vector *v)
+{
+	switch (event) {
+	case 0x13: /* GLOBAL_POWER_EVENTS on FSB_ESCR0/1, RUNNING = bit 0 */
+		if ((escr_addr == 0x3a2 || escr_addr == 0x3a3) && (mask & 1))
+			return v->cycles;
+		return 0;
+	case 0x02: /* INSTR_RETIRED on CRU_ESCR0/1; the workloads retire only
+		    * non-bogus, untagged instructions (NBOGUSNTAG, bit 0) */
+		if ((escr_addr == 0x3b8 || escr_addr == 0x3b9) && (mask & 1))
+			return v->instructions;
+		return 0;
+	case 0x03: /* MISPRED_BRANCH_RETIRED on CRU_ESCR0/1, NBOGUS = bit 0 */
+		if ((escr_addr == 0x3b8 || escr_addr == 0x3b9) && (mask & 1))
+			return v->branch_misses;
+		return 0;
+	case 0x06: /* BRANCH_RETIRED on CRU_ESCR2/3: MMNP|MMTP predicted,
+		    * MMNM|MMTM mispredicted (both directions needed) */
+		if (escr_addr != 0x3cc && escr_addr != 0x3cd)
+			return 0;
+		return ((mask & 0x5) == 0x5 ? v->branches - v->branch_misses : 0) +
+		       ((mask & 0xa) == 0xa ? v->branch_misses : 0);
+	case 0x04: /* RETIRED_BRANCH_TYPE on TBPU_ESCR0/1: the workloads'
+		    * branch types are not split, any type bit counts them */
+		if ((escr_addr == 0x3c2 || escr_addr == 0x3c3) && (mask & 0x1e))
+			return v->branches;
+		return 0;
+	default: /* BSQ_CACHE_REFERENCE and the rest: nothing the workloads do */
+		return 0;
+	}
+}
+
+static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
+{
+	uint64_t cccr = s->reg[P4SIM_CCCR(i)], escr;
+	unsigned group, half, sel = (unsigned)(cccr >> 13) & 7;
+	bool enabled = (cccr & CCCR_ENABLE) && i != 1; /* CCCR1 ENABLE erratum */
+
+	if (!sim_counting(s, enabled, true))
+		return 0;
+	ctr_place(i, &group, &half);
+	for (unsigned k = 0; k < N_ESCR; k++) {
+		const struct m_escr *e = &escr_tab[k];
+		if (e->group != group || e->half != half || e->select != sel)
+			continue;
+		escr = s->reg[P4SIM_ESCR(k)];
+		if (!(escr & ESCR_T0_OS))
+			return 0;
+		uint64_t n = decode(e->addr, (unsigned)(escr >> 25) & 0x3f,
+				    (unsigned)(escr >> 9) & 0xffff, v);
+		/* CCCR COMPARE counts cycles with more than THRESHOLD events,
+		 * COMPLEMENT with at most THRESHOLD; EDGE counts the false-to-
+		 * true transitions (facts §5 CCCR bits; SDM 18.6.3.5.2). */
+		if (cccr & (1ull << 18))
+			return sim_filter(n, v->cycles, (unsigned)((cccr >> 20) & 0xf) + 1,
+					  (cccr & (1ull << 19)) != 0, (cccr & (1ull << 24)) != 0);
+		return (cccr & (1ull << 24)) ? sim_filter(n, v->cycles, 0, false, true) : n;
+	}
+	return 0; /* the select names no ESCR of this group */
+}
+
+static bool overflow(struct sim_cpu *s, unsigned i)
+{
+	uint64_t *cccr = &s->reg[P4SIM_CCCR(i)];
+	if (s->fault != SF_NO_OVERFLOW_STATUS)
+		*cccr |= P4SIM_CCCR_OVF;
+	/* The interrupt still fires without the flag: Linux's "unflagged
+	 * overflow" (facts §5). */
+	return (*cccr & CCCR_OVF_PMI_T0) != 0;
+}
+
+static const struct sim_model pentium4 = {
+    .name = "pentium4",
+    .doc = "x86-pmu-facts.md §5, §8, §9 P4, §10 P4; SDM Vol. 3B ESCR/CCCR excerpt",
+    .driver = PMU_DRV_INTEL_NETBURST,
+    .faults = (1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_OVERFLOW_STATUS) |
+	      (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |
+	      (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |
+	      (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ACK_IGNORED),
+    .fault_na =
+	{
+	    [SF_NO_SIGN_EXTEND] = "NetBurst counter writes set all 40 bits (facts §2); "
+				  "nothing sign-extends",
+	    [SF_GLOBAL_CTRL_IGNORED] = "NetBurst has no global enable register, only "
+				       "CCCR ENABLE (facts §5)",
+	},
+    .reset = reset,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = true, /* facts §8: LVTPC masked on interrupt (P4) */
+};
+SIM_MODEL(pentium4);

@@ -1,0 +1,124 @@
+/* Shared helpers for the driver unit tests: power on a simulated CPU, attach
+ * the driver it selects, count a workload, and take PMIs through the
+ * simulated local APIC with a minimal handler. Include after <cmocka.h>. */
+#ifndef PMH_TESTS_UNIT_SIM_DRV_H
+#define PMH_TESTS_UNIT_SIM_DRV_H
+
+#include "../../apic/apic.h"
+#include "../../apic/isr.h"
+#include "../../events/workload.h"
+#include "../../pmu/msr.h"
+#include "../../pmu/pmu.h"
+#include "../sim/sim.h"
+
+static struct cpu_info drv_ci;
+static struct pmu drv_p;
+static struct apic_info drv_ai;
+
+/* Starts a model with a fault and attaches its driver (not yet probed for
+ * function: the caller checks status). */
+static inline struct pmu *drv_attach(const char *model, enum sim_fault f)
+{
+	assert_int_equal(sim_start(model, f), 0);
+	cpu_identify(&drv_ci);
+	apic_detect(&drv_ai);
+	pmu_attach(&drv_p, &drv_ci);
+	return &drv_p;
+}
+
+/* A healthy or faulty model whose driver must come up functional. */
+static inline struct pmu *drv_up(const char *model, enum sim_fault f)
+{
+	struct pmu *p = drv_attach(model, f);
+	int rc;
+	assert_int_equal(p->status, PMU_FUNCTIONAL);
+	rc = p->ops->reset(p);
+	if (f != SF_MSR_FAULT) /* counter 1's MSRs fault: reset reports it */
+		assert_int_equal(rc, 0);
+	else
+		assert_int_not_equal(rc, 0);
+	return p;
+}
+
+static inline uint64_t drv_read(struct pmu *p, unsigned ctr)
+{
+	uint64_t v = 0xdead;
+	assert_int_equal(p->ops->read(p, ctr, &v), HW_OK);
+	return v;
+}
+
+static inline uint64_t drv_msr(uint32_t msr)
+{
+	uint64_t v = 0xdead;
+	assert_int_equal(hw_rdmsr(msr, &v), HW_OK);
+	return v;
+}
+
+static inline uint64_t drv_ovf(struct pmu *p)
+{
+	uint64_t m = 0xdead;
+	assert_int_equal(p->ops->overflow_status(p, &m), 0);
+	return m;
+}
+
+static inline void drv_program(struct pmu *p, unsigned ctr, enum pmu_generic g, uint32_t flags)
+{
+	struct pmu_event ev;
+	assert_int_equal(p->ops->generic_event(p, g, ctr, &ev), 0);
+	assert_int_equal(p->ops->program(p, ctr, &ev, flags), 0);
+}
+
+/* Counter ctr (programmed for cycles, one per wl_loop iteration and none in
+ * the call overhead) overflows at exactly n events: not after n-1, at n. */
+static inline void drv_overflow_at(struct pmu *p, unsigned ctr, uint64_t n)
+{
+	uint64_t bit = 1ull << ctr;
+
+	assert_int_equal(pmu_preload(p, ctr, n), 0);
+	assert_int_equal(drv_read(p, ctr), (0 - n) & pmu_width_mask(p->ctr[ctr].width));
+	assert_int_equal(p->ops->start(p, bit), 0);
+	hw_run_workload(&wl_loop, n - 1);
+	assert_int_equal(drv_ovf(p) & bit, 0);
+	assert_int_equal(drv_read(p, ctr), pmu_width_mask(p->ctr[ctr].width));
+	hw_run_workload(&wl_loop, 1);
+	assert_int_equal(drv_ovf(p) & bit, bit);
+	assert_int_equal(drv_read(p, ctr), 0);
+	assert_int_equal(p->ops->stop(p, bit), 0);
+	assert_int_equal(p->ops->ack(p, bit), 0);
+	assert_int_equal(drv_ovf(p) & bit, 0);
+}
+
+/* ---- PMIs ---------------------------------------------------------------- */
+
+static struct {
+	unsigned taken;
+	unsigned masked_on_entry;
+	uint64_t collected;
+	int collect_rc;
+} drv_pmi;
+
+static inline void drv_pmi_handler(struct int_frame *f)
+{
+	uint64_t m = 0;
+	(void)f;
+	drv_pmi.taken++;
+	if (apic_read(APIC_LVT_PC) & LVT_MASKED)
+		drv_pmi.masked_on_entry++;
+	drv_pmi.collect_rc = drv_p.ops->pmi_collect(&drv_p, &m);
+	drv_pmi.collected |= m;
+	apic_write(APIC_LVT_PC, VEC_PMI); /* unmask */
+	apic_eoi();
+}
+
+/* Routes LVTPC to the test handler, unmasked, fixed delivery. */
+static inline void drv_pmi_arm(void)
+{
+	drv_pmi.taken = 0;
+	drv_pmi.masked_on_entry = 0;
+	drv_pmi.collected = 0;
+	drv_pmi.collect_rc = 0;
+	isr_set_handler(VEC_PMI, drv_pmi_handler);
+	apic_write(APIC_LVT_PC, VEC_PMI);
+}
+
+#endif

@@ -1,0 +1,594 @@
+/* The amd-legacy driver against the simulated K7 ("athlon") and K8
+ * ("opteron"): facts §2, §7, §9; K8 BKDG §10.1-10.2. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../apic/apic.h"
+#include "../../apic/isr.h"
+#include "../../events/workload.h"
+#include "../../pmu/msr.h"
+#include "../../pmu/pmu.h"
+#include "../sim/sim.h"
+
+#define TOP47 (1ull << 47)
+#define M48 ((1ull << 48) - 1)
+
+static struct cpu_info ci;
+static struct pmu p;
+
+static void boot_as(const char *model, enum sim_fault f, enum pmu_driver_id force)
+{
+	assert_int_equal(sim_start(model, f), 0);
+	cpu_identify(&ci);
+	if (force != PMU_DRV_NONE)
+		ci.driver = force;
+	pmu_attach(&p, &ci);
+}
+
+static void boot(const char *model, enum sim_fault f) { boot_as(model, f, PMU_DRV_NONE); }
+
+static struct pmu_event ev(uint16_t code, uint8_t umask)
+{
+	struct pmu_event e;
+	memset(&e, 0, sizeof(e));
+	e.code = code;
+	e.umask = umask;
+	return e;
+}
+
+static uint64_t msr(uint32_t a)
+{
+	uint64_t v = 0;
+	assert_int_equal(hw_rdmsr(a, &v), HW_OK);
+	return v;
+}
+
+static uint64_t ctr(unsigned i)
+{
+	uint64_t v = 0;
+	assert_int_equal(p.ops->read(&p, i, &v), HW_OK);
+	return v;
+}
+
+/* Program counter i with event code (OS only: the harness runs at CPL 0),
+ * zero it and start it. */
+static void count(unsigned i, uint16_t code, uint32_t extra)
+{
+	struct pmu_event e = ev(code, 0);
+	assert_int_equal(p.ops->program(&p, i, &e, PMU_F_OS | extra), HW_OK);
+	assert_int_equal(p.ops->write(&p, i, 0, PMU_WRITE_FULL), HW_OK);
+	assert_int_equal(p.ops->start(&p, 1ull << i), HW_OK);
+}
+
+static void describe_model(const char *model, uint32_t family)
+{
+	struct pmu_msr_desc d[16];
+
+	boot(model, SF_NONE);
+	assert_int_equal(ci.vendor, VENDOR_AMD);
+	assert_int_equal(ci.family, family);
+	assert_int_equal(ci.driver, PMU_DRV_AMD_LEGACY);
+	assert_string_equal(p.name, "amd-legacy");
+	assert_int_equal(p.status, PMU_FUNCTIONAL);
+	assert_int_equal(p.n_gp, 4);
+	assert_int_equal(p.n_fixed, 0);
+	assert_int_equal(p.n, 4);
+	assert_int_equal(p.version, 0);
+	assert_int_equal(p.pmi_flags, 0); /* no auto-mask on AMD (facts §8) */
+	assert_true(p.caps & PMU_CAP_SIGN_OVERFLOW);
+	assert_true(p.caps & PMU_CAP_EDGE_INV_CMASK);
+	assert_true(p.caps & PMU_CAP_RDPMC);
+	assert_false(p.caps & (PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG | PMU_CAP_PERFMON_V2 |
+			       PMU_CAP_FIXED));
+	assert_int_equal(p.global_ctrl_msr, 0);
+	assert_int_equal(p.global_status_msr, 0);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(p.ctr[i].ctl_msr, 0xc0010000u + i);
+		assert_int_equal(p.ctr[i].ctr_msr, 0xc0010004u + i);
+		assert_int_equal(p.ctr[i].width, 48);
+		assert_int_equal(p.ctr[i].preload_bits, 48);
+		assert_false(p.ctr[i].sign_extends);
+		assert_int_equal(p.ctr[i].rdpmc, i);
+	}
+	assert_int_equal(pmu_max_period(&p, 0), TOP47);
+	assert_int_equal(p.ops->msrs(&p, d, 16), 8);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(d[i].addr, 0xc0010000u + i);
+		assert_int_equal(d[i].rw_mask, 0xffdfffffull); /* K7/K8: bit 21 reserved */
+		assert_int_equal(d[4 + i].addr, 0xc0010004u + i);
+		assert_int_equal(d[4 + i].rw_mask, M48);
+		assert_int_equal(d[4 + i].access, PMU_MSR_RW);
+	}
+	assert_int_equal(p.ops->msrs(&p, d, 3), 3); /* never past max */
+}
+
+static void describe_athlon(void **st)
+{
+	(void)st;
+	describe_model("athlon", 6);
+	assert_false(ci.microcode_valid); /* no PATCH_LEVEL on the K7 model */
+}
+
+static void describe_opteron(void **st)
+{
+	(void)st;
+	describe_model("opteron", 0xf);
+	assert_int_equal(ci.model, 5);
+	assert_true(ci.microcode_valid);
+}
+
+static void program_fields(void **st)
+{
+	(void)st;
+	boot("opteron", SF_NONE);
+	struct pmu_event e = ev(0xc0, 0x5a);
+	uint32_t fl = PMU_F_OS | PMU_F_USR | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(2);
+	assert_int_equal(p.ops->program(&p, 2, &e, fl | (1u << 19) /* PC */), HW_OK);
+	/* K8 BKDG §10.2 layout, EN clear (the driver starts separately), PC
+	 * never set. */
+	assert_int_equal(msr(0xc0010002), 0xc0 | 0x5a00 | EVTSEL_OS | EVTSEL_USR | EVTSEL_EDGE |
+					      EVTSEL_INT | EVTSEL_INV | (2ull << 24));
+	/* A 12-bit code has no encoding on K8 (EVENT_SELECT is bits 7:0). */
+	e = ev(0x1cf, 0);
+	assert_int_not_equal(p.ops->program(&p, 2, &e, PMU_F_OS), HW_OK);
+	assert_int_equal(msr(0xc0010002) & 0xff, 0xc0);
+	e = ev(0xc0, 0);
+	assert_int_not_equal(p.ops->program(&p, 4, &e, PMU_F_OS), HW_OK); /* no counter 4 */
+	e.counters = 1u << 3;
+	assert_int_not_equal(p.ops->program(&p, 2, &e, PMU_F_OS), HW_OK);
+	assert_int_equal(p.ops->program(&p, 3, &e, PMU_F_OS), HW_OK);
+}
+
+/* From Fam10h event[11:8] lives in bits 35:32 (facts §1). The legacy driver
+ * on a Fam15h part writes C001_0000h, which the model aliases to
+ * C001_0200h (assumption: facts §10). */
+static void program_12bit_event_on_fam15h(void **st)
+{
+	(void)st;
+	boot_as("bulldozer", SF_NONE, PMU_DRV_AMD_LEGACY);
+	assert_int_equal(p.status, PMU_FUNCTIONAL);
+	struct pmu_event e = ev(0x1cf, 0x03);
+	assert_int_equal(p.ops->program(&p, 0, &e, PMU_F_OS), HW_OK);
+	assert_int_equal(msr(0xc0010000), (1ull << 32) | 0x03cf | EVTSEL_OS);
+	assert_int_equal(msr(0xc0010200), (1ull << 32) | 0x03cf | EVTSEL_OS);
+	struct pmu_msr_desc d[8];
+	assert_int_equal(p.ops->msrs(&p, d, 8), 8);
+	assert_int_equal(d[0].rw_mask, 0x30fffdfffffull);
+	/* Counting through the aliases: instructions at counter 0. */
+	count(0, 0xc0, 0);
+	hw_run_workload(&wl_loop, 100);
+	assert_int_equal(ctr(0), 303);
+	assert_int_equal(msr(0xc0010201), 303);
+}
+
+static void write_read_full_width(void **st)
+{
+	(void)st;
+	boot("athlon", SF_NONE);
+	const uint64_t vals[] = {
+	    0, 1, 0x7fffffffull, 0x80000000ull, 0xabcd12345678ull, M48, 0xffff123456789abcull};
+	const enum pmu_write_path paths[] = {PMU_WRITE_PRELOAD, PMU_WRITE_LEGACY, PMU_WRITE_FULL};
+	for (unsigned i = 0; i < 4; i++)
+		for (unsigned k = 0; k < sizeof(vals) / sizeof(vals[0]); k++)
+			for (unsigned w = 0; w < 3; w++) {
+				uint64_t pmc = 0;
+				assert_int_equal(p.ops->write(&p, i, vals[k], paths[w]), HW_OK);
+				assert_int_equal(ctr(i), vals[k] & M48);
+				assert_int_equal(msr(0xc0010004 + i), vals[k] & M48);
+				assert_int_equal(hw_rdpmc(i, &pmc), HW_OK);
+				assert_int_equal(pmc, vals[k] & M48);
+			}
+	uint64_t v;
+	assert_int_not_equal(p.ops->write(&p, 4, 1, PMU_WRITE_FULL), HW_OK);
+	assert_int_not_equal(p.ops->read(&p, 4, &v), HW_OK);
+}
+
+static void start_stop(void **st)
+{
+	(void)st;
+	boot("opteron", SF_NONE);
+	count(0, 0xc0, 0); /* retired instructions */
+	count(1, 0xc2, 0); /* retired branches */
+	count(2, 0x76, 0); /* clocks not halted */
+	struct pmu_event e = ev(0xc0, 0);
+	assert_int_equal(p.ops->program(&p, 3, &e, PMU_F_USR), HW_OK); /* CPL>0 only */
+	assert_int_equal(p.ops->start(&p, 1u << 3), HW_OK);
+	assert_int_equal(p.active, 0xf);
+	assert_true(msr(0xc0010000) & EVTSEL_EN);
+	hw_run_workload(&wl_loop, 1000);
+	assert_int_equal(ctr(0), 3003); /* 3 per iteration + 3 outside */
+	assert_int_equal(ctr(1), 1002);
+	assert_int_equal(ctr(2), 1000);
+	assert_int_equal(ctr(3), 0);
+	assert_int_equal(p.ops->stop(&p, 0x3), HW_OK);
+	assert_int_equal(p.active, 0xc);
+	assert_false(msr(0xc0010000) & EVTSEL_EN);
+	assert_false(msr(0xc0010001) & EVTSEL_EN);
+	assert_true(msr(0xc0010002) & EVTSEL_EN);
+	hw_run_workload(&wl_loop, 1000);
+	assert_int_equal(ctr(0), 3003);
+	assert_int_equal(ctr(1), 1002);
+	assert_int_equal(ctr(2), 2000);
+	/* Reprogramming stops the counter (written with EN clear). */
+	e = ev(0x76, 0);
+	assert_int_equal(p.ops->program(&p, 2, &e, PMU_F_OS), HW_OK);
+	assert_int_equal(p.active, 0x8);
+	hw_run_workload(&wl_loop, 10);
+	assert_int_equal(ctr(2), 2000);
+}
+
+/* CNT_MASK/INV (K8 BKDG §10.2) on the model's even spread: the loop retires
+ * 3 instructions per cycle. */
+static void counter_mask(void **st)
+{
+	(void)st;
+	boot("opteron", SF_NONE);
+	count(0, 0xc0, PMU_F_CMASK(3));
+	count(1, 0xc0, PMU_F_CMASK(3) | PMU_F_INV);
+	count(2, 0xc0, PMU_F_EDGE);
+	hw_run_workload(&wl_loop, 500);
+	assert_int_equal(ctr(0), 500);
+	assert_int_equal(ctr(1), 0);
+	assert_int_equal(ctr(2), 0);
+}
+
+/* facts §7: overflow is bit 47 clear on a counter preloaded with it set. */
+static void overflow_sign_bit(void **st)
+{
+	(void)st;
+	uint64_t m = 1;
+	boot("athlon", SF_NONE);
+	count(0, 0x76, 0); /* exactly one event per iteration */
+	count(1, 0x76, 0);
+	assert_int_equal(pmu_preload(&p, 0, 1000), HW_OK);
+	assert_int_equal(p.armed, 1);
+	assert_int_equal(ctr(0), (0 - 1000ull) & M48);
+	/* Counter 1 holds a small value: bit 47 clear but never armed. */
+	assert_int_equal(p.ops->write(&p, 1, 5, PMU_WRITE_FULL), HW_OK);
+	hw_run_workload(&wl_loop, 999);
+	assert_int_equal(p.ops->overflow_status(&p, &m), HW_OK);
+	assert_int_equal(m, 0);
+	assert_int_equal(ctr(0), M48);
+	hw_run_workload(&wl_loop, 1);
+	assert_int_equal(ctr(0), 0);
+	assert_int_equal(p.ops->overflow_status(&p, &m), HW_OK);
+	assert_int_equal(m, 1);
+	/* A write with bit 47 clear disarms; one with it set arms. */
+	assert_int_equal(p.ops->write(&p, 0, 7, PMU_WRITE_FULL), HW_OK);
+	assert_int_equal(p.armed, 0);
+	assert_int_equal(p.ops->write(&p, 1, TOP47, PMU_WRITE_FULL), HW_OK);
+	assert_int_equal(p.armed, 2);
+	/* The largest period: 2^47 events. */
+	assert_int_equal(pmu_preload(&p, 2, TOP47), HW_OK);
+	assert_int_equal(ctr(2), TOP47);
+	assert_int_not_equal(pmu_preload(&p, 2, TOP47 + 1), HW_OK);
+}
+
+static void ack_disarms(void **st)
+{
+	(void)st;
+	uint64_t m;
+	boot("opteron", SF_NONE);
+	count(0, 0x76, 0);
+	count(3, 0x76, 0);
+	assert_int_equal(pmu_preload(&p, 0, 10), HW_OK);
+	assert_int_equal(pmu_preload(&p, 3, 10), HW_OK);
+	hw_run_workload(&wl_loop, 10);
+	assert_int_equal(p.ops->overflow_status(&p, &m), HW_OK);
+	assert_int_equal(m, 0x9);
+	assert_int_equal(p.ops->ack(&p, 0x1), HW_OK);
+	assert_int_equal(p.ops->overflow_status(&p, &m), HW_OK);
+	assert_int_equal(m, 0x8);
+	assert_int_equal(p.ops->ack(&p, 0x8), HW_OK);
+	assert_int_equal(p.ops->overflow_status(&p, &m), HW_OK);
+	assert_int_equal(m, 0);
+}
+
+static void pmi_collect_sign(void **st)
+{
+	(void)st;
+	uint64_t m;
+	boot("athlon", SF_NONE);
+	count(0, 0x76, 0);
+	count(1, 0x76, 0);
+	count(2, 0xc0, 0);
+	assert_int_equal(pmu_preload(&p, 0, 50), HW_OK);
+	assert_int_equal(pmu_preload(&p, 1, 5000), HW_OK);
+	hw_run_workload(&wl_loop, 60);
+	assert_int_equal(p.ops->pmi_collect(&p, &m), HW_OK);
+	assert_int_equal(m, 0x1);
+	assert_int_equal(p.armed, 0x2);	 /* counter 1 stays armed */
+	assert_int_equal(p.active, 0x7); /* the set to restart */
+	for (unsigned i = 0; i < 3; i++)
+		assert_false(msr(0xc0010000 + i) & EVTSEL_EN); /* stopped */
+	uint64_t before = ctr(2);
+	hw_run_workload(&wl_loop, 60);
+	assert_int_equal(ctr(2), before);
+	assert_int_equal(p.ops->pmi_collect(&p, &m), HW_OK);
+	assert_int_equal(m, 0);
+	assert_int_equal(p.ops->start(&p, p.active), HW_OK);
+	hw_run_workload(&wl_loop, 60);
+	assert_int_equal(ctr(2), before + 183);
+}
+
+/* End to end: INT set, LVTPC at a fixed vector, the handler runs
+ * pmi_collect (the generic order of facts §9). */
+static uint64_t pmi_calls, pmi_mask, pmi_lvt_masked;
+static int pmi_st;
+
+static void on_pmi(struct int_frame *f)
+{
+	uint64_t m = 0;
+	(void)f;
+	pmi_calls++;
+	pmi_lvt_masked += (apic_read(APIC_LVT_PC) & LVT_MASKED) != 0;
+	pmi_st |= p.ops->pmi_collect(&p, &m);
+	pmi_mask |= m;
+	apic_eoi();
+}
+
+static void arm_pmi(void)
+{
+	struct apic_info ai;
+	assert_int_equal(apic_detect(&ai), 0);
+	pmi_calls = pmi_mask = pmi_lvt_masked = 0;
+	pmi_st = 0;
+	isr_set_handler(VEC_PMI, on_pmi);
+	apic_write(APIC_LVT_PC, VEC_PMI);
+}
+
+static void pmi_delivery(void **st)
+{
+	(void)st;
+	boot("opteron", SF_NONE);
+	arm_pmi();
+	count(1, 0x76, PMU_F_INT);
+	assert_int_equal(pmu_preload(&p, 1, 100), HW_OK);
+	hw_run_workload(&wl_loop, 99);
+	assert_int_equal(pmi_calls, 0);
+	hw_run_workload(&wl_loop, 1);
+	assert_int_equal(pmi_calls, 1);
+	assert_int_equal(pmi_mask, 0x2);
+	assert_int_equal(pmi_st, HW_OK);
+	assert_int_equal(pmi_lvt_masked, 0); /* not auto-masked (facts §8) */
+	assert_false(apic_read(APIC_LVT_PC) & LVT_MASKED);
+	/* Without INT the overflow is silent. */
+	count(0, 0x76, 0);
+	assert_int_equal(pmu_preload(&p, 0, 10), HW_OK);
+	hw_run_workload(&wl_loop, 20);
+	assert_int_equal(pmi_calls, 1);
+	isr_set_handler(VEC_PMI, 0);
+}
+
+static void reset_clears(void **st)
+{
+	(void)st;
+	boot("athlon", SF_NONE);
+	count(0, 0xc0, PMU_F_INT);
+	assert_int_equal(pmu_preload(&p, 0, 10), HW_OK);
+	hw_run_workload(&wl_loop, 5);
+	assert_int_equal(p.ops->reset(&p), HW_OK);
+	assert_int_equal(p.active, 0);
+	assert_int_equal(p.armed, 0);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(msr(0xc0010000 + i), 0);
+		assert_int_equal(msr(0xc0010004 + i), 0);
+	}
+	hw_run_workload(&wl_loop, 5);
+	assert_int_equal(ctr(0), 0);
+}
+
+static void generic_events(void **st)
+{
+	(void)st;
+	struct pmu_event e;
+	static const struct {
+		enum pmu_generic g;
+		uint16_t code;
+		uint8_t umask;
+	} want[] = {
+	    {GEN_CYCLES, 0x76, 0},	  {GEN_INSTRUCTIONS, 0xc0, 0},
+	    {GEN_BRANCHES, 0xc2, 0},	  {GEN_BRANCH_MISSES, 0xc3, 0},
+	    {GEN_CACHE_REFS, 0x7d, 0x07}, {GEN_CACHE_MISSES, 0x7e, 0x07},
+	};
+	boot("opteron", SF_NONE);
+	for (unsigned k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		assert_int_equal(p.ops->generic_event(&p, want[k].g, 3, &e), 0);
+		assert_int_equal(e.code, want[k].code);
+		assert_int_equal(e.umask, want[k].umask);
+		assert_true(e.name[0]);
+	}
+	assert_int_equal(p.ops->generic_event(&p, GEN_REF_CYCLES, 0, &e), -1);
+	assert_int_equal(p.ops->generic_event(&p, GEN_CYCLES, 4, &e), -1);
+	/* The encoding counts what it names. */
+	assert_int_equal(p.ops->generic_event(&p, GEN_INSTRUCTIONS, 0, &e), 0);
+	assert_int_equal(p.ops->program(&p, 0, &e, PMU_F_OS), HW_OK);
+	assert_int_equal(p.ops->write(&p, 0, 0, PMU_WRITE_FULL), HW_OK);
+	assert_int_equal(p.ops->start(&p, 1), HW_OK);
+	hw_run_workload(&wl_loop, 10);
+	assert_int_equal(ctr(0), 33);
+}
+
+/* An AMD driver on a CPU whose PMU MSRs do not exist: the probe of facts
+ * §0 reports not-functional with the fault it met. */
+static void probe_not_functional(void **st)
+{
+	(void)st;
+	boot_as("nopmu", SF_NONE, PMU_DRV_AMD_LEGACY);
+	assert_int_equal(p.status, PMU_NOT_FUNCTIONAL);
+	assert_non_null(strstr(p.reason, "#GP"));
+	assert_non_null(strstr(p.reason, "0xc0010004"));
+}
+
+/* ---- fault injection: each applicable fault changes a driver result ---- */
+
+struct obs {
+	uint64_t instr;			   /* ctr0 retired instructions over wl_loop(100) */
+	uint64_t branches;		   /* ctr2 retired branches over wl_loop(100) */
+	uint64_t unstarted;		   /* ctr3 programmed, never started */
+	uint64_t wide;			   /* ctr2 read back after writing 0x1_0000_0005 */
+	int st_ctr1;			   /* status of programming and writing counter 1 */
+	uint64_t pmis, pmi_mask, spurious; /* PMI path */
+	uint32_t lvt;			   /* LVTPC after arming */
+};
+
+static struct obs observe(const char *model, enum sim_fault f)
+{
+	struct obs o;
+	struct pmu_event e;
+	uint64_t m = 0;
+
+	memset(&o, 0, sizeof(o));
+	boot(model, f);
+	arm_pmi();
+	o.lvt = apic_read(APIC_LVT_PC);
+	/* counter 1 first: the PMI path below must not find it armed */
+	e = ev(0x76, 0);
+	o.st_ctr1 = p.ops->program(&p, 1, &e, PMU_F_OS);
+	o.st_ctr1 |= p.ops->write(&p, 1, 0, PMU_WRITE_FULL);
+	count(0, 0xc0, 0);
+	count(2, 0xc2, 0);
+	e = ev(0xc0, 0);
+	assert_int_equal(p.ops->program(&p, 3, &e, PMU_F_OS), HW_OK);
+	assert_int_equal(p.ops->write(&p, 3, 0, PMU_WRITE_FULL), HW_OK);
+	hw_run_workload(&wl_loop, 100);
+	o.instr = ctr(0);
+	o.branches = ctr(2);
+	o.unstarted = ctr(3);
+	o.spurious = pmi_calls; /* nothing was armed or had INT */
+	assert_int_equal(p.ops->write(&p, 2, 0x100000005ull, PMU_WRITE_FULL), HW_OK);
+	o.wide = ctr(2);
+	assert_int_equal(p.ops->stop(&p, 0x5), HW_OK);
+	pmi_calls = pmi_mask = 0;
+	count(0, 0x76, PMU_F_INT);
+	assert_int_equal(pmu_preload(&p, 0, 50), HW_OK);
+	hw_run_workload(&wl_loop, 50);
+	o.pmis = pmi_calls;
+	o.pmi_mask = pmi_mask;
+	(void)p.ops->overflow_status(&p, &m);
+	isr_set_handler(VEC_PMI, 0);
+	return o;
+}
+
+static void check_fault(const char *model, enum sim_fault f, const struct obs *ok)
+{
+	struct obs o = observe(model, f);
+
+	switch (f) {
+	case SF_STUCK_COUNTER:
+		assert_int_equal(o.instr, 0);
+		assert_int_equal(o.pmis, 0);
+		break;
+	case SF_NARROW_COUNTER:
+		assert_int_equal(o.wide, 5);
+		break;
+	case SF_LOST_PMI:
+		assert_int_equal(o.pmis, 0);
+		break;
+	case SF_SPURIOUS_PMI:
+		assert_true(o.spurious > 0);
+		break;
+	case SF_ENABLE_IGNORED:
+		assert_int_equal(o.unstarted, ok->instr);
+		break;
+	case SF_WRONG_EVENT:
+		assert_int_equal(o.instr, ok->branches);
+		assert_int_equal(o.branches, ok->instr);
+		break;
+	case SF_MSR_FAULT:
+		assert_int_equal(o.st_ctr1, HW_FAULT_GP);
+		break;
+	case SF_OVERCOUNT:
+		/* one extra per iteration (100) and one for the call overhead */
+		assert_int_equal(o.instr, ok->instr + 101);
+		break;
+	case SF_LVT_STUCK_MASKED:
+		assert_true(o.lvt & LVT_MASKED);
+		assert_int_equal(o.pmis, 0);
+		break;
+	default:
+		fail_msg("fault %s has no observation", sim_fault_name(f));
+	}
+}
+
+static void faults_model(const char *model)
+{
+	const struct sim_model *sm = sim_model_find(model);
+	struct obs ok = observe(model, SF_NONE);
+
+	/* the healthy baseline */
+	assert_int_equal(ok.instr, 303);
+	assert_int_equal(ok.branches, 102);
+	assert_int_equal(ok.unstarted, 0);
+	assert_int_equal(ok.wide, 0x100000005ull);
+	assert_int_equal(ok.st_ctr1, HW_OK);
+	assert_int_equal(ok.pmis, 1);
+	assert_int_equal(ok.pmi_mask, 1);
+	assert_int_equal(ok.spurious, 0);
+	assert_false(ok.lvt & LVT_MASKED);
+	for (unsigned f = 1; f < SF_COUNT; f++) {
+		if (sm->faults & (1u << f)) {
+			check_fault(model, (enum sim_fault)f, &ok);
+		} else {
+			assert_int_equal(sim_start(model, (enum sim_fault)f), -1);
+			assert_non_null(sm->fault_na[f]);
+		}
+	}
+	assert_int_equal(sm->faults & (1u << SF_NO_SIGN_EXTEND), 0);
+	assert_int_equal(sm->faults & (1u << SF_ACK_IGNORED), 0);
+}
+
+static void faults_athlon(void **st)
+{
+	(void)st;
+	faults_model("athlon");
+}
+
+static void faults_opteron(void **st)
+{
+	(void)st;
+	faults_model("opteron");
+}
+
+/* msr-fault: the driver's ops on counter 1 report the #GP. */
+static void msr_fault_reported(void **st)
+{
+	(void)st;
+	uint64_t v;
+	boot("athlon", SF_MSR_FAULT);
+	assert_int_equal(p.status, PMU_FUNCTIONAL); /* counter 0 probes fine */
+	assert_int_equal(p.ops->read(&p, 1, &v), HW_FAULT_GP);
+	assert_int_equal(p.ops->start(&p, 0x3), HW_FAULT_GP);
+	assert_int_equal(p.ops->reset(&p), HW_FAULT_GP);
+	assert_int_equal(p.ops->write(&p, 1, TOP47, PMU_WRITE_FULL), HW_FAULT_GP);
+	assert_int_equal(p.armed, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(describe_athlon),
+	    cmocka_unit_test(describe_opteron),
+	    cmocka_unit_test(program_fields),
+	    cmocka_unit_test(program_12bit_event_on_fam15h),
+	    cmocka_unit_test(write_read_full_width),
+	    cmocka_unit_test(start_stop),
+	    cmocka_unit_test(counter_mask),
+	    cmocka_unit_test(overflow_sign_bit),
+	    cmocka_unit_test(ack_disarms),
+	    cmocka_unit_test(pmi_collect_sign),
+	    cmocka_unit_test(pmi_delivery),
+	    cmocka_unit_test(reset_clears),
+	    cmocka_unit_test(generic_events),
+	    cmocka_unit_test(probe_not_functional),
+	    cmocka_unit_test(faults_athlon),
+	    cmocka_unit_test(faults_opteron),
+	    cmocka_unit_test(msr_fault_reported),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}
