@@ -37,6 +37,9 @@ static void fatal(struct int_frame *f)
 	char line[160];
 
 	if (fatal_report) {
+		/* An empty line first: the firmware's console mirror may have
+		 * left escape codes without a line end on the serial port. */
+		fatal_report("");
 		pmh_fmt(line, sizeof(line),
 			"fatal: unexpected exception vector %llu error 0x%llx at rip 0x%llx",
 			(unsigned long long)f->vector, (unsigned long long)f->error,
@@ -97,6 +100,7 @@ void isr_dispatch(struct int_frame *f)
 		char line[96];
 		n_unexpected_nmi++;
 		if (fatal_report) {
+			fatal_report("");
 			pmh_fmt(line, sizeof(line), "warning: unexpected NMI at rip 0x%llx",
 				(unsigned long long)f->rip);
 			fatal_report(line);
