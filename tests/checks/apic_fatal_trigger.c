@@ -4,8 +4,8 @@
  * registers) and the recovery: the harness stops, restores the firmware's
  * LVTPC and IDT and returns (tests/qemu/test_shell_twice.py). Selected by a
  * glob such as "*" it only SKIPs. */
-#include "../suite.h"
 #include "../../lib/str.h"
+#include "../suite.h"
 
 #define ID "apic.fatal-trigger"
 
@@ -36,7 +36,8 @@ static void run(struct check_ctx *c)
 #else
 	__asm__ volatile("mov $0x5a5a1234, %%rax\n\t"
 			 "mov $0x0badcafe, %%rbx\n\t"
-			 "ud2" ::: "rax", "rbx", "memory");
+			 "ud2" ::
+			     : "rax", "rbx", "memory");
 	check_fail(c, "expected #UD from ud2, got execution past it");
 #endif
 }

@@ -2,8 +2,8 @@
  * (fixed vector or NMI, option pmi=), and the PMI service (apic/pmi.c)
  * collects exactly that counter: no lost, spurious or doubled interrupt;
  * LVTPC is back at its original value afterwards (facts §8-§9). */
-#include "../measure.h"
 #include "../../apic/pmi.h"
+#include "../measure.h"
 
 #define PERIOD 1000
 #define WAIT_US 10000
@@ -32,7 +32,8 @@ static void run(struct check_ctx *c)
 		p->ops->ack(p, pmu_all_mask(p));
 		int rc = pmi_arm(p, mode);
 		if (rc) {
-			check_fail(c, "expected LVTPC to take the PMI entry, got 0x%x (mask stuck?)",
+			check_fail(c,
+				   "expected LVTPC to take the PMI entry, got 0x%x (mask stuck?)",
 				   apic_lvt_pc_read());
 			break;
 		}
@@ -51,20 +52,24 @@ static void run(struct check_ctx *c)
 		p->ops->overflow_status(p, &pend);
 		pmi_disarm();
 		if (total == 0)
-			check_fail(c, "%s: expected 1 PMI for its overflow within %u us, got none "
-				      "(overflow status 0x%llx)",
+			check_fail(c,
+				   "%s: expected 1 PMI for its overflow within %u us, got none "
+				   "(overflow status 0x%llx)",
 				   n, WAIT_US, (unsigned long long)pend);
 		else if (spurious)
-			check_fail(c, "%s: %llu spurious PMI(s) with no overflow pending, %llu in all", n,
-				   (unsigned long long)spurious, (unsigned long long)total);
+			check_fail(c,
+				   "%s: %llu spurious PMI(s) with no overflow pending, %llu in all",
+				   n, (unsigned long long)spurious, (unsigned long long)total);
 		else if (total != 1 || ovf != 1)
-			check_fail(c, "%s: expected 1 PMI collecting 1 overflow, got %llu PMIs, %llu "
-				      "overflows (mask 0x%llx)",
+			check_fail(c,
+				   "%s: expected 1 PMI collecting 1 overflow, got %llu PMIs, %llu "
+				   "overflows (mask 0x%llx)",
 				   n, (unsigned long long)total, (unsigned long long)ovf,
 				   (unsigned long long)s->mask[0]);
 		else if (s->mask[0] != 1ull << i)
-			check_fail(c, "%s: expected the PMI to collect only its counter, got mask 0x%llx",
-				   n, (unsigned long long)s->mask[0]);
+			check_fail(
+			    c, "%s: expected the PMI to collect only its counter, got mask 0x%llx",
+			    n, (unsigned long long)s->mask[0]);
 		p->ops->write(p, i, 0, PMU_WRITE_PRELOAD);
 	}
 	m_quiesce(c);

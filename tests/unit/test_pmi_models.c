@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include <cmocka.h> /* after the headers it needs */
 
 #include "../../apic/apic.h"
 #include "../../apic/isr.h"
@@ -19,8 +19,8 @@
 #include "../sim/sim.h"
 
 static const char *const models[] = {
-	"pentium3", "yonah", "core2", "skylake", "pentium4",
-	"knc",	    "athlon", "opteron", "bulldozer", "zen4",
+    "pentium3", "yonah",  "core2",   "skylake",	  "pentium4",
+    "knc",	"athlon", "opteron", "bulldozer", "zen4",
 };
 #define N_MODELS (sizeof(models) / sizeof(models[0]))
 
@@ -30,14 +30,11 @@ static struct apic_info ai;
 static unsigned c0, c1; /* two GP counters that can count instructions */
 
 static const struct workload one_insn = {
-	.name = "test-one-instruction",
-	.per_iter = { 1, 0, 0, 1, 0, 0 },
+    .name = "test-one-instruction",
+    .per_iter = {1, 0, 0, 1, 0, 0},
 };
 
-static void run(uint64_t iters)
-{
-	hw_run_workload(&one_insn, iters);
-}
+static void run(uint64_t iters) { hw_run_workload(&one_insn, iters); }
 
 static void boot(const char *model, enum sim_fault f)
 {
@@ -141,8 +138,8 @@ static void two_counters_one_window(void **st)
 		start(1ull << c0 | 1ull << c1);
 		run(50);
 		const volatile struct pmi_stats *s = pmi_stats();
-		if (s->total != 1 || s->mask[0] != (1ull << c0 | 1ull << c1) || s->overflows[c0] != 1 ||
-		    s->overflows[c1] != 1)
+		if (s->total != 1 || s->mask[0] != (1ull << c0 | 1ull << c1) ||
+		    s->overflows[c0] != 1 || s->overflows[c1] != 1)
 			fail_msg("%s: %llu PMIs, mask 0x%llx, overflows %llu/%llu", models[m],
 				 (unsigned long long)s->total, (unsigned long long)s->mask[0],
 				 (unsigned long long)s->overflows[c0],
@@ -175,7 +172,8 @@ static void periodic_both_counters(void **st)
 					 models[m], nmi ? "nmi" : "fixed",
 					 (unsigned long long)s->overflows[c0],
 					 (unsigned long long)s->overflows[c1], 1000 / 7, 1000 / 13,
-					 (unsigned long long)s->total, (unsigned long long)want_total,
+					 (unsigned long long)s->total,
+					 (unsigned long long)want_total,
 					 (unsigned long long)s->spurious);
 			assert_int_equal(sim.st.eoi, nmi ? 0 : want_total);
 			assert_int_equal(sim.st.pmi_dropped, 0);
@@ -234,11 +232,11 @@ static void lost_pmi_detected(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(single_overflow, teardown),
-		cmocka_unit_test_teardown(two_counters_one_window, teardown),
-		cmocka_unit_test_teardown(periodic_both_counters, teardown),
-		cmocka_unit_test_teardown(storm_stops_everything, teardown),
-		cmocka_unit_test_teardown(lost_pmi_detected, teardown),
+	    cmocka_unit_test_teardown(single_overflow, teardown),
+	    cmocka_unit_test_teardown(two_counters_one_window, teardown),
+	    cmocka_unit_test_teardown(periodic_both_counters, teardown),
+	    cmocka_unit_test_teardown(storm_stops_everything, teardown),
+	    cmocka_unit_test_teardown(lost_pmi_detected, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
