@@ -60,15 +60,9 @@ void apic_write(uint32_t off, uint32_t val)
 		hw_mmio_write32(base + off, val);
 }
 
-void apic_eoi(void)
-{
-	apic_write(APIC_EOI, 0);
-}
+void apic_eoi(void) { apic_write(APIC_EOI, 0); }
 
-enum apic_mode apic_current_mode(void)
-{
-	return mode;
-}
+enum apic_mode apic_current_mode(void) { return mode; }
 
 const char *apic_lvt_pc_unusable(const struct apic_info *ai)
 {
@@ -79,15 +73,9 @@ const char *apic_lvt_pc_unusable(const struct apic_info *ai)
 	return 0;
 }
 
-uint32_t apic_lvt_pc_read(void)
-{
-	return apic_read(APIC_LVT_PC);
-}
+uint32_t apic_lvt_pc_read(void) { return apic_read(APIC_LVT_PC); }
 
-void apic_lvt_pc_write(uint32_t val)
-{
-	apic_write(APIC_LVT_PC, val);
-}
+void apic_lvt_pc_write(uint32_t val) { apic_write(APIC_LVT_PC, val); }
 
 bool apic_in_service(unsigned vector)
 {
@@ -149,7 +137,4 @@ int apic_self_ipi(uint8_t vector)
 	return icr_send(ICR_DEST_SELF | LVT_DM_FIXED | ICR_LEVEL_ASSERT | vector, 0);
 }
 
-int apic_self_nmi(void)
-{
-	return icr_send(LVT_DM_NMI | ICR_LEVEL_ASSERT, self_id);
-}
+int apic_self_nmi(void) { return icr_send(LVT_DM_NMI | ICR_LEVEL_ASSERT, self_id); }

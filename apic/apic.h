@@ -3,8 +3,8 @@
 #ifndef PMH_APIC_APIC_H
 #define PMH_APIC_APIC_H
 
-#include <stdint.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #define APIC_ID 0x20
 #define APIC_VERSION 0x30
@@ -16,7 +16,7 @@
 #define APIC_ESR 0x280
 #define APIC_ICR_LO 0x300
 #define APIC_ICR_HI 0x310
-#define APIC_LVT_PC 0x340 /* performance-counter LVT entry (facts §8) */
+#define APIC_LVT_PC 0x340   /* performance-counter LVT entry (facts §8) */
 #define APIC_SELF_IPI 0x3f0 /* x2APIC only */
 
 #define LVT_VECTOR_MASK 0xffu

@@ -22,32 +22,31 @@ void isr_set_fatal(void (*report)(const char *line), struct pmh_jmpbuf *recover)
 	fatal_recover = recover;
 }
 
-uint64_t isr_fixups(void)
-{
-	return n_fixups;
-}
+uint64_t isr_fixups(void) { return n_fixups; }
 
-uint64_t isr_unexpected_nmis(void)
-{
-	return n_unexpected_nmi;
-}
+uint64_t isr_unexpected_nmis(void) { return n_unexpected_nmi; }
 
 static void fatal(struct int_frame *f)
 {
 	char line[160];
 
 	if (fatal_report) {
+		/* An empty line first: the firmware's console mirror may have
+		 * left escape codes without a line end on the serial port. */
+		fatal_report("");
 		pmh_fmt(line, sizeof(line),
 			"fatal: unexpected exception vector %llu error 0x%llx at rip 0x%llx",
 			(unsigned long long)f->vector, (unsigned long long)f->error,
 			(unsigned long long)f->rip);
 		fatal_report(line);
-		pmh_fmt(line, sizeof(line), "fatal: rax=%llx rbx=%llx rcx=%llx rdx=%llx rsi=%llx rdi=%llx",
+		pmh_fmt(line, sizeof(line),
+			"fatal: rax=%llx rbx=%llx rcx=%llx rdx=%llx rsi=%llx rdi=%llx",
 			(unsigned long long)f->rax, (unsigned long long)f->rbx,
 			(unsigned long long)f->rcx, (unsigned long long)f->rdx,
 			(unsigned long long)f->rsi, (unsigned long long)f->rdi);
 		fatal_report(line);
-		pmh_fmt(line, sizeof(line), "fatal: rbp=%llx rsp=%llx r8=%llx r9=%llx rflags=%llx cs=%llx",
+		pmh_fmt(line, sizeof(line),
+			"fatal: rbp=%llx rsp=%llx r8=%llx r9=%llx rflags=%llx cs=%llx",
 			(unsigned long long)f->rbp, (unsigned long long)f->rsp,
 			(unsigned long long)f->r8, (unsigned long long)f->r9,
 			(unsigned long long)f->rflags, (unsigned long long)f->cs);
@@ -97,6 +96,7 @@ void isr_dispatch(struct int_frame *f)
 		char line[96];
 		n_unexpected_nmi++;
 		if (fatal_report) {
+			fatal_report("");
 			pmh_fmt(line, sizeof(line), "warning: unexpected NMI at rip 0x%llx",
 				(unsigned long long)f->rip);
 			fatal_report(line);

@@ -3,13 +3,13 @@
 #ifndef PMH_APIC_ISR_H
 #define PMH_APIC_ISR_H
 
-#include <stdint.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #define VEC_NMI 2
 #define VEC_UD 6
 #define VEC_GP 13
-#define VEC_PMI 0xee	  /* LVTPC fixed-delivery vector */
+#define VEC_PMI 0xee	       /* LVTPC fixed-delivery vector */
 #define VEC_SPURIOUS_TEST 0xef /* spare vector for self-IPI plumbing checks */
 
 struct int_frame {

@@ -15,9 +15,9 @@
  * that PMI's overflows are still counted, nothing is re-armed, LVTPC stays
  * masked. */
 #include "pmi.h"
+#include "../pmu/hw.h"
 #include "apic.h"
 #include "isr.h"
-#include "../pmu/hw.h"
 
 static struct pmu *pmu;
 static enum pmi_delivery delivery;
@@ -27,10 +27,7 @@ static uint64_t window; /* PMIs since pmi_arm */
 static uint64_t reload[PMU_MAX_COUNTERS];
 static volatile struct pmi_stats stats;
 
-static void unmask(void)
-{
-	apic_lvt_pc_write(lvt_armed);
-}
+static void unmask(void) { apic_lvt_pc_write(lvt_armed); }
 
 static void storm(struct pmu *p)
 {
@@ -160,10 +157,7 @@ void pmi_reset_stats(void)
 	stats.storm = false;
 }
 
-const volatile struct pmi_stats *pmi_stats(void)
-{
-	return &stats;
-}
+const volatile struct pmi_stats *pmi_stats(void) { return &stats; }
 
 bool pmi_wait(uint64_t total, uint64_t timeout_us)
 {

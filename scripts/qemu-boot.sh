@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Boots an EFI binary in QEMU+OVMF from a FAT folder, as \EFI\BOOT\BOOTX64.EFI.
 # Usage: qemu-boot.sh EFI [--cpu MODEL] [--smp N] [--kvm] [--esp DIR]
-#                        [--cfg TEXT] [--serial FILE|-] [--timeout S] [-- extra qemu args]
+#                        [--cfg TEXT] [--serial FILE|-] [--timeout S] [--prepared]
+#                        [-- extra qemu args]
+# --prepared: boot the --esp folder as it is (EFI is not copied, no cfg is
+# written), e.g. a folder without BOOTX64.EFI so that OVMF falls through to
+# its UEFI shell and runs startup.nsh; the whole volume is copied back.
 # Exit status: QEMU's ((debug-exit value << 1) | 1), or 124 on timeout.
 set -euo pipefail
 efi=$1; shift
-cpu=qemu64; smp=1; kvm=0; esp=""; cfg="on_finish = qemu-exit"; serial=-; tmo=60
+cpu=qemu64; smp=1; kvm=0; esp=""; cfg="on_finish = qemu-exit"; serial=-; tmo=60; prepared=0
 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -16,16 +20,21 @@ while [ $# -gt 0 ]; do
     --cfg) cfg=$2; shift 2 ;;
     --serial) serial=$2; shift 2 ;;
     --timeout) tmo=$2; shift 2 ;;
+    --prepared) prepared=1; shift ;;
     --) shift; extra=("$@"); break ;;
     *) echo "qemu-boot.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 ovmf_code=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 ovmf_vars=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
+if [ "$prepared" = 1 ]; then
+  [ -n "$esp" ] && [ -d "$esp" ] || { echo "qemu-boot.sh: --prepared needs an existing --esp folder" >&2; exit 2; }
+else
 [ -n "$esp" ] || esp=$(mktemp -d "${TMPDIR:-/tmp}/pmh-esp.XXXXXX")
 mkdir -p "$esp/EFI/BOOT"
 cp "$efi" "$esp/EFI/BOOT/BOOTX64.EFI"
 [ "$cfg" = "none" ] || printf '%s\n' "$cfg" > "$esp/EFI/BOOT/pmuharness.cfg"
+fi
 vars=$(mktemp "${TMPDIR:-/tmp}/pmh-vars.XXXXXX")
 img=$(mktemp "${TMPDIR:-/tmp}/pmh-img.XXXXXX")
 cp "$ovmf_vars" "$vars"
@@ -56,5 +65,9 @@ timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine q35 "${accel[@]}" "
   "${sargs[@]}" "${extra[@]}" </dev/null
 rc=$?
 set -e
-mcopy -o -s -i "$img" ::/EFI "$esp"/ 2>/dev/null || true
+if [ "$prepared" = 1 ]; then
+  mcopy -o -s -i "$img" '::/*' "$esp"/ 2>/dev/null || true
+else
+  mcopy -o -s -i "$img" ::/EFI "$esp"/ 2>/dev/null || true
+fi
 exit $rc

@@ -1,9 +1,9 @@
 /* apic.lvt-pc: the performance-counter LVT entry (xAPIC 0x340 / x2APIC MSR
  * 0x834, facts §8) takes and reads back a vector, the fixed and NMI delivery
  * modes and the mask bit, and gets the firmware's value back afterwards. */
-#include "../suite.h"
 #include "../../apic/apic.h"
 #include "../../apic/isr.h"
+#include "../suite.h"
 
 #define LVT_FIELDS (LVT_VECTOR_MASK | LVT_DM_MASK | LVT_MASKED)
 
@@ -21,10 +21,10 @@ static void run(struct check_ctx *c)
 	/* Unmasked only with a vector that has a handler, so that an overflow
 	 * the firmware left running cannot reach an unhandled gate. */
 	static const uint32_t patterns[] = {
-		LVT_MASKED | LVT_DM_FIXED | VEC_PMI,
-		LVT_MASKED | LVT_DM_NMI | 0x5a,
-		LVT_DM_FIXED | VEC_SPURIOUS_TEST,
-		LVT_MASKED | LVT_DM_FIXED | 0xa5,
+	    LVT_MASKED | LVT_DM_FIXED | VEC_PMI,
+	    LVT_MASKED | LVT_DM_NMI | 0x5a,
+	    LVT_DM_FIXED | VEC_SPURIOUS_TEST,
+	    LVT_MASKED | LVT_DM_FIXED | 0xa5,
 	};
 	const char *why = apic_lvt_pc_unusable(c->apic);
 	uint32_t orig, back;
@@ -41,7 +41,8 @@ static void run(struct check_ctx *c)
 		apic_lvt_pc_write(patterns[i]);
 		back = apic_lvt_pc_read() & LVT_FIELDS;
 		if (back != patterns[i])
-			check_fail(c, "expected LVTPC 0x%x after writing it, got 0x%x (original 0x%x)",
+			check_fail(c,
+				   "expected LVTPC 0x%x after writing it, got 0x%x (original 0x%x)",
 				   patterns[i], back, orig);
 		else
 			ok++;
@@ -52,9 +53,10 @@ static void run(struct check_ctx *c)
 	if ((back & LVT_FIELDS) != (orig & LVT_FIELDS))
 		check_fail(c, "expected the original LVTPC 0x%x back, got 0x%x", orig, back);
 	else
-		check_pass(c, "%u/%u values (vector, fixed/NMI, mask) read back; original 0x%x restored%s",
-			   ok, (unsigned)(sizeof(patterns) / sizeof(patterns[0])), orig,
-			   stray ? " (an interrupt arrived while unmasked)" : "");
+		check_pass(
+		    c, "%u/%u values (vector, fixed/NMI, mask) read back; original 0x%x restored%s",
+		    ok, (unsigned)(sizeof(patterns) / sizeof(patterns[0])), orig,
+		    stray ? " (an interrupt arrived while unmasked)" : "");
 }
 
 PMH_CHECK(apic_lvt_pc, .id = "apic.lvt-pc",

@@ -1,10 +1,10 @@
 /* apic.nmi: an NMI sent to this CPU through the ICR (physical destination =
  * own APIC ID) reaches the harness's NMI path (vector 2) exactly once. This
  * is the path an NMI-delivered PMI takes (facts §8). */
-#include "../suite.h"
 #include "../../apic/apic.h"
 #include "../../apic/isr.h"
 #include "../../pmu/hw.h"
+#include "../suite.h"
 
 #define WAIT_US 10000
 #define SETTLE_US 1000
@@ -40,7 +40,8 @@ static void run(struct check_ctx *c)
 		hw_relax();
 	isr_set_handler(VEC_NMI, 0);
 	if (hits != 1)
-		check_fail(c, "expected 1 NMI on vector 2 within %u us, got %u (%u before settling)",
+		check_fail(c,
+			   "expected 1 NMI on vector 2 within %u us, got %u (%u before settling)",
 			   WAIT_US, hits, early);
 	check_pass(c, "%s: self NMI (ICR to APIC ID 0x%x) taken once on the NMI path",
 		   apic_mode_name(c->apic->mode), c->apic->id);

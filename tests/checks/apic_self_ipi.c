@@ -2,12 +2,12 @@
  * SELF_IPI MSR; SDM Vol. 3A 11.6.1) on the harness's test vector reaches
  * our handler exactly once and is in service there; EOI clears the ISR bit,
  * so that a second self-IPI is delivered too. */
-#include "../suite.h"
 #include "../../apic/apic.h"
 #include "../../apic/isr.h"
 #include "../../pmu/hw.h"
+#include "../suite.h"
 
-#define WAIT_US 10000	/* delivery is immediate; 10 ms is generous */
+#define WAIT_US 10000  /* delivery is immediate; 10 ms is generous */
 #define SETTLE_US 1000 /* extra time in which a duplicate would show */
 
 static volatile unsigned hits, in_service;

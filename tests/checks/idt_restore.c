@@ -16,7 +16,7 @@ static uint64_t gate_target(const struct idtr *r, unsigned v)
 	return (uint64_t)(g[0] | g[1] << 8) | (uint64_t)(g[6] | g[7] << 8) << 16 |
 	       (uint64_t)((uint32_t)g[8] | (uint32_t)g[9] << 8 | (uint32_t)g[10] << 16 |
 			  (uint32_t)g[11] << 24)
-		       << 32;
+		   << 32;
 }
 
 static void run(struct check_ctx *c)
@@ -38,13 +38,13 @@ static void run(struct check_ctx *c)
 	if (irq)
 		hw_irq_enable();
 	if (mid.base != fw.base || mid.limit != fw.limit)
-		check_fail(c, "expected the firmware IDTR 0x%llx/0x%x after restore, got 0x%llx/0x%x",
-			   (unsigned long long)fw.base, fw.limit, (unsigned long long)mid.base,
-			   mid.limit);
+		check_fail(
+		    c, "expected the firmware IDTR 0x%llx/0x%x after restore, got 0x%llx/0x%x",
+		    (unsigned long long)fw.base, fw.limit, (unsigned long long)mid.base, mid.limit);
 	if (again.base != ours.base || again.limit != ours.limit)
 		check_fail(c, "expected our IDTR 0x%llx/0x%x after reinstall, got 0x%llx/0x%x",
-			   (unsigned long long)ours.base, ours.limit, (unsigned long long)again.base,
-			   again.limit);
+			   (unsigned long long)ours.base, ours.limit,
+			   (unsigned long long)again.base, again.limit);
 	else if (gate_target(&again, VEC_PMI) != (uint64_t)(uintptr_t)isr_stub_0xee)
 		check_fail(c, "expected gate 0x%x at our stub 0x%llx, got 0x%llx", VEC_PMI,
 			   (unsigned long long)(uintptr_t)isr_stub_0xee,
@@ -53,10 +53,7 @@ static void run(struct check_ctx *c)
 		   (unsigned long long)fw.base, fw.limit, (unsigned long long)ours.base);
 }
 #else
-static void run(struct check_ctx *c)
-{
-	check_skip(c, "the host build has no IDT (simulated CPU)");
-}
+static void run(struct check_ctx *c) { check_skip(c, "the host build has no IDT (simulated CPU)"); }
 #endif
 
 PMH_CHECK(idt_restore, .id = "idt.restore",

@@ -4,19 +4,20 @@
  * PMI line that rises only when status goes from zero to non-zero (KNC
  * §1.4.3.9). Whether the local APIC auto-masks LVTPC is switchable. Every
  * test checks the exact number of overflows: none lost, none counted twice. */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <string.h>
-#include <cmocka.h>
 
-#include "../sim/sim.h"
+#include <cmocka.h> /* after the headers it needs */
+
 #include "../../apic/apic.h"
 #include "../../apic/isr.h"
 #include "../../apic/pmi.h"
-#include "../../pmu/pmu.h"
 #include "../../pmu/msr.h"
+#include "../../pmu/pmu.h"
+#include "../sim/sim.h"
 
 /* ---- the test model -------------------------------------------------------- */
 
@@ -85,16 +86,16 @@ static bool m_overflow(struct sim_cpu *s, unsigned i)
 }
 
 static struct sim_model pmitest = {
-	.name = "pmitest",
-	.doc = "test-only model: 2 counters, status + ack, 1-bit edge PMI line (KNC §1.4.3.9)",
-	.driver = PMU_DRV_NONE,
-	.faults = (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ACK_IGNORED),
-	.reset = m_reset,
-	.rdmsr = m_rdmsr,
-	.wrmsr = m_wrmsr,
-	.rate = m_rate,
-	.overflow = m_overflow,
-	.lvt_automask = true,
+    .name = "pmitest",
+    .doc = "test-only model: 2 counters, status + ack, 1-bit edge PMI line (KNC §1.4.3.9)",
+    .driver = PMU_DRV_NONE,
+    .faults = (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ACK_IGNORED),
+    .reset = m_reset,
+    .rdmsr = m_rdmsr,
+    .wrmsr = m_wrmsr,
+    .rate = m_rate,
+    .overflow = m_overflow,
+    .lvt_automask = true,
 };
 SIM_MODEL(pmitest);
 
@@ -172,28 +173,25 @@ static int t_pmi_collect(struct pmu *p, uint64_t *mask)
 }
 
 static const struct pmu_ops tops = {
-	.name = "pmitest",
-	.write = t_write,
-	.read = t_read,
-	.start = t_start,
-	.stop = t_stop,
-	.overflow_status = t_status,
-	.ack = t_ack,
-	.pmi_collect = t_pmi_collect,
+    .name = "pmitest",
+    .write = t_write,
+    .read = t_read,
+    .start = t_start,
+    .stop = t_stop,
+    .overflow_status = t_status,
+    .ack = t_ack,
+    .pmi_collect = t_pmi_collect,
 };
 
 static struct pmu pmu;
 static struct apic_info ai;
 
 static const struct workload one_insn = {
-	.name = "test-one-instruction",
-	.per_iter = { 1, 0, 0, 1, 0, 0 },
+    .name = "test-one-instruction",
+    .per_iter = {1, 0, 0, 1, 0, 0},
 };
 
-static void run(uint64_t iters)
-{
-	hw_run_workload(&one_insn, iters);
-}
+static void run(uint64_t iters) { hw_run_workload(&one_insn, iters); }
 
 static void setup_cpu(enum sim_fault fault, bool automask, uint32_t pmi_flags)
 {
@@ -409,8 +407,8 @@ static void unmask_order(void **st)
 static void periodic_exact_counts(void **st)
 {
 	(void)st;
-	static const uint32_t flags[] = { 0, PMU_PMI_AUTOMASK,
-					  PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE };
+	static const uint32_t flags[] = {0, PMU_PMI_AUTOMASK,
+					 PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE};
 	for (unsigned k = 0; k < 3; k++) {
 		for (unsigned nmi = 0; nmi < 2; nmi++) {
 			setup_cpu(SF_NONE, flags[k] != 0, flags[k]);
@@ -594,21 +592,21 @@ static void unexpected_nmi_reported(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(arm_and_disarm_restore_lvt, teardown),
-		cmocka_unit_test_teardown(arm_fails_when_lvt_stuck_masked, teardown),
-		cmocka_unit_test_teardown(single_overflow, teardown),
-		cmocka_unit_test_teardown(no_automask_leaves_lvt, teardown),
-		cmocka_unit_test_teardown(two_counters_same_window, teardown),
-		cmocka_unit_test_teardown(overflow_during_handler, teardown),
-		cmocka_unit_test_teardown(unmask_order, teardown),
-		cmocka_unit_test_teardown(periodic_exact_counts, teardown),
-		cmocka_unit_test_teardown(storm_guard, teardown),
-		cmocka_unit_test_teardown(lost_pmi_times_out, teardown),
-		cmocka_unit_test_teardown(spurious_pmi_counted, teardown),
-		cmocka_unit_test_teardown(nmi_delivery_no_eoi, teardown),
-		cmocka_unit_test_teardown(x2apic_mode, teardown),
-		cmocka_unit_test_teardown(self_ipi_and_nmi, teardown),
-		cmocka_unit_test_teardown(unexpected_nmi_reported, teardown),
+	    cmocka_unit_test_teardown(arm_and_disarm_restore_lvt, teardown),
+	    cmocka_unit_test_teardown(arm_fails_when_lvt_stuck_masked, teardown),
+	    cmocka_unit_test_teardown(single_overflow, teardown),
+	    cmocka_unit_test_teardown(no_automask_leaves_lvt, teardown),
+	    cmocka_unit_test_teardown(two_counters_same_window, teardown),
+	    cmocka_unit_test_teardown(overflow_during_handler, teardown),
+	    cmocka_unit_test_teardown(unmask_order, teardown),
+	    cmocka_unit_test_teardown(periodic_exact_counts, teardown),
+	    cmocka_unit_test_teardown(storm_guard, teardown),
+	    cmocka_unit_test_teardown(lost_pmi_times_out, teardown),
+	    cmocka_unit_test_teardown(spurious_pmi_counted, teardown),
+	    cmocka_unit_test_teardown(nmi_delivery_no_eoi, teardown),
+	    cmocka_unit_test_teardown(x2apic_mode, teardown),
+	    cmocka_unit_test_teardown(self_ipi_and_nmi, teardown),
+	    cmocka_unit_test_teardown(unexpected_nmi_reported, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
