@@ -9,6 +9,7 @@ static void run(struct check_ctx *c)
 	const volatile struct pmi_stats *s = pmi_stats();
 	unsigned tested = 0;
 
+	uint32_t lvt0 = apic_lvt_pc_read();
 	if (!pmi_begin(c))
 		return;
 	for (unsigned i = 0; i < p->n; i++) {
@@ -39,6 +40,9 @@ static void run(struct check_ctx *c)
 		p->ops->ack(p, pmu_all_mask(p));
 	}
 	pmi_end(c);
+	if (apic_lvt_pc_read() != lvt0)
+		check_fail(c, "LVTPC 0x%x after the check, expected the original 0x%x back",
+			   apic_lvt_pc_read(), lvt0);
 	if (!tested)
 		check_skip(c, "no counter can count instructions");
 	else

@@ -11,13 +11,10 @@
 
 static inline bool pmi_begin(struct check_ctx *c)
 {
+	const char *why = apic_lvt_pc_unusable(c->apic);
 	int st;
-	if (c->apic->mode == APIC_MODE_DISABLED) {
-		check_skip(c, "the local APIC is disabled");
-		return false;
-	}
-	if (c->apic->max_lvt < 4) {
-		check_skip(c, "no LVT performance-counter entry (MaxLVT %u < 4)", c->apic->max_lvt);
+	if (why) {
+		check_skip(c, "%s", why);
 		return false;
 	}
 	m_quiesce(c);

@@ -499,7 +499,9 @@ bool hw_irq_enabled(void)
 
 void hw_relax(void)
 {
-	sim.tsc += 100;
+	/* A spin-wait step is 10 us of simulated time, so bounded waits that
+	 * run out (a lost PMI) cost few steps on the host. */
+	sim.tsc += 10000;
 	sim_deliver(&sim);
 }
 
