@@ -58,6 +58,7 @@ const struct event_table events_amd_k7 = {
 	.family_max = 6,
 	.complete = false,
 	.max_code = 0xff,
+	.n_counters = 4, /* facts §2 */
 	.ev = k7,
 	.n = sizeof(k7) / sizeof(k7[0]),
 };

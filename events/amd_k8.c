@@ -104,9 +104,9 @@ static const struct event_def k8[] = {
 	U("DATA_CACHE_LINES_EVICTED.OWNED", 0x44, 0x08, 0x1f, 0, "Owned"),
 	U("DATA_CACHE_LINES_EVICTED.MODIFIED", 0x44, 0x10, 0x1f, 0, "Modified"),
 	E("L1_DTLB_MISS_L2_DTLB_HIT", 0x45, 0, 0,
-	  "L1 DTLB Miss and L2 DTLB Hit: data cache accesses that miss the L1 DTLB and hit the L2"),
+	  "L1 DTLB Miss and L2 DLTB Hit: data cache accesses that miss the L1 DTLB and hit the L2"),
 	E("L1_DTLB_MISS_L2_DTLB_MISS", 0x46, 0, 0,
-	  "L1 DTLB and L2 DTLB Miss: data cache accesses that miss in both the L1 and L2 DTLBs"),
+	  "L1 DTLB and L2 DLTB Miss: data cache accesses that miss in both the L1 and L2 DTLBs"),
 	E("MISALIGNED_ACCESSES", 0x47, 0, 0,
 	  "Misaligned Accesses: data cache accesses that cross an eight-byte boundary"),
 	E("MICROARCH_LATE_CANCEL_OF_ACCESS", 0x48, 0, 0,
@@ -417,6 +417,7 @@ const struct event_table events_amd_k8 = {
 	.family_max = 0xf,
 	.complete = true,
 	.max_code = 0xff, /* EVENT_SELECT is bits 7:0 on K8 */
+	.n_counters = 4, /* K8 BKDG §10.1 */
 	.rule = k8_rule,
 	.ev = k8,
 	.n = sizeof(k8) / sizeof(k8[0]),

@@ -599,7 +599,19 @@ enum ev_verdict events_resolve(enum pmu_driver_id d, unsigned family, unsigned m
 	if (r->verdict == EV_REFUSED)
 		return r->verdict;
 	if (p.has_counter) {
+		const struct event_table *t[MAX_TABLES];
+		size_t nt = events_tables_for(d, family, model, t, MAX_TABLES);
+		unsigned nc = 0;
+		for (size_t i = 0; i < nt; i++)
+			if (t[i]->n_counters)
+				nc = t[i]->n_counters;
 		r->counter = p.counter > 31 ? 31 : (int)p.counter;
+		if (nc && p.counter >= nc) {
+			pmh_fmt(m, sizeof(m), "counter %llu does not exist: %s has %u counters",
+				(unsigned long long)p.counter, t[0]->title, nc);
+			set(r, EV_REFUSED, m);
+			return r->verdict;
+		}
 		if (events_check_counter(&r->ev, (unsigned)p.counter, m, sizeof(m)) != EV_OK)
 			set(r, EV_REFUSED, m);
 	}

@@ -81,6 +81,7 @@ struct event_table {
 	bool complete;	  /* the document lists every event: raw codes outside are refused */
 	bool netburst;	  /* entries use the ESCR fields */
 	uint16_t max_code; /* widest event select the family has */
+	uint8_t n_counters; /* GP counters the document gives; 0 = CPUID decides */
 	event_rule_fn rule; /* may be 0 */
 	const struct event_def *ev;
 	size_t n;

@@ -152,6 +152,7 @@ const struct event_table events_intel_knc = {
 	.family_max = 0xb,
 	.complete = true,
 	.max_code = 0xff,
+	.n_counters = 2, /* two per thread, KNC §1.4 */
 	.ev = knc,
 	.n = sizeof(knc) / sizeof(knc[0]),
 };

@@ -76,6 +76,7 @@ const struct event_table events_intel_netburst = {
 	.complete = false,
 	.netburst = true,
 	.max_code = 0x3f, /* ESCR event select is bits 30:25 */
+	.n_counters = 18, /* facts §2 */
 	.ev = netburst,
 	.n = sizeof(netburst) / sizeof(netburst[0]),
 };

@@ -57,6 +57,7 @@ const struct event_table events_intel_p6 = {
 	.family_max = 6,
 	.complete = false,
 	.max_code = 0xff,
+	.n_counters = 2, /* facts §2 */
 	.rule = p6_rule,
 	.ev = p6,
 	.n = sizeof(p6) / sizeof(p6[0]),
