@@ -217,6 +217,10 @@ static int parse_spec(const char *s, struct spec *p, char *msg, size_t n)
 				p->event = (cfg & 0xff) | ((cfg >> 24) & 0xf00);
 				p->umask = (cfg >> 8) & 0xff;
 				p->flags |= (uint32_t)(cfg & ((1u << 18) | (1u << 23) | 0xff000000u));
+			} else if (idx == 0 && l > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+				pmh_fmt(msg, n, "\"%s\" is not a raw config (hex, at most 36 bits)",
+					slice(b1, sizeof(b1), s, l));
+				return -1;
 			} else if (idx == 0) {
 				if (l >= sizeof(p->name)) {
 					pmh_fmt(msg, n, "event name longer than %u characters",
