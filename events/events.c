@@ -1,11 +1,11 @@
 /* Event catalogue: table selection, lookup, spec parsing and validation. */
 #include "events.h"
-#include "../lib/str.h"
 #include "../lib/fmt.h"
+#include "../lib/str.h"
 
 static const struct event_table *const all_tables[] = {
-	&events_amd_k7,	    &events_amd_k8,	    &events_amd_zen,	    &events_intel_p6,
-	&events_intel_arch, &events_intel_skylake, &events_intel_netburst, &events_intel_knc,
+    &events_amd_k7,	&events_amd_k8,	       &events_amd_zen,	       &events_intel_p6,
+    &events_intel_arch, &events_intel_skylake, &events_intel_netburst, &events_intel_knc,
 };
 
 size_t events_all_tables(const struct event_table *const **out)
@@ -203,21 +203,25 @@ static int parse_spec(const char *s, struct spec *p, char *msg, size_t n)
 			else if (tok_eq(s, l, "edge"))
 				p->flags |= PMU_F_EDGE;
 			else if (idx == 0 && parse_config(s, l, &cfg)) {
-				/* event 7:0, umask 15:8, edge 18, inv 23, cmask 31:24, event 11:8 in 35:32 */
+				/* event 7:0, umask 15:8, edge 18, inv 23, cmask 31:24, event 11:8
+				 * in 35:32 */
 				uint64_t known = 0xffull | 0xff00ull | (1ull << 18) | (1ull << 23) |
 						 0xff000000ull | 0xf00000000ull;
 				if (cfg & ~known) {
-					pmh_fmt(msg, n,
-						"raw config 0x%llx sets bits other than event, umask, "
-						"edge, inv, cmask",
-						(unsigned long long)cfg);
+					pmh_fmt(
+					    msg, n,
+					    "raw config 0x%llx sets bits other than event, umask, "
+					    "edge, inv, cmask",
+					    (unsigned long long)cfg);
 					return -1;
 				}
 				p->has_event = p->has_umask = true;
 				p->event = (cfg & 0xff) | ((cfg >> 24) & 0xf00);
 				p->umask = (cfg >> 8) & 0xff;
-				p->flags |= (uint32_t)(cfg & ((1u << 18) | (1u << 23) | 0xff000000u));
-			} else if (idx == 0 && l > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+				p->flags |=
+				    (uint32_t)(cfg & ((1u << 18) | (1u << 23) | 0xff000000u));
+			} else if (idx == 0 && l > 1 && s[0] == '0' &&
+				   (s[1] == 'x' || s[1] == 'X')) {
 				pmh_fmt(msg, n, "\"%s\" is not a raw config (hex, at most 36 bits)",
 					slice(b1, sizeof(b1), s, l));
 				return -1;
@@ -275,8 +279,9 @@ static int parse_spec(const char *s, struct spec *p, char *msg, size_t n)
 				p->has_sel = true;
 				p->sel = val;
 			} else {
-				pmh_fmt(msg, n, "unknown key \"%s\" (event, umask, cmask, inv, "
-						"edge, counter, escr, mask, escr_sel)",
+				pmh_fmt(msg, n,
+					"unknown key \"%s\" (event, umask, cmask, inv, "
+					"edge, counter, escr, mask, escr_sel)",
 					slice(b1, sizeof(b1), k, kl));
 				return -1;
 			}
@@ -328,12 +333,12 @@ static void counters_text(uint32_t mask, char *buf, size_t n)
 			pmh_sb_add(&sb, "%s%u", sb.len ? "," : "", i);
 }
 
-enum ev_verdict events_check_counter(const struct pmu_event *ev, unsigned ctr, char *msg,
-				     size_t n)
+enum ev_verdict events_check_counter(const struct pmu_event *ev, unsigned ctr, char *msg, size_t n)
 {
 	char list[64];
 	if (ev->fixed_only) {
-		pmh_fmt(msg, n, "%s is a fixed-counter event (fixed counter %d), not for counter %u",
+		pmh_fmt(msg, n,
+			"%s is a fixed-counter event (fixed counter %d), not for counter %u",
 			ev->name, events_fixed_index(ev), ctr);
 		return EV_REFUSED;
 	}
@@ -375,8 +380,8 @@ static void resolve_named(const struct spec *p, enum pmu_driver_id d, unsigned f
 	}
 }
 
-static void resolve_raw(const struct spec *p, enum pmu_driver_id d, unsigned family,
-			unsigned model, struct ev_result *r)
+static void resolve_raw(const struct spec *p, enum pmu_driver_id d, unsigned family, unsigned model,
+			struct ev_result *r)
 {
 	char m[192], fam[48];
 	const struct event_table *t[MAX_TABLES];
@@ -464,9 +469,8 @@ static void resolve_raw(const struct spec *p, enum pmu_driver_id d, unsigned fam
 				"unit mask 0x%02x is not documented for event 0x%02x on %s (%s)",
 				umask, code, t[0]->title, t[0]->doc);
 		else
-			pmh_fmt(m, sizeof(m),
-				"event 0x%02x is reserved or undocumented on %s (%s)", code,
-				t[0]->title, t[0]->doc);
+			pmh_fmt(m, sizeof(m), "event 0x%02x is reserved or undocumented on %s (%s)",
+				code, t[0]->title, t[0]->doc);
 		set(r, EV_REFUSED, m);
 	} else {
 		pmh_fmt(m, sizeof(m),
@@ -477,8 +481,7 @@ static void resolve_raw(const struct spec *p, enum pmu_driver_id d, unsigned fam
 	}
 }
 
-static void resolve_netburst(const struct spec *p, const struct event_table *t,
-			     struct ev_result *r)
+static void resolve_netburst(const struct spec *p, const struct event_table *t, struct ev_result *r)
 {
 	char m[192];
 	const char *escr_name;
@@ -495,9 +498,10 @@ static void resolve_netburst(const struct spec *p, const struct event_table *t,
 		return;
 	}
 	if (p->event > 0x3f || p->mask > 0xffff) {
-		pmh_fmt(m, sizeof(m),
-			"ESCR event select 0x%llx or event mask 0x%llx out of range (6 and 16 bits)",
-			(unsigned long long)p->event, (unsigned long long)p->mask);
+		pmh_fmt(
+		    m, sizeof(m),
+		    "ESCR event select 0x%llx or event mask 0x%llx out of range (6 and 16 bits)",
+		    (unsigned long long)p->event, (unsigned long long)p->mask);
 		set(r, EV_REFUSED, m);
 		return;
 	}
@@ -506,7 +510,8 @@ static void resolve_netburst(const struct spec *p, const struct event_table *t,
 	const struct event_def *e = events_find_raw(t, code, 0, escr, mask), *parent = 0;
 
 	for (size_t k = 0; k < t->n && !parent; k++)
-		if (t->ev[k].escr_msr == escr && t->ev[k].code == code && !(t->ev[k].flags & EVF_SUB))
+		if (t->ev[k].escr_msr == escr && t->ev[k].code == code &&
+		    !(t->ev[k].flags & EVF_SUB))
 			parent = &t->ev[k];
 	pmh_memset(&r->ev, 0, sizeof(r->ev));
 	r->ev.code = code;
@@ -547,8 +552,8 @@ static void resolve_netburst(const struct spec *p, const struct event_table *t,
 				other = &t->ev[k];
 		if (!p->has_sel || p->sel > 7) {
 			pmh_fmt(m, sizeof(m),
-				"event 0x%x on %s is not in the catalogue: give escr_sel=0..7", code,
-				escr_name);
+				"event 0x%x on %s is not in the catalogue: give escr_sel=0..7",
+				code, escr_name);
 			set(r, EV_REFUSED, m);
 			return;
 		}
@@ -559,8 +564,8 @@ static void resolve_netburst(const struct spec *p, const struct event_table *t,
 				code, escr_name, other->name, other->escr_msr);
 		else
 			pmh_fmt(m, sizeof(m),
-				"event 0x%x on %s is not in the catalogue; encoding not checked", code,
-				escr_name);
+				"event 0x%x on %s is not in the catalogue; encoding not checked",
+				code, escr_name);
 		set(r, EV_WARN, m);
 	}
 }
@@ -589,7 +594,8 @@ enum ev_verdict events_resolve(enum pmu_driver_id d, unsigned family, unsigned m
 		resolve_named(&p, d, family, model, r);
 	} else if (d == PMU_DRV_INTEL_NETBURST) {
 		if (p.has_umask) {
-			set(r, EV_REFUSED, "NetBurst events have no umask: use mask= (ESCR event mask)");
+			set(r, EV_REFUSED,
+			    "NetBurst events have no umask: use mask= (ESCR event mask)");
 			return r->verdict;
 		}
 		resolve_netburst(&p, &events_intel_netburst, r);

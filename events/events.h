@@ -28,29 +28,29 @@
 #ifndef PMH_EVENTS_EVENTS_H
 #define PMH_EVENTS_EVENTS_H
 
-#include <stdint.h>
+#include "../pmu/pmu.h"
 #include <stdbool.h>
 #include <stddef.h>
-#include "../pmu/pmu.h"
+#include <stdint.h>
 
 /* Entry flags. */
-#define EVF_SUB (1u << 0)	 /* a unit-mask / event-mask sub-event of the entry's event */
-#define EVF_FIXED (1u << 1)	 /* fixed-counter pseudo event (fixed_index) */
-#define EVF_DOC_WRONG (1u << 2)	 /* as published, but documented incorrectly */
-#define EVF_CORRECTED (1u << 3)	 /* corrected variant; not a vendor name */
-#define EVF_NB (1u << 4)	 /* AMD northbridge event (one core per node) */
-#define EVF_FACTS_MAP (1u << 5)	 /* from the fact sheet's event map, not a vendor table */
+#define EVF_SUB (1u << 0)	     /* a unit-mask / event-mask sub-event of the entry's event */
+#define EVF_FIXED (1u << 1)	     /* fixed-counter pseudo event (fixed_index) */
+#define EVF_DOC_WRONG (1u << 2)	     /* as published, but documented incorrectly */
+#define EVF_CORRECTED (1u << 3)	     /* corrected variant; not a vendor name */
+#define EVF_NB (1u << 4)	     /* AMD northbridge event (one core per node) */
+#define EVF_FACTS_MAP (1u << 5)	     /* from the fact sheet's event map, not a vendor table */
 #define EVF_CTR_RESTRICTED (1u << 6) /* only on the counters in .counters */
 
 /* One catalogue entry. */
 struct event_def {
 	const char *name;
-	uint16_t code;	    /* event select (AMD: 12 bits); NetBurst: ESCR event select */
-	uint8_t umask;	    /* unit mask this entry programs */
-	uint8_t umask_bits; /* unit-mask bits the document defines for this event code */
-	uint32_t escr_mask; /* NetBurst: ESCR event mask this entry programs */
-	uint32_t escr_bits; /* NetBurst: event-mask bits the document defines */
-	uint32_t escr_msr;  /* NetBurst: ESCR address, thread 0 */
+	uint16_t code;	     /* event select (AMD: 12 bits); NetBurst: ESCR event select */
+	uint8_t umask;	     /* unit mask this entry programs */
+	uint8_t umask_bits;  /* unit-mask bits the document defines for this event code */
+	uint32_t escr_mask;  /* NetBurst: ESCR event mask this entry programs */
+	uint32_t escr_bits;  /* NetBurst: event-mask bits the document defines */
+	uint32_t escr_msr;   /* NetBurst: ESCR address, thread 0 */
 	uint8_t escr_select; /* NetBurst: CCCR ESCR-select */
 	uint32_t counters;   /* allowed flat counters; 0 = any GP counter */
 	int8_t fixed_index;  /* EVF_FIXED: fixed counter number; else -1 */
@@ -66,21 +66,20 @@ struct event_table;
  * when the document defines the encoding (e.g. any OR of a K8 event's unit-mask
  * bits); returns EV_OK when it has nothing against it, else the verdict with
  * the reason in msg. */
-typedef enum ev_verdict (*event_rule_fn)(const struct event_table *t, uint16_t code,
-					 uint8_t umask, uint32_t flags, bool *known, char *msg,
-					 size_t n);
+typedef enum ev_verdict (*event_rule_fn)(const struct event_table *t, uint16_t code, uint8_t umask,
+					 uint32_t flags, bool *known, char *msg, size_t n);
 
 struct event_table {
-	const char *id;	   /* "amd-k8", "intel-skylake", ... */
+	const char *id; /* "amd-k8", "intel-skylake", ... */
 	const char *title;
-	const char *doc;   /* the document the entries come from */
+	const char *doc; /* the document the entries come from */
 	enum pmu_driver_id driver;
 	unsigned family_min, family_max; /* display family range */
 	const uint16_t *models;		 /* display models it applies to; 0 = all */
 	size_t n_models;
-	bool complete;	  /* the document lists every event: raw codes outside are refused */
-	bool netburst;	  /* entries use the ESCR fields */
-	uint16_t max_code; /* widest event select the family has */
+	bool complete;	    /* the document lists every event: raw codes outside are refused */
+	bool netburst;	    /* entries use the ESCR fields */
+	uint16_t max_code;  /* widest event select the family has */
 	uint8_t n_counters; /* GP counters the document gives; 0 = CPUID decides */
 	event_rule_fn rule; /* may be 0 */
 	const struct event_def *ev;
@@ -89,7 +88,7 @@ struct event_table {
 
 /* The family tables (one file each under events/). */
 extern const struct event_table events_amd_k7, events_amd_k8, events_amd_zen, events_intel_knc,
-	events_intel_netburst, events_intel_arch, events_intel_skylake, events_intel_p6;
+    events_intel_netburst, events_intel_arch, events_intel_skylake, events_intel_p6;
 
 /* NetBurst ESCR names by address (facts §5); 0 when addr is no ESCR. */
 const char *events_netburst_escr_name(uint32_t addr);
@@ -134,8 +133,7 @@ struct ev_result {
 enum ev_verdict events_resolve(enum pmu_driver_id d, unsigned family, unsigned model,
 			       const char *spec, struct ev_result *r);
 /* Whether a resolved event may run on flat counter ctr. */
-enum ev_verdict events_check_counter(const struct pmu_event *ev, unsigned ctr, char *msg,
-				     size_t n);
+enum ev_verdict events_check_counter(const struct pmu_event *ev, unsigned ctr, char *msg, size_t n);
 /* "event=0xc0,umask=0x00" / NetBurst "escr=0x3b8,event=0x02,mask=0x0001,escr_sel=4". */
 size_t events_format(const struct pmu_event *ev, bool netburst, char *buf, size_t n);
 

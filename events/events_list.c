@@ -1,7 +1,7 @@
 /* Listing the catalogue of a family as text lines or as one JSON document. */
-#include "events.h"
-#include "../lib/str.h"
 #include "../lib/fmt.h"
+#include "../lib/str.h"
+#include "events.h"
 
 static void emit(const struct events_sink *out, const char *s)
 {
@@ -28,12 +28,12 @@ static void notes(const struct event_def *e, struct pmh_sb *sb, bool json)
 		uint16_t flag;
 		const char *text;
 	} n[] = {
-		{ EVF_DOC_WRONG, "documented incorrectly" },
-		{ EVF_CORRECTED, "corrected variant" },
-		{ EVF_NB, "northbridge" },
-		{ EVF_FACTS_MAP, "fact-sheet map" },
-		{ EVF_CTR_RESTRICTED, "counter-restricted" },
-		{ EVF_FIXED, "fixed counter" },
+	    {EVF_DOC_WRONG, "documented incorrectly"},
+	    {EVF_CORRECTED, "corrected variant"},
+	    {EVF_NB, "northbridge"},
+	    {EVF_FACTS_MAP, "fact-sheet map"},
+	    {EVF_CTR_RESTRICTED, "counter-restricted"},
+	    {EVF_FIXED, "fixed counter"},
 	};
 	bool first = true;
 	for (size_t i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
@@ -102,9 +102,11 @@ size_t events_list(enum pmu_driver_id d, unsigned family, unsigned model, bool j
 					pmh_sb_add(&sb,
 						   ", \"escr\": \"0x%x\", \"event\": \"0x%02x\", "
 						   "\"mask\": \"0x%04x\", \"escr_sel\": %u",
-						   e->escr_msr, e->code, e->escr_mask, e->escr_select);
+						   e->escr_msr, e->code, e->escr_mask,
+						   e->escr_select);
 				else
-					pmh_sb_add(&sb, ", \"event\": \"0x%02x\", \"umask\": \"0x%02x\"",
+					pmh_sb_add(&sb,
+						   ", \"event\": \"0x%02x\", \"umask\": \"0x%02x\"",
 						   e->code, e->umask);
 				pmh_sb_add(&sb, ", \"counters\": \"0x%x\"", e->counters);
 				if (e->fixed_index >= 0)

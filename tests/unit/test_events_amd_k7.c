@@ -1,8 +1,8 @@
 /* AMD K7: the PerfEvtSel fields of the Athlon guide and the events of the
  * fact sheet's K7-Fam16h map (facts §7), and the legacy generic events. */
 #define _DEFAULT_SOURCE
-#include <strings.h>
 #include "events_test.h"
+#include <strings.h>
 
 #define K7 PMU_DRV_AMD_LEGACY, 6, 1
 
@@ -11,15 +11,15 @@ static const struct {
 	const char *name;
 	unsigned lo, hi;
 } fields[] = {
-	{ "EVENT_SELECT", 0, 7 }, { "UNIT_MASK", 8, 15 }, { "USR", 16, 16 }, { "OS", 17, 17 },
-	{ "E", 18, 18 },	  { "PC", 19, 19 },	  { "INT", 20, 20 }, { "EN", 22, 22 },
-	{ "INV", 23, 23 },	  { "CNT_MASK", 24, 31 },
+    {"EVENT_SELECT", 0, 7}, {"UNIT_MASK", 8, 15}, {"USR", 16, 16}, {"OS", 17, 17},
+    {"E", 18, 18},	    {"PC", 19, 19},	  {"INT", 20, 20}, {"EN", 22, 22},
+    {"INV", 23, 23},	    {"CNT_MASK", 24, 31},
 };
 /* facts §7 K7-Fam16h: cycles, instructions, branches, branch-misses, cache-ref,
  * cache-miss, older cache-ref/miss, stalled-frontend, stalled-backend. */
-static const unsigned events[] = { 0x0076, 0x00c0, 0x00c2, 0x00c3, 0x077d,
-				   0x077e, 0x0080, 0x0081, 0x00d0, 0x00d1 };
-static const unsigned gen_expect[GEN_COUNT] = { 0x76, 0xc0, 0xc2, 0xc3, 0x077d, 0x077e, 0 };
+static const unsigned events[] = {0x0076, 0x00c0, 0x00c2, 0x00c3, 0x077d,
+				  0x077e, 0x0080, 0x0081, 0x00d0, 0x00d1};
+static const unsigned gen_expect[GEN_COUNT] = {0x76, 0xc0, 0xc2, 0xc3, 0x077d, 0x077e, 0};
 
 static void perfevtsel_fields(void **st)
 {
@@ -64,9 +64,11 @@ static void generic(void **st)
 	static const struct {
 		enum pmu_driver_id d;
 		unsigned fam;
-	} cpus[] = { { PMU_DRV_AMD_LEGACY, 6 },	  { PMU_DRV_AMD_LEGACY, 0xf },
-		     { PMU_DRV_AMD_LEGACY, 0x10 }, { PMU_DRV_AMD_CORE, 0x15 },
-		     { PMU_DRV_AMD_CORE, 0x16 } };
+	} cpus[] = {{PMU_DRV_AMD_LEGACY, 6},
+		    {PMU_DRV_AMD_LEGACY, 0xf},
+		    {PMU_DRV_AMD_LEGACY, 0x10},
+		    {PMU_DRV_AMD_CORE, 0x15},
+		    {PMU_DRV_AMD_CORE, 0x16}};
 	for (size_t c = 0; c < N_OF(cpus); c++)
 		for (int g = 0; g < GEN_COUNT; g++) {
 			struct pmu_event ev;
@@ -90,9 +92,9 @@ static void generic(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(perfevtsel_fields),
-		cmocka_unit_test(every_event),
-		cmocka_unit_test(generic),
+	    cmocka_unit_test(perfevtsel_fields),
+	    cmocka_unit_test(every_event),
+	    cmocka_unit_test(generic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,8 @@
 /* AMD K8 table against BKDG chapter 10: every event and unit mask, the
  * counts, reserved events, the E9h rule, CNT_MASK and unit-mask checks. */
 #define _DEFAULT_SOURCE
-#include <strings.h>
 #include "events_test.h"
+#include <strings.h>
 
 #include "k8_doc.inc"
 
@@ -167,13 +167,13 @@ static void unit_mask_and_cmask_rules(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(counts),
-		cmocka_unit_test(every_event),
-		cmocka_unit_test(every_unit_mask),
-		cmocka_unit_test(lookup_by_name_and_raw),
-		cmocka_unit_test(reserved_events),
-		cmocka_unit_test(e9_rule_all_masks),
-		cmocka_unit_test(unit_mask_and_cmask_rules),
+	    cmocka_unit_test(counts),
+	    cmocka_unit_test(every_event),
+	    cmocka_unit_test(every_unit_mask),
+	    cmocka_unit_test(lookup_by_name_and_raw),
+	    cmocka_unit_test(reserved_events),
+	    cmocka_unit_test(e9_rule_all_masks),
+	    cmocka_unit_test(unit_mask_and_cmask_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /* AMD Zen table and generic events against facts §7 (Fam17h+ map, Zen1 JSON). */
 #define _DEFAULT_SOURCE
-#include <strings.h>
 #include "events_test.h"
+#include <strings.h>
 
 #define ZEN PMU_DRV_AMD_CORE, 0x17, 0x01
 
@@ -10,10 +10,10 @@ static const struct {
 	const char *name;
 	unsigned enc;
 } expect[] = {
-	{ "LS_NOT_HALTED_CYC", 0x0076 }, { "EX_RET_INSTR", 0x00c0 },	 { "EX_RET_BRN", 0x00c2 },
-	{ "EX_RET_BRN_MISP", 0x00c3 },	 { "L2_REQUESTS_ALL", 0xff60 }, { "L2_MISSES_IC_DC", 0x0964 },
+    {"LS_NOT_HALTED_CYC", 0x0076}, {"EX_RET_INSTR", 0x00c0},	{"EX_RET_BRN", 0x00c2},
+    {"EX_RET_BRN_MISP", 0x00c3},   {"L2_REQUESTS_ALL", 0xff60}, {"L2_MISSES_IC_DC", 0x0964},
 };
-static const unsigned gen_expect[GEN_COUNT] = { 0x76, 0xc0, 0xc2, 0xc3, 0xff60, 0x0964, 0 };
+static const unsigned gen_expect[GEN_COUNT] = {0x76, 0xc0, 0xc2, 0xc3, 0xff60, 0x0964, 0};
 
 static void every_entry(void **st)
 {
@@ -30,11 +30,12 @@ static void every_entry(void **st)
 static void generic(void **st)
 {
 	(void)st;
-	static const unsigned fams[] = { 0x17, 0x19, 0x1a };
+	static const unsigned fams[] = {0x17, 0x19, 0x1a};
 	for (size_t f = 0; f < N_OF(fams); f++)
 		for (int g = 0; g < GEN_COUNT; g++) {
 			struct pmu_event ev;
-			int rc = events_generic(PMU_DRV_AMD_CORE, fams[f], (enum pmu_generic)g, &ev);
+			int rc =
+			    events_generic(PMU_DRV_AMD_CORE, fams[f], (enum pmu_generic)g, &ev);
 			if (!gen_expect[g]) {
 				assert_int_equal(rc, -1); /* no ref-cycles on AMD */
 				continue;
@@ -44,7 +45,8 @@ static void generic(void **st)
 			assert_false(ev.fixed_only);
 			assert_int_equal(ev.counters, 0);
 			/* named after the catalogue entry */
-			struct ev_result r = resolve_expect(PMU_DRV_AMD_CORE, fams[f], 1, ev.name, EV_OK);
+			struct ev_result r =
+			    resolve_expect(PMU_DRV_AMD_CORE, fams[f], 1, ev.name, EV_OK);
 			assert_int_equal(r.ev.code, ev.code);
 		}
 }
@@ -66,9 +68,9 @@ static void twelve_bit_events(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_entry),
-		cmocka_unit_test(generic),
-		cmocka_unit_test(twelve_bit_events),
+	    cmocka_unit_test(every_entry),
+	    cmocka_unit_test(generic),
+	    cmocka_unit_test(twelve_bit_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,23 +1,23 @@
 /* Intel architectural events against facts §4 (CPUID.0AH:EBX bit order,
  * event map, fixed counters and pseudo-encodings). */
 #define _DEFAULT_SOURCE
-#include <strings.h>
 #include "events_test.h"
+#include <strings.h>
 
 #define ARCH PMU_DRV_INTEL_ARCH, 6, 0x3c
 
 /* EBX bit i: core cycles, instructions retired, reference cycles, LLC
  * reference, LLC miss, branch instructions retired, branch misses retired;
  * encodings as (umask << 8) | event, from facts §4's map (ref cycles 0x013c). */
-static const unsigned arch_enc[7] = { 0x003c, 0x00c0, 0x013c, 0x4f2e, 0x412e, 0x00c4, 0x00c5 };
+static const unsigned arch_enc[7] = {0x003c, 0x00c0, 0x013c, 0x4f2e, 0x412e, 0x00c4, 0x00c5};
 static const struct {
 	const char *name;
 	unsigned enc;
 } fixed[4] = {
-	{ "INST_RETIRED.ANY", 0x00c0 },
-	{ "CPU_CLK_UNHALTED.CORE", 0x003c },
-	{ "CPU_CLK_UNHALTED.REF", 0x0300 },
-	{ "TOPDOWN.SLOTS", 0x0400 },
+    {"INST_RETIRED.ANY", 0x00c0},
+    {"CPU_CLK_UNHALTED.CORE", 0x003c},
+    {"CPU_CLK_UNHALTED.REF", 0x0300},
+    {"TOPDOWN.SLOTS", 0x0400},
 };
 
 static void every_entry(void **st)
@@ -66,7 +66,7 @@ static void fixed_pseudo_events(void **st)
 	assert_false(r.ev.fixed_only);
 	assert_string_equal(r.def->name, "INSTRUCTION_RETIRED");
 	resolve_expect(ARCH, "INST_RETIRED.ANY,counter=0", EV_REFUSED);
-	struct pmu_event gp = { .code = 0xc0 };
+	struct pmu_event gp = {.code = 0xc0};
 	assert_int_equal(events_fixed_index(&gp), -1);
 }
 
@@ -88,9 +88,9 @@ static void lookup(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_entry),
-		cmocka_unit_test(fixed_pseudo_events),
-		cmocka_unit_test(lookup),
+	    cmocka_unit_test(every_entry),
+	    cmocka_unit_test(fixed_pseudo_events),
+	    cmocka_unit_test(lookup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,17 +1,17 @@
 /* Knights Corner table against table 1-6 of the KNC PMU document, and the
  * counter-0 restriction of facts §6. */
 #define _DEFAULT_SOURCE
-#include <strings.h>
 #include "events_test.h"
+#include <strings.h>
 
 #include "knc_doc.inc"
 
 #define KNC PMU_DRV_INTEL_KNC, 0xb, EVENTS_ANY_MODEL
 
 /* facts §6, typed from the fact sheet. */
-static const unsigned counter0_only[] = { 0xc3, 0xc4, 0xc8, 0xc9, 0xca, 0xcb, 0xcc,
-					  0xce, 0xcf, 0xd7, 0xe3, 0xe6, 0xe7, 0xf1,
-					  0xf2, 0xf6, 0xf7, 0xfc, 0xfd, 0xfe, 0xff };
+static const unsigned counter0_only[] = {0xc3, 0xc4, 0xc8, 0xc9, 0xca, 0xcb, 0xcc,
+					 0xce, 0xcf, 0xd7, 0xe3, 0xe6, 0xe7, 0xf1,
+					 0xf2, 0xf6, 0xf7, 0xfc, 0xfd, 0xfe, 0xff};
 
 static bool restricted(unsigned code)
 {
@@ -92,9 +92,9 @@ static void lookup_and_undocumented(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_row),
-		cmocka_unit_test(counter_restriction),
-		cmocka_unit_test(lookup_and_undocumented),
+	    cmocka_unit_test(every_row),
+	    cmocka_unit_test(counter_restriction),
+	    cmocka_unit_test(lookup_and_undocumented),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,8 @@
 /* NetBurst table against the SDM excerpt (BRANCH_RETIRED) and the fact
  * sheet's event -> ESCR -> counter bindings (facts §5), and the binding rules. */
 #define _DEFAULT_SOURCE
-#include <strings.h>
 #include "events_test.h"
+#include <strings.h>
 
 #define NB PMU_DRV_INTEL_NETBURST, 0xf, EVENTS_ANY_MODEL
 #define C(n) (1u << (n))
@@ -14,35 +14,35 @@ static const struct {
 	const char *name;
 	unsigned code, mask, escr, sel, counters;
 } expect[] = {
-	{ "GLOBAL_POWER_EVENTS", 0x13, 0x1, 0x3a2, 6, C(0) },
-	{ "GLOBAL_POWER_EVENTS.RUNNING", 0x13, 0x1, 0x3a2, 6, C(0) },
-	{ "INSTR_RETIRED", 0x02, 0xf, 0x3b8, 4, C(12) | C(13) | C(16) },
-	{ "INSTR_RETIRED.NBOGUSNTAG", 0x02, 0x1, 0x3b8, 4, C(12) | C(13) | C(16) },
-	{ "INSTR_RETIRED.NBOGUSTAG", 0x02, 0x2, 0x3b8, 4, C(12) | C(13) | C(16) },
-	{ "INSTR_RETIRED.BOGUSNTAG", 0x02, 0x4, 0x3b8, 4, C(12) | C(13) | C(16) },
-	{ "INSTR_RETIRED.BOGUSTAG", 0x02, 0x8, 0x3b8, 4, C(12) | C(13) | C(16) },
-	{ "BRANCH_RETIRED", 0x06, 0xf, 0x3cc, 5, C(12) | C(13) | C(16) },
-	{ "BRANCH_RETIRED.MMNP", 0x06, 0x1, 0x3cc, 5, C(12) | C(13) | C(16) },
-	{ "BRANCH_RETIRED.MMNM", 0x06, 0x2, 0x3cc, 5, C(12) | C(13) | C(16) },
-	{ "BRANCH_RETIRED.MMTP", 0x06, 0x4, 0x3cc, 5, C(12) | C(13) | C(16) },
-	{ "BRANCH_RETIRED.MMTM", 0x06, 0x8, 0x3cc, 5, C(12) | C(13) | C(16) },
-	{ "MISPRED_BRANCH_RETIRED", 0x03, 0x1, 0x3b8, 4, C(12) | C(13) | C(16) },
-	{ "MISPRED_BRANCH_RETIRED.NBOGUS", 0x03, 0x1, 0x3b8, 4, C(12) | C(13) | C(16) },
-	{ "RETIRED_BRANCH_TYPE", 0x04, 0x1e, 0x3c2, 2, C(4) | C(5) },
-	{ "RETIRED_BRANCH_TYPE.CONDITIONAL", 0x04, 0x02, 0x3c2, 2, C(4) | C(5) },
-	{ "RETIRED_BRANCH_TYPE.CALL", 0x04, 0x04, 0x3c2, 2, C(4) | C(5) },
-	{ "RETIRED_BRANCH_TYPE.RETURN", 0x04, 0x08, 0x3c2, 2, C(4) | C(5) },
-	{ "RETIRED_BRANCH_TYPE.INDIRECT", 0x04, 0x10, 0x3c2, 2, C(4) | C(5) },
-	{ "BSQ_CACHE_REFERENCE", 0x0c, 0x73f, 0x3a0, 7, C(0) },
-	{ "BSQ_CACHE_REFERENCE.RD_2NDL_HITS", 0x0c, 1u << 0, 0x3a0, 7, C(0) },
-	{ "BSQ_CACHE_REFERENCE.RD_2NDL_HITE", 0x0c, 1u << 1, 0x3a0, 7, C(0) },
-	{ "BSQ_CACHE_REFERENCE.RD_2NDL_HITM", 0x0c, 1u << 2, 0x3a0, 7, C(0) },
-	{ "BSQ_CACHE_REFERENCE.RD_3RDL_HITS", 0x0c, 1u << 3, 0x3a0, 7, C(0) },
-	{ "BSQ_CACHE_REFERENCE.RD_3RDL_HITE", 0x0c, 1u << 4, 0x3a0, 7, C(0) },
-	{ "BSQ_CACHE_REFERENCE.RD_3RDL_HITM", 0x0c, 1u << 5, 0x3a0, 7, C(0) },
-	{ "BSQ_CACHE_REFERENCE.RD_2NDL_MISS", 0x0c, 1u << 8, 0x3a0, 7, C(0) },
-	{ "BSQ_CACHE_REFERENCE.RD_3RDL_MISS", 0x0c, 1u << 9, 0x3a0, 7, C(0) },
-	{ "BSQ_CACHE_REFERENCE.WR_2NDL_MISS", 0x0c, 1u << 10, 0x3a0, 7, C(0) },
+    {"GLOBAL_POWER_EVENTS", 0x13, 0x1, 0x3a2, 6, C(0)},
+    {"GLOBAL_POWER_EVENTS.RUNNING", 0x13, 0x1, 0x3a2, 6, C(0)},
+    {"INSTR_RETIRED", 0x02, 0xf, 0x3b8, 4, C(12) | C(13) | C(16)},
+    {"INSTR_RETIRED.NBOGUSNTAG", 0x02, 0x1, 0x3b8, 4, C(12) | C(13) | C(16)},
+    {"INSTR_RETIRED.NBOGUSTAG", 0x02, 0x2, 0x3b8, 4, C(12) | C(13) | C(16)},
+    {"INSTR_RETIRED.BOGUSNTAG", 0x02, 0x4, 0x3b8, 4, C(12) | C(13) | C(16)},
+    {"INSTR_RETIRED.BOGUSTAG", 0x02, 0x8, 0x3b8, 4, C(12) | C(13) | C(16)},
+    {"BRANCH_RETIRED", 0x06, 0xf, 0x3cc, 5, C(12) | C(13) | C(16)},
+    {"BRANCH_RETIRED.MMNP", 0x06, 0x1, 0x3cc, 5, C(12) | C(13) | C(16)},
+    {"BRANCH_RETIRED.MMNM", 0x06, 0x2, 0x3cc, 5, C(12) | C(13) | C(16)},
+    {"BRANCH_RETIRED.MMTP", 0x06, 0x4, 0x3cc, 5, C(12) | C(13) | C(16)},
+    {"BRANCH_RETIRED.MMTM", 0x06, 0x8, 0x3cc, 5, C(12) | C(13) | C(16)},
+    {"MISPRED_BRANCH_RETIRED", 0x03, 0x1, 0x3b8, 4, C(12) | C(13) | C(16)},
+    {"MISPRED_BRANCH_RETIRED.NBOGUS", 0x03, 0x1, 0x3b8, 4, C(12) | C(13) | C(16)},
+    {"RETIRED_BRANCH_TYPE", 0x04, 0x1e, 0x3c2, 2, C(4) | C(5)},
+    {"RETIRED_BRANCH_TYPE.CONDITIONAL", 0x04, 0x02, 0x3c2, 2, C(4) | C(5)},
+    {"RETIRED_BRANCH_TYPE.CALL", 0x04, 0x04, 0x3c2, 2, C(4) | C(5)},
+    {"RETIRED_BRANCH_TYPE.RETURN", 0x04, 0x08, 0x3c2, 2, C(4) | C(5)},
+    {"RETIRED_BRANCH_TYPE.INDIRECT", 0x04, 0x10, 0x3c2, 2, C(4) | C(5)},
+    {"BSQ_CACHE_REFERENCE", 0x0c, 0x73f, 0x3a0, 7, C(0)},
+    {"BSQ_CACHE_REFERENCE.RD_2NDL_HITS", 0x0c, 1u << 0, 0x3a0, 7, C(0)},
+    {"BSQ_CACHE_REFERENCE.RD_2NDL_HITE", 0x0c, 1u << 1, 0x3a0, 7, C(0)},
+    {"BSQ_CACHE_REFERENCE.RD_2NDL_HITM", 0x0c, 1u << 2, 0x3a0, 7, C(0)},
+    {"BSQ_CACHE_REFERENCE.RD_3RDL_HITS", 0x0c, 1u << 3, 0x3a0, 7, C(0)},
+    {"BSQ_CACHE_REFERENCE.RD_3RDL_HITE", 0x0c, 1u << 4, 0x3a0, 7, C(0)},
+    {"BSQ_CACHE_REFERENCE.RD_3RDL_HITM", 0x0c, 1u << 5, 0x3a0, 7, C(0)},
+    {"BSQ_CACHE_REFERENCE.RD_2NDL_MISS", 0x0c, 1u << 8, 0x3a0, 7, C(0)},
+    {"BSQ_CACHE_REFERENCE.RD_3RDL_MISS", 0x0c, 1u << 9, 0x3a0, 7, C(0)},
+    {"BSQ_CACHE_REFERENCE.WR_2NDL_MISS", 0x0c, 1u << 10, 0x3a0, 7, C(0)},
 };
 
 static void every_entry(void **st)
@@ -138,10 +138,10 @@ static void format(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_entry),
-		cmocka_unit_test(escr_addresses),
-		cmocka_unit_test(binding_rules),
-		cmocka_unit_test(format),
+	    cmocka_unit_test(every_entry),
+	    cmocka_unit_test(escr_addresses),
+	    cmocka_unit_test(binding_rules),
+	    cmocka_unit_test(format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,18 +1,17 @@
 /* Intel P6 events and constraints against facts §3. */
 #define _DEFAULT_SOURCE
-#include <strings.h>
 #include "events_test.h"
+#include <strings.h>
 
 #define P6 PMU_DRV_INTEL_P6, 6, 7
 
 static const struct {
 	unsigned enc, counters;
 } expect[] = {
-	{ 0x0079, 0 }, { 0x00c0, 0 }, { 0x0f2e, 0 }, { 0x012e, 0 }, { 0x00c4, 0 },
-	{ 0x00c5, 0 }, { 0x0062, 0 }, { 0x00a2, 0 }, { 0x00c1, 1 }, { 0x0010, 1 },
-	{ 0x0014, 1 }, { 0x0011, 2 }, { 0x0012, 2 }, { 0x0013, 2 },
+    {0x0079, 0}, {0x00c0, 0}, {0x0f2e, 0}, {0x012e, 0}, {0x00c4, 0}, {0x00c5, 0}, {0x0062, 0},
+    {0x00a2, 0}, {0x00c1, 1}, {0x0010, 1}, {0x0014, 1}, {0x0011, 2}, {0x0012, 2}, {0x0013, 2},
 };
-static const unsigned gen_expect[GEN_COUNT] = { 0x79, 0xc0, 0xc4, 0xc5, 0x0f2e, 0x012e, 0 };
+static const unsigned gen_expect[GEN_COUNT] = {0x79, 0xc0, 0xc4, 0xc5, 0x0f2e, 0x012e, 0};
 
 static void every_entry(void **st)
 {
@@ -54,8 +53,8 @@ static void constraints_and_rules(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_entry),
-		cmocka_unit_test(constraints_and_rules),
+	    cmocka_unit_test(every_entry),
+	    cmocka_unit_test(constraints_and_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

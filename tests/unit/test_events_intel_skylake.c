@@ -1,8 +1,8 @@
 /* Skylake L2_RQSTS table against the perf-stat-recipes note, its corrections
  * and the origin x result rule over all 256 unit masks. */
 #define _DEFAULT_SOURCE
-#include <strings.h>
 #include "events_test.h"
+#include <strings.h>
 
 #define SKL PMU_DRV_INTEL_ARCH, 6, 0x5e
 
@@ -12,24 +12,32 @@ static const struct {
 	unsigned umask;
 	bool wrong;
 } sdm[] = {
-	{ "DEMAND_DATA_RD_MISS", 0x21, false }, { "RFO_MISS", 0x22, false },
-	{ "CODE_RD_MISS", 0x24, false },	{ "ALL_DEMAND_MISS", 0x27, false },
-	{ "PF_MISS", 0x38, false },		{ "MISS", 0x3f, false },
-	{ "DEMAND_DATA_RD_HIT", 0x41, true },	{ "RFO_HIT", 0x42, true },
-	{ "CODE_RD_HIT", 0x44, true },		{ "PF_HIT", 0xd8, false },
-	{ "ALL_DEMAND_DATA_RD", 0xe1, false },	{ "ALL_RFO", 0xe2, false },
-	{ "ALL_CODE_RD", 0xe4, false },		{ "ALL_DEMAND_REFERENCES", 0xe7, false },
-	{ "ALL_PF", 0xf8, false },		{ "REFERENCES", 0xef, true },
+    {"DEMAND_DATA_RD_MISS", 0x21, false},
+    {"RFO_MISS", 0x22, false},
+    {"CODE_RD_MISS", 0x24, false},
+    {"ALL_DEMAND_MISS", 0x27, false},
+    {"PF_MISS", 0x38, false},
+    {"MISS", 0x3f, false},
+    {"DEMAND_DATA_RD_HIT", 0x41, true},
+    {"RFO_HIT", 0x42, true},
+    {"CODE_RD_HIT", 0x44, true},
+    {"PF_HIT", 0xd8, false},
+    {"ALL_DEMAND_DATA_RD", 0xe1, false},
+    {"ALL_RFO", 0xe2, false},
+    {"ALL_CODE_RD", 0xe4, false},
+    {"ALL_DEMAND_REFERENCES", 0xe7, false},
+    {"ALL_PF", 0xf8, false},
+    {"REFERENCES", 0xef, true},
 };
 /* Corrections: "Should be umask=C1H", "should be C2H", M lines for code, "FFH". */
 static const struct {
 	const char *name;
 	unsigned umask;
 } corrected[] = {
-	{ "DEMAND_DATA_RD_HIT_CORRECTED", 0xc1 },
-	{ "RFO_HIT_CORRECTED", 0xc2 },
-	{ "CODE_RD_HIT_CORRECTED", 0xc4 },
-	{ "REFERENCES_CORRECTED", 0xff },
+    {"DEMAND_DATA_RD_HIT_CORRECTED", 0xc1},
+    {"RFO_HIT_CORRECTED", 0xc2},
+    {"CODE_RD_HIT_CORRECTED", 0xc4},
+    {"REFERENCES_CORRECTED", 0xff},
 };
 
 static const struct event_def *entry(const char *short_name)
@@ -123,7 +131,7 @@ static void lookup_and_models(void **st)
 	assert_non_null(strstr(u.msg, "unknown event name"));
 	/* Only Skylake-derived models carry the table. */
 	resolve_expect(PMU_DRV_INTEL_ARCH, 6, 0x3c, "L2_RQSTS.MISS", EV_REFUSED);
-	static const unsigned models[] = { 0x4e, 0x5e, 0x55, 0x8e, 0x9e, 0xa5, 0xa6 };
+	static const unsigned models[] = {0x4e, 0x5e, 0x55, 0x8e, 0x9e, 0xa5, 0xa6};
 	for (size_t i = 0; i < N_OF(models); i++)
 		resolve_expect(PMU_DRV_INTEL_ARCH, 6, models[i], "L2_RQSTS.MISS", EV_OK);
 	/* On other arch models 0x24 is not catalogued: allowed but unchecked. */
@@ -133,10 +141,10 @@ static void lookup_and_models(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(every_event),
-		cmocka_unit_test(documented_incorrectly_warns),
-		cmocka_unit_test(origin_result_rule_all_masks),
-		cmocka_unit_test(lookup_and_models),
+	    cmocka_unit_test(every_event),
+	    cmocka_unit_test(documented_incorrectly_warns),
+	    cmocka_unit_test(origin_result_rule_all_masks),
+	    cmocka_unit_test(lookup_and_models),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
