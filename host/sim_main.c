@@ -10,6 +10,7 @@
 #include "../pmu/pmu.h"
 #include "../apic/apic.h"
 #include "../lib/str.h"
+#include "../events/events.h"
 
 static void print_line(void *ctx, const char *s)
 {
@@ -28,9 +29,11 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: pmuharness-sim --cpu MODEL [--fault NAME] [--describe] [key=value ...]\n"
 		"       pmuharness-sim --list-models | --list-faults\n"
+		"       pmuharness-sim --cpu MODEL --list-events [--json] | --event SPEC\n"
 		"Runs the harness's suite against a simulated CPU and prints the same lines\n"
 		"as the target. key=value options are those of pmuharness.cfg (README).\n"
-		"Exit status: 0 no check failed, 1 a check failed, 2 the harness could not run.\n");
+		"Exit status: 0 no check failed, 1 a check failed, 2 the harness could not run,\n"
+		"4 the --event SPEC was refused.\n");
 }
 
 static void describe(const struct sim_model *m, const struct cpu_info *ci, const struct pmu *p)
@@ -126,6 +129,15 @@ int main(int argc, char **argv)
 		return 2;
 
 	cpu_identify(&ci);
+	/* --list-events [--json] / --event SPEC (events/events.h) */
+	static struct ev_result evr;
+	enum events_opt eo = events_handle_options(
+		ci.driver, ci.family, ci.model, opt.list_events, opt.json_events, opt.event,
+		&(struct events_sink){ print_line, 0 }, &evr);
+	if (eo == EVOPT_LISTED)
+		return 0;
+	if (eo == EVOPT_REFUSED)
+		return 4;
 	apic_detect(&ai);
 	pmu_attach(&p, &ci);
 	if (want_describe) {

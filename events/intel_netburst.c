@@ -1,0 +1,112 @@
+/* Intel NetBurst (Pentium 4) events: BRANCH_RETIRED from the SDM excerpt
+ * (shared/specs/intel-sdm-netburst-escr-cccr-excerpt.txt: event mask bits
+ * MMNP/MMNM/MMTP/MMTM, CCCR select 05H) and the bindings of the fact sheet's
+ * event -> ESCR -> counter table (facts §5): GLOBAL_POWER_EVENTS,
+ * INSTR_RETIRED, MISPRED_BRANCH_RETIRED, RETIRED_BRANCH_TYPE and
+ * BSQ_CACHE_REFERENCE (its event-mask bits, which the table omits, are those
+ * of Linux's p4.h). ESCR addresses and counters are thread 0's.
+ *
+ * Counts (the unit test checks them): 6 events, 23 event-mask bits, 29
+ * entries; 46 ESCR addresses (facts §5). */
+#include "events.h"
+
+#define CTR(a) (1u << (a))
+#define IQ_T0 (CTR(12) | CTR(13) | CTR(16))
+
+#define N(nm, c, m, bits, escr, sel, ctr, fl, d)                                                   \
+	{                                                                                          \
+		.name = nm, .code = c, .escr_mask = m, .escr_bits = bits, .escr_msr = escr,        \
+		.escr_select = sel, .counters = ctr, .fixed_index = -1, .cpuid_bit = -1,           \
+		.flags = EVF_CTR_RESTRICTED | (fl), .desc = d                                      \
+	}
+
+#define FSB_ESCR0 0x3a2
+#define CRU_ESCR0 0x3b8
+#define CRU_ESCR2 0x3cc
+#define TBPU_ESCR0 0x3c2
+#define BSU_ESCR0 0x3a0
+
+#define IR(nm, m, fl, d) N(nm, 0x02, m, 0xf, CRU_ESCR0, 4, IQ_T0, fl, d)
+#define BR(nm, m, fl, d) N(nm, 0x06, m, 0xf, CRU_ESCR2, 5, IQ_T0, fl, d)
+#define MB(nm, m, fl, d) N(nm, 0x03, m, 0x1, CRU_ESCR0, 4, IQ_T0, fl, d)
+#define RBT(nm, m, fl, d) N(nm, 0x04, m, 0x1e, TBPU_ESCR0, 2, CTR(4) | CTR(5), fl, d)
+#define BSQ(nm, m, fl, d) N(nm, 0x0c, m, 0x73f, BSU_ESCR0, 7, CTR(0), fl, d)
+
+static const struct event_def netburst[] = {
+    N("GLOBAL_POWER_EVENTS", 0x13, 0x1, 0x1, FSB_ESCR0, 6, CTR(0), 0,
+      "Time the processor is not stopped (Linux cycles)"),
+    N("GLOBAL_POWER_EVENTS.RUNNING", 0x13, 0x1, 0x1, FSB_ESCR0, 6, CTR(0), EVF_SUB,
+      "The processor is active"),
+    IR("INSTR_RETIRED", 0xf, 0, "Instructions retired, all four tag/bogus combinations"),
+    IR("INSTR_RETIRED.NBOGUSNTAG", 0x1, EVF_SUB, "Non-bogus instructions, not tagged"),
+    IR("INSTR_RETIRED.NBOGUSTAG", 0x2, EVF_SUB, "Non-bogus instructions, tagged"),
+    IR("INSTR_RETIRED.BOGUSNTAG", 0x4, EVF_SUB, "Bogus instructions, not tagged"),
+    IR("INSTR_RETIRED.BOGUSTAG", 0x8, EVF_SUB, "Bogus instructions, tagged"),
+    BR("BRANCH_RETIRED", 0xf, 0, "Retired branches, all four outcomes (P6: EMON_BR_INST_RETIRED)"),
+    BR("BRANCH_RETIRED.MMNP", 0x1, EVF_SUB, "Branch Not-taken Predicted"),
+    BR("BRANCH_RETIRED.MMNM", 0x2, EVF_SUB, "Branch Not-taken Mispredicted"),
+    BR("BRANCH_RETIRED.MMTP", 0x4, EVF_SUB, "Branch Taken Predicted"),
+    BR("BRANCH_RETIRED.MMTM", 0x8, EVF_SUB, "Branch Taken Mispredicted"),
+    MB("MISPRED_BRANCH_RETIRED", 0x1, 0, "Mispredicted branches retired (Linux branch-misses)"),
+    MB("MISPRED_BRANCH_RETIRED.NBOGUS", 0x1, EVF_SUB, "Non-bogus mispredicted branches"),
+    RBT("RETIRED_BRANCH_TYPE", 0x1e, 0, "Retired branches by type, all four (Linux branches)"),
+    RBT("RETIRED_BRANCH_TYPE.CONDITIONAL", 0x02, EVF_SUB, "Conditional branches"),
+    RBT("RETIRED_BRANCH_TYPE.CALL", 0x04, EVF_SUB, "Calls"),
+    RBT("RETIRED_BRANCH_TYPE.RETURN", 0x08, EVF_SUB, "Returns"),
+    RBT("RETIRED_BRANCH_TYPE.INDIRECT", 0x10, EVF_SUB, "Indirect branches"),
+    BSQ("BSQ_CACHE_REFERENCE", 0x73f, 0, "2nd/3rd-level cache references seen by the bus unit"),
+    BSQ("BSQ_CACHE_REFERENCE.RD_2NDL_HITS", 0x001, EVF_SUB, "Read 2nd-level hit, Shared"),
+    BSQ("BSQ_CACHE_REFERENCE.RD_2NDL_HITE", 0x002, EVF_SUB, "Read 2nd-level hit, Exclusive"),
+    BSQ("BSQ_CACHE_REFERENCE.RD_2NDL_HITM", 0x004, EVF_SUB, "Read 2nd-level hit, Modified"),
+    BSQ("BSQ_CACHE_REFERENCE.RD_3RDL_HITS", 0x008, EVF_SUB, "Read 3rd-level hit, Shared"),
+    BSQ("BSQ_CACHE_REFERENCE.RD_3RDL_HITE", 0x010, EVF_SUB, "Read 3rd-level hit, Exclusive"),
+    BSQ("BSQ_CACHE_REFERENCE.RD_3RDL_HITM", 0x020, EVF_SUB, "Read 3rd-level hit, Modified"),
+    BSQ("BSQ_CACHE_REFERENCE.RD_2NDL_MISS", 0x100, EVF_SUB, "Read 2nd-level miss"),
+    BSQ("BSQ_CACHE_REFERENCE.RD_3RDL_MISS", 0x200, EVF_SUB, "Read 3rd-level miss"),
+    BSQ("BSQ_CACHE_REFERENCE.WR_2NDL_MISS", 0x400, EVF_SUB, "Write 2nd-level miss"),
+};
+
+const struct event_table events_intel_netburst = {
+    .id = "intel-netburst",
+    .title = "Intel NetBurst (Pentium 4)",
+    .doc = "SDM NetBurst ESCR/CCCR excerpt (Table 18-64) and x86-pmu-facts.md sec. 5",
+    .driver = PMU_DRV_INTEL_NETBURST,
+    .family_min = 0xf,
+    .family_max = 0xf,
+    .complete = false,
+    .netburst = true,
+    .max_code = 0x3f, /* ESCR event select is bits 30:25 */
+    .n_counters = 18, /* facts §2 */
+    .ev = netburst,
+    .n = sizeof(netburst) / sizeof(netburst[0]),
+};
+
+/* Every ESCR of facts §5, thread-0 and thread-1 halves (46). */
+struct escr_name {
+	uint16_t addr;
+	const char *name;
+};
+static const struct escr_name escrs[] = {
+    {0x3a0, "BSU_ESCR0"},  {0x3a1, "BSU_ESCR1"},  {0x3a2, "FSB_ESCR0"},	  {0x3a3, "FSB_ESCR1"},
+    {0x3a4, "FIRM_ESCR0"}, {0x3a5, "FIRM_ESCR1"}, {0x3a6, "FLAME_ESCR0"}, {0x3a7, "FLAME_ESCR1"},
+    {0x3a8, "DAC_ESCR0"},  {0x3a9, "DAC_ESCR1"},  {0x3aa, "MOB_ESCR0"},	  {0x3ab, "MOB_ESCR1"},
+    {0x3ac, "PMH_ESCR0"},  {0x3ad, "PMH_ESCR1"},  {0x3ae, "SAAT_ESCR0"},  {0x3af, "SAAT_ESCR1"},
+    {0x3b0, "U2L_ESCR0"},  {0x3b1, "U2L_ESCR1"},  {0x3b2, "BPU_ESCR0"},	  {0x3b3, "BPU_ESCR1"},
+    {0x3b4, "IS_ESCR0"},   {0x3b5, "IS_ESCR1"},	  {0x3b6, "ITLB_ESCR0"},  {0x3b7, "ITLB_ESCR1"},
+    {0x3b8, "CRU_ESCR0"},  {0x3b9, "CRU_ESCR1"},  {0x3ba, "IQ_ESCR0"},	  {0x3bb, "IQ_ESCR1"},
+    {0x3bc, "RAT_ESCR0"},  {0x3bd, "RAT_ESCR1"},  {0x3be, "SSU_ESCR0"},	  {0x3bf, "SSU_ESCR1"},
+    {0x3c0, "MS_ESCR0"},   {0x3c1, "MS_ESCR1"},	  {0x3c2, "TBPU_ESCR0"},  {0x3c3, "TBPU_ESCR1"},
+    {0x3c4, "TC_ESCR0"},   {0x3c5, "TC_ESCR1"},	  {0x3c8, "IX_ESCR0"},	  {0x3c9, "IX_ESCR1"},
+    {0x3ca, "ALF_ESCR0"},  {0x3cb, "ALF_ESCR1"},  {0x3cc, "CRU_ESCR2"},	  {0x3cd, "CRU_ESCR3"},
+    {0x3e0, "CRU_ESCR4"},  {0x3e1, "CRU_ESCR5"},
+};
+
+const char *events_netburst_escr_name(uint32_t addr)
+{
+	for (size_t i = 0; i < sizeof(escrs) / sizeof(escrs[0]); i++)
+		if (escrs[i].addr == addr)
+			return escrs[i].name;
+	return 0;
+}
+
+size_t events_netburst_escr_count(void) { return sizeof(escrs) / sizeof(escrs[0]); }

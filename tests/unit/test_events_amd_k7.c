@@ -1,0 +1,100 @@
+/* AMD K7: the PerfEvtSel fields of the Athlon guide and the events of the
+ * fact sheet's K7-Fam16h map (facts §7), and the legacy generic events. */
+#define _DEFAULT_SOURCE
+#include "events_test.h"
+#include <strings.h>
+
+#define K7 PMU_DRV_AMD_LEGACY, 6, 1
+
+/* Bit positions typed from amd-athlon-k7-perfevtsel.txt (EVENT_SELECT from K8 §10.2). */
+static const struct {
+	const char *name;
+	unsigned lo, hi;
+} fields[] = {
+    {"EVENT_SELECT", 0, 7}, {"UNIT_MASK", 8, 15}, {"USR", 16, 16}, {"OS", 17, 17},
+    {"E", 18, 18},	    {"PC", 19, 19},	  {"INT", 20, 20}, {"EN", 22, 22},
+    {"INV", 23, 23},	    {"CNT_MASK", 24, 31},
+};
+/* facts §7 K7-Fam16h: cycles, instructions, branches, branch-misses, cache-ref,
+ * cache-miss, older cache-ref/miss, stalled-frontend, stalled-backend. */
+static const unsigned events[] = {0x0076, 0x00c0, 0x00c2, 0x00c3, 0x077d,
+				  0x077e, 0x0080, 0x0081, 0x00d0, 0x00d1};
+static const unsigned gen_expect[GEN_COUNT] = {0x76, 0xc0, 0xc2, 0xc3, 0x077d, 0x077e, 0};
+
+static void perfevtsel_fields(void **st)
+{
+	(void)st;
+	assert_int_equal(events_amd_k7_nfields, N_OF(fields));
+	uint32_t covered = 0;
+	for (size_t i = 0; i < N_OF(fields); i++) {
+		const struct evsel_field *f = &events_amd_k7_fields[i];
+		assert_string_equal(f->name, fields[i].name);
+		assert_int_equal(f->lo, fields[i].lo);
+		assert_int_equal(f->hi, fields[i].hi);
+		uint32_t bits = (uint32_t)((2ull << f->hi) - (1ull << f->lo));
+		assert_int_equal(covered & bits, 0); /* no overlap */
+		covered |= bits;
+	}
+	assert_int_equal(covered, 0xffdfffffu); /* bit 21 is the only gap */
+}
+
+static void every_event(void **st)
+{
+	(void)st;
+	table_hygiene(&events_amd_k7);
+	assert_int_equal(events_amd_k7.n, N_OF(events));
+	for (size_t i = 0; i < N_OF(events); i++) {
+		const struct event_def *e = &events_amd_k7.ev[i];
+		assert_int_equal(((unsigned)e->umask << 8) | e->code, events[i]);
+		assert_true(e->flags & EVF_FACTS_MAP);
+	}
+	struct ev_result r = resolve_expect(K7, "cpu_clocks_not_halted", EV_OK);
+	assert_int_equal(r.ev.code, 0x76);
+	r = resolve_expect(K7, "event=0x40", EV_WARN); /* K7 list is partial: unchecked */
+	assert_non_null(strstr(r.msg, "not in the catalogue"));
+	resolve_expect(K7, "DATA_CACHE_REFILLS", EV_REFUSED); /* a K8 table name */
+	resolve_expect(K7, "RETIRED_INSTRUCTIONS,counter=3", EV_OK);
+	resolve_expect(K7, "RETIRED_INSTRUCTIONS,counter=4", EV_REFUSED); /* four counters */
+}
+
+/* K7 to Fam16h share one map, legacy or core-extension driver. */
+static void generic(void **st)
+{
+	(void)st;
+	static const struct {
+		enum pmu_driver_id d;
+		unsigned fam;
+	} cpus[] = {{PMU_DRV_AMD_LEGACY, 6},
+		    {PMU_DRV_AMD_LEGACY, 0xf},
+		    {PMU_DRV_AMD_LEGACY, 0x10},
+		    {PMU_DRV_AMD_CORE, 0x15},
+		    {PMU_DRV_AMD_CORE, 0x16}};
+	for (size_t c = 0; c < N_OF(cpus); c++)
+		for (int g = 0; g < GEN_COUNT; g++) {
+			struct pmu_event ev;
+			int rc = events_generic(cpus[c].d, cpus[c].fam, (enum pmu_generic)g, &ev);
+			if (!gen_expect[g]) {
+				assert_int_equal(rc, -1);
+				continue;
+			}
+			assert_int_equal(rc, 0);
+			assert_int_equal(((unsigned)ev.umask << 8) | ev.code, gen_expect[g]);
+		}
+	struct pmu_event ev;
+	events_generic(PMU_DRV_AMD_LEGACY, 6, GEN_CACHE_REFS, &ev);
+	assert_string_equal(ev.name, "REQUESTS_TO_L2.IC_DC_TLB_FILL");
+	events_generic(PMU_DRV_AMD_LEGACY, 0xf, GEN_CACHE_REFS, &ev);
+	assert_string_equal(ev.name, "REQUESTS_TO_L2:0x7"); /* a K8 combination */
+	events_generic(PMU_DRV_AMD_LEGACY, 0xf, GEN_INSTRUCTIONS, &ev);
+	assert_string_equal(ev.name, "RETIRED_INSTRUCTIONS");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(perfevtsel_fields),
+	    cmocka_unit_test(every_event),
+	    cmocka_unit_test(generic),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
