@@ -15,13 +15,13 @@ EFICRT0    := $(EFILIB)/crt0-efi-x86_64.o
 WARN       := -MMD -MP -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
               -Wno-missing-field-initializers
 # Target: freestanding, no SSE anywhere (handlers and firmware state stay safe).
-CFLAGS_EFI := -std=c11 -O2 -g0 -ffreestanding -fno-builtin -fpic -fshort-wchar \
+CFLAGS_EFI := -std=c11 -Os -g0 -ffreestanding -fvisibility=hidden -ffunction-sections -fdata-sections -fno-builtin -fpic -fshort-wchar \
               -fno-stack-protector -fno-stack-check -fno-strict-aliasing \
               -mno-red-zone -mgeneral-regs-only -maccumulate-outgoing-args \
               -DGNU_EFI_USE_MS_ABI $(WARN)
 EFI_INCS   := -isystem $(EFIINC) -isystem $(EFIINC)/x86_64 -isystem $(EFIINC)/protocol
 LDFLAGS_EFI:= -nostdlib -znocombreloc -T linker/pmuharness.lds -shared -Bsymbolic \
-              -L$(EFILIB) --no-undefined
+              -L$(EFILIB) --no-undefined --gc-sections
 
 # Host: the same freestanding sources under ASan and UBSan.
 SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -60,7 +60,7 @@ $(BUILD)/pmuharness.so: $(TARGET_OBJ) linker/pmuharness.lds Makefile
 	$(LD) $(LDFLAGS_EFI) $(EFICRT0) $(TARGET_OBJ) -o $@ -lefi -lgnuefi
 
 $(EFI): $(BUILD)/pmuharness.so
-	$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+	$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .rel -j .rela \
 	  -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
 	@size=$$(stat -c %s $@); echo "$@: $$size bytes"; \
 	  if [ $$size -gt 262144 ]; then echo "error: $@ exceeds 256 KiB"; exit 1; fi
@@ -68,7 +68,7 @@ $(EFI): $(BUILD)/pmuharness.so
 $(BUILD)/minimal.so: $(BUILD)/efi/boot/minimal/minimal.o linker/pmuharness.lds
 	$(LD) $(LDFLAGS_EFI) $(EFICRT0) $< -o $@ -lefi -lgnuefi
 $(BUILD)/minimal.efi: $(BUILD)/minimal.so
-	$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+	$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .rel -j .rela \
 	  -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
 
 # ---- host build -------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include "../apic/pmi.h"
 #include "../tests/suite.h"
 #include "../tests/options.h"
+#include "../events/events.h"
 
 extern uint64_t pmh_tsc_per_us;
 
@@ -196,6 +197,19 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		out_attach_log(log_f);
 
 	cpu_identify(&cpu);
+	{
+		/* list_events / json / event options (events/events.h) */
+		static struct ev_result evr;
+		enum events_opt eo = events_handle_options(
+			cpu.driver, cpu.family, cpu.model, opt.list_events, opt.json_events, opt.event,
+			&(struct events_sink){ sink_line, 0 }, &evr);
+		if (eo == EVOPT_LISTED)
+			goto done;
+		if (eo == EVOPT_REFUSED) {
+			harness_error = 1;
+			goto done;
+		}
+	}
 	apic_detect(&apic);
 	pmu_attach(&pmu, &cpu);
 	suite_init(suite, &opt, &cpu, &pmu, &apic, (struct sink){ sink_line, 0 });
