@@ -121,7 +121,8 @@ static int read_key(uint64_t us, EFI_INPUT_KEY *key)
 	ev[0] = ST->ConIn->WaitForKey;
 	if (us && uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &ev[1]) ==
 			  EFI_SUCCESS) {
-		uefi_call_wrapper(BS->SetTimer, 3, ev[1], TimerRelative, us * 10); /* 100 ns units */
+		/* the timer counts in 100 ns units */
+		uefi_call_wrapper(BS->SetTimer, 3, ev[1], TimerRelative, us * 10);
 		n = 2;
 	}
 	uefi_call_wrapper(BS->WaitForEvent, 3, n, ev, &idx);
@@ -264,8 +265,8 @@ static int run_once(EFI_FILE_HANDLE dir)
 					  sizeof(res_name) / sizeof(res_name[0]));
 		if (st != EFI_SUCCESS) {
 			pmh_fmt(line, sizeof(line),
-				"warning: cannot create results files beside the binary (%s, EFI status "
-				"0x%llx): results are on the console and serial only",
+				"warning: cannot create results files beside the binary "
+				"(%s, EFI status 0x%llx): results are on the console and serial only",
 				files_status_name(st), (unsigned long long)st);
 			out_line(line);
 		}
