@@ -165,11 +165,12 @@ static int finish(int code)
 		uefi_call_wrapper(RT->ResetSystem, 4, EfiResetShutdown, EFI_SUCCESS, 0, NULL);
 		break;
 	case FINISH_WAIT:
-		/* Everything is written and closed by now: the stick can be pulled. */
-		out_screen("Results saved. R: run again; Esc: return to the firmware.");
 		if (!ST->ConIn)
 			break;
+		/* Drop keys typed during the run; those after the prompt count. */
 		uefi_call_wrapper(ST->ConIn->Reset, 2, ST->ConIn, FALSE);
+		/* Everything is written and closed by now: the stick can be pulled. */
+		out_screen("Results saved. R: run again; Esc: return to the firmware.");
 		for (;;) {
 			if (!read_key(0, &key))
 				continue;
