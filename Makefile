@@ -4,6 +4,7 @@
 BUILD      := build
 HOSTB      := $(BUILD)/host
 EFI        := $(BUILD)/pmuharness.efi
+USBIMG     := $(BUILD)/pmuharness-usb.img
 
 CC         ?= gcc
 LD         := ld
@@ -118,6 +119,18 @@ bench: deps $(EFI) $(BUILD)/minimal.efi host
 
 deps:
 	@scripts/deps.sh
+
+# ---- USB stick and Secure Boot ---------------------------------------------
+usb: deps $(USBIMG)
+
+$(USBIMG): $(EFI) scripts/usb-image.sh boot/usb/pmuharness.cfg boot/usb/README.TXT
+	@scripts/usb-image.sh $(EFI) $@
+
+# make sign KEY=db.key CERT=db.crt [KEYPASS=...]: build/pmuharness.signed.efi
+# and the USB image's BOOTX64.EFI, both signed with sbsign.
+sign: deps $(EFI) $(USBIMG)
+	@KEY="$(KEY)" CERT="$(CERT)" KEYPASS="$(KEYPASS)" \
+	  scripts/sign.sh $(EFI) $(BUILD)/pmuharness.signed.efi $(USBIMG)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -2,6 +2,7 @@
  * ASCII, no escape codes, so scripts can parse it) and the log file. */
 #include "platform.h"
 #include "../lib/str.h"
+#include "../lib/fmt.h"
 
 #define COM1 0x3f8
 #define LSR_THRE 0x20
@@ -71,10 +72,22 @@ void out_flush_log(void)
 {
 	if (log_file && log_len) {
 		UINTN n = log_len;
-		if (uefi_call_wrapper(log_file->Write, 3, log_file, &n, log_buf) == EFI_SUCCESS)
-			uefi_call_wrapper(log_file->Flush, 1, log_file);
-		else
-			serial_write("warning: writing the log file failed\r\n");
+		EFI_STATUS st = uefi_call_wrapper(log_file->Write, 3, log_file, &n, log_buf);
+		if (st == EFI_SUCCESS && n != log_len)
+			st = EFI_VOLUME_FULL;
+		if (st == EFI_SUCCESS)
+			st = uefi_call_wrapper(log_file->Flush, 1, log_file);
+		if (st != EFI_SUCCESS) {
+			/* A full or failing stick: say so on screen once and carry on
+			 * without the file; the run itself is not affected. */
+			char line[160];
+			log_file = NULL;
+			pmh_fmt(line, sizeof(line),
+				"warning: writing the log file failed (%s, EFI status 0x%llx): the "
+				"log is on the console and serial only",
+				files_status_name(st), (unsigned long long)st);
+			out_screen(line);
+		}
 	}
 	log_len = 0;
 }
@@ -111,6 +124,12 @@ static UINTN line_attr(const char *s)
 
 void out_line(const char *s)
 {
+	out_screen(s);
+	log_append(s);
+}
+
+void out_screen(const char *s)
+{
 	uefi_call_wrapper(ST->ConOut->SetAttribute, 2, ST->ConOut, line_attr(s));
 	console_write(s);
 	console_write("\r\n");
@@ -118,7 +137,6 @@ void out_line(const char *s)
 	serial_write("\r\n");
 	uefi_call_wrapper(ST->ConOut->SetAttribute, 2, ST->ConOut,
 			  EFI_LIGHTGRAY | EFI_BACKGROUND_BLACK);
-	log_append(s);
 }
 
 void out_attach_log(EFI_FILE_HANDLE f)

@@ -1,6 +1,7 @@
 /* UEFI entry: set up output, our IDT and options, identify the CPU, run the
  * suite, write the results beside the binary, and leave as configured with
- * the firmware's state put back. */
+ * the firmware's state put back. With on_finish = wait (real hardware) a
+ * countdown comes first and R runs again after the verdict. */
 #include "platform.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
@@ -24,6 +25,8 @@ static struct pmu pmu;
 static struct apic_info apic;
 static struct options opt;
 static struct pmh_jmpbuf recover;
+/* Static so that their values survive a longjmp out of a check. */
+static EFI_FILE_HANDLE log_f, json_f;
 #define JSON_CAP (SUITE_MAX_RESULTS * 400 + 4096)
 
 static void sink_line(void *ctx, const char *s)
@@ -109,10 +112,51 @@ static void qemu_exit(uint32_t code)
 	__asm__ volatile("outl %0, %1" : : "a"(code), "Nd"((uint16_t)0xf4));
 }
 
-static void finish(int code)
+/* Waits up to us microseconds for a key; 0 when none came. */
+static int read_key(uint64_t us, EFI_INPUT_KEY *key)
+{
+	EFI_EVENT ev[2];
+	UINTN idx = 0, n = 1;
+
+	if (!ST->ConIn)
+		return 0;
+	ev[0] = ST->ConIn->WaitForKey;
+	if (us && uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &ev[1]) ==
+			  EFI_SUCCESS) {
+		/* the timer counts in 100 ns units */
+		uefi_call_wrapper(BS->SetTimer, 3, ev[1], TimerRelative, us * 10);
+		n = 2;
+	}
+	uefi_call_wrapper(BS->WaitForEvent, 3, n, ev, &idx);
+	if (n == 2)
+		uefi_call_wrapper(BS->CloseEvent, 1, ev[1]);
+	if (idx != 0)
+		return 0;
+	return uefi_call_wrapper(ST->ConIn->ReadKeyStroke, 2, ST->ConIn, key) == EFI_SUCCESS;
+}
+
+/* The countdown before a run on real hardware: 1 = start (time up or any key),
+ * 0 = Esc (skip the run). */
+static int countdown(unsigned secs)
 {
 	EFI_INPUT_KEY key;
-	UINTN idx;
+	char line[96];
+
+	uefi_call_wrapper(ST->ConIn->Reset, 2, ST->ConIn, FALSE);
+	for (unsigned left = secs; left; left--) {
+		pmh_fmt(line, sizeof(line),
+			"Starting in %u s. Esc: skip the run; any other key: start now.", left);
+		out_screen(line);
+		if (read_key(1000000, &key))
+			return key.ScanCode != SCAN_ESC;
+	}
+	return 1;
+}
+
+/* Leaves as configured; 1 when the user asked for another run. */
+static int finish(int code)
+{
+	EFI_INPUT_KEY key;
 
 	switch (opt.on_finish) {
 	case FINISH_QEMU_EXIT:
@@ -123,49 +167,50 @@ static void finish(int code)
 		uefi_call_wrapper(RT->ResetSystem, 4, EfiResetShutdown, EFI_SUCCESS, 0, NULL);
 		break;
 	case FINISH_WAIT:
-		out_line("Press any key to return to the firmware.");
+		if (!ST->ConIn)
+			break;
+		/* Drop keys typed during the run; those after the prompt count. */
 		uefi_call_wrapper(ST->ConIn->Reset, 2, ST->ConIn, FALSE);
-		uefi_call_wrapper(BS->WaitForEvent, 3, 1, &ST->ConIn->WaitForKey, &idx);
-		uefi_call_wrapper(ST->ConIn->ReadKeyStroke, 2, ST->ConIn, &key);
+		/* Everything is written and closed by now: the stick can be pulled. */
+		out_screen("Results saved. R: run again; Esc: return to the firmware.");
+		for (;;) {
+			if (!read_key(0, &key))
+				continue;
+			if (key.ScanCode == SCAN_ESC)
+				break;
+			if (key.UnicodeChar == L'r' || key.UnicodeChar == L'R')
+				return 1;
+		}
 		break;
 	case FINISH_RETURN:
 		break;
 	}
+	return 0;
 }
+
+static int run_once(EFI_FILE_HANDLE dir);
 
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	static char cfg_args[512];
 	static char *argv[32];
-	CHAR16 dir_name[256], res_name[40];
-	EFI_FILE_HANDLE dir, log_f = NULL, json_f = NULL;
+	CHAR16 dir_name[256];
+	EFI_FILE_HANDLE dir;
 	EFI_STATUS st;
-	char line[256];
 	char *cfg;
 	UINTN cfg_len = 0;
-	int harness_error = 0;
-	uint64_t t_start;
+	int code;
 
 	InitializeLib(image, systab);
-	t_start = hw_rdtsc();
 	out_init();
-	idt_install();
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
 	options_default(&opt);
 	suite = AllocateZeroPool(sizeof(*suite));
 	if (!suite) {
 		out_line("error: out of memory for the results table");
-		idt_restore();
 		finish(2);
 		return EFI_OUT_OF_RESOURCES;
 	}
-
-	if (pmh_setjmp(&recover)) {
-		out_line("error: the harness stopped after an unexpected exception (see above)");
-		harness_error = 1;
-		goto done;
-	}
-	isr_set_fatal(fatal_line, &recover);
 	calibrate_tsc();
 
 	dir = files_open_image_dir(image, dir_name, sizeof(dir_name) / sizeof(dir_name[0]));
@@ -179,14 +224,53 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	int argc = load_options(image, cfg_args, sizeof(cfg_args), argv, 32);
 	options_parse_args(&opt, argc, argv, cfg_error, "load options");
 
+	/* Only an interactive finish counts down: the other modes (QEMU tests
+	 * among them) start at once. Esc skips the run and returns to the boot
+	 * manager with EFI_ABORTED, so it goes on to its next boot option. */
+	if (opt.on_finish == FINISH_WAIT && opt.countdown && ST->ConIn &&
+	    !countdown(opt.countdown)) {
+		out_screen("Run skipped (Esc): returning to the firmware.");
+		if (dir)
+			uefi_call_wrapper(dir->Close, 1, dir);
+		return EFI_ABORTED;
+	}
+	do
+		code = run_once(dir);
+	while (finish(code));
+	if (opt.on_finish == FINISH_WAIT)
+		out_screen("Returning to the firmware.");
+	if (dir)
+		uefi_call_wrapper(dir->Close, 1, dir);
+	return code == 2 ? EFI_ABORTED : EFI_SUCCESS;
+}
+
+/* One run: new results files, identification, the suite, the summary, the
+ * JSON and the banner; the files are complete and closed on return. */
+static int run_once(EFI_FILE_HANDLE dir)
+{
+	CHAR16 res_name[40];
+	EFI_STATUS st;
+	char line[256];
+	volatile int harness_error = 0;
+	uint64_t t_start = hw_rdtsc();
+
+	log_f = json_f = NULL;
+	idt_install();
+	if (pmh_setjmp(&recover)) {
+		out_line("error: the harness stopped after an unexpected exception (see above)");
+		harness_error = 1;
+		goto done;
+	}
+	isr_set_fatal(fatal_line, &recover);
+
 	if (dir) {
 		st = files_create_results(dir, &log_f, &json_f, res_name,
 					  sizeof(res_name) / sizeof(res_name[0]));
 		if (st != EFI_SUCCESS) {
 			pmh_fmt(line, sizeof(line),
-				"warning: cannot create results files beside the binary (EFI status 0x%llx): "
-				"results are on the console and serial only",
-				(unsigned long long)st);
+				"warning: cannot create results files beside the binary "
+				"(%s, EFI status 0x%llx): results are on the console and serial only",
+				files_status_name(st), (unsigned long long)st);
 			out_line(line);
 		}
 	} else {
@@ -249,8 +333,9 @@ done:
 			FreePool(json_buf);
 		}
 		if (st != EFI_SUCCESS) {
-			pmh_fmt(line, sizeof(line), "error: writing the JSON results failed (EFI status 0x%llx)",
-				(unsigned long long)st);
+			pmh_fmt(line, sizeof(line),
+				"error: writing the JSON results failed (%s, EFI status 0x%llx)",
+				files_status_name(st), (unsigned long long)st);
 			out_line(line);
 		}
 		uefi_call_wrapper(json_f->Close, 1, json_f);
@@ -261,6 +346,5 @@ done:
 		uefi_call_wrapper(log_f->Close, 1, log_f);
 	}
 	idt_restore();
-	finish(harness_error ? 2 : suite->failed ? 1 : 0);
-	return harness_error ? EFI_ABORTED : EFI_SUCCESS;
+	return harness_error ? 2 : suite->failed ? 1 : 0;
 }

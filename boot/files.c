@@ -133,3 +133,22 @@ EFI_STATUS files_write(EFI_FILE_HANDLE f, const void *buf, UINTN len)
 		st = uefi_call_wrapper(f->Flush, 1, f);
 	return st;
 }
+
+const char *files_status_name(EFI_STATUS st)
+{
+	switch (st) {
+	case EFI_WRITE_PROTECTED:
+		return "write-protected volume";
+	case EFI_VOLUME_FULL:
+		return "volume full";
+	case EFI_ACCESS_DENIED:
+		return "access denied";
+	case EFI_MEDIA_CHANGED:
+	case EFI_NO_MEDIA:
+		return "medium removed";
+	case EFI_DEVICE_ERROR:
+		return "device error";
+	default:
+		return "error";
+	}
+}

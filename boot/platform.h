@@ -12,6 +12,8 @@ void out_line(const char *s);
 void out_attach_log(EFI_FILE_HANDLE f);
 void out_flush_log(void);
 void out_detach_log(void);
+/* A line for the screen and COM1 only, not the log (countdown, key prompts). */
+void out_screen(const char *s);
 void serial_write(const char *s);
 
 /* The folder the image was loaded from, on its own volume. */
@@ -23,6 +25,8 @@ char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, EFI_ST
 EFI_STATUS files_create_results(EFI_FILE_HANDLE dir, EFI_FILE_HANDLE *log, EFI_FILE_HANDLE *json,
 				CHAR16 *name_out, UINTN name_len);
 EFI_STATUS files_write(EFI_FILE_HANDLE f, const void *buf, UINTN len);
+/* A word for the statuses a stick produces ("write-protected", "volume full"). */
+const char *files_status_name(EFI_STATUS st);
 
 /* Called by gnu-efi's crt0 with the System V convention (not EFIAPI). */
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab);

@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Boots an EFI binary in QEMU+OVMF from a FAT folder, as \EFI\BOOT\BOOTX64.EFI.
 # Usage: qemu-boot.sh EFI [--cpu MODEL] [--smp N] [--kvm] [--esp DIR]
-#                        [--cfg TEXT] [--serial FILE|-] [--timeout S] [--prepared]
-#                        [-- extra qemu args]
-# --prepared: boot the --esp folder as it is (EFI is not copied, no cfg is
-# written), e.g. a folder without BOOTX64.EFI so that OVMF falls through to
-# its UEFI shell and runs startup.nsh; the whole volume is copied back.
+#                        [--cfg TEXT] [--serial FILE|-|unix:PATH] [--timeout S]
+#                        [--prepared] [--usb IMG] [--ro] [--secboot] [-- extra qemu args]
+#   --prepared  boot the --esp folder as it is (EFI is not copied, no cfg is
+#               written), e.g. a folder without BOOTX64.EFI so that OVMF falls
+#               through to its UEFI shell and runs startup.nsh; the whole
+#               volume is copied back
+#   --usb IMG   boot the raw disk image IMG as a USB stick (qemu-xhci +
+#               usb-storage), written in place; EFI, --esp and --cfg are unused
+#   --ro        attach the boot drive read-only
+#   --secboot   Secure Boot firmware with Debian's snakeoil keys enrolled
+#               (SMM, secure pflash); only binaries signed with them boot
+#   --serial unix:PATH  COM1 on a listening socket (QEMU waits for a client)
 # Exit status: QEMU's ((debug-exit value << 1) | 1), or 124 on timeout.
 set -euo pipefail
 efi=$1; shift
 cpu=qemu64; smp=1; kvm=0; esp=""; cfg="on_finish = qemu-exit"; serial=-; tmo=60; prepared=0
+usb=""; ro=0; secboot=0
 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -21,29 +29,47 @@ while [ $# -gt 0 ]; do
     --serial) serial=$2; shift 2 ;;
     --timeout) tmo=$2; shift 2 ;;
     --prepared) prepared=1; shift ;;
+    --usb) usb=$2; shift 2 ;;
+    --ro) ro=1; shift ;;
+    --secboot) secboot=1; shift ;;
     --) shift; extra=("$@"); break ;;
     *) echo "qemu-boot.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 ovmf_code=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 ovmf_vars=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
-if [ "$prepared" = 1 ]; then
-  [ -n "$esp" ] && [ -d "$esp" ] || { echo "qemu-boot.sh: --prepared needs an existing --esp folder" >&2; exit 2; }
-else
-[ -n "$esp" ] || esp=$(mktemp -d "${TMPDIR:-/tmp}/pmh-esp.XXXXXX")
-mkdir -p "$esp/EFI/BOOT"
-cp "$efi" "$esp/EFI/BOOT/BOOTX64.EFI"
-[ "$cfg" = "none" ] || printf '%s\n' "$cfg" > "$esp/EFI/BOOT/pmuharness.cfg"
+machine=q35; sb=()
+if [ "$secboot" = 1 ]; then
+  # Debian's ovmf: the SMM-enforcing Secure Boot build and a variable store
+  # with the snakeoil key in PK, KEK and db (Secure Boot already on).
+  ovmf_code=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.secboot.fd}
+  ovmf_vars=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.snakeoil.fd}
+  machine=q35,smm=on; sb=(-global driver=cfi.pflash01,property=secure,value=on)
 fi
 vars=$(mktemp "${TMPDIR:-/tmp}/pmh-vars.XXXXXX")
 img=$(mktemp "${TMPDIR:-/tmp}/pmh-img.XXXXXX")
 cp "$ovmf_vars" "$vars"
 trap 'rm -f "$vars" "$img"' EXIT
-# A real FAT image (QEMU's vvfat write-back loses files); results are copied
-# back into the folder afterwards.
-rm -f "$img"
-mkfs.fat -C -n PMUHARNESS "$img" 32768 >/dev/null
-mcopy -s -i "$img" "$esp"/* ::/
+ronly=""; [ "$ro" = 1 ] && ronly=",readonly=on"
+if [ -n "$usb" ]; then
+  disk=(-device qemu-xhci,id=xhci -drive if=none,id=stick,format=raw,file="$usb"$ronly
+        -device usb-storage,bus=xhci.0,drive=stick,bootindex=0)
+elif [ "$prepared" = 1 ]; then
+  [ -n "$esp" ] && [ -d "$esp" ] || { echo "qemu-boot.sh: --prepared needs an existing --esp folder" >&2; exit 2; }
+else
+  [ -n "$esp" ] || esp=$(mktemp -d "${TMPDIR:-/tmp}/pmh-esp.XXXXXX")
+  mkdir -p "$esp/EFI/BOOT"
+  cp "$efi" "$esp/EFI/BOOT/BOOTX64.EFI"
+  [ "$cfg" = "none" ] || printf '%s\n' "$cfg" > "$esp/EFI/BOOT/pmuharness.cfg"
+fi
+if [ -z "$usb" ]; then
+  # A real FAT image (QEMU's vvfat write-back loses files); results are copied
+  # back into the folder afterwards.
+  rm -f "$img"
+  mkfs.fat -C -n PMUHARNESS "$img" 32768 >/dev/null
+  mcopy -s -i "$img" "$esp"/* ::/
+  disk=(-drive format=raw,file="$img"$ronly)
+fi
 
 accel=(-accel tcg)
 cpuarg=(-cpu "$cpu")
@@ -53,19 +79,25 @@ if [ "$kvm" = 1 ]; then
   exec 9>&-
   accel=(-enable-kvm); cpuarg=(-cpu host)
 fi
-if [ "$serial" = "-" ]; then sargs=(-serial stdio); else sargs=(-serial "file:$serial"); fi
+case $serial in
+  -) sargs=(-serial stdio) ;;
+  unix:*) sargs=(-serial "$serial,server=on,wait=on") ;;
+  *) sargs=(-serial "file:$serial") ;;
+esac
 
 set +e
-timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine q35 "${accel[@]}" "${cpuarg[@]}" \
+timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine "$machine" "${sb[@]}" "${accel[@]}" "${cpuarg[@]}" \
   -smp "$smp" -m 256 -nodefaults -vga none -display none -no-reboot -net none \
   -drive if=pflash,format=raw,unit=0,readonly=on,file="$ovmf_code" \
   -drive if=pflash,format=raw,unit=1,file="$vars" \
-  -drive format=raw,file="$img" \
+  "${disk[@]}" \
   -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
   "${sargs[@]}" "${extra[@]}" </dev/null
 rc=$?
 set -e
-if [ "$prepared" = 1 ]; then
+if [ -n "$usb" ]; then
+  :
+elif [ "$prepared" = 1 ]; then
   mcopy -o -s -i "$img" '::/*' "$esp"/ 2>/dev/null || true
 else
   mcopy -o -s -i "$img" ::/EFI "$esp"/ 2>/dev/null || true

@@ -1,0 +1,194 @@
+"""Helpers shared by the QEMU tests: booting through scripts/qemu-boot.sh,
+reading our own serial lines, building and reading USB-stick images with
+mtools, and a small pass/fail tally that prints the closing line."""
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+BOOT = os.path.join(ROOT, "scripts", "qemu-boot.sh")
+USB_IMAGE = os.path.join(ROOT, "scripts", "usb-image.sh")
+SIGN = os.path.join(ROOT, "scripts", "sign.sh")
+LIMIT_S = 60
+
+CLOSING = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$")
+VERDICT = re.compile(r"^(PASS|FAIL|SKIP) \S")
+ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+
+
+def plain(data):
+    """Our own COM1 lines: the firmware's console mirror carries escape codes."""
+    text = data.decode("ascii", "replace") if isinstance(data, bytes) else data
+    # A lone CR separates too: a fragment of the mirror (with its escape
+    # codes) can end in CR just before one of our lines.
+    return [l for l in re.split(r"\r\n|\r|\n", text) if "\x1b" not in l]
+
+
+def boot(args, timeout=LIMIT_S):
+    """Boots with qemu-boot.sh and COM1 in a file; returns (rc, seconds, lines, raw)."""
+    d = tempfile.mkdtemp(prefix="pmh-q-")
+    serial = os.path.join(d, "serial.log")
+    t0 = time.monotonic()
+    p = subprocess.run([BOOT] + args + ["--serial", serial, "--timeout", str(timeout)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=dict(ENV, TMPDIR=d))
+    secs = time.monotonic() - t0
+    raw = open(serial, "rb").read() if os.path.exists(serial) else b""
+    shutil.rmtree(d, ignore_errors=True)
+    return p.returncode, secs, plain(raw), raw
+
+
+class Console:
+    """A boot with COM1 on a socket, for tests that press keys."""
+
+    def __init__(self, args, timeout=LIMIT_S):
+        self.dir = tempfile.mkdtemp(prefix="pmh-q-")
+        path = os.path.join(self.dir, "com1.sock")
+        self.proc = subprocess.Popen([BOOT] + args + ["--serial", "unix:" + path,
+                                                      "--timeout", str(timeout)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     env=dict(ENV, TMPDIR=self.dir), start_new_session=True)
+        self.sock = None
+        end = time.monotonic() + 10
+        while time.monotonic() < end:
+            try:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.connect(path)
+                self.sock = s
+                break
+            except OSError:
+                s.close()
+                time.sleep(0.05)
+        if not self.sock:
+            self.close()
+            raise RuntimeError("QEMU did not open its serial socket")
+        self.raw = b""
+        self.base = 0
+
+    def lines(self):
+        """Complete plain lines since the last mark()."""
+        text = self.raw.decode("ascii", "replace").split("\n")[self.base:-1]
+        return plain("\n".join(text))
+
+    def expect(self, pattern, timeout):
+        """Reads until a complete plain line matches; returns the match or None."""
+        rx = re.compile(pattern)
+        end = time.monotonic() + timeout
+        while True:
+            for l in self.lines():
+                m = rx.search(l)
+                if m:
+                    return m
+            left = end - time.monotonic()
+            if left <= 0:
+                return None
+            self.sock.settimeout(min(left, 0.5))
+            try:
+                chunk = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                return None
+            if not chunk:
+                return None
+            self.raw += chunk
+
+    def mark(self):
+        """The next expect() and lines() see only lines completed after this."""
+        self.base = self.raw.count(b"\n")
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def close(self):
+        if self.sock:
+            self.sock.close()
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def build_image(efi, out, cfg=None):
+    """scripts/usb-image.sh; returns the byte offset of the ESP."""
+    args = [USB_IMAGE, efi, out] + (["--cfg", cfg] if cfg else [])
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, env=ENV)
+    return esp_offset(out)
+
+
+def esp_offset(img):
+    out = subprocess.run(["sgdisk", "-i", "1", img], check=True, capture_output=True,
+                         text=True).stdout
+    return int(re.search(r"First sector: (\d+)", out).group(1)) * 512
+
+
+def put(img, off, data, dest):
+    """Writes bytes to ::dest on the FAT at img@@off (replacing it)."""
+    with tempfile.NamedTemporaryFile() as f:
+        f.write(data)
+        f.flush()
+        subprocess.run(["mcopy", "-o", "-i", f"{img}@@{off}", f.name, "::" + dest], check=True,
+                       env=ENV)
+
+
+def get(img, off, src):
+    """Reads ::src from the FAT at img@@off; None when it is not there."""
+    src = src if src.startswith("::") else "::" + src
+    p = subprocess.run(["mcopy", "-n", "-i", f"{img}@@{off}", src, "-"],
+                       capture_output=True, env=ENV)
+    return p.stdout if p.returncode == 0 else None
+
+
+def listing(img, off):
+    """Every path on the FAT, recursively."""
+    p = subprocess.run(["mdir", "-/", "-b", "-i", f"{img}@@{off}", "::/"], capture_output=True,
+                       text=True, env=ENV, check=True)
+    return sorted(l.strip() for l in p.stdout.splitlines() if l.strip())
+
+
+def closing(lines):
+    c = [CLOSING.match(l) for l in lines if CLOSING.match(l)]
+    return tuple(int(x) for x in c[0].groups()) if len(c) == 1 else None
+
+
+def counted(lines):
+    v = [VERDICT.match(l) for l in lines]
+    v = [m.group(1) for m in v if m]
+    return tuple(v.count(x) for x in ("PASS", "FAIL", "SKIP"))
+
+
+class Tally:
+    def __init__(self, name):
+        self.name = name
+        self.passed = self.failed = 0
+
+    def case(self, fn, *args):
+        cname = fn.__name__
+        t0 = time.monotonic()
+        try:
+            errs = fn(*args)
+        except Exception as e:  # a broken case is a failed case, with the reason
+            errs = [f"{type(e).__name__}: {e}"]
+        secs = time.monotonic() - t0
+        if secs > LIMIT_S:
+            errs = list(errs) + [f"took {secs:.1f} s, limit {LIMIT_S} s"]
+        if errs:
+            self.failed += 1
+            print(f"FAIL {self.name}.{cname} ({secs:.1f} s): " + "\n    ".join(errs), flush=True)
+        else:
+            self.passed += 1
+            print(f"PASS {self.name}.{cname} ({secs:.1f} s)", flush=True)
+
+    def done(self):
+        print(f"{self.name}: {self.passed} passed, {self.failed} failed", flush=True)
+        return 0 if self.failed == 0 else 1
