@@ -97,9 +97,10 @@ static int load_options(EFI_HANDLE image, char *buf, UINTN cap, char **argv, int
 	return argc;
 }
 
-static void banner(unsigned failed, int harness_error)
+static void banner(unsigned passed, unsigned failed, int harness_error)
 {
-	const char *word = harness_error ? "ERROR" : failed ? "FAIL" : "PASS";
+	/* PASS only when something was measured and nothing failed. */
+	const char *word = harness_error ? "ERROR" : failed ? "FAIL" : passed ? "PASS" : "NO VERDICT";
 	char line[80];
 	out_line("");
 	pmh_fmt(line, sizeof(line), "    ==========  %s  ==========", word);
@@ -255,6 +256,9 @@ static int run_once(EFI_FILE_HANDLE dir)
 	uint64_t t_start = hw_rdtsc();
 
 	log_f = json_f = NULL;
+	/* Pointers only: every exit below may report from it, even one taken
+	 * before the CPU was identified. */
+	suite_init(suite, &opt, &cpu, &pmu, &apic, (struct sink){ sink_line, 0 });
 	idt_install();
 	if (pmh_setjmp(&recover)) {
 		out_line("error: the harness stopped after an unexpected exception (see above)");
@@ -296,7 +300,6 @@ static int run_once(EFI_FILE_HANDLE dir)
 	}
 	apic_detect(&apic);
 	pmu_attach(&pmu, &cpu);
-	suite_init(suite, &opt, &cpu, &pmu, &apic, (struct sink){ sink_line, 0 });
 	report_identity(suite);
 	if (log_f) {
 		char a[40];
@@ -340,7 +343,7 @@ done:
 		}
 		uefi_call_wrapper(json_f->Close, 1, json_f);
 	}
-	banner(suite->failed, harness_error);
+	banner(suite->passed, suite->failed, harness_error);
 	if (log_f) {
 		out_detach_log();
 		uefi_call_wrapper(log_f->Close, 1, log_f);
