@@ -52,8 +52,11 @@ class Stick:
 
 
 def readme_keys():
+    """The keys of the README's Options table (that section only)."""
     with open(os.path.join(q.ROOT, "README.md")) as f:
-        return re.findall(r"^\| `([a-z_]+)` \|", f.read(), re.M)
+        text = f.read()
+    m = re.search(r"^## Options\n(.*?)^## ", text, re.M | re.S)
+    return re.findall(r"^\| `([a-z_]+)` \|", m.group(1) if m else "", re.M)
 
 
 def check_results(stick, number, close):
