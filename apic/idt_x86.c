@@ -37,6 +37,7 @@ extern const struct fixup __start_pmh_fixup[], __stop_pmh_fixup[];
 
 uint64_t isr_fixup_for(uint64_t rip)
 {
+	/* cppcheck-suppress comparePointers ; the linker places both in one section */
 	for (const struct fixup *e = __start_pmh_fixup; e < __stop_pmh_fixup; e++) {
 		uint64_t here = (uint64_t)(uintptr_t)e;
 		if (here + (uint64_t)(int64_t)e->insn == rip)

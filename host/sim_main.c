@@ -33,6 +33,7 @@ static void usage(FILE *f)
 		"Runs the harness's suite against a simulated CPU and prints the same lines\n"
 		"as the target. key=value options are those of pmuharness.cfg (README).\n"
 		"Exit status: 0 no check failed, 1 a check failed, 2 the harness could not run,\n"
+		"3 the fault does not apply to the model, "
 		"4 the --event SPEC was refused.\n");
 }
 
@@ -44,9 +45,9 @@ static void describe(const struct sim_model *m, const struct cpu_info *ci, const
 	printf("status: %s\n", pmu_status_name(p->status));
 	printf("version: %u\n", p->version);
 	printf("counters.gp: %u\n", p->n_gp);
-	printf("counters.gp_width: %u\n", p->n_gp ? p->ctr[0].width : 0);
+	printf("counters.gp_width: %u\n", p->n_gp ? (unsigned)p->ctr[0].width : 0u);
 	printf("counters.fixed: %u\n", p->n_fixed);
-	printf("counters.fixed_width: %u\n", p->n_fixed ? p->ctr[p->n_gp].width : 0);
+	printf("counters.fixed_width: %u\n", p->n_fixed ? (unsigned)p->ctr[p->n_gp].width : 0u);
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct pmu_counter *c = &p->ctr[i];
 		printf("counter.%s: ctl=0x%x ctr=0x%x", c->name, c->ctl_msr, c->ctr_msr);

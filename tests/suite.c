@@ -18,6 +18,7 @@ size_t suite_checks(const struct check **out, size_t max)
 {
 	size_t n = 0;
 
+	/* cppcheck-suppress comparePointers ; the linker places both in one section */
 	for (const struct check *const *p = __start_pmh_checks; p < __stop_pmh_checks; p++) {
 		if (!*p || n >= max)
 			continue;

@@ -44,6 +44,7 @@ extern const struct sim_model *const __stop_pmh_sim_models[];
 
 const struct sim_model *const *sim_models(unsigned *n)
 {
+	/* cppcheck-suppress comparePointers ; the linker places both in one section */
 	*n = (unsigned)(__stop_pmh_sim_models - __start_pmh_sim_models);
 	return __start_pmh_sim_models;
 }
@@ -331,6 +332,13 @@ void sim_deliver(struct sim_cpu *s)
 	s->depth--;
 }
 
+static uint32_t vec32(const uint8_t *v, uint32_t k)
+{
+	return k < 8 ? (uint32_t)v[4 * k] | (uint32_t)v[4 * k + 1] << 8 |
+			       (uint32_t)v[4 * k + 2] << 16 | (uint32_t)v[4 * k + 3] << 24
+		     : 0;
+}
+
 static uint32_t apic_reg_read(struct sim_cpu *s, uint32_t off)
 {
 	switch (off) {
@@ -345,16 +353,11 @@ static uint32_t apic_reg_read(struct sim_cpu *s, uint32_t off)
 	case APIC_LVT_PC:
 		return s->lvt_pc;
 	default:
+		/* ISR/IRR: eight 32-bit registers 16 bytes apart (vectors 32k..32k+31) */
 		if (off >= APIC_ISR0 && off < APIC_ISR0 + 0x80 && !(off & 0xf))
-			return (uint32_t)s->isr[(off - APIC_ISR0) / 4] |
-			       (uint32_t)s->isr[(off - APIC_ISR0) / 4 + 1] << 8 |
-			       (uint32_t)s->isr[(off - APIC_ISR0) / 4 + 2] << 16 |
-			       (uint32_t)s->isr[(off - APIC_ISR0) / 4 + 3] << 24;
+			return vec32(s->isr, (off - APIC_ISR0) >> 4);
 		if (off >= APIC_IRR0 && off < APIC_IRR0 + 0x80 && !(off & 0xf))
-			return (uint32_t)s->irr[(off - APIC_IRR0) / 4] |
-			       (uint32_t)s->irr[(off - APIC_IRR0) / 4 + 1] << 8 |
-			       (uint32_t)s->irr[(off - APIC_IRR0) / 4 + 2] << 16 |
-			       (uint32_t)s->irr[(off - APIC_IRR0) / 4 + 3] << 24;
+			return vec32(s->irr, (off - APIC_IRR0) >> 4);
 		return 0;
 	}
 }
