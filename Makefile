@@ -45,6 +45,8 @@ HOST_OBJ   := $(patsubst %.c,$(HOSTB)/obj/%.o,$(SHARED_SRC) $(SIM_SRC))
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(HOSTB)/unit/%,$(UNIT_SRC))
 
 .PHONY: all host test unit sim-test qemu-test run bench clean format lint usb sign deps
+# Keep intermediate objects (the unit-test objects would be deleted and rebuilt).
+.SECONDARY:
 all: $(EFI)
 
 $(BUILD)/efi/boot/%.o: boot/%.c
