@@ -13,7 +13,8 @@
 #   --secboot   Secure Boot firmware with Debian's snakeoil keys enrolled
 #               (SMM, secure pflash); only binaries signed with them boot
 #   --serial unix:PATH  COM1 on a listening socket (QEMU waits for a client)
-# Exit status: QEMU's ((debug-exit value << 1) | 1), or 124 on timeout.
+# Exit status: QEMU's ((debug-exit value << 1) | 1), 124 on timeout, 64 when KVM
+# was asked for and /dev/kvm is missing or unusable.
 set -euo pipefail
 efi=$1; shift
 cpu=qemu64; smp=1; kvm=0; esp=""; cfg="on_finish = qemu-exit"; serial=-; tmo=60; prepared=0
@@ -74,9 +75,23 @@ fi
 accel=(-accel tcg)
 cpuarg=(-cpu "$cpu")
 if [ "$kvm" = 1 ]; then
-  if [ ! -e /dev/kvm ]; then echo "error: KVM=1 but /dev/kvm does not exist on this machine" >&2; exit 3; fi
-  if ! { exec 9<>/dev/kvm; } 2>/dev/null; then echo "error: KVM=1 but /dev/kvm cannot be opened (permissions or nested virtualisation off)" >&2; exit 3; fi
+  if [ ! -e /dev/kvm ]; then echo "error: KVM=1 but /dev/kvm does not exist on this machine" >&2; exit 64; fi
+  if ! { exec 9<>/dev/kvm; } 2>/dev/null; then echo "error: KVM=1 but /dev/kvm cannot be opened (permissions or nested virtualisation off)" >&2; exit 64; fi
   exec 9>&-
+  # /dev/kvm can open and still not run a guest (nested virtualisation
+  # off): boot the firmware alone for a moment; it must reach COM1.
+  probe=$(mktemp "${TMPDIR:-/tmp}/pmh-kvm.XXXXXX")
+  perr=$(timeout -k 2 15 qemu-system-x86_64 -enable-kvm -cpu host -machine q35 -nodefaults \
+    -display none -no-reboot -net none \
+    -drive if=pflash,format=raw,unit=0,readonly=on,file="$ovmf_code" \
+    -drive if=pflash,format=raw,unit=1,snapshot=on,file="$vars" \
+    -serial file:"$probe" </dev/null 2>&1 >/dev/null) || true
+  if [ ! -s "$probe" ] || printf '%s' "$perr" | grep -q "KVM internal error"; then
+    echo "error: KVM=1 but KVM cannot run a guest here (the firmware did not start within 15 s):" >&2
+    printf '%s\n' "$perr" | head -3 >&2
+    rm -f "$probe"; exit 64
+  fi
+  rm -f "$probe"
   accel=(-enable-kvm); cpuarg=(-cpu host)
 fi
 case $serial in

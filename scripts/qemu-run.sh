@@ -19,5 +19,6 @@ case $rc in
   3) echo "run: verdict: a check FAILED (results in $esp/EFI/BOOT/)"; exit 1 ;;
   5) echo "run: verdict: the harness could not run"; exit 2 ;;
   124) echo "run: QEMU did not finish within its time limit"; exit 124 ;;
+  64) exit 64 ;;  # KVM=1 without a usable /dev/kvm: qemu-boot.sh said why
   *) echo "run: QEMU exited with status $rc"; exit "$rc" ;;
 esac
