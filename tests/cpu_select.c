@@ -2,10 +2,7 @@
 #include "cpu_select.h"
 #include "../lib/fmt.h"
 
-bool cpu_select_requested(const struct options *o)
-{
-	return o->all_cpus || o->n_cpus > 0;
-}
+bool cpu_select_requested(const struct options *o) { return o->all_cpus || o->n_cpus > 0; }
 
 static bool listed(const struct options *o, unsigned cpu)
 {
@@ -41,14 +38,15 @@ unsigned cpu_select(const struct options *o, const uint32_t *flags, unsigned n, 
 		if (!want)
 			continue;
 		if (!(flags[c] & CPUSEL_ENABLED)) {
-			pmh_fmt(msg, sizeof(msg), "cpus: CPU %u is disabled in the firmware: skipped",
-				c);
+			pmh_fmt(msg, sizeof(msg),
+				"cpus: CPU %u is disabled in the firmware: skipped", c);
 			warn(ctx, msg);
 			continue;
 		}
 		if (k >= max) {
 			pmh_fmt(msg, sizeof(msg),
-				"cpus: more than %u CPUs selected: CPU %u and later skipped", max, c);
+				"cpus: more than %u CPUs selected: CPU %u and later skipped", max,
+				c);
 			warn(ctx, msg);
 			break;
 		}

@@ -4,10 +4,10 @@
 #ifndef PMH_TESTS_CPU_SELECT_H
 #define PMH_TESTS_CPU_SELECT_H
 
+#include "options.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "options.h"
 
 /* EFI_PROCESSOR_INFORMATION.StatusFlag bits (PI spec Vol. 2, MP Services) */
 #define CPUSEL_BSP 1u

@@ -1,11 +1,11 @@
 /* CPU selection for per-CPU runs and the per-CPU verdict line. */
+#include <cmocka.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
-#include <string.h>
 #include <stdio.h>
-#include <cmocka.h>
+#include <string.h>
 
 #include "../../tests/cpu_select.h"
 
@@ -24,8 +24,7 @@ static void warn(void *ctx, const char *msg)
 /* BSP at 0, CPU 2 disabled */
 static const uint32_t four[4] = {OK | CPUSEL_BSP, OK, CPUSEL_HEALTHY, OK};
 
-static unsigned sel(const char *cfg, const uint32_t *flags, unsigned n, uint16_t *out,
-		    unsigned max)
+static unsigned sel(const char *cfg, const uint32_t *flags, unsigned n, uint16_t *out, unsigned max)
 {
 	struct options o;
 	options_default(&o);
@@ -129,10 +128,10 @@ static void verdict_lines(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(requested),	     cmocka_unit_test(default_is_bsp),
-		cmocka_unit_test(all_enabled),	     cmocka_unit_test(list_unknown_and_disabled),
-		cmocka_unit_test(list_zero_seven),   cmocka_unit_test(nothing_available),
-		cmocka_unit_test(capped),	     cmocka_unit_test(verdict_lines),
+	    cmocka_unit_test(requested),       cmocka_unit_test(default_is_bsp),
+	    cmocka_unit_test(all_enabled),     cmocka_unit_test(list_unknown_and_disabled),
+	    cmocka_unit_test(list_zero_seven), cmocka_unit_test(nothing_available),
+	    cmocka_unit_test(capped),	       cmocka_unit_test(verdict_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
