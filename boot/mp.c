@@ -60,6 +60,7 @@ struct ap_job {
 	unsigned lost; /* lines that did not fit */
 	char *stack_top;
 	volatile int done;
+	volatile int crashed; /* recovered from an unexpected exception */
 };
 
 static struct ap_job *cur_job; /* for the fatal-exception report on the AP */
@@ -92,8 +93,7 @@ static void ap_run(struct ap_job *j)
 	idt_read(&fw);
 	idt_load_ap();
 	if (pmh_setjmp(&jb)) {
-		ap_line(j, "error: the run on this CPU stopped after an unexpected exception (see "
-			   "above)");
+		j->crashed = 1;
 		goto out;
 	}
 	isr_set_fatal(ap_fatal, &jb);
@@ -144,7 +144,7 @@ static void fail_cpu(struct suite *s, unsigned cpu, const char *msg)
 	s->failed++;
 	if (s->n_results < SUITE_MAX_RESULTS) {
 		struct result *r = &s->results[s->n_results++];
-		pmh_strlcpy(r->id, "cpu.startup", sizeof(r->id));
+		pmh_strlcpy(r->id, "cpu.run", sizeof(r->id));
 		r->cpu = cpu;
 		r->v = V_FAIL;
 		pmh_strlcpy(r->msg, msg, sizeof(r->msg));
@@ -172,6 +172,7 @@ static int run_ap(PMH_MP_SERVICES *mp, struct ap_job *j, unsigned cpu, void (*fa
 	j->len = 0;
 	j->lost = 0;
 	j->done = 0;
+	j->crashed = 0;
 	cur_job = j;
 	st = uefi_call_wrapper(mp->StartupThisAP, 7, mp, ap_entry, (UINTN)cpu, NULL,
 			       (UINTN)AP_TIMEOUT_US, j, NULL);
@@ -198,6 +199,8 @@ static int run_ap(PMH_MP_SERVICES *mp, struct ap_job *j, unsigned cpu, void (*fa
 		fail_cpu(s, cpu, msg);
 	} else if (!j->done) {
 		fail_cpu(s, cpu, "StartupThisAP returned before the run finished");
+	} else if (j->crashed) {
+		fail_cpu(s, cpu, "the run stopped after an unexpected exception (see above)");
 	}
 	return !j->done;
 }

@@ -4,7 +4,8 @@
 cpu0..cpu3, one cpu.N.verdict line per CPU agrees with that CPU's check
 lines, and the closing line and the JSON results (with cpu numbers) agree;
 cpus = 0,7 warns about CPU 7 and runs cpu0 only; without the option only
-the boot CPU runs, with plain ids.
+the boot CPU runs, with plain ids; an exception on an AP is that CPU's FAIL
+and the next CPU still runs.
 Usage: test_mp.py build/pmuharness.efi"""
 import json
 import os
@@ -143,6 +144,32 @@ def list_with_unknown():
     return errs
 
 
+def ap_exception_recovered():
+    """An unexpected #UD on an AP (the test trigger) is reported, counted as
+    that CPU's FAIL, and the next CPU still runs."""
+    rc, lines, doc = run("cpus = 1,2\nchecks = apic.fatal-trigger,apic.nmi\n")
+    errs = []
+    if rc != 3:
+        errs.append(f"QEMU exit status {rc}, expected 3 (debug-exit value 1: failures)")
+    for cpu in (1, 2):
+        want = [f"PASS apic.nmi@cpu{cpu}",
+                f"FAIL cpu.{cpu}: the run stopped after an unexpected exception"]
+        for w in want:
+            if not any(l.startswith(w) for l in lines):
+                errs.append(f"no line {w!r}")
+        if f"cpu.{cpu}.verdict: FAIL (1 passed, 1 failed, 0 skipped)" not in lines:
+            errs.append(f"cpu.{cpu}.verdict is not FAIL (1 passed, 1 failed, 0 skipped)")
+    if sum(1 for l in lines if l.startswith("fatal: unexpected exception vector 6")) != 2:
+        errs.append("expected one #UD report per AP")
+    if q.closing(lines) != (2, 2, 0):
+        errs.append(f"closing line {q.closing(lines)}, expected (2, 2, 0)")
+    if doc is None or sorted((r["id"], r["cpu"], r["verdict"]) for r in doc["results"]) != [
+            ("apic.nmi", 1, "PASS"), ("apic.nmi", 2, "PASS"),
+            ("cpu.run", 1, "FAIL"), ("cpu.run", 2, "FAIL")]:
+        errs.append("JSON results are not apic.nmi PASS and cpu.run FAIL on cpus 1 and 2")
+    return errs
+
+
 def default_boot_cpu_only():
     rc, lines, doc = run("")
     errs, c = common(rc, lines)
@@ -160,7 +187,7 @@ def main():
     global EFI
     EFI = sys.argv[1]
     t = q.Tally(NAME)
-    for case in (all_cpus, list_with_unknown, default_boot_cpu_only):
+    for case in (all_cpus, list_with_unknown, ap_exception_recovered, default_boot_cpu_only):
         t.case(case)
     return t.done()
 

@@ -1,11 +1,13 @@
 /* CPU selection for per-CPU runs and the per-CPU verdict line. */
-#include <cmocka.h>
+/* cmocka.h needs these first */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <cmocka.h>
 
 #include "../../tests/cpu_select.h"
 
