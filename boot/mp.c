@@ -60,7 +60,8 @@ struct ap_job {
 	unsigned lost; /* lines that did not fit */
 	char *stack_top;
 	volatile int done;
-	volatile int crashed; /* recovered from an unexpected exception */
+	volatile int crashed;		     /* recovered from an unexpected exception */
+	struct idtr idtr_before, idtr_after; /* the AP's own, around the run */
 };
 
 static struct ap_job *cur_job; /* for the fatal-exception report on the AP */
@@ -91,6 +92,7 @@ static void ap_run(struct ap_job *j)
 	struct idtr fw;
 
 	idt_read(&fw);
+	j->idtr_before = fw;
 	idt_load_ap();
 	if (pmh_setjmp(&jb)) {
 		j->crashed = 1;
@@ -114,6 +116,13 @@ out:
 	/* this AP's own IDT comes back, not the BSP's */
 	__asm__ volatile("lidt %0" : : "m"(fw));
 	j->done = 1;
+}
+
+/* A second call after the run: the IDTR the AP is left with. */
+static void EFIAPI ap_read_idtr(VOID *arg)
+{
+	struct ap_job *j = arg;
+	idt_read(&j->idtr_after);
 }
 
 static void EFIAPI ap_entry(VOID *arg)
@@ -201,6 +210,24 @@ static int run_ap(PMH_MP_SERVICES *mp, struct ap_job *j, unsigned cpu, void (*fa
 		fail_cpu(s, cpu, "StartupThisAP returned before the run finished");
 	} else if (j->crashed) {
 		fail_cpu(s, cpu, "the run stopped after an unexpected exception (see above)");
+	}
+	if (j->done && st == EFI_SUCCESS) {
+		struct idtr *b = &j->idtr_before, *a = &j->idtr_after;
+		a->base = 0;
+		a->limit = 0;
+		st = uefi_call_wrapper(mp->StartupThisAP, 7, mp, ap_read_idtr, (UINTN)cpu, NULL,
+				       (UINTN)1000000, j, NULL);
+		if (st == EFI_SUCCESS && a->base == b->base && a->limit == b->limit) {
+			suite_emit(s, "cpu.%u.idtr: 0x%llx/0x%x before and after the run", cpu,
+				   (unsigned long long)b->base, b->limit);
+		} else {
+			pmh_fmt(msg, sizeof(msg),
+				"expected the AP's IDTR 0x%llx/0x%x back after the run, got "
+				"0x%llx/0x%x (EFI status 0x%llx)",
+				(unsigned long long)b->base, b->limit, (unsigned long long)a->base,
+				a->limit, (unsigned long long)st);
+			fail_cpu(s, cpu, msg);
+		}
 	}
 	return !j->done;
 }

@@ -55,6 +55,10 @@ def checks(lines):
     """(verdict, id, cpu or None) for every check line."""
     out = []
     for l in lines:
+        m = re.match(r"^FAIL cpu\.(\d+): ", l)  # a CPU's run that failed as a whole
+        if m:
+            out.append(("FAIL", "cpu.run", int(m.group(1))))
+            continue
         m = CHECK.match(l)
         if m:
             out.append((m.group(1), m.group(2), int(m.group(4)) if m.group(4) else None))
@@ -90,6 +94,12 @@ def all_cpus():
     ids = {int(m.group(1)): m.group(2) for m in ident if m}
     if sorted(ids) != cpus[1:] or len(set(ids.values())) != SMP - 1 or "0x0" in ids.values():
         errs.append(f"AP identity lines {ids}, expected distinct non-zero APIC IDs for 1..3")
+    # each AP's own IDTR (not the BSP's, not ours) is back after its run
+    idtr = [re.match(r"^cpu\.(\d+)\.idtr: (0x[0-9a-f]+/0x[0-9a-f]+) before and after the run$",
+                     l) for l in lines]
+    idtr = [int(m.group(1)) for m in idtr if m]
+    if idtr != cpus[1:]:
+        errs.append(f"IDTR-restored lines for {idtr}, expected 1..3")
     verdicts = [VERDICT_LINE.match(l) for l in lines]
     verdicts = [m for m in verdicts if m]
     if [int(m.group(1)) for m in verdicts] != cpus:
