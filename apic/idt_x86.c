@@ -76,11 +76,13 @@ void idt_install(void)
 	if (installed)
 		return;
 	idt_read(&fw_idtr);
-	pmh_memset(idt, 0, sizeof(idt));
 	n = (size_t)fw_idtr.limit + 1;
 	if (n > sizeof(idt))
 		n = sizeof(idt);
+	/* Copy, then clear only the tail: a rebuild on an AP (idt.restore
+	 * there) must never zero a gate the waiting BSP may take. */
 	pmh_memcpy(idt, (const void *)(uintptr_t)fw_idtr.base, n);
+	pmh_memset((char *)idt + n, 0, sizeof(idt) - n);
 	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
 	for (unsigned v = 0; v < 22; v++)
 		if (v != 1 && v != 3) /* leave debug and breakpoint to the firmware/debugger */

@@ -311,7 +311,7 @@ static int run_once(EFI_FILE_HANDLE dir)
 	}
 	suite_emit(suite, "options.on_finish: %s", options_finish_name(opt.on_finish));
 	out_flush_log();
-	suite_run(suite, 0);
+	mp_run_suite(suite, &apic, fatal_line, &recover);
 
 done:
 	isr_set_fatal(fatal_line, NULL);

@@ -28,6 +28,16 @@ EFI_STATUS files_write(EFI_FILE_HANDLE f, const void *buf, UINTN len);
 /* A word for the statuses a stick produces ("write-protected", "volume full"). */
 const char *files_status_name(EFI_STATUS st);
 
+/* Runs the suite on the CPUs the cpus option selects, through the
+ * firmware's MP Services protocol (boot CPU only without the option or the
+ * protocol), then prints one cpu.N.verdict line per CPU. fatal/recover are
+ * the BSP's exception report and recovery, put back after each AP. */
+struct suite;
+struct apic_info;
+struct pmh_jmpbuf;
+void mp_run_suite(struct suite *s, struct apic_info *bsp_apic, void (*fatal)(const char *),
+		  struct pmh_jmpbuf *recover);
+
 /* Called by gnu-efi's crt0 with the System V convention (not EFIAPI). */
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab);
 

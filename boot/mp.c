@@ -1,0 +1,337 @@
+/* Per-CPU runs through the firmware's MP Services protocol (PI spec Vol. 2,
+ * EFI_MP_SERVICES_PROTOCOL). The AP procedure calls no UEFI service (none is
+ * MP-safe): on a stack of ours it loads our IDT, identifies its own APIC and
+ * PMU, runs the checks into a buffer the BSP allocated, and puts its own
+ * IDTR back. The BSP waits (bounded by a timeout), then prints the lines. */
+#include "../apic/idt.h"
+#include "../apic/isr.h"
+#include "../apic/pmi.h"
+#include "../lib/fmt.h"
+#include "../lib/str.h"
+#include "../tests/cpu_select.h"
+#include "../tests/suite.h"
+#include "platform.h"
+
+typedef struct pmh_mp_services PMH_MP_SERVICES;
+typedef VOID(EFIAPI *PMH_AP_PROCEDURE)(VOID *arg);
+
+typedef struct {
+	UINT64 ProcessorId;
+	UINT32 StatusFlag;  /* bit 0 BSP, bit 1 enabled, bit 2 healthy */
+	UINT32 Location[3]; /* package, core, thread */
+	/* PI 1.7 appends extended topology, written only when asked for (bit
+	 * 24 of the processor number): room for it all the same */
+	UINT8 reserved[64];
+} PMH_PROCESSOR_INFORMATION;
+
+struct pmh_mp_services {
+	EFI_STATUS(EFIAPI *GetNumberOfProcessors)(PMH_MP_SERVICES *This, UINTN *n, UINTN *enabled);
+	EFI_STATUS(EFIAPI *GetProcessorInfo)
+	(PMH_MP_SERVICES *This, UINTN n, PMH_PROCESSOR_INFORMATION *info);
+	EFI_STATUS(EFIAPI *StartupAllAPs)
+	(PMH_MP_SERVICES *This, PMH_AP_PROCEDURE proc, BOOLEAN single, EFI_EVENT ev,
+	 UINTN timeout_us, VOID *arg, UINTN **failed);
+	EFI_STATUS(EFIAPI *StartupThisAP)
+	(PMH_MP_SERVICES *This, PMH_AP_PROCEDURE proc, UINTN n, EFI_EVENT ev, UINTN timeout_us,
+	 VOID *arg, BOOLEAN *finished);
+	EFI_STATUS(EFIAPI *SwitchBSP)(PMH_MP_SERVICES *This, UINTN n, BOOLEAN enable_old);
+	EFI_STATUS(EFIAPI *EnableDisableAP)
+	(PMH_MP_SERVICES *This, UINTN n, BOOLEAN enable, UINT32 *health);
+	EFI_STATUS(EFIAPI *WhoAmI)(PMH_MP_SERVICES *This, UINTN *n);
+};
+
+static EFI_GUID mp_guid = {
+    0x3fdda605, 0xa76e, 0x4f46, {0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08}};
+
+#define MP_MAX 256		  /* CPUs in one run */
+#define AP_TIMEOUT_US 30000000ull /* the whole suite on one AP */
+#define AP_STACK (64 * 1024)	  /* the firmware's AP stacks can be small */
+#define AP_BUF (64 * 1024)	  /* output lines of one AP run */
+
+/* Everything one AP run uses, allocated by the BSP. */
+struct ap_job {
+	struct suite *s;
+	unsigned cpu;
+	struct cpu_info ci;
+	struct pmu pmu;
+	struct apic_info apic;
+	char *buf; /* NUL-separated lines */
+	size_t len;
+	unsigned lost; /* lines that did not fit */
+	char *stack_top;
+	volatile int done;
+	volatile int crashed;		     /* recovered from an unexpected exception */
+	struct idtr idtr_before, idtr_after; /* the AP's own, around the run */
+};
+
+static struct ap_job *cur_job; /* for the fatal-exception report on the AP */
+
+static void ap_line(void *ctx, const char *s)
+{
+	struct ap_job *j = ctx;
+	size_t n = pmh_strlen(s) + 1;
+
+	if (j->len + n > AP_BUF) {
+		j->lost++;
+		return;
+	}
+	pmh_memcpy(j->buf + j->len, s, n);
+	j->len += n;
+}
+
+static void ap_fatal(const char *s)
+{
+	if (cur_job)
+		ap_line(cur_job, s);
+}
+
+/* Runs on the AP, on our stack (System V convention). */
+static void ap_run(struct ap_job *j)
+{
+	struct pmh_jmpbuf jb;
+	struct idtr fw;
+
+	idt_read(&fw);
+	j->idtr_before = fw;
+	idt_load_ap();
+	if (pmh_setjmp(&jb)) {
+		j->crashed = 1;
+		goto out;
+	}
+	isr_set_fatal(ap_fatal, &jb);
+	cpu_identify(&j->ci);
+	apic_detect(&j->apic);
+	pmu_attach(&j->pmu, &j->ci);
+	j->s->cpu = &j->ci;
+	j->s->pmu = &j->pmu;
+	j->s->apic = &j->apic;
+	j->s->out = (struct sink){ap_line, j};
+	suite_emit(j->s, "cpu.%u.identity: apic.id 0x%x (%s), pmu.driver %s, pmu.status %s", j->cpu,
+		   j->apic.id, apic_mode_name(j->apic.mode), pmu_driver_name(j->ci.driver),
+		   pmu_status_name(j->pmu.status));
+	suite_run(j->s, j->cpu);
+out:
+	isr_set_fatal(0, 0);
+	pmi_disarm();
+	/* this AP's own IDT comes back, not the BSP's */
+	__asm__ volatile("lidt %0" : : "m"(fw));
+	j->done = 1;
+}
+
+/* A second call after the run: the IDTR the AP is left with. */
+static void EFIAPI ap_read_idtr(VOID *arg)
+{
+	struct ap_job *j = arg;
+	idt_read(&j->idtr_after);
+}
+
+static void EFIAPI ap_entry(VOID *arg)
+{
+	struct ap_job *j = arg;
+	void (*fn)(struct ap_job *) = ap_run;
+
+	/* Switch to our stack for the run and back (rbx keeps the old one). */
+	__asm__ volatile("mov %%rsp, %%rbx\n\t"
+			 "mov %[top], %%rsp\n\t"
+			 "call *%[fn]\n\t"
+			 "mov %%rbx, %%rsp"
+			 : "+D"(j)
+			 : [fn] "r"(fn), [top] "r"(j->stack_top)
+			 : "rbx", "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "memory",
+			   "cc");
+}
+
+static void warn_line(void *ctx, const char *msg)
+{
+	struct suite *s = ctx;
+	suite_emit(s, "warning: %s", msg);
+}
+
+/* A FAIL that is no check's: counted, kept in the results and printed. */
+static void fail_cpu(struct suite *s, unsigned cpu, const char *msg)
+{
+	s->failed++;
+	if (s->n_results < SUITE_MAX_RESULTS) {
+		struct result *r = &s->results[s->n_results++];
+		pmh_strlcpy(r->id, "cpu.run", sizeof(r->id));
+		r->cpu = cpu;
+		r->v = V_FAIL;
+		pmh_strlcpy(r->msg, msg, sizeof(r->msg));
+	} else {
+		s->dropped++;
+	}
+	suite_emit(s, "FAIL cpu.%u: %s", cpu, msg);
+}
+
+/* Returns 1 when the AP may still be running (timed out or not done). */
+static int run_ap(PMH_MP_SERVICES *mp, struct ap_job *j, unsigned cpu, void (*fatal)(const char *),
+		  struct pmh_jmpbuf *recover)
+{
+	struct suite *s = j->s;
+	struct suite saved;
+	char msg[160];
+	EFI_STATUS st;
+
+	/* the identity and sink of the BSP's run come back afterwards */
+	saved.out = s->out;
+	saved.cpu = s->cpu;
+	saved.pmu = s->pmu;
+	saved.apic = s->apic;
+	j->cpu = cpu;
+	j->len = 0;
+	j->lost = 0;
+	j->done = 0;
+	j->crashed = 0;
+	cur_job = j;
+	st = uefi_call_wrapper(mp->StartupThisAP, 7, mp, ap_entry, (UINTN)cpu, NULL,
+			       (UINTN)AP_TIMEOUT_US, j, NULL);
+	cur_job = NULL;
+	s->out = saved.out;
+	s->cpu = saved.cpu;
+	s->pmu = saved.pmu;
+	s->apic = saved.apic;
+	isr_set_fatal(fatal, recover);
+
+	for (size_t off = 0; off < j->len; off += pmh_strlen(j->buf + off) + 1)
+		suite_emit(s, "%s", j->buf + off);
+	if (j->lost)
+		suite_emit(s, "warning: cpu.%u: %u output lines did not fit in the buffer", cpu,
+			   j->lost);
+	if (st == EFI_TIMEOUT) {
+		pmh_fmt(msg, sizeof(msg),
+			"the run did not finish within %u s (StartupThisAP timed out)",
+			(unsigned)(AP_TIMEOUT_US / 1000000));
+		fail_cpu(s, cpu, msg);
+	} else if (st != EFI_SUCCESS) {
+		pmh_fmt(msg, sizeof(msg), "StartupThisAP failed (EFI status 0x%llx)",
+			(unsigned long long)st);
+		fail_cpu(s, cpu, msg);
+	} else if (!j->done) {
+		fail_cpu(s, cpu, "StartupThisAP returned before the run finished");
+	} else if (j->crashed) {
+		fail_cpu(s, cpu, "the run stopped after an unexpected exception (see above)");
+	}
+	if (j->done && st == EFI_SUCCESS) {
+		struct idtr *b = &j->idtr_before, *a = &j->idtr_after;
+		a->base = 0;
+		a->limit = 0;
+		st = uefi_call_wrapper(mp->StartupThisAP, 7, mp, ap_read_idtr, (UINTN)cpu, NULL,
+				       (UINTN)1000000, j, NULL);
+		if (st == EFI_SUCCESS && a->base == b->base && a->limit == b->limit) {
+			suite_emit(s, "cpu.%u.idtr: 0x%llx/0x%x before and after the run", cpu,
+				   (unsigned long long)b->base, b->limit);
+		} else {
+			pmh_fmt(msg, sizeof(msg),
+				"expected the AP's IDTR 0x%llx/0x%x back after the run, got "
+				"0x%llx/0x%x (EFI status 0x%llx)",
+				(unsigned long long)b->base, b->limit, (unsigned long long)a->base,
+				a->limit, (unsigned long long)st);
+			fail_cpu(s, cpu, msg);
+		}
+	}
+	return !j->done;
+}
+
+void mp_run_suite(struct suite *s, struct apic_info *bsp_apic, void (*fatal)(const char *),
+		  struct pmh_jmpbuf *recover)
+{
+	PMH_MP_SERVICES *mp = NULL;
+	PMH_PROCESSOR_INFORMATION info;
+	UINTN n = 1, en = 1;
+	uint32_t *flags;
+	uint16_t *sel;
+	struct cpu_run *runs;
+	struct ap_job *job = NULL;
+	char *stack = NULL;
+	unsigned k, ran_ap = 0, stuck = 0;
+	char line[96];
+
+	if (!cpu_select_requested(s->opt)) {
+		suite_run(s, 0);
+		return;
+	}
+	if (uefi_call_wrapper(BS->LocateProtocol, 3, &mp_guid, NULL, (void **)&mp) != EFI_SUCCESS ||
+	    !mp || uefi_call_wrapper(mp->GetNumberOfProcessors, 3, mp, &n, &en) != EFI_SUCCESS ||
+	    n == 0) {
+		suite_emit(s, "warning: cpus: the firmware has no MP Services protocol: per-CPU "
+			      "runs are unavailable, running on the boot CPU only");
+		mp = NULL;
+		n = 1;
+	}
+	if (n > 0xffff)
+		n = 0xffff;
+	flags = AllocateZeroPool(n * sizeof(*flags));
+	sel = AllocatePool(MP_MAX * sizeof(*sel));
+	runs = AllocateZeroPool(MP_MAX * sizeof(*runs));
+	if (!flags || !sel || !runs) {
+		suite_emit(s, "error: out of memory for the per-CPU run: boot CPU only");
+		suite_run(s, 0);
+		goto free;
+	}
+	for (UINTN i = 0; i < n; i++) {
+		if (!mp)
+			flags[i] = CPUSEL_BSP | CPUSEL_ENABLED | CPUSEL_HEALTHY;
+		else if (uefi_call_wrapper(mp->GetProcessorInfo, 3, mp, i, &info) == EFI_SUCCESS)
+			flags[i] = info.StatusFlag;
+	}
+	k = cpu_select(s->opt, flags, (unsigned)n, sel, MP_MAX, warn_line, s);
+	for (unsigned i = 0; i < k && !job; i++) {
+		if (flags[sel[i]] & CPUSEL_BSP)
+			continue;
+		job = AllocateZeroPool(sizeof(*job));
+		stack = job ? AllocatePool(AP_STACK) : NULL;
+		if (job)
+			job->buf = AllocatePool(AP_BUF);
+		if (!stack || !job || !job->buf) {
+			if (job && job->buf)
+				FreePool(job->buf);
+			if (job)
+				FreePool(job);
+			if (stack)
+				FreePool(stack);
+			job = NULL;
+			stack = NULL;
+			break;
+		}
+		job->s = s;
+		job->stack_top = stack + AP_STACK;
+	}
+	for (unsigned i = 0; i < k; i++) {
+		unsigned p0 = s->passed, f0 = s->failed, s0 = s->skipped;
+
+		runs[i].cpu = sel[i];
+		if (flags[sel[i]] & CPUSEL_BSP) {
+			suite_run(s, sel[i]);
+		} else if (!job) {
+			fail_cpu(s, sel[i], "out of memory for the AP's stack and output buffer");
+		} else {
+			if (run_ap(mp, job, sel[i], fatal, recover))
+				stuck = 1;
+			ran_ap = 1;
+		}
+		runs[i].passed = s->passed - p0;
+		runs[i].failed = s->failed - f0;
+		runs[i].skipped = s->skipped - s0;
+	}
+	/* the APIC globals describe the last CPU that ran: the BSP's again */
+	if (ran_ap)
+		apic_detect(bsp_apic);
+	for (unsigned i = 0; i < k; i++) {
+		cpu_verdict_line(&runs[i], line, sizeof(line));
+		suite_emit(s, "%s", line);
+	}
+free:
+	/* An AP that timed out may still be on its stack or writing its
+	 * buffer: those stay allocated then. */
+	if (job && !stuck) {
+		FreePool(job->buf);
+		FreePool(job);
+		FreePool(stack);
+	}
+	if (flags)
+		FreePool(flags);
+	if (sel)
+		FreePool(sel);
+	if (runs)
+		FreePool(runs);
+}

@@ -1,0 +1,37 @@
+/* Which logical CPUs a run covers: the cpus option resolved against the
+ * processors the firmware reports (MP Services numbering), and the per-CPU
+ * verdict line. Pure C so the host tests drive it. */
+#ifndef PMH_TESTS_CPU_SELECT_H
+#define PMH_TESTS_CPU_SELECT_H
+
+#include "options.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* EFI_PROCESSOR_INFORMATION.StatusFlag bits (PI spec Vol. 2, MP Services) */
+#define CPUSEL_BSP 1u
+#define CPUSEL_ENABLED 2u
+#define CPUSEL_HEALTHY 4u
+
+typedef void (*cpusel_warn_fn)(void *ctx, const char *msg);
+
+/* True when the options ask for a per-CPU run (cpus = all or a list). */
+bool cpu_select_requested(const struct options *o);
+/* Resolves the option against n processors with the given status flags into
+ * ascending, distinct processor numbers (out, at most max). Without a cpus
+ * option: the BSP. Unknown and disabled numbers are warned about and left
+ * out. Returns the count (0 when nothing selected is available). */
+unsigned cpu_select(const struct options *o, const uint32_t *flags, unsigned n, uint16_t *out,
+		    unsigned max, cpusel_warn_fn warn, void *ctx);
+
+/* One CPU's share of the results. */
+struct cpu_run {
+	uint16_t cpu;
+	unsigned passed, failed, skipped;
+};
+/* "cpu.N.verdict: PASS|FAIL|NO VERDICT (p passed, f failed, s skipped)":
+ * FAIL when anything failed, PASS when something passed, else NO VERDICT. */
+void cpu_verdict_line(const struct cpu_run *r, char *buf, size_t n);
+
+#endif

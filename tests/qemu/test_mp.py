@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Per-CPU runs through the firmware's MP Services: Skylake-Client with
+-smp 4 under TCG. With cpus = all every apic.* check and idt.restore PASS on
+cpu0..cpu3, one cpu.N.verdict line per CPU agrees with that CPU's check
+lines, and the closing line and the JSON results (with cpu numbers) agree;
+cpus = 0,7 warns about CPU 7 and runs cpu0 only; without the option only
+the boot CPU runs, with plain ids; an exception on an AP is that CPU's FAIL
+and the next CPU still runs.
+Usage: test_mp.py build/pmuharness.efi"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qemulib as q  # noqa: E402
+
+NAME = "mp"
+CPU = "Skylake-Client"
+SMP = 4
+# the checks that need no PMU: they must PASS on every CPU under TCG
+REQUIRED = ["apic.lvt-pc", "apic.self-ipi", "apic.nmi", "idt.restore"]
+CHECK = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:@]+)(@cpu(\d+))?(:| |$)")
+VERDICT_LINE = re.compile(r"^cpu\.(\d+)\.verdict: (PASS|FAIL|NO VERDICT) "
+                          r"\((\d+) passed, (\d+) failed, (\d+) skipped\)$")
+
+
+def run(extra_cfg):
+    """Boots with the cfg; returns (rc, lines, JSON document or None)."""
+    d = tempfile.mkdtemp(prefix="pmh-mp-")
+    esp = os.path.join(d, "esp")
+    serial = os.path.join(d, "serial.log")
+    try:
+        p = subprocess.run([q.BOOT, EFI, "--cpu", CPU, "--smp", str(SMP), "--esp", esp,
+                            "--cfg", "on_finish = qemu-exit\n" + extra_cfg, "--serial", serial,
+                            "--timeout", str(q.LIMIT_S)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           env=dict(q.ENV, TMPDIR=d))
+        raw = open(serial, "rb").read() if os.path.exists(serial) else b""
+        boot_dir = os.path.join(esp, "EFI", "BOOT")
+        jsons = sorted(f for f in os.listdir(boot_dir) if f.endswith(".json")) \
+            if os.path.isdir(boot_dir) else []
+        doc = json.load(open(os.path.join(boot_dir, jsons[-1]))) if jsons else None
+        return p.returncode, q.plain(raw), doc
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def checks(lines):
+    """(verdict, id, cpu or None) for every check line."""
+    out = []
+    for l in lines:
+        m = re.match(r"^FAIL cpu\.(\d+): ", l)  # a CPU's run that failed as a whole
+        if m:
+            out.append(("FAIL", "cpu.run", int(m.group(1))))
+            continue
+        m = CHECK.match(l)
+        if m:
+            out.append((m.group(1), m.group(2), int(m.group(4)) if m.group(4) else None))
+    return out
+
+
+def common(rc, lines):
+    errs = []
+    if rc != 1:
+        errs.append(f"QEMU exit status {rc}, expected 1 (debug-exit value 0)")
+    errs += [f"unexpected {l}" for l in lines if l.startswith("FAIL ")]
+    c = q.closing(lines)
+    if c is None:
+        errs.append("no single closing line")
+    elif c != q.counted(lines):
+        errs.append(f"closing line says {c}, check lines count {q.counted(lines)}")
+    return errs, c
+
+
+def all_cpus():
+    rc, lines, doc = run("cpus = all\n")
+    errs, c = common(rc, lines)
+    got = checks(lines)
+    cpus = list(range(SMP))
+    for cpu in cpus:
+        for cid in REQUIRED:
+            v = [x[0] for x in got if x[1] == cid and x[2] == cpu]
+            if v != ["PASS"]:
+                errs.append(f"{cid}@cpu{cpu}: {v}, expected one PASS")
+    if any(x[2] is None for x in got):
+        errs.append("a check line without @cpuN in a per-CPU run")
+    ident = [re.match(r"^cpu\.(\d+)\.identity: apic\.id (0x[0-9a-f]+)", l) for l in lines]
+    ids = {int(m.group(1)): m.group(2) for m in ident if m}
+    if sorted(ids) != cpus[1:] or len(set(ids.values())) != SMP - 1 or "0x0" in ids.values():
+        errs.append(f"AP identity lines {ids}, expected distinct non-zero APIC IDs for 1..3")
+    # each AP's own IDTR (not the BSP's, not ours) is back after its run
+    idtr = [re.match(r"^cpu\.(\d+)\.idtr: (0x[0-9a-f]+/0x[0-9a-f]+) before and after the run$",
+                     l) for l in lines]
+    idtr = [int(m.group(1)) for m in idtr if m]
+    if idtr != cpus[1:]:
+        errs.append(f"IDTR-restored lines for {idtr}, expected 1..3")
+    verdicts = [VERDICT_LINE.match(l) for l in lines]
+    verdicts = [m for m in verdicts if m]
+    if [int(m.group(1)) for m in verdicts] != cpus:
+        errs.append(f"verdict lines for {[m.group(1) for m in verdicts]}, expected 0..3")
+    tot = [0, 0, 0]
+    for m in verdicts:
+        cpu, word = int(m.group(1)), m.group(2)
+        n = tuple(int(m.group(k)) for k in (3, 4, 5))
+        mine = tuple(sum(1 for x in got if x[2] == cpu and x[0] == v)
+                     for v in ("PASS", "FAIL", "SKIP"))
+        if n != mine:
+            errs.append(f"cpu.{cpu}.verdict counts {n}, its check lines count {mine}")
+        if word != "PASS":
+            errs.append(f"cpu.{cpu}.verdict {word}, expected PASS")
+        tot = [a + b for a, b in zip(tot, n)]
+    if c and tuple(tot) != c:
+        errs.append(f"per-CPU verdicts add up to {tuple(tot)}, closing line says {c}")
+    if doc is None:
+        errs.append("no results JSON on the boot volume")
+    else:
+        res = doc["results"]
+        if sorted({r["cpu"] for r in res}) != cpus:
+            errs.append(f"JSON results carry cpus {sorted({r['cpu'] for r in res})}")
+        s = doc["summary"]
+        if c and (s["passed"], s["failed"], s["skipped"]) != c:
+            errs.append(f"JSON summary {s} differs from the closing line {c}")
+        for cpu in cpus:
+            for cid in REQUIRED:
+                v = [r["verdict"] for r in res if r["id"] == cid and r["cpu"] == cpu]
+                if v != ["PASS"]:
+                    errs.append(f"JSON {cid} cpu {cpu}: {v}, expected one PASS")
+    return errs
+
+
+def list_with_unknown():
+    rc, lines, doc = run("cpus = 0,7\n")
+    errs, c = common(rc, lines)
+    warn = [l for l in lines if l.startswith("warning:") and "CPU 7" in l]
+    if len(warn) != 1:
+        errs.append(f"{len(warn)} warning lines about CPU 7, expected 1")
+    got = checks(lines)
+    if not got or {x[2] for x in got} != {0}:
+        errs.append(f"check lines ran on {sorted({str(x[2]) for x in got})}, expected cpu0 only")
+    for cid in REQUIRED:
+        if ("PASS", cid, 0) not in got:
+            errs.append(f"no PASS {cid}@cpu0")
+    verdicts = [l for l in lines if VERDICT_LINE.match(l)]
+    if len(verdicts) != 1 or not verdicts[0].startswith("cpu.0.verdict: PASS"):
+        errs.append(f"verdict lines {verdicts}, expected cpu.0 PASS only")
+    if doc is None or {r["cpu"] for r in doc["results"]} != {0}:
+        errs.append("JSON results not all on cpu 0")
+    return errs
+
+
+def ap_exception_recovered():
+    """An unexpected #UD on an AP (the test trigger) is reported, counted as
+    that CPU's FAIL, and the next CPU still runs."""
+    rc, lines, doc = run("cpus = 1,2\nchecks = apic.fatal-trigger,apic.nmi\n")
+    errs = []
+    if rc != 3:
+        errs.append(f"QEMU exit status {rc}, expected 3 (debug-exit value 1: failures)")
+    for cpu in (1, 2):
+        want = [f"PASS apic.nmi@cpu{cpu}",
+                f"FAIL cpu.{cpu}: the run stopped after an unexpected exception"]
+        for w in want:
+            if not any(l.startswith(w) for l in lines):
+                errs.append(f"no line {w!r}")
+        if f"cpu.{cpu}.verdict: FAIL (1 passed, 1 failed, 0 skipped)" not in lines:
+            errs.append(f"cpu.{cpu}.verdict is not FAIL (1 passed, 1 failed, 0 skipped)")
+    if sum(1 for l in lines if l.startswith("fatal: unexpected exception vector 6")) != 2:
+        errs.append("expected one #UD report per AP")
+    if q.closing(lines) != (2, 2, 0):
+        errs.append(f"closing line {q.closing(lines)}, expected (2, 2, 0)")
+    if doc is None or sorted((r["id"], r["cpu"], r["verdict"]) for r in doc["results"]) != [
+            ("apic.nmi", 1, "PASS"), ("apic.nmi", 2, "PASS"),
+            ("cpu.run", 1, "FAIL"), ("cpu.run", 2, "FAIL")]:
+        errs.append("JSON results are not apic.nmi PASS and cpu.run FAIL on cpus 1 and 2")
+    return errs
+
+
+def default_boot_cpu_only():
+    rc, lines, doc = run("")
+    errs, c = common(rc, lines)
+    got = checks(lines)
+    if not got or any(x[2] is not None for x in got):
+        errs.append("expected plain check ids (boot CPU only) without a cpus option")
+    if any(VERDICT_LINE.match(l) or ".identity:" in l for l in lines):
+        errs.append("per-CPU lines without a cpus option")
+    if c and c[0] != len(REQUIRED):
+        errs.append(f"{c[0]} passed, expected {len(REQUIRED)} (one CPU)")
+    return errs
+
+
+def main():
+    global EFI
+    EFI = sys.argv[1]
+    t = q.Tally(NAME)
+    for case in (all_cpus, list_with_unknown, ap_exception_recovered, default_boot_cpu_only):
+        t.case(case)
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
