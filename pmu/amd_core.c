@@ -12,7 +12,6 @@
 
 #define CORE_N 6
 #define CORE_WIDTH 48
-#define CORE_TOP (1ull << (CORE_WIDTH - 1))
 #define CORE_FLAGS (PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
 /* GlobalStatus bit 58: LBR stack frozen (facts §7). */
 #define V2_LBR_FROZEN (1ull << 58)
@@ -94,10 +93,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	st = hw_wrmsr(p->ctr[ctr].ctr_msr, val);
 	if (st != HW_OK)
 		return st;
-	if (val & CORE_TOP)
-		p->armed |= 1ull << ctr;
-	else
-		p->armed &= ~(1ull << ctr);
+	pmu_track_armed(p, ctr, val);
 	return HW_OK;
 }
 
@@ -164,26 +160,6 @@ static int stop(struct pmu *p, uint64_t mask)
 	return st2 != HW_OK ? st2 : st;
 }
 
-static int sign_overflow(struct pmu *p, uint64_t *mask)
-{
-	int ret = HW_OK;
-
-	for (unsigned i = 0; i < p->n; i++) {
-		uint64_t v;
-		int st;
-		if (!(p->armed & (1ull << i)))
-			continue;
-		st = hw_rdmsr(p->ctr[i].ctr_msr, &v);
-		if (st != HW_OK) {
-			if (ret == HW_OK)
-				ret = st;
-			continue;
-		}
-		if (!(v & CORE_TOP))
-			*mask |= 1ull << i;
-	}
-	return ret;
-}
 
 static int overflow_status(struct pmu *p, uint64_t *mask)
 {
@@ -192,7 +168,7 @@ static int overflow_status(struct pmu *p, uint64_t *mask)
 
 	*mask = 0;
 	if (!v2(p))
-		return sign_overflow(p, mask);
+		return pmu_sign_overflow(p, mask);
 	st = hw_rdmsr(MSR_AMD_GLOBAL_STATUS, &s);
 	*mask = s & pmu_all_mask(p);
 	return st;
@@ -243,7 +219,7 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 	/* Without PerfMonV2: the generic handler (facts §9), as on the legacy
 	 * PMU. */
 	st = set_enable(p, (p->armed | p->active) & pmu_all_mask(p), false);
-	st2 = sign_overflow(p, mask);
+	st2 = pmu_sign_overflow(p, mask);
 	p->armed &= ~*mask;
 	return st != HW_OK ? st : st2;
 }

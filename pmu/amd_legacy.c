@@ -10,7 +10,6 @@
 
 #define LEG_N 4
 #define LEG_WIDTH 48
-#define LEG_TOP (1ull << (LEG_WIDTH - 1))
 /* Flags the event select accepts: USR, OS, E, INT, INV, CNT_MASK (K8 BKDG
  * §10.2). PC (bit 19) toggles an external pin and is never set here. */
 #define LEG_FLAGS (PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
@@ -81,10 +80,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 		return st;
 	/* Only a counter written with bit 47 set can later show an overflow
 	 * as bit 47 clear (facts §7). */
-	if (val & LEG_TOP)
-		p->armed |= 1ull << ctr;
-	else
-		p->armed &= ~(1ull << ctr);
+	pmu_track_armed(p, ctr, val);
 	return HW_OK;
 }
 
@@ -130,24 +126,8 @@ static int stop(struct pmu *p, uint64_t mask)
 
 static int overflow_status(struct pmu *p, uint64_t *mask)
 {
-	int ret = HW_OK;
-
 	*mask = 0;
-	for (unsigned i = 0; i < p->n; i++) {
-		uint64_t v;
-		int st;
-		if (!(p->armed & (1ull << i)))
-			continue;
-		st = hw_rdmsr(p->ctr[i].ctr_msr, &v);
-		if (st != HW_OK) {
-			if (ret == HW_OK)
-				ret = st;
-			continue;
-		}
-		if (!(v & LEG_TOP))
-			*mask |= 1ull << i;
-	}
-	return ret;
+	return pmu_sign_overflow(p, mask);
 }
 
 /* Nothing to clear in hardware: acknowledging disarms the counter until the

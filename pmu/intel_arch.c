@@ -256,10 +256,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	}
 	if (st != HW_OK)
 		return st;
-	if (held >> (c->width - 1))
-		p->armed |= 1ull << ctr;
-	else
-		p->armed &= ~(1ull << ctr);
+	pmu_track_armed(p, ctr, held);
 	return HW_OK;
 }
 
@@ -337,22 +334,6 @@ static int stop(struct pmu *p, uint64_t mask)
 	return st;
 }
 
-static int sign_overflow(struct pmu *p, uint64_t *mask)
-{
-	uint64_t v;
-	int st;
-
-	for (unsigned i = 0; i < p->n; i++) {
-		if (!(p->armed & (1ull << i)))
-			continue;
-		st = read(p, i, &v);
-		if (st != HW_OK)
-			return st;
-		if (!(v >> (p->ctr[i].width - 1)))
-			*mask |= 1ull << i;
-	}
-	return HW_OK;
-}
 
 static int overflow_status(struct pmu *p, uint64_t *mask)
 {
@@ -361,7 +342,7 @@ static int overflow_status(struct pmu *p, uint64_t *mask)
 
 	*mask = 0;
 	if (!has_globals(p))
-		return sign_overflow(p, mask);
+		return pmu_sign_overflow(p, mask);
 	st = hw_rdmsr(MSR_PERF_GLOBAL_STATUS, &s);
 	if (st != HW_OK)
 		return st;
@@ -391,7 +372,7 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 		p->ENABLED &= ~p->active;
 		if (st != HW_OK)
 			return st;
-		st = sign_overflow(p, mask);
+		st = pmu_sign_overflow(p, mask);
 		p->armed &= ~*mask;
 		return st;
 	}

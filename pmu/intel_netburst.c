@@ -202,10 +202,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 		return st;
 	/* A value with bit 39 set is armed: bit 39 clearing later is an
 	 * overflow even when OVF stays clear (facts §5). */
-	if (val >> (P4_WIDTH - 1))
-		p->armed |= 1ull << ctr;
-	else
-		p->armed &= ~(1ull << ctr);
+	pmu_track_armed(p, ctr, val);
 	return HW_OK;
 }
 

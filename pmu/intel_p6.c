@@ -109,10 +109,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	if (st != HW_OK)
 		return st;
 	held = sext32(val) & pmu_width_mask(c->width);
-	if (held >> (c->width - 1))
-		p->armed |= 1ull << ctr;
-	else
-		p->armed &= ~(1ull << ctr);
+	pmu_track_armed(p, ctr, held);
 	return HW_OK;
 }
 
@@ -155,20 +152,8 @@ static int stop(struct pmu *p, uint64_t mask)
 /* Armed counters whose top implemented bit is clear (facts §9 step 2). */
 static int overflow_status(struct pmu *p, uint64_t *mask)
 {
-	uint64_t v;
-	int st;
-
 	*mask = 0;
-	for (unsigned i = 0; i < p->n; i++) {
-		if (!(p->armed & (1ull << i)))
-			continue;
-		st = read(p, i, &v);
-		if (st != HW_OK)
-			return st;
-		if (!(v >> (p->ctr[i].width - 1)))
-			*mask |= 1ull << i;
-	}
-	return HW_OK;
+	return pmu_sign_overflow(p, mask);
 }
 
 /* No status register: collecting an overflow disarms the counter until the

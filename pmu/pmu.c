@@ -54,6 +54,35 @@ uint64_t pmu_max_period(const struct pmu *p, unsigned ctr)
 	return 1ull << (c->preload_bits - 1);
 }
 
+void pmu_track_armed(struct pmu *p, unsigned ctr, uint64_t held)
+{
+	if ((held >> (p->ctr[ctr].width - 1)) & 1)
+		p->armed |= 1ull << ctr;
+	else
+		p->armed &= ~(1ull << ctr);
+}
+
+int pmu_sign_overflow(struct pmu *p, uint64_t *mask)
+{
+	int ret = HW_OK;
+
+	for (unsigned i = 0; i < p->n; i++) {
+		uint64_t v;
+		int st;
+		if (!(p->armed & (1ull << i)))
+			continue;
+		st = hw_rdmsr(p->ctr[i].ctr_msr, &v);
+		if (st != HW_OK) {
+			if (ret == HW_OK)
+				ret = st;
+			continue;
+		}
+		if (!((v >> (p->ctr[i].width - 1)) & 1))
+			*mask |= 1ull << i;
+	}
+	return ret;
+}
+
 int pmu_preload(struct pmu *p, unsigned ctr, uint64_t n)
 {
 	const struct pmu_counter *c = &p->ctr[ctr];

@@ -159,6 +159,13 @@ uint64_t pmu_width_mask(unsigned bits);
 int pmu_preload(struct pmu *p, unsigned ctr, uint64_t n);
 uint64_t pmu_max_period(const struct pmu *p, unsigned ctr);
 uint64_t pmu_all_mask(const struct pmu *p);
+/* Sign-bit overflow (facts §9 step 2), for families without a status flag:
+ * a counter whose written value has its top implemented bit set is armed,
+ * and an armed counter whose top bit reads clear has overflowed. */
+void pmu_track_armed(struct pmu *p, unsigned ctr, uint64_t held);
+/* ORs into *mask the armed counters whose top bit is clear; returns HW_OK
+ * or the first read fault (the other counters are still scanned). */
+int pmu_sign_overflow(struct pmu *p, uint64_t *mask);
 
 extern const struct pmu_ops pmu_intel_p6_ops, pmu_intel_arch_ops, pmu_intel_netburst_ops,
 	pmu_intel_knc_ops, pmu_amd_legacy_ops, pmu_amd_core_ops;
