@@ -51,6 +51,12 @@ static bool smi_count(struct check_ctx *c, uint64_t *v)
 
 int m_window(struct check_ctx *c, uint64_t mask, const struct workload *w, uint64_t iters)
 {
+	return m_window_write(c, mask, 0, 0, w, iters);
+}
+
+int m_window_write(struct check_ctx *c, uint64_t mask, uint32_t msr, uint64_t val,
+		   const struct workload *w, uint64_t iters)
+{
 	struct pmu *p = c->pmu;
 	uint64_t smi0 = 0, smi1 = 0;
 	bool smi = smi_count(c, &smi0);
@@ -59,6 +65,8 @@ int m_window(struct check_ctx *c, uint64_t mask, const struct workload *w, uint6
 	/* The firmware's timer must not land inside the window. */
 	hw_irq_disable();
 	p->ops->start(p, mask);
+	if (msr)
+		hw_wrmsr(msr, val);
 	hw_run_workload(w, iters);
 	p->ops->stop(p, mask);
 	if (irq)

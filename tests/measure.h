@@ -22,6 +22,10 @@ int m_counter_for(struct check_ctx *c, enum pmu_generic g, unsigned from);
  * Counters must be programmed and preloaded by the caller. Returns -1 if
  * an SMI was seen during the window (where the CPU can tell). */
 int m_window(struct check_ctx *c, uint64_t mask, const struct workload *w, uint64_t iters);
+/* The same window with one MSR written between start and the workload
+ * (msr 0: none), for checks that override an enable the driver just set. */
+int m_window_write(struct check_ctx *c, uint64_t mask, uint32_t msr, uint64_t val,
+		   const struct workload *w, uint64_t iters);
 
 /* Events counted by ctr per n iterations of w, by differencing windows of
  * n and 2n, repeated c->opt->repeat times. Counter must be programmed. */

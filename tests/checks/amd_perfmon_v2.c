@@ -14,15 +14,9 @@ static void run(struct check_ctx *c)
 			   p->n_gp);
 	for (unsigned i = 0; i < p->n_gp; i++) {
 		uint64_t v = 0, st = 0;
-		bool irq = hw_irq_enabled();
 		m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
-		hw_irq_disable();
-		p->ops->start(p, 1ull << i);
-		hw_wrmsr(p->global_ctrl_msr, pmu_all_mask(p) & ~(1ull << i));
-		hw_run_workload(&wl_loop, 1000);
-		p->ops->stop(p, 1ull << i);
-		if (irq)
-			hw_irq_enable();
+		m_window_write(c, 1ull << i, p->global_ctrl_msr, pmu_all_mask(p) & ~(1ull << i),
+			       &wl_loop, 1000);
 		p->ops->read(p, i, &v);
 		if (v)
 			check_fail(c, "%s counted %llu with its GlobalCtl bit clear", p->ctr[i].name,

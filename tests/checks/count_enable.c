@@ -9,18 +9,10 @@ static uint64_t window_count(struct check_ctx *c, unsigned ctr, bool start, bool
 {
 	struct pmu *p = c->pmu;
 	uint64_t v = 0;
-	bool irq = hw_irq_enabled();
 
 	p->ops->write(p, ctr, 0, PMU_WRITE_PRELOAD);
-	hw_irq_disable();
-	if (start)
-		p->ops->start(p, 1ull << ctr);
-	if (global_off)
-		hw_wrmsr(p->global_ctrl_msr, 0);
-	hw_run_workload(&wl_loop, 1000);
-	p->ops->stop(p, 1ull << ctr);
-	if (irq)
-		hw_irq_enable();
+	m_window_write(c, start ? 1ull << ctr : 0, global_off ? p->global_ctrl_msr : 0, 0, &wl_loop,
+		       1000);
 	p->ops->read(p, ctr, &v);
 	return v;
 }
@@ -60,16 +52,9 @@ static void run(struct check_ctx *c)
 		if ((p->caps & PMU_CAP_GLOBAL_CTRL) && p->ctr[i].kind == PMU_CTR_GP) {
 			/* global enable on, the counter's own EN bit cleared */
 			uint64_t ctl = 0, v = 0;
-			bool irq = hw_irq_enabled();
 			p->ops->write(p, i, 0, PMU_WRITE_PRELOAD);
-			hw_irq_disable();
-			p->ops->start(p, 1ull << i);
-			hw_rdmsr(p->ctr[i].ctl_msr, &ctl);
-			hw_wrmsr(p->ctr[i].ctl_msr, ctl & ~EVTSEL_EN);
-			hw_run_workload(&wl_loop, 1000);
-			p->ops->stop(p, 1ull << i);
-			if (irq)
-				hw_irq_enable();
+			hw_rdmsr(p->ctr[i].ctl_msr, &ctl); /* start() sets only EN here */
+			m_window_write(c, 1ull << i, p->ctr[i].ctl_msr, ctl & ~EVTSEL_EN, &wl_loop, 1000);
 			p->ops->read(p, i, &v);
 			if (v)
 				check_fail(c, "%s: expected 0 with its enable bit clear (global enable on), "

@@ -14,16 +14,9 @@ static void run(struct check_ctx *c)
 	m_quiesce(c);
 	for (unsigned g = 0; g < 4; g++) { /* GLOBAL_CTRL = 0, 1, 2, 3 */
 		uint64_t v[2] = { 0, 0 };
-		bool irq = hw_irq_enabled();
 		m_setup(c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
 		m_setup(c, 1, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
-		hw_irq_disable();
-		p->ops->start(p, 3);
-		hw_wrmsr(p->global_ctrl_msr, g);
-		hw_run_workload(&wl_loop, 1000);
-		p->ops->stop(p, 3);
-		if (irq)
-			hw_irq_enable();
+		m_window_write(c, 3, p->global_ctrl_msr, g, &wl_loop, 1000);
 		p->ops->read(p, 0, &v[0]);
 		p->ops->read(p, 1, &v[1]);
 		for (unsigned i = 0; i < 2; i++) {
