@@ -27,14 +27,29 @@ static void opt_error(void *ctx, const char *msg)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pmuharness-sim --cpu MODEL [--fault NAME] [--describe] [key=value ...]\n"
-		"       pmuharness-sim --list-models | --list-faults\n"
+		"usage: pmuharness-sim --cpu MODEL [--fault NAME] [--realism LIST|all|none]\n"
+		"                      [--seed N] [--seeds COUNT] [--describe] [key=value ...]\n"
+		"       pmuharness-sim --list-models | --list-faults | --list-realism\n"
 		"       pmuharness-sim --cpu MODEL --list-events [--json] | --event SPEC\n"
 		"Runs the harness's suite against a simulated CPU and prints the same lines\n"
 		"as the target. key=value options are those of pmuharness.cfg (README).\n"
+		"--realism picks the effects of real silicon (default all; see\n"
+		"--list-realism); --seed N (default 1) draws them reproducibly; --seeds\n"
+		"COUNT runs seeds N..N+COUNT-1 in turn, each from its sim.realism: line.\n"
 		"Exit status: 0 no check failed, 1 a check failed, 2 the harness could not run,\n"
 		"3 the fault does not apply to the model, "
 		"4 the --event SPEC was refused.\n");
+}
+
+static void print_realism(uint32_t realism, uint64_t seed)
+{
+	printf("sim.realism:");
+	if (!realism)
+		printf(" none");
+	for (unsigned e = 0; e < SE_COUNT; e++)
+		if (realism & (1u << e))
+			printf(" %s", sim_effect_name((enum sim_effect)e));
+	printf("\nsim.seed: %llu\n", (unsigned long long)seed);
 }
 
 static void describe(const struct sim_model *m, const struct cpu_info *ci, const struct pmu *p)
@@ -69,16 +84,54 @@ static void describe(const struct sim_model *m, const struct cpu_info *ci, const
 	printf("pmi.automask: %s\n", (p->pmi_flags & PMU_PMI_AUTOMASK) ? "yes" : "no");
 }
 
-int main(int argc, char **argv)
+/* One power-on and one run of the suite; returns the exit status. */
+static int run_one(const char *model, const char *fault, enum sim_fault f, uint32_t realism,
+		   uint64_t seed, const struct options *opt, int want_describe)
 {
 	static struct suite suite;
 	static struct cpu_info ci;
 	static struct pmu p;
 	static struct apic_info ai;
+	const struct sim_model *m = sim_model_find(model);
+
+	sim_start_real(model, f, realism, seed);
+	cpu_identify(&ci);
+	/* --list-events [--json] / --event SPEC (events/events.h) */
+	static struct ev_result evr;
+	enum events_opt eo = events_handle_options(
+		ci.driver, ci.family, ci.model, opt->list_events, opt->json_events, opt->event,
+		&(struct events_sink){ print_line, 0 }, &evr);
+	if (eo == EVOPT_LISTED)
+		return 0;
+	if (eo == EVOPT_REFUSED)
+		return 4;
+	apic_detect(&ai);
+	pmu_attach(&p, &ci);
+	if (want_describe) {
+		describe(m, &ci, &p);
+		return 0;
+	}
+	suite_init(&suite, opt, &ci, &p, &ai, (struct sink){ print_line, 0 });
+	printf("sim.model: %s\nsim.fault: %s\n", model, fault);
+	print_realism(realism, seed);
+	report_identity(&suite);
+	suite_run(&suite, 0);
+	report_summary(&suite);
+	printf("sim.stats: overhead %llu instructions, skid %llu, inexact %llu events, "
+	       "late-ack %llu PMIs, %llu timer interrupts, %llu SMIs\n",
+	       (unsigned long long)sim.st.overhead_insn, (unsigned long long)sim.st.skid_total,
+	       (unsigned long long)sim.st.inexact_events, (unsigned long long)sim.st.late_ack_pmis,
+	       (unsigned long long)sim.st.timer_irqs, (unsigned long long)sim.st.smis);
+	return suite.failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
 	static struct options opt;
-	const char *model = 0, *fault = "none";
+	const char *model = 0, *fault = "none", *realism_arg = "all";
 	int want_describe = 0, nargs = 0;
 	char *args[64];
+	uint64_t seed = 1, seeds = 1;
 
 	options_default(&opt);
 	opt.on_finish = FINISH_RETURN;
@@ -87,8 +140,25 @@ int main(int argc, char **argv)
 			model = argv[++i];
 		else if (!strcmp(argv[i], "--fault") && i + 1 < argc)
 			fault = argv[++i];
-		else if (!strcmp(argv[i], "--describe"))
+		else if (!strcmp(argv[i], "--realism") && i + 1 < argc)
+			realism_arg = argv[++i];
+		else if ((!strcmp(argv[i], "--seed") || !strcmp(argv[i], "--seeds")) && i + 1 < argc) {
+			char *end;
+			unsigned long long v = strtoull(argv[i + 1], &end, 0);
+			if (*end || !*argv[i + 1] || (argv[i][6] == 's' && (v < 1 || v > 100000))) {
+				fprintf(stderr, "error: %s needs a number%s, got \"%s\"\n", argv[i],
+					argv[i][6] == 's' ? " from 1 to 100000" : "", argv[i + 1]);
+				return 2;
+			}
+			*(argv[i][6] == 's' ? &seeds : &seed) = v;
+			i++;
+		} else if (!strcmp(argv[i], "--describe"))
 			want_describe = 1;
+		else if (!strcmp(argv[i], "--list-realism")) {
+			for (unsigned e = 0; e < SE_COUNT; e++)
+				printf("%s\n", sim_effect_name((enum sim_effect)e));
+			return 0;
+		}
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
@@ -121,6 +191,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "error: unknown fault \"%s\" (see --list-faults)\n", fault);
 		return 2;
 	}
+	uint32_t realism;
+	char bad[32];
+	if (sim_realism_parse(realism_arg, &realism, bad, sizeof(bad))) {
+		fprintf(stderr, "error: --realism: unknown effect \"%s\" (see --list-realism)\n",
+			bad);
+		return 2;
+	}
 	if (sim_start(model, f)) {
 		printf("n/a: fault %s does not apply to %s: %s\n", fault, model,
 		       m->fault_na[f] ? m->fault_na[f] : "the model does not implement it");
@@ -129,26 +206,13 @@ int main(int argc, char **argv)
 	if (options_parse_args(&opt, nargs, args, opt_error, 0))
 		return 2;
 
-	cpu_identify(&ci);
-	/* --list-events [--json] / --event SPEC (events/events.h) */
-	static struct ev_result evr;
-	enum events_opt eo = events_handle_options(
-		ci.driver, ci.family, ci.model, opt.list_events, opt.json_events, opt.event,
-		&(struct events_sink){ print_line, 0 }, &evr);
-	if (eo == EVOPT_LISTED)
-		return 0;
-	if (eo == EVOPT_REFUSED)
-		return 4;
-	apic_detect(&ai);
-	pmu_attach(&p, &ci);
-	if (want_describe) {
-		describe(m, &ci, &p);
-		return 0;
+	int worst = 0;
+	for (uint64_t k = 0; k < seeds; k++) {
+		int rc = run_one(model, fault, f, realism, seed + k, &opt, want_describe);
+		if (rc > worst)
+			worst = rc;
+		if (want_describe || opt.list_events || opt.event[0])
+			break;
 	}
-	suite_init(&suite, &opt, &ci, &p, &ai, (struct sink){ print_line, 0 });
-	printf("sim.model: %s\nsim.fault: %s\n", model, fault);
-	report_identity(&suite);
-	suite_run(&suite, 0);
-	report_summary(&suite);
-	return suite.failed ? 1 : 0;
+	return worst;
 }

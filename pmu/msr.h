@@ -58,6 +58,10 @@
 #define MSR_AMD_GLOBAL_CTL 0xc0000301
 #define MSR_AMD_GLOBAL_STATUS_CLR 0xc0000302
 
+/* Intel: SMIs since reset (SDM Vol. 4, Nehalem and later); a window during
+ * which it moved was disturbed. */
+#define MSR_SMI_COUNT 0x34
+
 /* x2APIC: MSR = 0x800 + (xAPIC offset >> 4) (§8) */
 #define MSR_X2APIC_BASE 0x800
 

@@ -2,7 +2,6 @@
 #include "../pmu/msr.h"
 #include "../lib/str.h"
 
-#define MSR_SMI_COUNT 0x34 /* Intel: SMIs since reset (SDM Vol. 4, Nehalem and later) */
 #define MAX_REPEAT 1001
 
 const char *m_gen_name(enum pmu_generic g)

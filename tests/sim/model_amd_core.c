@@ -182,6 +182,17 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "     \
 			      "sign-extends"
 
+/* Realism (sim.h): harness paths of 20-90 instructions (objdump of
+ * pmu/amd_core.o); skid of hundreds of instructions (facts §8); Fam15h
+ * counts vary as K8's do (K8 BKDG §10.1), Zen's rarely by one event. */
+static const struct sim_silicon si_fam15h = {
+    .insn_min = 20, .insn_max = 90, .cpi_x10 = 12, .skid_min = 100, .skid_max = 1500,
+    .entry_insn = 45, .inexact_max = 3, .inexact_pm = 200, .smm_counts = true,
+};
+static const struct sim_silicon si_zen4 = {
+    .insn_min = 20, .insn_max = 90, .cpi_x10 = 6, .skid_min = 50, .skid_max = 800,
+    .entry_insn = 45, .inexact_max = 1, .inexact_pm = 10, .smm_counts = true,
+};
 static const struct sim_model bulldozer = {
     .name = "bulldozer",
     .doc = "AMD Fam15h core extension: facts §0, §2, §7 (C001_0200h+2i); legacy MSR alias "
@@ -202,6 +213,7 @@ static const struct sim_model bulldozer = {
     .rate = rate,
     .overflow = overflow,
     .lvt_automask = false,
+    .si = &si_fam15h,
 };
 SIM_MODEL(bulldozer);
 
@@ -219,5 +231,6 @@ static const struct sim_model zen4 = {
     .rate = rate,
     .overflow = overflow,
     .lvt_automask = false,
+    .si = &si_zen4,
 };
 SIM_MODEL(zen4);

@@ -128,6 +128,19 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	[SF_GLOBAL_CTRL_IGNORED] = "the legacy PMU has no global control (facts §7)",              \
 	[SF_ACK_IGNORED] = "the legacy PMU has no status register to acknowledge (facts §7)"
 
+/* Realism (sim.h): harness paths of 20-90 instructions (objdump of
+ * pmu/amd_legacy.o, plus AMD's longer WRMSR microcode); the PMI comes
+ * hundreds to thousands of instructions after the overflow (facts §8, K8
+ * BKDG §10.2 "interrupt ... some time after"); counts vary by a few events
+ * between identical runs (K8 BKDG §10.1). */
+static const struct sim_silicon si_k7 = {
+    .insn_min = 20, .insn_max = 90, .cpi_x10 = 15, .skid_min = 200, .skid_max = 2000,
+    .entry_insn = 45, .inexact_max = 4, .inexact_pm = 300, .smm_counts = true,
+};
+static const struct sim_silicon si_k8 = {
+    .insn_min = 20, .insn_max = 90, .cpi_x10 = 12, .skid_min = 300, .skid_max = 3000,
+    .entry_insn = 45, .inexact_max = 4, .inexact_pm = 300, .smm_counts = true,
+};
 static const struct sim_model athlon = {
     .name = "athlon",
     .doc = "AMD Athlon x86 Code Optimization guide (22007E) PerfEvtSel; facts §2, §7",
@@ -141,6 +154,7 @@ static const struct sim_model athlon = {
     .rate = rate,
     .overflow = overflow,
     .lvt_automask = false,
+    .si = &si_k7,
 };
 SIM_MODEL(athlon);
 
@@ -157,5 +171,6 @@ static const struct sim_model opteron = {
     .rate = rate,
     .overflow = overflow,
     .lvt_automask = false,
+    .si = &si_k8,
 };
 SIM_MODEL(opteron);

@@ -249,6 +249,14 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	return (*cccr & CCCR_OVF_PMI_T0) != 0;
 }
 
+/* Realism (sim.h): harness paths of 15-70 instructions (objdump of
+ * pmu/intel_netburst.o: program 151, start 40); NetBurst's deep pipeline
+ * delivers the PMI hundreds to thousands of instructions late (facts §8);
+ * SMM counted, no MSR_SMI_COUNT. */
+static const struct sim_silicon si_p4 = {
+    .insn_min = 15, .insn_max = 70, .cpi_x10 = 25, .skid_min = 100, .skid_max = 2000,
+    .entry_insn = 50, .smm_counts = true,
+};
 static const struct sim_model pentium4 = {
     .name = "pentium4",
     .doc = "x86-pmu-facts.md §5, §8, §9 P4, §10 P4; SDM Vol. 3B ESCR/CCCR excerpt",
@@ -271,5 +279,6 @@ static const struct sim_model pentium4 = {
     .rate = rate,
     .overflow = overflow,
     .lvt_automask = true, /* facts §8: LVTPC masked on interrupt (P4) */
+    .si = &si_p4,
 };
 SIM_MODEL(pentium4);

@@ -134,6 +134,13 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	return (s->reg[REG_EVNTSEL(i)] & EVTSEL_INT) != 0;
 }
 
+/* Realism (sim.h): harness paths of 12-50 instructions (objdump of
+ * pmu/intel_p6.o), a short skid on the P6 core (facts §8), SMM counted
+ * (SDM Vol. 3B 17.4.7) and no MSR_SMI_COUNT before Nehalem. */
+static const struct sim_silicon si_p6 = {
+    .insn_min = 12, .insn_max = 50, .cpi_x10 = 15, .skid_min = 2, .skid_max = 40,
+    .entry_insn = 40, .smm_counts = true,
+};
 static const struct sim_model pentium3 = {
     .name = "pentium3",
     .doc = "x86-pmu-facts.md §1-§3 (P6), §8 (LVTPC not auto-masked on P6 before Pentium M)",
@@ -156,5 +163,6 @@ static const struct sim_model pentium3 = {
     .rate = rate,
     .overflow = overflow,
     .lvt_automask = false,
+    .si = &si_p6,
 };
 SIM_MODEL(pentium3);

@@ -61,6 +61,11 @@ const struct sim_model *sim_model_find(const char *name)
 
 int sim_start(const char *model, enum sim_fault fault)
 {
+	return sim_start_real(model, fault, 0, 0);
+}
+
+int sim_start_real(const char *model, enum sim_fault fault, uint32_t realism, uint64_t seed)
+{
 	const struct sim_model *m = sim_model_find(model);
 
 	if (!m || fault >= SF_COUNT)
@@ -75,6 +80,9 @@ int sim_start(const char *model, enum sim_fault fault)
 	sim.svr = 0x1ff;
 	sim.irq_enabled = true;	 /* boot services run with interrupts on */
 	sim.tsc = 1000000;
+	sim.real.on = m->si ? realism & SIM_REALISM_ALL : 0;
+	sim.real.seed = seed;
+	sim_real_reset(&sim);
 	m->reset(&sim);
 	return 0;
 }
@@ -125,10 +133,20 @@ uint32_t sim_fms(unsigned family, unsigned model, unsigned stepping)
 
 void hw_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
 {
+	sim_real_access(&sim, SA_CPUID, leaf);
+	/* IA32_MISC_ENABLE[22] LIMIT_CPUID: leaf 0 reports 2 as the highest
+	 * basic leaf and leaves above it return leaf 2's data (SDM Vol. 2A
+	 * CPUID, "Limit CPUID Maxval"). */
+	if (sim.real.limit_cpuid && leaf > 2 && leaf < 0x80000000u) {
+		leaf = 2;
+		subleaf = 0;
+	}
 	for (unsigned i = 0; i < sim.n_cpuid; i++) {
 		if (sim.cpuid[i].leaf == leaf &&
 		    (sim.cpuid[i].subleaf == subleaf || sim.cpuid[i].subleaf == 0xffffffffu)) {
 			*r = sim.cpuid[i].r;
+			if (sim.real.limit_cpuid && leaf == 0 && r->eax > 2)
+				r->eax = 2;
 			return;
 		}
 	}
@@ -199,14 +217,35 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	return r;
 }
 
+/* Adds add events to counter i; true when it wrapped and the model wants a PMI. */
+static bool add_events(struct sim_cpu *s, unsigned i, uint64_t add)
+{
+	uint64_t mask = sim_width_mask(s, i);
+	bool ovf = add > mask - s->ctr[i];
+	s->ctr[i] = (s->ctr[i] + add) & mask;
+	return ovf && s->m->overflow(s, i);
+}
+
+void sim_ctr_bump(struct sim_cpu *s, unsigned i, uint64_t n)
+{
+	if (i < s->n_ctr && add_events(s, i, n))
+		sim_real_overflow(s);
+}
+
 /* Advances every counting counter by iters iterations of v, stopping at each
- * overflow point so that interrupts are raised where they would be. */
+ * overflow point (and where a skid runs out) so that interrupts are raised
+ * where they would be. */
 static void advance(struct sim_cpu *s, const struct workload_vector *v, uint64_t iters)
 {
 	while (iters) {
 		uint64_t k = iters;
 		uint64_t r[SIM_MAX_CTRS];
 
+		if (s->real.latched && v->instructions) {
+			uint64_t need = (s->real.skid_left + v->instructions - 1) / v->instructions;
+			if (need && need < k)
+				k = need;
+		}
 		for (unsigned i = 0; i < s->n_ctr; i++) {
 			r[i] = rate(s, i, v);
 			if (!r[i])
@@ -219,31 +258,34 @@ static void advance(struct sim_cpu *s, const struct workload_vector *v, uint64_t
 		/* Counters that overflow in the same step share one interrupt
 		 * request, as on hardware where the PMU has one line to the APIC. */
 		bool want_pmi = false;
-		for (unsigned i = 0; i < s->n_ctr; i++) {
-			if (!r[i])
-				continue;
-			uint64_t mask = sim_width_mask(s, i);
-			uint64_t add = k * r[i];
-			bool ovf = add > mask - s->ctr[i];
-			s->ctr[i] = (s->ctr[i] + add) & mask;
-			if (ovf && s->m->overflow(s, i))
+		for (unsigned i = 0; i < s->n_ctr; i++)
+			if (r[i] && add_events(s, i, k * r[i]))
 				want_pmi = true;
-		}
-		if (want_pmi)
-			sim_pmi_request(s);
 		s->st.instructions += k * v->instructions;
 		s->tsc += k * (v->cycles ? v->cycles : 1);
 		iters -= k;
+		/* The skid of an earlier overflow runs out before a new one. */
+		sim_real_retired(s, k * v->instructions);
+		if (want_pmi)
+			sim_real_overflow(s);
 		sim_deliver(s);
 	}
 }
 
+void sim_retire(struct sim_cpu *s, uint64_t insn, uint64_t branches, uint64_t cycles)
+{
+	struct workload_vector v = { insn, branches, 0, cycles ? cycles : 1, 0, 0 };
+	advance(s, &v, 1);
+}
+
 void hw_run_workload(const struct workload *w, uint64_t iterations)
 {
+	sim_real_access(&sim, SA_WORKLOAD, (uint32_t)w->per_iter.instructions);
 	if (sim.fault == SF_SPURIOUS_PMI)
 		sim_pmi_request(&sim);
 	advance(&sim, &w->fixed, 1);
 	advance(&sim, &w->per_iter, iterations);
+	sim_real_after_workload(&sim);
 }
 
 /* ---- local APIC ------------------------------------------------------------ */
@@ -300,7 +342,11 @@ static void dispatch(struct sim_cpu *s, unsigned vector)
 	 * skid is measurable the same way as on the target. */
 	f.rip = 0x100000 + s->st.instructions;
 	f.rflags = s->irq_enabled ? 0x202 : 0x2;
+	/* The entry stub runs before the handler stops the counters, the exit
+	 * path after it restarted them: both are counted on real cores. */
+	sim_real_access(s, SA_ENTRY, vector);
 	isr_dispatch(&f);
+	sim_real_access(s, SA_EXIT, vector);
 }
 
 void sim_deliver(struct sim_cpu *s)
@@ -394,7 +440,9 @@ static void apic_reg_write(struct sim_cpu *s, uint32_t off, uint64_t val)
 		uint32_t v = (uint32_t)val & (LVT_VECTOR_MASK | LVT_DM_MASK | LVT_MASKED);
 		if (s->fault == SF_LVT_STUCK_MASKED)
 			v |= LVT_MASKED;
+		uint32_t old = s->lvt_pc;
 		s->lvt_pc = v;
+		sim_real_lvt(s, old, v);
 		break;
 	}
 	case APIC_ICR_HI:
@@ -420,6 +468,7 @@ static void apic_reg_write(struct sim_cpu *s, uint32_t off, uint64_t val)
 
 uint32_t hw_mmio_read32(uint64_t addr)
 {
+	sim_real_access(&sim, SA_MMIO, (uint32_t)addr & 0xfff);
 	uint64_t base = sim.apic_base & ~0xfffull;
 	if (!x2apic(&sim) && addr >= base && addr < base + 0x1000)
 		return apic_reg_read(&sim, (uint32_t)(addr - base));
@@ -428,6 +477,7 @@ uint32_t hw_mmio_read32(uint64_t addr)
 
 void hw_mmio_write32(uint64_t addr, uint32_t val)
 {
+	sim_real_access(&sim, SA_MMIO, 0x1000 | ((uint32_t)addr & 0xfff));
 	uint64_t base = sim.apic_base & ~0xfffull;
 	if (!x2apic(&sim) && addr >= base && addr < base + 0x1000)
 		apic_reg_write(&sim, (uint32_t)(addr - base), val);
@@ -437,7 +487,12 @@ void hw_mmio_write32(uint64_t addr, uint32_t val)
 
 int hw_rdmsr(uint32_t msr, uint64_t *val)
 {
+	sim_real_access(&sim, SA_RDMSR, msr);
 	*val = 0;
+	if (msr == MSR_SMI_COUNT && sim.m->si && sim.m->si->smi_count) {
+		*val = sim.real.smi_count;
+		return HW_OK;
+	}
 	if (msr == MSR_IA32_APIC_BASE) {
 		*val = sim.apic_base;
 		return HW_OK;
@@ -460,6 +515,7 @@ int hw_rdmsr(uint32_t msr, uint64_t *val)
 
 int hw_wrmsr(uint32_t msr, uint64_t val)
 {
+	sim_real_access(&sim, SA_WRMSR, msr);
 	if (msr == MSR_IA32_APIC_BASE)
 		return HW_OK; /* the harness never changes the APIC mode */
 	if (msr >= MSR_X2APIC_BASE && msr < MSR_X2APIC_BASE + 0x100) {
@@ -473,6 +529,7 @@ int hw_wrmsr(uint32_t msr, uint64_t val)
 
 int hw_rdpmc(uint32_t ecx, uint64_t *val)
 {
+	sim_real_access(&sim, SA_RDPMC, ecx);
 	*val = 0;
 	if (!sim.m->rdpmc)
 		return HW_FAULT_UD;
@@ -481,17 +538,20 @@ int hw_rdpmc(uint32_t ecx, uint64_t *val)
 
 uint64_t hw_rdtsc(void)
 {
+	sim_real_access(&sim, SA_TSC, 0);
 	return sim.tsc += 20;
 }
 
 void hw_irq_enable(void)
 {
 	sim.irq_enabled = true;
+	sim_real_access(&sim, SA_IRQ, 1); /* a tick held off by IF=0 lands now */
 	sim_deliver(&sim);
 }
 
 void hw_irq_disable(void)
 {
+	sim_real_access(&sim, SA_IRQ, 0);
 	sim.irq_enabled = false;
 }
 
@@ -505,6 +565,7 @@ void hw_relax(void)
 	/* A spin-wait step is 10 us of simulated time, so bounded waits that
 	 * run out (a lost PMI) cost few steps on the host. */
 	sim.tsc += 10000;
+	sim_real_time(&sim);
 	sim_deliver(&sim);
 }
 

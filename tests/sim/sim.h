@@ -33,6 +33,40 @@ enum sim_fault {
 	SF_COUNT
 };
 
+/* Realism: what real silicon does that an ideal model would not. Each
+ * effect is one bit, switchable on its own (--realism), drawn from a seeded
+ * generator (--seed) so that a run is reproducible. Implemented in
+ * realism.c; the per-family numbers live in each model's sim_silicon. */
+enum sim_effect {
+	SE_OVERHEAD,   /* the harness's own code retires into enabled counters */
+	SE_SKID,       /* the overflow is signalled some instructions late */
+	SE_INEXACT,    /* AMD counts vary by a few events between identical runs */
+	SE_LATE_ACK,   /* unmasking LVTPC with an overflow bit set re-raises a PMI */
+	SE_INTERRUPTS, /* firmware timer interrupts (IF=1) and SMIs land in windows */
+	SE_FIRMWARE,   /* what firmware leaves behind and platform quirks */
+	SE_COUNT
+};
+#define SIM_REALISM_ALL ((1u << SE_COUNT) - 1)
+
+/* Per-family behaviour of real cores, each number from the source cited
+ * where the model defines it. Ranges are inclusive. */
+struct sim_silicon {
+	/* overhead: instructions retired by one seam access and the harness
+	 * code that leads to it; branches are about one in five of them */
+	uint16_t insn_min, insn_max;
+	uint16_t cpi_x10; /* cycles per harness instruction, x10 */
+	/* skid: instructions retired between an overflow and the PMI */
+	uint32_t skid_min, skid_max;
+	/* interrupt entry + exit stubs, retired around every handler */
+	uint16_t entry_insn;
+	/* inexact: per counting window, with probability inexact_pm per mille,
+	 * a counter gains 1..inexact_max events it should not have */
+	uint16_t inexact_max, inexact_pm;
+	bool late_ack;	/* Linux acks late on this core (Haswell and later) */
+	bool smi_count; /* MSR_SMI_COUNT (0x34) counts SMIs */
+	bool smm_counts; /* counters keep counting inside SMM (no freeze) */
+};
+
 struct sim_cpu;
 
 struct sim_model {
@@ -57,6 +91,10 @@ struct sim_model {
 	bool (*overflow)(struct sim_cpu *s, unsigned i);
 	/* The local APIC masks LVTPC when it delivers a PMI (facts §8). */
 	bool lvt_automask;
+	/* Overflows still flagged in status (late-ack), 0 if none or no status. */
+	uint64_t (*pending)(struct sim_cpu *s);
+	/* Realism numbers for this family; 0 = behaves ideally. */
+	const struct sim_silicon *si;
 };
 
 struct sim_cpuid {
@@ -71,6 +109,28 @@ struct sim_stats {
 	uint64_t nmi_delivered;
 	uint64_t eoi;
 	uint64_t instructions;	/* retired by workloads (the simulated RIP) */
+	uint64_t overhead_insn; /* retired by the harness's own code (realism) */
+	uint64_t skid_total;	/* instructions between overflows and their PMIs */
+	uint64_t inexact_events;
+	uint64_t late_ack_pmis;
+	uint64_t timer_irqs;
+	uint64_t smis;
+};
+
+/* State of the realism effects (realism.c). */
+struct sim_real {
+	uint32_t on;	    /* SE_* bits */
+	uint64_t seed, rng; /* xorshift64* state */
+	uint32_t last_site; /* the previous access: a site is a pair of accesses */
+	unsigned busy;	    /* nesting guard for overhead */
+	bool latched;	    /* an overflow waits out its skid */
+	uint64_t skid_left;
+	uint64_t timer_next, smi_next; /* TSC deadlines */
+	bool timer_pending;
+	uint64_t smi_count; /* MSR_SMI_COUNT */
+	bool limit_cpuid;   /* IA32_MISC_ENABLE[22]: CPUID leaves above 2 hidden */
+	/* Tunables (tests raise them to make an effect certain). */
+	uint64_t timer_min_us, timer_max_us, smi_min_us, smi_max_us;
 };
 
 struct sim_cpu {
@@ -94,6 +154,7 @@ struct sim_cpu {
 	unsigned depth; /* delivery nesting guard */
 	uint64_t tsc;
 	struct sim_stats st;
+	struct sim_real real;
 };
 
 extern struct sim_cpu sim;
@@ -107,6 +168,40 @@ enum sim_fault sim_fault_from_name(const char *name);
 /* Select and power on a model with an injected fault (SF_NONE = healthy).
  * Returns -1 for an unknown model or a fault that makes no sense for it. */
 int sim_start(const char *model, enum sim_fault fault);
+/* The same with realism effects (SE_* bits) drawn from seed. */
+int sim_start_real(const char *model, enum sim_fault fault, uint32_t realism, uint64_t seed);
+static inline bool sim_real(const struct sim_cpu *s, enum sim_effect e)
+{
+	return (s->real.on >> e) & 1u;
+}
+const char *sim_effect_name(enum sim_effect e);
+/* Parses "none", "all" or a comma list of effect names into *mask;
+ * returns -1 and the offending word in *bad on an unknown name. */
+int sim_realism_parse(const char *s, uint32_t *mask, char *bad, unsigned badlen);
+
+/* realism.c: the seam's hooks. Kinds of access (with a key: MSR, leaf,
+ * APIC offset, vector) name the site whose code retires. */
+enum sim_access {
+	SA_RDMSR = 1, SA_WRMSR, SA_RDPMC, SA_CPUID, SA_MMIO, SA_TSC, SA_IRQ, SA_WORKLOAD,
+	SA_ENTRY, SA_EXIT
+};
+void sim_real_reset(struct sim_cpu *s);
+void sim_real_access(struct sim_cpu *s, enum sim_access kind, uint32_t key);
+uint64_t sim_rand(struct sim_cpu *s, uint64_t lo, uint64_t hi); /* inclusive */
+/* An overflow wants a PMI: raised now, or after the skid. */
+void sim_real_overflow(struct sim_cpu *s);
+/* Instructions retired: count down a pending skid. */
+void sim_real_retired(struct sim_cpu *s, uint64_t insn);
+/* Time passed (spin-wait): a latched PMI goes out, timers and SMIs fire. */
+void sim_real_time(struct sim_cpu *s);
+/* After a workload: AMD's inexact counts. */
+void sim_real_after_workload(struct sim_cpu *s);
+/* LVTPC written: old and new value (late-ack re-raise). */
+void sim_real_lvt(struct sim_cpu *s, uint32_t old, uint32_t val);
+/* Retires insn instructions, branches, cycles into every counting counter. */
+void sim_retire(struct sim_cpu *s, uint64_t insn, uint64_t branches, uint64_t cycles);
+/* Adds n events to counter i (overflow handled as in a workload). */
+void sim_ctr_bump(struct sim_cpu *s, unsigned i, uint64_t n);
 static inline bool sim_has_fault(const struct sim_cpu *s, enum sim_fault f)
 {
 	return s->fault == f;
