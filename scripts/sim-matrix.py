@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Runs the suite against every simulated CPU, healthy and with every fault.
-A healthy model must give 0 FAIL and no SKIP for a check its family supports;
-every applicable fault must be caught by at least one FAIL whose message
-names the symptom (SYMPTOM below). Prints the matrix."""
+"""Runs the suite against every simulated CPU, healthy and with every fault,
+with every realism effect on, over SEEDS seeds (env SIM_SEEDS, default 25).
+A healthy model must give 0 FAIL on every seed; every applicable fault must
+be caught on every seed by at least one FAIL whose message names the
+symptom (SYMPTOM below). Prints the matrix."""
+import os
 import concurrent.futures as cf
 import re
 import subprocess
@@ -24,12 +26,36 @@ SYMPTOM = {
     "overcount": r"expected|got|counted",
     "lvt-stuck-masked": r"mask|LVT|PMI",
     "ack-ignored": r"ack|clear|status|OVF",
+    "pmi-storm": r"storm|stuck|will not clear",
+    "enable-ignored-one": r"enable|EN|counted while",
+    "wrong-vector": r"vector",
+    "global-ignored-gp": r"global|GLOBAL",
+    "width-high-bits": r"width|bits|above",
+    "write-dropped": r"read back|wrote|written",
+    "duplicate-pmi": r"PMI|duplicate|extra",
+    "status-not-sticky": r"sticky|status|OVF",
 }
+SEEDS = int(os.environ.get("SIM_SEEDS", "25"))
 
 
 def run(sim, model, fault):
-    p = subprocess.run([sim, "--cpu", model, "--fault", fault], capture_output=True, text=True)
+    p = subprocess.run([sim, "--cpu", model, "--fault", fault, "--realism", "all", "--seeds",
+                        str(SEEDS)], capture_output=True, text=True)
     return p.returncode, p.stdout + p.stderr
+
+
+def seeds_of(out):
+    """Splits a multi-seed run into (seed, lines) blocks."""
+    blocks, cur = [], None
+    for l in out.splitlines():
+        if l.startswith("sim.realism:"):
+            cur = [None, []]
+            blocks.append(cur)
+        elif cur is not None and l.startswith("sim.seed: ") and cur[0] is None:
+            cur[0] = l.split()[1]
+        if cur is not None:
+            cur[1].append(l)
+    return blocks
 
 
 def main():
@@ -47,27 +73,38 @@ def main():
     problems = []
     for (m, f), (rc, out) in results.items():
         fails = [l for l in out.splitlines() if l.startswith("FAIL ")]
+        blocks = seeds_of(out)
         if f == "none":
-            ok = rc == 0 and not fails and re.search(r"^\d+ passed, 0 failed", out, re.M)
+            bad = [(sd, [l for l in b if l.startswith("FAIL ")]) for sd, b in blocks]
+            bad = [(sd, fl) for sd, fl in bad if fl]
+            ok = rc == 0 and not fails and len(blocks) == SEEDS and len(re.findall(
+                r"^\d+ passed, 0 failed", out, re.M)) == SEEDS
             cells[m, f] = "ok" if ok else "FAIL"
             if not ok:
-                problems.append(f"{m} healthy: exit {rc}\n" + "\n".join("    | " + l for l in out.splitlines()[-30:]))
+                detail = [f"    | seed {sd}: {l}" for sd, fl in bad for l in fl] or \
+                    ["    | " + l for l in out.splitlines()[-30:]]
+                problems.append(f"{m} healthy: exit {rc}, {len(bad)} of {SEEDS} seeds failed\n" +
+                                "\n".join(detail[:40]))
         elif rc == 3 and out.startswith("n/a"):
             cells[m, f] = "n/a"
             na += 1
             continue
         else:
-            named = [l for l in fails if re.search(SYMPTOM[f], l)]
-            ok = rc == 1 and bool(named)
+            missed = [(sd, [l for l in b if l.startswith("FAIL ")]) for sd, b in blocks
+                      if not any(l.startswith("FAIL ") and re.search(SYMPTOM[f], l) for l in b)]
+            ok = rc == 1 and len(blocks) == SEEDS and not missed
             cells[m, f] = "caught" if ok else "MISSED"
             if not ok:
-                why = "no FAIL" if not fails else "FAIL does not name the symptom"
-                problems.append(f"{m} with {f}: {why} (exit {rc})\n" +
-                                "\n".join("    | " + l for l in (fails or out.splitlines()[-15:])))
+                sd, fl = missed[0] if missed else (None, fails)
+                why = "no FAIL" if not fl else "FAIL does not name the symptom"
+                problems.append(f"{m} with {f}: {len(missed)} of {SEEDS} seeds missed it; "
+                                f"seed {sd}: {why} (exit {rc})\n" +
+                                "\n".join("    | " + l for l in (fl or out.splitlines()[-15:])))
         passed += bool(ok)
         failed += not ok
     w = max(len(m) for m in models)
-    print("sim matrix (rows: models; columns: none, " + ", ".join(faults) + ")")
+    print(f"sim matrix, realism all, {SEEDS} seeds per cell (rows: models; columns: none, " +
+          ", ".join(faults) + ")")
     for m in models:
         print(f"  {m:<{w}} " + " ".join(f"{cells[m, f]:>6}" for f in ["none"] + faults))
     for p in problems:

@@ -24,6 +24,14 @@ static const char *const fault_names[SF_COUNT] = {
 	[SF_OVERCOUNT] = "overcount",
 	[SF_LVT_STUCK_MASKED] = "lvt-stuck-masked",
 	[SF_ACK_IGNORED] = "ack-ignored",
+	[SF_PMI_STORM] = "pmi-storm",
+	[SF_ENABLE_IGNORED_ONE] = "enable-ignored-one",
+	[SF_WRONG_VECTOR] = "wrong-vector",
+	[SF_GLOBAL_IGNORED_GP] = "global-ignored-gp",
+	[SF_WIDTH_HIGH_BITS] = "width-high-bits",
+	[SF_WRITE_DROPPED] = "write-dropped",
+	[SF_DUPLICATE_PMI] = "duplicate-pmi",
+	[SF_STATUS_NOT_STICKY] = "status-not-sticky",
 };
 
 const char *sim_fault_name(enum sim_fault f)

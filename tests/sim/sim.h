@@ -30,6 +30,14 @@ enum sim_fault {
 	SF_OVERCOUNT,	       /* one extra event per iteration (double counting) */
 	SF_LVT_STUCK_MASKED,   /* LVTPC mask bit cannot be cleared */
 	SF_ACK_IGNORED,	       /* clearing overflow status has no effect */
+	SF_PMI_STORM,	       /* one overflow bit will not clear: PMI after PMI */
+	SF_ENABLE_IGNORED_ONE, /* counter 1 alone counts with its enable bit clear */
+	SF_WRONG_VECTOR,       /* the PMI arrives on another vector than LVTPC's */
+	SF_GLOBAL_IGNORED_GP,  /* GP counters ignore the global enable (fixed obey) */
+	SF_WIDTH_HIGH_BITS,    /* bits above the counter width hold what is written */
+	SF_WRITE_DROPPED,      /* a read-write PMU register drops writes to one bit */
+	SF_DUPLICATE_PMI,      /* counters overflowing together raise a PMI each */
+	SF_STATUS_NOT_STICKY,  /* the overflow flag clears itself once read */
 	SF_COUNT
 };
 
