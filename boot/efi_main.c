@@ -97,17 +97,6 @@ static int load_options(EFI_HANDLE image, char *buf, UINTN cap, char **argv, int
 	return argc;
 }
 
-static void banner(unsigned passed, unsigned failed, int harness_error)
-{
-	/* PASS only when something was measured and nothing failed. */
-	const char *word = harness_error ? "ERROR" : failed ? "FAIL" : passed ? "PASS" : "NO VERDICT";
-	char line[80];
-	out_line("");
-	pmh_fmt(line, sizeof(line), "    ==========  %s  ==========", word);
-	out_line(line);
-	out_line("");
-}
-
 static void qemu_exit(uint32_t code)
 {
 	__asm__ volatile("outl %0, %1" : : "a"(code), "Nd"((uint16_t)0xf4));
@@ -318,6 +307,7 @@ done:
 	/* After a recovered exception a check may have left the PMI armed:
 	 * LVTPC goes back to the firmware's value before its IDT does. */
 	pmi_disarm();
+	suite->harness_error = harness_error != 0;
 	report_summary(suite);
 	pmh_fmt(line, sizeof(line), "harness.elapsed_us: %llu",
 		(unsigned long long)(pmh_tsc_per_us ? (hw_rdtsc() - t_start) / pmh_tsc_per_us : 0));
@@ -343,11 +333,10 @@ done:
 		}
 		uefi_call_wrapper(json_f->Close, 1, json_f);
 	}
-	banner(suite->passed, suite->failed, harness_error);
 	if (log_f) {
 		out_detach_log();
 		uefi_call_wrapper(log_f->Close, 1, log_f);
 	}
 	idt_restore();
-	return harness_error ? 2 : suite->failed ? 1 : 0;
+	return (int)run_verdict_exit(suite_verdict(suite));
 }

@@ -14,10 +14,15 @@ esp=build/run-esp
 rm -rf "$esp"; mkdir -p "$esp"
 "$(dirname "$0")/qemu-boot.sh" "$efi" "${args[@]}" --esp "$esp" --cfg "$cfg"
 rc=$?
+# QEMU exits with (debug-exit value << 1) | 1; the value is the verdict's
+# (README "Exit codes"), and so is this script's status.
 case $rc in
-  1) echo "run: verdict: no check failed (results in $esp/EFI/BOOT/)"; exit 0 ;;
-  3) echo "run: verdict: a check FAILED (results in $esp/EFI/BOOT/)"; exit 1 ;;
-  5) echo "run: verdict: the harness could not run"; exit 2 ;;
+  1) echo "run: verdict: PASS (results in $esp/EFI/BOOT/)"; exit 0 ;;
+  3) echo "run: verdict: FAIL, a check failed (results in $esp/EFI/BOOT/)"; exit 1 ;;
+  5) echo "run: verdict: ERROR, the harness could not run (results in $esp/EFI/BOOT/)"; exit 2 ;;
+  7) echo "run: verdict: NO PMU, nothing usable to validate (results in $esp/EFI/BOOT/)"; exit 3 ;;
+  9) echo "run: verdict: NO VERDICT, no check measured the PMU (results in $esp/EFI/BOOT/)"; exit 4 ;;
+  0) echo "run: QEMU stopped without a verdict (the harness did not reach its end)"; exit 5 ;;
   124) echo "run: QEMU did not finish within its time limit"; exit 124 ;;
   64) exit 64 ;;  # KVM=1 without a usable /dev/kvm: qemu-boot.sh said why
   *) echo "run: QEMU exited with status $rc"; exit "$rc" ;;

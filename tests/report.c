@@ -45,11 +45,68 @@ void report_identity(struct suite *s)
 		suite_emit(s, "pmu.warning: %s", p->warning);
 }
 
+enum run_verdict suite_verdict(const struct suite *s)
+{
+	if (s->harness_error)
+		return RV_ERROR;
+	if (s->failed)
+		return RV_FAIL;
+	if (!s->passed && !s->skipped)
+		return RV_NO_VERDICT; /* nothing was selected or nothing ran */
+	if (!s->pmu || s->pmu->status != PMU_FUNCTIONAL)
+		return RV_NO_PMU;
+	return s->pmu_passed ? RV_PASS : RV_NO_VERDICT;
+}
+
+const char *run_verdict_name(enum run_verdict v)
+{
+	static const char *const n[] = { [RV_PASS] = "PASS", [RV_FAIL] = "FAIL",
+					 [RV_ERROR] = "ERROR", [RV_NO_PMU] = "NO PMU",
+					 [RV_NO_VERDICT] = "NO VERDICT" };
+	return v <= RV_NO_VERDICT ? n[v] : "?";
+}
+
+unsigned run_verdict_exit(enum run_verdict v)
+{
+	return (unsigned)v; /* the enum is in exit-value order */
+}
+
+static void verdict_reason(const struct suite *s, enum run_verdict v, char *buf, size_t n)
+{
+	switch (v) {
+	case RV_ERROR:
+		pmh_fmt(buf, n, "the harness could not run");
+		break;
+	case RV_FAIL:
+		pmh_fmt(buf, n, "%u check%s failed", s->failed, s->failed == 1 ? "" : "s");
+		break;
+	case RV_NO_PMU:
+		pmh_fmt(buf, n, "no usable PMU to validate: %s",
+			s->pmu && s->pmu->reason[0] ? s->pmu->reason : "no driver");
+		break;
+	case RV_NO_VERDICT:
+		pmh_fmt(buf, n, "no check that measures the PMU ran (%u selected checks passed)",
+			s->passed);
+		break;
+	default:
+		pmh_fmt(buf, n, "%u PMU checks measured and passed, none failed", s->pmu_passed);
+		break;
+	}
+}
+
 void report_summary(struct suite *s)
 {
+	enum run_verdict v = suite_verdict(s);
+	char why[200];
+
 	if (s->dropped)
 		suite_emit(s, "warning: %u results did not fit in the results table", s->dropped);
 	suite_emit(s, "%u passed, %u failed, %u skipped", s->passed, s->failed, s->skipped);
+	verdict_reason(s, v, why, sizeof(why));
+	suite_emit(s, "verdict: %s (%s)", run_verdict_name(v), why);
+	suite_emit(s, "%s", "");
+	suite_emit(s, "    ==========  %s  ==========", run_verdict_name(v));
+	suite_emit(s, "%s", "");
 }
 
 size_t report_json(const struct suite *s, char *buf, size_t cap)
@@ -95,8 +152,13 @@ size_t report_json(const struct suite *s, char *buf, size_t cap)
 		pmh_sb_json_str(&sb, r->msg);
 		pmh_sb_add(&sb, "}");
 	}
+	enum run_verdict v = suite_verdict(s);
+	char why[200];
+	verdict_reason(s, v, why, sizeof(why));
 	pmh_sb_add(&sb, "\n  ],\n  \"summary\": {\"passed\": %u, \"failed\": %u, \"skipped\": %u, "
-			"\"dropped\": %u}\n}\n",
-		   s->passed, s->failed, s->skipped, s->dropped);
+			"\"dropped\": %u},\n  \"verdict\": \"%s\",\n  \"verdict_reason\": ",
+		   s->passed, s->failed, s->skipped, s->dropped, run_verdict_name(v));
+	pmh_sb_json_str(&sb, why);
+	pmh_sb_add(&sb, "\n}\n");
 	return sb.len;
 }

@@ -154,6 +154,8 @@ static void record(struct suite *s, struct check_ctx *c)
 	else
 		pmh_strlcpy(id, c->chk->id, sizeof(id));
 
+	if (c->v == V_PASS && c->chk->needs_pmu)
+		s->pmu_passed++;
 	if (c->v == V_PASS)
 		s->passed++;
 	else if (c->v == V_FAIL)

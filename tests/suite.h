@@ -49,7 +49,9 @@ struct suite {
 	struct result results[SUITE_MAX_RESULTS];
 	unsigned n_results;
 	unsigned passed, failed, skipped;
+	unsigned pmu_passed; /* passes of checks that measured the PMU (needs_pmu) */
 	unsigned dropped; /* results that did not fit (reported, never silent) */
+	bool harness_error; /* the harness could not run (set by the platform) */
 	struct sink out;
 	const struct options *opt;
 	const struct cpu_info *cpu;
@@ -85,8 +87,21 @@ void suite_init(struct suite *s, const struct options *o, const struct cpu_info 
 void suite_run(struct suite *s, unsigned cpu_index);
 void suite_emit(struct suite *s, const char *f, ...) __attribute__((format(printf, 2, 3)));
 
+/* The run's one verdict (README "Output"), in order of precedence: ERROR
+ * (the harness could not run), FAIL (a check failed), NO PMU (no usable
+ * PMU: no driver, or the probe found it not functional), NO VERDICT (the
+ * PMU was usable but no check measured it), PASS (the PMU was measured and
+ * nothing failed). Each has its own exit value. */
+enum run_verdict { RV_PASS, RV_FAIL, RV_ERROR, RV_NO_PMU, RV_NO_VERDICT };
+enum run_verdict suite_verdict(const struct suite *s);
+const char *run_verdict_name(enum run_verdict v);
+/* The on_finish = qemu-exit value and the platform's exit status:
+ * PASS 0, FAIL 1, ERROR 2, NO PMU 3, NO VERDICT 4. */
+unsigned run_verdict_exit(enum run_verdict v);
+
 /* report.c */
 void report_identity(struct suite *s);
+/* The closing line, the verdict line with its reason, and the banner. */
 void report_summary(struct suite *s);
 /* The JSON results document into buf; returns the length it needs. */
 size_t report_json(const struct suite *s, char *buf, size_t cap);

@@ -71,8 +71,13 @@ def check(efi, entry):
         m = re.match(r"^([a-z_.]+): (.*)$", l)
         if m:
             kv.setdefault(m.group(1), m.group(2))
-    if rc != 1:
-        errs.append(f"QEMU exit status {rc}, expected 1 (debug-exit value 0)")
+    # TCG has no PMU: the verdict is NO PMU, debug-exit value 3, QEMU status 7.
+    if rc != 7:
+        errs.append(f"QEMU exit status {rc}, expected 7 (debug-exit value 3, NO PMU)")
+    if "verdict: NO PMU" not in " ".join(l[:15] for l in lines if l.startswith("verdict: ")):
+        errs.append("no 'verdict: NO PMU' line")
+    if not any(re.fullmatch(r" *=+ +NO PMU +=+", l) for l in lines):
+        errs.append("no NO PMU banner")
     if secs > LIMIT_S:
         errs.append(f"took {secs:.1f} s, limit {LIMIT_S} s")
     if not kv.get("cpu.vendor", "").startswith(vendor):
@@ -118,6 +123,8 @@ def check(efi, entry):
             s = doc["summary"]
             if closing and (s["passed"], s["failed"], s["skipped"]) != tuple(int(x) for x in closing[0].groups()):
                 errs.append("JSON summary differs from the closing line")
+            if doc.get("verdict") != "NO PMU" or not doc.get("verdict_reason"):
+                errs.append(f"JSON verdict {doc.get('verdict')!r}, expected 'NO PMU' with a reason")
             if doc["pmu"]["driver"] != driver:
                 errs.append("JSON pmu.driver differs")
         except (OSError, ValueError, KeyError) as e:
