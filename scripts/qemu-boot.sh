@@ -110,11 +110,18 @@ timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine "$machine" "${sb[@]
   "${sargs[@]}" "${extra[@]}" </dev/null
 rc=$?
 set -e
-if [ -n "$usb" ]; then
-  :
-elif [ "$prepared" = 1 ]; then
-  mcopy -o -s -i "$img" '::/*' "$esp"/ 2>/dev/null || true
-else
-  mcopy -o -s -i "$img" ::/EFI "$esp"/ 2>/dev/null || true
+# Copy the volume back through an empty folder: mcopy asks before it
+# replaces a folder that exists (even with -o), and a prompt nobody sees hangs
+# a terminal. Its own stderr stays visible.
+if [ -z "$usb" ]; then
+  back=$(mktemp -d "${TMPDIR:-/tmp}/pmh-back.XXXXXX")
+  src=::/EFI; [ "$prepared" = 1 ] && src='::/*'
+  if mcopy -s -i "$img" "$src" "$back"/ </dev/null; then
+    cp -R "$back"/. "$esp"/
+  else
+    echo "qemu-boot.sh: copying the results back from the boot volume failed" >&2
+    [ "$rc" -ne 0 ] || rc=1
+  fi
+  rm -rf "$back"
 fi
 exit $rc
