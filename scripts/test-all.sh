@@ -13,7 +13,10 @@ run() {
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
 run "unit tests (cmocka, ASan+UBSan)" scripts/run-unit.sh build/host/unit/*
-run "simulated CPUs" scripts/sim-matrix.py build/host/pmuharness-sim
+run "simulated CPUs, realism all, 25 seeds (optimised build)" \
+  scripts/sim-matrix.py build/host/pmuharness-sim-fast
+run "simulated CPUs, realism all, 2 seeds (ASan+UBSan build)" \
+  env SIM_SEEDS=2 scripts/sim-matrix.py build/host/pmuharness-sim
 for t in tests/qemu/test_*.py; do
   [ -e "$t" ] && run "QEMU: $(basename "$t" .py)" "$t" build/pmuharness.efi
 done
