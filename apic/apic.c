@@ -77,6 +77,13 @@ uint32_t apic_lvt_pc_read(void) { return apic_read(APIC_LVT_PC); }
 
 void apic_lvt_pc_write(uint32_t val) { apic_write(APIC_LVT_PC, val); }
 
+uint32_t apic_tpr_swap(uint32_t tpr)
+{
+	uint32_t old = apic_read(APIC_TPR) & 0xff;
+	apic_write(APIC_TPR, tpr & 0xff);
+	return old;
+}
+
 bool apic_in_service(unsigned vector)
 {
 	if (vector > 255)

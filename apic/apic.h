@@ -56,6 +56,9 @@ const char *apic_lvt_pc_unusable(const struct apic_info *ai);
 /* LVTPC: xAPIC offset 0x340 / x2APIC MSR 0x834. */
 uint32_t apic_lvt_pc_read(void);
 void apic_lvt_pc_write(uint32_t val);
+/* Sets the task priority (bits 7:4 the class at or below which fixed
+ * interrupts are held off, SDM Vol. 3A 11.8.3); returns the old value. */
+uint32_t apic_tpr_swap(uint32_t tpr);
 /* Whether vector v is in service (ISR bit set). */
 bool apic_in_service(unsigned vector);
 /* A fixed-delivery interrupt to this CPU: ICR shorthand self (xAPIC) or the

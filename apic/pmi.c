@@ -7,17 +7,19 @@
  *      unmask (generic Linux handler: unmask first);
  *   3. pmi_collect: stop, collect and clear every pending overflow;
  *   4. count each overflowed counter once, re-preload those with a reload;
- *   5. unmask LVTPC now under PMU_PMI_UNMASK_LATE: the PMI line is a 1-bit
- *      edge and only goes 0->1 again once status is clear (KNC §1.4.3.9);
+ *   5. unmask LVTPC now under PMU_PMI_UNMASK_LATE: unmasking while a flag is
+ *      still set raises another PMI (Linux late_ack, facts §9; KNC's 1-bit
+ *      line only rises on 0->1, KNC §1.4.3.9);
  *   6. EOI for fixed delivery (an NMI has no EOI, facts §8);
  *   7. restart the counters the harness had running.
- * More than PMI_STORM_LIMIT PMIs in one arm/disarm window stop everything:
- * that PMI's overflows are still counted, nothing is re-armed, LVTPC stays
- * masked. */
+ * A PMI that collects nothing is an echo when the family documents late
+ * PMIs (PMU_PMI_LATE_ECHO) and a real one came within PMI_ECHO_US, else
+ * spurious. More than PMI_STORM_LIMIT PMIs in one arm/disarm window, or an
+ * overflow flag that will not clear, stop everything: that PMI's overflows
+ * are still counted, nothing is re-armed, LVTPC stays masked. */
 #include "pmi.h"
 #include "../pmu/hw.h"
 #include "apic.h"
-#include "isr.h"
 
 static struct pmu *pmu;
 static enum pmi_delivery delivery;
@@ -25,15 +27,68 @@ static uint32_t lvt_saved, lvt_armed;
 static bool armed;
 static uint64_t window; /* PMIs since pmi_arm */
 static uint64_t reload[PMU_MAX_COUNTERS];
+static bool seen_real;	   /* a PMI collected something since the reset */
+static uint64_t last_real; /* its TSC */
 static volatile struct pmi_stats stats;
 
 static void unmask(void) { apic_lvt_pc_write(lvt_armed); }
+
+static uint64_t tsc_per_us(void) { return hw_tsc_per_us() ? hw_tsc_per_us() : 4000; }
 
 static void storm(struct pmu *p)
 {
 	p->ops->stop(p, pmu_all_mask(p));
 	stats.storm = true;
 	apic_lvt_pc_write(lvt_armed | LVT_MASKED);
+}
+
+/* The family's collect step. When it gives up (a flag still set after
+ * Linux's 100 rounds, facts §9) the flags still pending are stuck: they are
+ * recorded and the overflows collected are kept. Returns true when stuck. */
+static bool collect(struct pmu *p, uint64_t *mask)
+{
+	uint64_t left = 0;
+
+	*mask = 0;
+	if (p->ops->pmi_collect(p, mask) == 0 || !*mask)
+		return false;
+	if (p->ops->overflow_status(p, &left) != 0 || !(left & *mask))
+		return false; /* an access fault, not a flag that stays */
+	stats.stuck |= left & pmu_all_mask(p);
+	return true;
+}
+
+static void classify(uint32_t flags, uint64_t mask, uint64_t tsc)
+{
+	if (mask) {
+		seen_real = true;
+		last_real = tsc;
+	} else if ((flags & PMU_PMI_LATE_ECHO) && seen_real &&
+		   tsc - last_real < PMI_ECHO_US * tsc_per_us()) {
+		stats.echo++;
+	} else {
+		stats.spurious++;
+	}
+}
+
+static void count(struct pmu *p, uint64_t mask, uint64_t slot)
+{
+	stats.skid[slot] = 0;
+	for (unsigned i = 0; i < p->n && i < PMU_MAX_COUNTERS; i++) {
+		if (!(mask & (1ull << i)))
+			continue;
+		stats.overflows[i]++;
+		/* Counting is stopped here: what the lowest overflowed counter
+		 * holds past its wrap is the skid in its events. */
+		if (!(mask & ((1ull << i) - 1))) {
+			uint64_t v = 0;
+			if (p->ops->read(p, i, &v) == HW_OK) {
+				stats.skid[slot] = v;
+				stats.skid_sum += v;
+				stats.skid_n++;
+			}
+		}
+	}
 }
 
 static void pmi_handler(struct int_frame *f)
@@ -54,32 +109,19 @@ static void pmi_handler(struct int_frame *f)
 	slot = stats.n_log % PMI_LOG;
 	stats.rip[slot] = f->rip;
 	stats.tsc[slot] = tsc;
-	stats.mask[slot] = 0;
 	stats.n_log++;
 	if (apic_lvt_pc_read() & LVT_MASKED)
 		stats.lvt_masked_on_entry++;
 
 	if ((flags & PMU_PMI_AUTOMASK) && !(flags & PMU_PMI_UNMASK_LATE))
 		unmask();
-	if (p->ops->pmi_collect(p, &mask) != 0)
-		mask = 0;
+	bool stuck = collect(p, &mask);
 	stats.mask[slot] = mask;
-	if (!mask)
-		stats.spurious++;
-	stats.skid[slot] = 0;
-	for (unsigned i = 0; i < p->n && i < PMU_MAX_COUNTERS; i++) {
-		if (!(mask & (1ull << i)))
-			continue;
-		stats.overflows[i]++;
-		/* Counting is stopped here: what the lowest overflowed counter
-		 * holds past its wrap is the skid in its events. */
-		if (!(mask & ((1ull << i) - 1))) {
-			uint64_t v = 0;
-			if (p->ops->read(p, i, &v) == HW_OK)
-				stats.skid[slot] = v;
-		}
-	}
-	if (++window > PMI_STORM_LIMIT) {
+	classify(flags, mask, tsc);
+	if (mask && !(mask & p->active))
+		stats.after_stop++;
+	count(p, mask, slot);
+	if (stuck || ++window > PMI_STORM_LIMIT) {
 		/* Counted, but not re-armed, unmasked or restarted. */
 		storm(p);
 		if (delivery == PMI_FIXED)
@@ -94,6 +136,15 @@ static void pmi_handler(struct int_frame *f)
 	if (delivery == PMI_FIXED)
 		apic_eoi();
 	p->ops->start(p, p->active);
+}
+
+/* An interrupt on the vector beside LVTPC's while armed: the APIC delivered
+ * the PMI on the wrong vector. Counted for the checks, acknowledged. */
+static void stray_handler(struct int_frame *f)
+{
+	(void)f;
+	stats.wrong_vector++;
+	apic_eoi();
 }
 
 int pmi_arm(struct pmu *p, enum pmi_delivery mode)
@@ -115,6 +166,8 @@ int pmi_arm(struct pmu *p, enum pmi_delivery mode)
 	/* Linux programs NMI delivery with vector field 0 (facts §8). */
 	lvt_armed = mode == PMI_NMI ? LVT_DM_NMI : (LVT_DM_FIXED | VEC_PMI);
 	isr_set_handler(mode == PMI_NMI ? VEC_NMI : VEC_PMI, pmi_handler);
+	if (mode == PMI_FIXED)
+		isr_set_handler(PMI_STRAY_VECTOR, stray_handler);
 	armed = true;
 	apic_lvt_pc_write(lvt_armed);
 	back = apic_lvt_pc_read() & (LVT_VECTOR_MASK | LVT_DM_MASK | LVT_MASKED);
@@ -132,6 +185,8 @@ void pmi_disarm(void)
 	apic_lvt_pc_write(lvt_saved);
 	armed = false;
 	isr_set_handler(delivery == PMI_NMI ? VEC_NMI : VEC_PMI, 0);
+	if (delivery == PMI_FIXED)
+		isr_set_handler(PMI_STRAY_VECTOR, 0);
 	pmu = 0;
 }
 
@@ -145,6 +200,7 @@ void pmi_reset_stats(void)
 {
 	stats.total = 0;
 	stats.spurious = 0;
+	stats.echo = 0;
 	for (unsigned i = 0; i < PMU_MAX_COUNTERS; i++)
 		stats.overflows[i] = 0;
 	stats.n_log = 0;
@@ -152,25 +208,60 @@ void pmi_reset_stats(void)
 		stats.rip[i] = 0;
 		stats.tsc[i] = 0;
 		stats.mask[i] = 0;
+		stats.skid[i] = 0;
 	}
+	stats.skid_sum = 0;
+	stats.skid_n = 0;
 	stats.lvt_masked_on_entry = 0;
+	stats.after_stop = 0;
+	stats.stuck = 0;
+	stats.wrong_vector = 0;
 	stats.storm = false;
+	seen_real = false;
 }
 
 const volatile struct pmi_stats *pmi_stats(void) { return &stats; }
+
+void pmi_window_open(struct pmi_window *w)
+{
+	w->irq = hw_irq_enabled();
+	w->tpr = apic_current_mode() == APIC_MODE_DISABLED ? 0 : apic_tpr_swap(PMI_TPR);
+	hw_irq_enable();
+}
+
+void pmi_window_close(const struct pmi_window *w)
+{
+	hw_irq_disable();
+	if (apic_current_mode() != APIC_MODE_DISABLED)
+		apic_tpr_swap(w->tpr);
+	if (w->irq)
+		hw_irq_enable();
+}
 
 bool pmi_wait(uint64_t total, uint64_t timeout_us)
 {
 	/* Without a calibrated TSC assume 4 GHz: never shorter than asked on a
 	 * clock up to 4 GHz. */
-	uint64_t per_us = hw_tsc_per_us() ? hw_tsc_per_us() : 4000;
+	uint64_t per_us = tsc_per_us();
 	uint64_t limit = timeout_us > UINT64_MAX / per_us ? UINT64_MAX : timeout_us * per_us;
-	uint64_t t0 = hw_rdtsc();
+	/* A fixed-vector PMI cannot arrive with IF = 0, which is how firmware
+	 * may run an AP procedure: open a PMI window for the wait only. */
+	bool open = armed && delivery == PMI_FIXED && !hw_irq_enabled();
+	struct pmi_window w;
+	bool ok = true;
+	uint64_t t0;
 
+	if (open)
+		pmi_window_open(&w);
+	t0 = hw_rdtsc();
 	while (stats.total < total) {
-		if (hw_rdtsc() - t0 >= limit)
-			return stats.total >= total;
+		if (hw_rdtsc() - t0 >= limit) {
+			ok = stats.total >= total;
+			break;
+		}
 		hw_relax();
 	}
-	return true;
+	if (open)
+		pmi_window_close(&w);
+	return ok;
 }

@@ -2,7 +2,10 @@
  * NMI), runs the family's protocol through the driver (pmi_collect), counts
  * overflows per counter, records the interrupted RIP and TSC, re-arms the
  * counters the caller asked for, unmasks LVTPC where the family masks it on
- * delivery, EOIs fixed-vector deliveries and restarts counting. */
+ * delivery, EOIs fixed-vector deliveries and restarts counting. It also
+ * tells apart what real silicon does around a PMI: a documented late PMI
+ * (echo) from a spurious one, a status bit that will not clear (stuck), and
+ * an interrupt that came on the wrong vector. */
 #ifndef PMH_APIC_PMI_H
 #define PMH_APIC_PMI_H
 
@@ -10,13 +13,26 @@
 #include <stdbool.h>
 #include "../pmu/pmu.h"
 #include "../tests/options.h"
+#include "isr.h"
 
 #define PMI_LOG 64
 #define PMI_STORM_LIMIT 10000 /* PMIs in one arm/disarm window: a storm */
+/* The task priority of a PMI window: every fixed interrupt in a class below
+ * the PMI vector's is held off (SDM Vol. 3A 11.8.3), the firmware's timer
+ * among them; the PMI and the vector beside it still come in. */
+#define PMI_TPR ((((unsigned)VEC_PMI >> 4) - 1u) << 4)
+/* The harness's other vector, in the PMI's class: an interrupt there while
+ * the service is armed is a PMI on the wrong vector. */
+#define PMI_STRAY_VECTOR VEC_SPURIOUS_TEST
+/* Linux's AMD window for late NMIs (perf_nmi_window = 100 ms, facts §9). */
+#define PMI_ECHO_US 100000
 
 struct pmi_stats {
-	uint64_t total;	     /* PMIs taken (fixed vector or NMI) */
-	uint64_t spurious;   /* PMIs that found no overflow pending */
+	uint64_t total;	   /* PMIs taken (fixed vector or NMI) */
+	uint64_t spurious; /* PMIs that found no overflow pending (and no echo) */
+	/* PMIs that found nothing pending within PMI_ECHO_US of one that did,
+	 * on a family documented to send them (PMU_PMI_LATE_ECHO) */
+	uint64_t echo;
 	uint64_t overflows[PMU_MAX_COUNTERS]; /* overflows collected per counter */
 	uint64_t n_log;	     /* entries written to rip/tsc/mask logs (wraps at PMI_LOG) */
 	uint64_t rip[PMI_LOG];	/* interrupted RIP per PMI */
@@ -25,8 +41,15 @@ struct pmi_stats {
 	/* events the lowest overflowed counter held past its wrap when the
 	 * handler had stopped counting: the skid, in that counter's events */
 	uint64_t skid[PMI_LOG];
+	uint64_t skid_sum, skid_n; /* the same over every PMI that collected one */
 	uint64_t lvt_masked_on_entry; /* PMIs that found LVTPC masked (auto-mask seen) */
-	bool storm;	     /* the storm guard tripped and stopped the counters */
+	/* PMIs whose overflows were on counters already stopped: in flight
+	 * when the window ended (Linux p4_pmu_handle_irq, facts §9), so none
+	 * of the handler's own instructions were counted */
+	uint64_t after_stop;
+	uint64_t stuck;	       /* counters whose overflow flag would not clear */
+	uint64_t wrong_vector; /* interrupts on PMI_STRAY_VECTOR while armed */
+	bool storm; /* the storm guard tripped (or a flag stuck) and stopped the counters */
 };
 
 /* Route PMIs for p through LVTPC with the given delivery; installs the
@@ -39,7 +62,17 @@ void pmi_set_reload(unsigned ctr, uint64_t n);
 void pmi_reset_stats(void);
 const volatile struct pmi_stats *pmi_stats(void);
 /* Waits until at least `total` PMIs were taken or timeout_us passes (TSC
- * bounded). Returns true when reached. */
+ * bounded). A fixed-vector PMI needs IF = 1: when the caller runs with
+ * IF = 0 (an AP procedure), the wait opens interrupts at PMI_TPR and closes
+ * them again. Returns true when reached. */
 bool pmi_wait(uint64_t total, uint64_t timeout_us);
+
+/* A PMI window: interrupts on, TPR at PMI_TPR; close puts both back. */
+struct pmi_window {
+	uint32_t tpr;
+	bool irq;
+};
+void pmi_window_open(struct pmi_window *w);
+void pmi_window_close(const struct pmi_window *w);
 
 #endif

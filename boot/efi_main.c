@@ -307,6 +307,10 @@ done:
 	/* After a recovered exception a check may have left the PMI armed:
 	 * LVTPC goes back to the firmware's value before its IDT does. */
 	pmi_disarm();
+	/* what the driver and identification changed goes back (TSX
+	 * force-abort, LIMIT_CPUID) before the firmware gets the CPU */
+	pmu_release(&pmu);
+	cpu_restore(&cpu);
 	suite->harness_error = harness_error != 0;
 	report_summary(suite);
 	pmh_fmt(line, sizeof(line), "harness.elapsed_us: %llu",

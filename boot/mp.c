@@ -99,6 +99,11 @@ static void ap_run(struct ap_job *j)
 		goto out;
 	}
 	isr_set_fatal(ap_fatal, &jb);
+	/* The firmware may run this with IF = 0 (an AP woken by INIT-SIPI
+	 * starts with RFLAGS = 2, SDM Vol. 3A 9.1.1): the PMI checks open
+	 * interrupts, with the TPR holding off every class below the PMI's,
+	 * only for their windows and PMI waits (apic/pmi.c pmi_window_open,
+	 * pmi_wait) and put IF back as they found it. */
 	cpu_identify(&j->ci);
 	apic_detect(&j->apic);
 	pmu_attach(&j->pmu, &j->ci);
@@ -113,6 +118,8 @@ static void ap_run(struct ap_job *j)
 out:
 	isr_set_fatal(0, 0);
 	pmi_disarm();
+	pmu_release(&j->pmu); /* this AP's TSX force-abort and LIMIT_CPUID */
+	cpu_restore(&j->ci);
 	/* this AP's own IDT comes back, not the BSP's */
 	__asm__ volatile("lidt %0" : : "m"(fw));
 	j->done = 1;

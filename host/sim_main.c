@@ -117,6 +117,9 @@ static int run_one(const char *model, const char *fault, enum sim_fault f, uint3
 	report_identity(&suite);
 	suite_run(&suite, 0);
 	report_summary(&suite);
+	/* where the target returns to the firmware */
+	pmu_release(&p);
+	cpu_restore(&ci);
 	printf("sim.stats: overhead %llu instructions, skid %llu, inexact %llu events, "
 	       "late-ack %llu PMIs, %llu timer interrupts, %llu SMIs\n",
 	       (unsigned long long)sim.st.overhead_insn, (unsigned long long)sim.st.skid_total,

@@ -30,6 +30,9 @@ static int init(struct pmu *p)
 
 	p->n_gp = CORE_N;
 	p->caps = PMU_CAP_EDGE_INV_CMASK;
+	/* CntMask is 8 bits (facts §1); the reserved range after K8 is not in
+	 * our documents: 15 is above any core's events per cycle. */
+	p->cmask_max = 15;
 	p->version = 0;
 	if (perfmon_v2) {
 		unsigned n = ids->ext22.ebx & 0xf;
@@ -60,8 +63,17 @@ static int init(struct pmu *p)
 		pmh_fmt(c->name, sizeof(c->name), "gp%u", i);
 	}
 	p->n = p->n_gp;
-	/* No LVTPC auto-mask on AMD (facts §8). */
-	p->pmi_flags = 0;
+	/* RDPMC 6-9 reads the northbridge / data fabric counters with 8000_0001h
+	 * ECX[24], 10-15 the L3 counters with ECX[28] (AMD APM Vol. 3 RDPMC):
+	 * the first index with no counter behind it is past those. */
+	p->rdpmc_bad = p->n_gp;
+	if (ids && (ids->ext1.ecx >> 24 & 1) && p->rdpmc_bad < 10)
+		p->rdpmc_bad = 10;
+	if (ids && (ids->ext1.ecx >> 28 & 1) && p->rdpmc_bad < 16)
+		p->rdpmc_bad = 16;
+	/* No LVTPC auto-mask on AMD (facts §8); a late PMI for an overflow
+	 * already handled is documented (NMI latency, facts §9). */
+	p->pmi_flags = PMU_PMI_LATE_ECHO;
 	return 0;
 }
 
@@ -248,9 +260,12 @@ static int reset(struct pmu *p)
 
 static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 {
-	/* PERF_CTL: event[7:0], umask, USR..CMASK less reserved bit 21,
-	 * event[11:8] at 35:32, GuestOnly/HostOnly at 41:40 (facts §1). */
-	const uint64_t sel_mask = 0x30fffdfffffull;
+	/* PERF_CTL: event[7:0], umask, USR..CMASK less bit 19 (no field on AMD
+	 * cores, facts §1) and reserved bit 21, event[11:8] at 35:32,
+	 * GuestOnly/HostOnly at 41:40 (facts §1); a KVM guest has 63:36
+	 * reserved (L:arch/x86/kvm/svm/pmu.c amd_pmu_refresh). */
+	const uint64_t guest_host = p->cpu && p->cpu->hypervisor ? 0 : 0x30000000000ull;
+	const uint64_t sel_mask = 0xfffd7ffffull | guest_host;
 	size_t n = 0;
 
 	for (unsigned i = 0; i < p->n && n + 1 < max; i++) {

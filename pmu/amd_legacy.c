@@ -38,8 +38,12 @@ static int init(struct pmu *p)
 	p->n = p->n_gp;
 	p->version = 0;
 	p->caps = PMU_CAP_SIGN_OVERFLOW | PMU_CAP_EDGE_INV_CMASK;
-	/* The AMD local APIC does not mask LVTPC on delivery (facts §8). */
-	p->pmi_flags = 0;
+	/* K8 BKDG §10.2 CNT_MASK: 1-3 (at most 3 events a cycle), 4-255
+	 * reserved; the K7 guide gives no range, and K8's fits it. */
+	p->cmask_max = 3;
+	/* The AMD local APIC does not mask LVTPC on delivery (facts §8); a
+	 * late PMI for an overflow already handled is documented (facts §9). */
+	p->pmi_flags = PMU_PMI_LATE_ECHO;
 	return 0;
 }
 

@@ -6,10 +6,39 @@
 
 static void regs_to_str(char *dst, uint32_t a, uint32_t b, uint32_t c)
 {
-	const uint32_t w[3] = { a, b, c };
+	const uint32_t w[3] = {a, b, c};
 	for (int i = 0; i < 12; i++)
 		dst[i] = (char)(w[i / 4] >> (8 * (i % 4)));
 	dst[12] = 0;
+}
+
+/* Firmware may set IA32_MISC_ENABLE[22] LIMIT_CPUID, which makes leaf 0
+ * report 2 and hides leaf 0AH. Linux's early_init_intel clears it on family
+ * 6 model >= 0xD and on later families, then reads leaf 0 again; so does the
+ * harness, and cpu_restore() sets it back on the way out. */
+static void unlimit_cpuid(struct cpu_ids *ids)
+{
+	uint32_t fam = (ids->leaf1.eax >> 8) & 0xf, model = (ids->leaf1.eax >> 4) & 0xf;
+	struct cpuid_regs r;
+	uint64_t misc;
+
+	model |= (ids->leaf1.eax >> 12) & 0xf0; /* extended model (SDM Vol. 2A CPUID) */
+	if (pmh_strcmp(ids->vendor, "GenuineIntel") || !(fam > 6 || (fam == 6 && model >= 0xd)))
+		return;
+	if (hw_rdmsr(MSR_IA32_MISC_ENABLE, &misc) != HW_OK || !(misc & MISC_ENABLE_LIMIT_CPUID) ||
+	    hw_wrmsr(MSR_IA32_MISC_ENABLE, misc & ~MISC_ENABLE_LIMIT_CPUID) != HW_OK)
+		return;
+	ids->limit_cpuid_cleared = true;
+	hw_cpuid(0, 0, &r);
+	ids->max_leaf = r.eax;
+}
+
+void cpu_restore(const struct cpu_info *ci)
+{
+	uint64_t misc;
+
+	if (ci->ids.limit_cpuid_cleared && hw_rdmsr(MSR_IA32_MISC_ENABLE, &misc) == HW_OK)
+		hw_wrmsr(MSR_IA32_MISC_ENABLE, misc | MISC_ENABLE_LIMIT_CPUID);
 }
 
 void cpu_read_ids(struct cpu_ids *ids)
@@ -20,8 +49,10 @@ void cpu_read_ids(struct cpu_ids *ids)
 	hw_cpuid(0, 0, &r);
 	ids->max_leaf = r.eax;
 	regs_to_str(ids->vendor, r.ebx, r.edx, r.ecx);
-	if (ids->max_leaf >= 1)
+	if (ids->max_leaf >= 1) {
 		hw_cpuid(1, 0, &ids->leaf1);
+		unlimit_cpuid(ids);
+	}
 	if (ids->max_leaf >= 0x0a)
 		hw_cpuid(0x0a, 0, &ids->leaf0a);
 	hw_cpuid(0x80000000u, 0, &r);
@@ -60,8 +91,8 @@ const char *cpu_vendor_name(enum cpu_vendor v)
 const char *pmu_driver_name(enum pmu_driver_id d)
 {
 	static const char *const names[PMU_DRV_COUNT] = {
-		"none",	     "intel-p6",   "intel-arch", "intel-netburst",
-		"intel-knc", "amd-legacy", "amd-core",
+	    "none",	 "intel-p6",   "intel-arch", "intel-netburst",
+	    "intel-knc", "amd-legacy", "amd-core",
 	};
 	return d < PMU_DRV_COUNT ? names[d] : "none";
 }
@@ -118,14 +149,16 @@ enum pmu_driver_id cpu_select_driver(const struct cpu_ids *ids, char *why, size_
 	switch (v) {
 	case VENDOR_INTEL:
 		if (ids->max_leaf >= 0x0a && version >= 1) {
-			pmh_fmt(why, n, "Intel, CPUID.0AH architectural perfmon version %u", version);
+			pmh_fmt(why, n, "Intel, CPUID.0AH architectural perfmon version %u",
+				version);
 			return PMU_DRV_INTEL_ARCH;
 		}
 		if (fam == 6) {
 			if (is_p6_model(model)) {
-				pmh_fmt(why, n,
-					"Intel family 0x6 model 0x%x (P6) without CPUID.0AH perfmon",
-					model);
+				pmh_fmt(
+				    why, n,
+				    "Intel family 0x6 model 0x%x (P6) without CPUID.0AH perfmon",
+				    model);
 				return PMU_DRV_INTEL_P6;
 			}
 			pmh_fmt(why, n,
@@ -153,14 +186,17 @@ enum pmu_driver_id cpu_select_driver(const struct cpu_ids *ids, char *why, size_
 			return PMU_DRV_NONE;
 		}
 		if (ids->max_ext_leaf >= 0x80000001u && (ids->ext1.ecx & (1u << 23))) {
-			pmh_fmt(why, n, "%s family 0x%x with core performance counter extension "
-					"(CPUID 8000_0001h ECX[23])%s",
+			pmh_fmt(why, n,
+				"%s family 0x%x with core performance counter extension "
+				"(CPUID 8000_0001h ECX[23])%s",
 				cpu_vendor_name(v), fam,
 				(ids->ext22.eax & 1) ? " and PerfMonV2 (8000_0022h EAX[0])" : "");
 			return PMU_DRV_AMD_CORE;
 		}
-		pmh_fmt(why, n, "%s family 0x%x without the core extension (CPUID 8000_0001h ECX[23] clear)",
-			cpu_vendor_name(v), fam);
+		pmh_fmt(
+		    why, n,
+		    "%s family 0x%x without the core extension (CPUID 8000_0001h ECX[23] clear)",
+		    cpu_vendor_name(v), fam);
 		return PMU_DRV_AMD_LEGACY;
 	default:
 		pmh_fmt(why, n, "vendor \"%s\" has no supported PMU driver", ids->vendor);
@@ -183,7 +219,7 @@ void cpu_identify(struct cpu_info *ci)
 	if (ci->ids.max_ext_leaf >= 0x80000004u) {
 		for (uint32_t i = 0; i < 3; i++) {
 			hw_cpuid(0x80000002u + i, 0, &r);
-			const uint32_t w[4] = { r.eax, r.ebx, r.ecx, r.edx };
+			const uint32_t w[4] = {r.eax, r.ebx, r.ecx, r.edx};
 			for (int j = 0; j < 16; j++)
 				ci->brand[i * 16 + j] = (char)(w[j / 4] >> (8 * (j % 4)));
 		}
@@ -204,7 +240,8 @@ void cpu_identify(struct cpu_info *ci)
 		ci->hv_max_leaf = r.eax;
 		regs_to_str(ci->hv_signature, r.ebx, r.ecx, r.edx);
 		for (int i = 0; i < 12; i++) /* keep it printable */
-			if (ci->hv_signature[i] && (ci->hv_signature[i] < 0x20 || ci->hv_signature[i] > 0x7e))
+			if (ci->hv_signature[i] &&
+			    (ci->hv_signature[i] < 0x20 || ci->hv_signature[i] > 0x7e))
 				ci->hv_signature[i] = '?';
 	}
 

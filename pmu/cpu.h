@@ -31,6 +31,7 @@ struct cpu_ids {
 	struct cpuid_regs leaf0a;	/* zero when max_leaf < 0x0a */
 	struct cpuid_regs ext1;		/* 8000_0001h */
 	struct cpuid_regs ext22;	/* 8000_0022h, zero when absent */
+	bool limit_cpuid_cleared;	/* MISC_ENABLE[22] was set, cleared to read 0AH */
 };
 
 struct cpu_info {
@@ -49,9 +50,15 @@ struct cpu_info {
 	char driver_reason[160];
 };
 
+/* Reads the identifying CPUID leaves; on Intel parts where the firmware set
+ * IA32_MISC_ENABLE LIMIT_CPUID it clears the bit first (Linux
+ * early_init_intel), so that leaves above 2 (0AH among them) are seen. */
 void cpu_read_ids(struct cpu_ids *ids);
 /* Fills everything from CPUID and MSRs through the seam. */
 void cpu_identify(struct cpu_info *ci);
+/* Gives back what identification changed (LIMIT_CPUID set again): call
+ * where the harness returns to the firmware. */
+void cpu_restore(const struct cpu_info *ci);
 /* Decodes CPUID.1:EAX into display family/model/stepping (SDM Vol. 2 CPUID:
  * family += extended family only when base family is 0Fh; model gets the
  * extended model for families 06h and 0Fh (AMD: only family 0Fh). */

@@ -28,6 +28,7 @@
 /* Driver-private state in p->drv[]. */
 #define FIXED_SHADOW drv[0] /* FIXED_CTR_CTRL as programmed, all fields */
 #define ENABLED drv[1]	    /* flat counters whose EN / fixed field is written */
+#define TFA drv[7]	    /* 1: PMC3 needs MSR_TSX_FORCE_ABORT bit 0 */
 
 /* The event each fixed counter counts (umask << 8 | event), facts §4:
  * INST_RETIRED.ANY, CPU_CLK_UNHALTED.CORE, .REF (pseudo 0x0300),
@@ -167,6 +168,7 @@ static int init(struct pmu *p)
 	p->n = p->n_gp + p->n_fixed;
 
 	p->caps = PMU_CAP_EDGE_INV_CMASK;
+	p->cmask_max = 255; /* CMASK 31:24 (facts §1) */
 	if (has_globals(p)) {
 		p->caps |= PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG;
 		p->global_ctrl_msr = MSR_PERF_GLOBAL_CTRL;
@@ -183,8 +185,24 @@ static int init(struct pmu *p)
 	}
 	if (fw)
 		p->caps |= PMU_CAP_FULL_WIDTH;
-	/* Arch perfmon masks LVTPC on delivery (facts §8). */
-	p->pmi_flags = PMU_PMI_AUTOMASK;
+	/* Arch perfmon masks LVTPC on delivery (facts §8). pmi_collect stops
+	 * the counters (GLOBAL_CTRL = 0, or EN on v1) and clears every flag
+	 * before LVTPC is unmasked, last, as Linux does on its late_ack cores
+	 * (Haswell on: unmasking with a flag still set raises another PMI,
+	 * facts §9 intel_pmu_handle_irq). Linux's generic v1 handler unmasks
+	 * first, and then an overflow between the unmask and the stop raises a
+	 * second PMI for what this one collects; with the counters stopped
+	 * first nothing is lost by unmasking last (KNC §1.4.3.9). */
+	p->pmi_flags = PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE;
+	/* Skylake microcode with TSX_FORCE_ABORT (CPUID.7:EDX[13]) and without
+	 * RTM_ALWAYS_ABORT (EDX[11]) keeps PMC3 for itself unless MSR 0x10F
+	 * bit 0 is set (facts §10 Skylake TSX, intel.c intel_set_tfa). */
+	p->TFA = 0;
+	if (p->cpu->ids.max_leaf >= 7 && n_gp > 3) {
+		struct cpuid_regs r;
+		hw_cpuid(7, 0, &r);
+		p->TFA = (r.edx >> 13 & 1) && !(r.edx >> 11 & 1);
+	}
 	return 0;
 }
 
@@ -326,11 +344,15 @@ static int stop(struct pmu *p, uint64_t mask)
 
 	mask &= pmu_all_mask(p);
 	p->active &= ~mask;
-	if (has_globals(p)) /* the global enable alone stops them (facts §4) */
-		return hw_wrmsr(MSR_PERF_GLOBAL_CTRL, global_bits(p, p->active));
-	/* v1: per-counter EN is the only switch */
-	st = gp_enable(p, mask, false);
-	p->ENABLED &= ~mask;
+	p->ENABLED &= ~(mask & pmu_width_mask(p->n_gp));
+	/* v1: per-counter EN is the only switch. v2+: the global enable stops
+	 * them at once (facts §4 disable_all), then EN is cleared as Linux's
+	 * per-event disable does, so that a stopped GP counter never rests on
+	 * the global enable alone (count.enable tests that gate by itself). */
+	if (!has_globals(p))
+		return gp_enable(p, mask, false);
+	st = hw_wrmsr(MSR_PERF_GLOBAL_CTRL, global_bits(p, p->active));
+	gp_enable(p, mask, false);
 	return st;
 }
 
@@ -414,11 +436,21 @@ static int reset(struct pmu *p)
 	if (has_globals(p))
 		bad |= hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL,
 				global_bits(p, pmu_all_mask(p)) | STATUS_BUF_OVF | STATUS_CONDCHGD);
+	/* Linux sets TFA while PMC3 is in use; the harness may use it in any
+	 * check, so from its first reset until release(). */
+	if (p->TFA)
+		bad |= hw_wrmsr(MSR_TSX_FORCE_ABORT, 1);
 	p->active = 0;
 	p->armed = 0;
 	p->FIXED_SHADOW = 0;
 	p->ENABLED = 0;
 	return bad ? -1 : HW_OK;
+}
+
+static void release(struct pmu *p)
+{
+	if (p->TFA) /* RTM back to normal, PMC3 back to the microcode */
+		hw_wrmsr(MSR_TSX_FORCE_ABORT, 0);
 }
 
 static void desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
@@ -538,4 +570,5 @@ const struct pmu_ops pmu_intel_arch_ops = {
     .reset = reset,
     .msrs = msrs,
     .generic_event = generic_event,
+    .release = release,
 };

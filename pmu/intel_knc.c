@@ -49,9 +49,13 @@ static int init(struct pmu *p)
 	p->global_ovf_msr = MSR_KNC_GLOBAL_OVF_CTRL;
 	p->global_status_set_msr = 0;
 	p->caps = PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG | PMU_CAP_EDGE_INV_CMASK;
+	p->cmask_max = 255; /* CMASK 31:24 (KNC table 1-5) */
 	/* The document quotes the SDM: the local APIC sets the LVT mask flag
 	 * when it delivers the counter interrupt (KNC §1.4.3.9). */
 	p->pmi_flags = PMU_PMI_AUTOMASK;
+	/* ... and the ISR clears the status to 0 before it unmasks: the 1-bit
+	 * line only rises again on a 0->1 change (KNC §1.4.3.9). */
+	p->pmi_flags |= PMU_PMI_UNMASK_LATE;
 	return 0;
 }
 
@@ -134,6 +138,9 @@ static int stop(struct pmu *p, uint64_t mask)
 	int st, rc = HW_OK;
 
 	mask &= KNC_CTR_MASK;
+	/* Not active before the first write: a PMI (an NMI) taken inside
+	 * stop() must not start again what is being stopped. */
+	p->active &= ~mask;
 	st = hw_rdmsr(MSR_KNC_GLOBAL_CTRL, &g);
 	if (st == HW_OK)
 		st = hw_wrmsr(MSR_KNC_GLOBAL_CTRL, g & ~mask & KNC_CTR_MASK);
@@ -148,7 +155,6 @@ static int stop(struct pmu *p, uint64_t mask)
 		if (st != HW_OK)
 			rc = st;
 	}
-	p->active &= ~mask;
 	return rc;
 }
 

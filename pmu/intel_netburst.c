@@ -39,6 +39,8 @@
 #define ESCR_MASK_SHIFT 9
 #define ESCR_T0_OS (1ull << 3)
 #define ESCR_T0_USR (1ull << 2)
+#define ESCR_T1_OS (1ull << 1)
+#define ESCR_T1_USR (1ull << 0)
 #define ESCR_RW_MASK 0x7fffffffull
 
 /* Counter groups (facts §5): 0-3 BPU, 4-7 MS, 8-11 FLAME, 12-17 IQ. */
@@ -142,6 +144,26 @@ static void make_event(struct pmu_event *ev, unsigned which, uint32_t mask)
 
 static bool valid_ctr(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 
+/* The harness runs on logical processor 1 of a Hyper-Threading package:
+ * CPUID.1 EDX[28] HTT, EBX[23:16] > 1 logical processors and bit 0 of the
+ * initial APIC ID EBX[31:24] set (SDM Vol. 3A 8.6, one core per package on
+ * NetBurst). The PMU is shared (facts §10 P4): this thread's events are
+ * counted through the ESCR T1 bits and interrupt it through OVF_PMI_T1, as
+ * Linux swaps them for thread 1 (p4_pmu_swap_config_ts). */
+static bool thread1(const struct pmu *p)
+{
+	const struct cpuid_regs *r = &p->cpu->ids.leaf1;
+	return (r->edx >> 28 & 1) && ((r->ebx >> 16) & 0xff) > 1 && (r->ebx >> 24 & 1);
+}
+
+/* Erratum N15: a counter write may not take, so Linux writes twice
+ * (p4_pmu_set_period, facts §10 P4); every counter write goes through here. */
+static int ctr_write(struct pmu *p, unsigned i, uint64_t val)
+{
+	int st = hw_wrmsr(p->ctr[i].ctr_msr, val);
+	return st == HW_OK ? hw_wrmsr(p->ctr[i].ctr_msr, val) : st;
+}
+
 static int init(struct pmu *p)
 {
 	uint64_t misc = 0;
@@ -183,6 +205,7 @@ static int init(struct pmu *p)
 		pmh_fmt(c->name, sizeof(c->name), "%s_COUNTER%u", group_name[g], i - first);
 	}
 	p->caps = PMU_CAP_STICKY_OVF | PMU_CAP_EDGE_INV_CMASK;
+	p->cmask_max = 15; /* CCCR THRESHOLD 23:20 (facts §5) */
 	/* LVTPC is masked on delivery and the line stays asserted while OVF is
 	 * set: unmask only after OVF is cleared (facts §8, §9 P4 step 4). */
 	p->pmi_flags = PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE;
@@ -197,7 +220,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	if (!valid_ctr(p, ctr))
 		return -1;
 	val &= pmu_width_mask(P4_WIDTH);
-	int st = hw_wrmsr(p->ctr[ctr].ctr_msr, val);
+	int st = ctr_write(p, ctr, val);
 	if (st != HW_OK)
 		return st;
 	/* A value with bit 39 set is armed: bit 39 clearing later is an
@@ -236,9 +259,9 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 
 	escr = (uint64_t)ev->code << ESCR_EVENT_SHIFT | (uint64_t)ev->escr_mask << ESCR_MASK_SHIFT;
 	if (flags & PMU_F_OS)
-		escr |= ESCR_T0_OS;
+		escr |= thread1(p) ? ESCR_T1_OS : ESCR_T0_OS;
 	if (flags & PMU_F_USR)
-		escr |= ESCR_T0_USR;
+		escr |= thread1(p) ? ESCR_T1_USR : ESCR_T0_USR;
 
 	/* One ESCR serves every counter that selects it: refuse to change the
 	 * event under a running counter; a stopped one loses its binding. */
@@ -262,7 +285,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	if (flags & PMU_F_EDGE)
 		cccr |= CCCR_EDGE;
 	if (flags & PMU_F_INT)
-		cccr |= CCCR_OVF_PMI_T0;
+		cccr |= thread1(p) ? CCCR_OVF_PMI_T1 : CCCR_OVF_PMI_T0;
 
 	/* Stop the counter first, then ESCR before CCCR (facts §5 enable order). */
 	st = hw_wrmsr(p->ctr[ctr].ctl_msr, 0);
@@ -313,13 +336,15 @@ static int stop(struct pmu *p, uint64_t mask)
 {
 	int rc = HW_OK;
 	mask &= pmu_all_mask(p);
+	/* Not active before the first write: a PMI (an NMI) taken inside
+	 * stop() must not start again what is being stopped. */
+	p->active &= ~mask;
 	for (unsigned i = 0; i < p->n; i++) {
 		if (!(mask >> i & 1))
 			continue;
 		int st = set_enable(p, i, false);
 		if (st != HW_OK)
 			rc = st;
-		p->active &= ~(1ull << i);
 	}
 	return rc;
 }
@@ -455,7 +480,7 @@ static int reset(struct pmu *p)
 	for (unsigned i = 0; i < p->n; i++) {
 		if (hw_wrmsr(p->ctr[i].ctl_msr, 0) != HW_OK)
 			rc = -1;
-		if (hw_wrmsr(p->ctr[i].ctr_msr, 0) != HW_OK)
+		if (ctr_write(p, i, 0) != HW_OK)
 			rc = -1;
 		if (p->ctr[i].aux_msr)
 			hw_wrmsr(p->ctr[i].aux_msr, 0);

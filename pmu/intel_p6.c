@@ -47,9 +47,12 @@ static int init(struct pmu *p)
 	}
 	p->n = p->n_gp;
 	p->caps = PMU_CAP_SIGN_OVERFLOW | PMU_CAP_SINGLE_ENABLE | PMU_CAP_EDGE_INV_CMASK;
+	p->cmask_max = 255; /* CMASK 31:24 (facts §1) */
 	/* Pentium M needs LVTPC re-unmasked after each PMI; other P6 parts do
-	 * not mask it (facts §8, §10 P6). */
-	p->pmi_flags = is_pentium_m(p) ? PMU_PMI_AUTOMASK : 0;
+	 * not mask it (facts §8, §10 P6). pmi_collect stops counting first, so
+	 * the unmask can wait until the overflows are collected: an overflow in
+	 * between cannot raise a second PMI for what this one collects. */
+	p->pmi_flags = is_pentium_m(p) ? PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE : 0;
 	return 0;
 }
 
@@ -58,13 +61,17 @@ static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 /* Writes both event selects from the shadow and the active set: an active
  * counter gets its event, an inactive one the NOP event while the other
  * counts (so that the shared EN does not start it), and EVNTSEL0 carries EN
- * whenever any counter is active. */
+ * whenever any counter is active. EVNTSEL0 is written last when EN is set
+ * and first when it is clear, so that counting starts and stops at that one
+ * write whatever EVNTSEL1 held before (else the code between the two
+ * writes is counted or not depending on it). */
 static int sync(struct pmu *p)
 {
 	bool en = (p->active & 3) != 0;
 	int st;
 
-	for (unsigned i = 0; i < p->n_gp; i++) {
+	for (unsigned k = 0; k < p->n_gp; k++) {
+		unsigned i = en ? p->n_gp - 1 - k : k;
 		uint64_t v = SHADOW(p, i);
 		if (en && !(p->active & (1ull << i)))
 			v = P6_NOP_EVENT;

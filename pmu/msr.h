@@ -8,6 +8,8 @@
 #define MSR_IA32_BIOS_SIGN_ID 0x8b /* microcode revision in EDX after CPUID(1) */
 #define MSR_IA32_MISC_ENABLE 0x1a0
 #define MISC_ENABLE_EMON (1ull << 7)
+#define MISC_ENABLE_LIMIT_CPUID (1ull << 22) /* CPUID leaf 0 reports 2 when set */
+#define MSR_TSX_FORCE_ABORT 0x10f	     /* bit 0: RTM aborts, PMC3 free */
 
 #define APIC_BASE_BSP (1ull << 8)
 #define APIC_BASE_X2APIC (1ull << 10)

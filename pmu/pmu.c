@@ -105,51 +105,79 @@ static const char *hv_note(const struct cpu_info *ci, char *buf, size_t n)
 	return buf;
 }
 
-/* The sanity probe of facts §0 (Linux check_hw_exists): warn about counters
- * the firmware left enabled, then flip 16 bits of a counter and read back. */
-static void probe(struct pmu *p)
+/* Counters the firmware left enabled (facts §0 check_hw_exists, "Broken
+ * BIOS"): the first is named in p->warning. Returns the first GP counter
+ * whose enable reads clear, the one the probe may use (Linux probes such a
+ * counter, reg_safe), or p->n_gp when there is none. */
+static unsigned firmware_counters(struct pmu *p)
 {
-	struct pmu_counter *c0 = &p->ctr[0];
-	uint64_t orig, back, val, ctl;
-	char note[96];
-	int st;
+	uint64_t en = p->ops->id == PMU_DRV_INTEL_NETBURST ? (1ull << 12) : EVTSEL_EN, ctl;
+	unsigned safe = p->n_gp, left = 0;
 
 	for (unsigned i = 0; i < p->n_gp; i++) {
-		uint64_t en = p->ops->id == PMU_DRV_INTEL_NETBURST ? (1ull << 12) : EVTSEL_EN;
-		if (i > 0 && p->ops->id == PMU_DRV_INTEL_P6)
-			break; /* P6: EN exists only in EVNTSEL0 (facts §3) */
-		if (hw_rdmsr(p->ctr[i].ctl_msr, &ctl) == HW_OK && (ctl & en)) {
+		/* a control that cannot be read is not known to be enabled: the
+		 * probe reports what its counter does */
+		if (hw_rdmsr(p->ctr[i].ctl_msr, &ctl) != HW_OK || !(ctl & en)) {
+			if (safe == p->n_gp)
+				safe = i;
+			continue;
+		}
+		if (!left++)
 			pmh_fmt(p->warning, sizeof(p->warning),
 				"firmware left %s enabled (MSR 0x%x = 0x%llx)", p->ctr[i].name,
 				p->ctr[i].ctl_msr, (unsigned long long)ctl);
-			break;
-		}
 	}
-	if (!p->warning[0] && p->n_fixed &&
-	    hw_rdmsr(MSR_FIXED_CTR_CTRL, &ctl) == HW_OK && ctl) {
+	if (left > 1) {
+		size_t n = pmh_strlen(p->warning);
+		pmh_fmt(p->warning + n, sizeof(p->warning) - n, " and %u more counters", left - 1);
+	}
+	if (!left && p->n_fixed && hw_rdmsr(MSR_FIXED_CTR_CTRL, &ctl) == HW_OK && ctl)
 		pmh_fmt(p->warning, sizeof(p->warning),
 			"firmware left fixed counters enabled (FIXED_CTR_CTRL = 0x%llx)",
 			(unsigned long long)ctl);
-	}
+	return safe;
+}
 
+static void not_functional(struct pmu *p, const char *what, const struct pmu_counter *c, int st)
+{
+	char note[96];
+	p->status = PMU_NOT_FUNCTIONAL;
+	pmh_fmt(p->reason, sizeof(p->reason), "%s %s (MSR 0x%x) raised %s%s", what, c->name,
+		c->ctr_msr, hw_status_name(st), hv_note(p->cpu, note, sizeof(note)));
+}
+
+/* The sanity probe of facts §0 (Linux check_hw_exists): warn about counters
+ * the firmware left enabled, then flip 16 bits of a counter it did not
+ * enable (one that counts would not read back what was written) and read
+ * the value back. */
+static void probe(struct pmu *p)
+{
+	unsigned k = firmware_counters(p);
+	struct pmu_counter *c0 = &p->ctr[k];
+	uint64_t orig, back, val;
+	char note[96];
+	int st;
+
+	if (k == p->n_gp) {
+		p->status = PMU_NOT_FUNCTIONAL;
+		pmh_fmt(p->reason, sizeof(p->reason),
+			"the firmware left every counter enabled: none can be probed");
+		return;
+	}
 	st = hw_rdmsr(c0->ctr_msr, &orig);
 	if (st != HW_OK) {
-		p->status = PMU_NOT_FUNCTIONAL;
-		pmh_fmt(p->reason, sizeof(p->reason), "reading %s (MSR 0x%x) raised %s%s", c0->name,
-			c0->ctr_msr, hw_status_name(st), hv_note(p->cpu, note, sizeof(note)));
+		not_functional(p, "reading", c0, st);
 		return;
 	}
 	val = (orig ^ 0xffffull) & 0x7fffffffull;
-	st = p->ops->write(p, 0, val, PMU_WRITE_LEGACY);
+	st = p->ops->write(p, k, val, PMU_WRITE_LEGACY);
 	if (st != HW_OK) {
-		p->status = PMU_NOT_FUNCTIONAL;
-		pmh_fmt(p->reason, sizeof(p->reason), "writing %s (MSR 0x%x) raised %s%s", c0->name,
-			c0->ctr_msr, hw_status_name(st), hv_note(p->cpu, note, sizeof(note)));
+		not_functional(p, "writing", c0, st);
 		return;
 	}
 	st = hw_rdmsr(c0->ctr_msr, &back);
-	if (p->ops->write(p, 0, orig & pmu_width_mask(c0->width), PMU_WRITE_FULL) != HW_OK)
-		p->ops->write(p, 0, orig, PMU_WRITE_LEGACY);
+	if (p->ops->write(p, k, orig & pmu_width_mask(c0->width), PMU_WRITE_FULL) != HW_OK)
+		p->ops->write(p, k, orig, PMU_WRITE_LEGACY);
 	if (st != HW_OK || back != val) {
 		p->status = PMU_NOT_FUNCTIONAL;
 		pmh_fmt(p->reason, sizeof(p->reason),
@@ -180,5 +208,17 @@ void pmu_attach(struct pmu *p, const struct cpu_info *ci)
 			pmh_strlcpy(p->reason, "driver found no counters", sizeof(p->reason));
 		return;
 	}
+	/* The first RDPMC index past the GP counters, unless the driver knows
+	 * of more (AMD's northbridge and L3 counters). */
+	if (!p->rdpmc_bad)
+		for (unsigned i = 0; i < p->n_gp; i++)
+			if (p->ctr[i].rdpmc + 1 > p->rdpmc_bad)
+				p->rdpmc_bad = p->ctr[i].rdpmc + 1;
 	probe(p);
+}
+
+void pmu_release(struct pmu *p)
+{
+	if (p->ops && p->ops->release)
+		p->ops->release(p);
 }

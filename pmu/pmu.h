@@ -86,6 +86,10 @@ enum pmu_generic {
 /* How the family's PMI must be serviced (facts §8-§9, KNC §1.4.3.8-9). */
 #define PMU_PMI_AUTOMASK (1u << 0)   /* the local APIC masks LVTPC on delivery */
 #define PMU_PMI_UNMASK_LATE (1u << 1) /* unmask only after overflow flags are cleared */
+/* A PMI may arrive for an overflow an earlier PMI already collected: the
+ * family documents it (AMD NMI latency, Linux amd_pmu_adjust_nmi_window;
+ * facts §9), so the service counts it as an echo, not as spurious. */
+#define PMU_PMI_LATE_ECHO (1u << 2)
 
 struct pmu;
 
@@ -127,6 +131,9 @@ struct pmu_ops {
 	size_t (*msrs)(struct pmu *p, struct pmu_msr_desc *out, size_t max);
 	/* The encoding of a generic event for a counter; -1 if unavailable. */
 	int (*generic_event)(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out);
+	/* Optional: undo what the driver set beyond the counters (Skylake's
+	 * TSX force-abort) before the harness returns to the firmware. */
+	void (*release)(struct pmu *p);
 };
 
 struct pmu {
@@ -139,8 +146,11 @@ struct pmu {
 	unsigned version;   /* arch perfmon version, AMD: 2 with PerfMonV2 */
 	unsigned n_gp, n_fixed, n;
 	uint32_t caps;	    /* PMU_CAP_* */
+	uint8_t cmask_max;  /* largest documented counter mask / threshold */
 	uint32_t pmi_flags; /* PMU_PMI_* */
 	uint32_t arch_ebx;  /* Intel arch: unavailable-event bits */
+	uint32_t rdpmc_bad; /* an RDPMC index the family has no counter for (driver, or
+			     * one past the last GP counter when the driver leaves 0) */
 	uint32_t global_ctrl_msr, global_status_msr, global_ovf_msr, global_status_set_msr;
 	struct pmu_counter ctr[PMU_MAX_COUNTERS];
 	uint64_t active;    /* counters started by the harness */
@@ -152,6 +162,8 @@ struct pmu {
 const struct pmu_ops *pmu_ops_for(enum pmu_driver_id id);
 /* init + functional probe (facts §0 check_hw_exists): sets status/reason. */
 void pmu_attach(struct pmu *p, const struct cpu_info *ci);
+/* The driver's release, where the harness returns to the firmware. */
+void pmu_release(struct pmu *p);
 const char *pmu_status_name(enum pmu_status s);
 uint64_t pmu_width_mask(unsigned bits);
 /* Preload so that the counter overflows after exactly n events (n >= 1,

@@ -31,6 +31,36 @@ int m_window_write(struct check_ctx *c, uint64_t mask, uint32_t msr, uint64_t va
  * n and 2n, repeated c->opt->repeat times. Counter must be programmed. */
 int m_events(struct check_ctx *c, unsigned ctr, const struct workload *w, uint64_t n,
 	     struct stat3 *out);
+
+/* N/2N differences over the repeats, signed (an SMI in the N window makes
+ * one negative): the median, the extremes, and how many repeats equal the
+ * median exactly (a majority of them makes it the mode). */
+struct mdiff {
+	int64_t med, min, max;
+	unsigned agree, rep;
+};
+/* Events ctr counts per n iterations of w in windows that start the
+ * counters in `start`, write msr = val (msr 0: none), run w and stop. The
+ * harness's own code between start, the write and stop is the same path in
+ * both windows and cancels; a window the CPU saw an SMI in is run again
+ * (MSR_SMI_COUNT), elsewhere the median keeps a rare SMI out. ctr must be
+ * programmed. Returns 0, or -1 / -2 as m_events. */
+int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint64_t val,
+	   const struct workload *w, uint64_t n, struct mdiff *out);
+/* Events by which two identical windows may differ on this CPU: 0 on Intel
+ * (exact), a few on AMD, whose counts are "not assured of producing
+ * identical measurements" (K8 BKDG §10.1). An N/2N difference spans two
+ * windows: twice this. */
+unsigned m_slack(const struct check_ctx *c);
+/* A closed gate (an enable bit or a global enable cleared) leaks when its
+ * N/2N difference reaches 1/M_GATE_DIV of the open one: a working gate
+ * leaves ~0 (what remains is the jitter of the harness's cycles and AMD's
+ * few events), a broken one the whole workload. */
+#define M_GATE_DIV 8
+static inline bool m_leaks(int64_t closed, int64_t open)
+{
+	return closed * M_GATE_DIV >= open;
+}
 /* The exact count of one window of w x iters on ctr from zero (median of
  * repeats): the reference for exact-overflow checks. */
 int m_window_count(struct check_ctx *c, unsigned ctr, const struct workload *w, uint64_t iters,

@@ -9,21 +9,22 @@ static void run(struct check_ctx *c)
 
 	m_quiesce(c);
 	for (unsigned i = 0; i < p->n; i++) {
-		unsigned bit = p->ctr[i].kind == PMU_CTR_FIXED ? 32 + p->ctr[i].index : p->ctr[i].index;
+		unsigned bit =
+		    p->ctr[i].kind == PMU_CTR_FIXED ? 32 + p->ctr[i].index : p->ctr[i].index;
 		uint64_t st = 0, m = 0;
 		int e = hw_wrmsr(p->global_status_set_msr, 1ull << bit);
 		if (e != HW_OK) {
-			check_fail(c, "%s: writing STATUS_SET bit %u raised %s", p->ctr[i].name, bit,
-				   hw_status_name(e));
+			check_fail(c, "%s: writing STATUS_SET bit %u raised %s", p->ctr[i].name,
+				   bit, hw_status_name(e));
 			continue;
 		}
-		hw_rdmsr(p->global_status_msr, &st);
+		/* one read, the driver's: whether a second read still sees the
+		 * bit is overflow.status's question (sticky) */
 		p->ops->overflow_status(p, &m);
-		if (!((st >> bit) & 1))
-			check_fail(c, "%s: STATUS_SET bit %u: expected GLOBAL_STATUS bit set, got 0x%llx",
-				   p->ctr[i].name, bit, (unsigned long long)st);
-		else if (m != (1ull << i))
-			check_fail(c, "%s: STATUS_SET bit %u: expected overflow of %s only, driver saw 0x%llx",
+		if (m != (1ull << i))
+			check_fail(c,
+				   "%s: STATUS_SET bit %u: expected GLOBAL_STATUS to flag the "
+				   "overflow of %s only, driver read 0x%llx",
 				   p->ctr[i].name, bit, p->ctr[i].name, (unsigned long long)m);
 		p->ops->ack(p, 1ull << i);
 		hw_rdmsr(p->global_status_msr, &st);
@@ -34,5 +35,5 @@ static void run(struct check_ctx *c)
 	check_pass(c, "STATUS_SET sets and OVF_CTRL clears each of %u status bits", p->n);
 }
 
-PMH_CHECK(arch_status_set, .id = "arch.status-set", .summary = "v4 GLOBAL_STATUS_SET",
-	  .order = 71, .needs_pmu = true, .needs_caps = PMU_CAP_STATUS_SET, .run = run);
+PMH_CHECK(arch_status_set, .id = "arch.status-set", .summary = "v4 GLOBAL_STATUS_SET", .order = 71,
+	  .needs_pmu = true, .needs_caps = PMU_CAP_STATUS_SET, .run = run);

@@ -1,13 +1,41 @@
 /* overflow.pmi: each overflow of a counter with INT set raises exactly one
  * PMI through LVTPC, and an overflow with INT clear raises none (facts §1
- * INT bit; §8 delivery). Every counter that can count instructions. */
+ * INT bit; §8 delivery). Every counter that can count instructions. A PMI
+ * that finds nothing pending right after the real one is reported, not
+ * failed, where the family documents it (AMD NMI latency, facts §9); any
+ * other extra PMI fails. */
 #include "pmi_common.h"
+
+/* One counter, INT set: one PMI collecting one overflow. */
+static void with_int(struct check_ctx *c, unsigned i)
+{
+	struct pmu *p = c->pmu;
+	const volatile struct pmi_stats *s = pmi_stats();
+	const char *n = p->ctr[i].name;
+
+	pmi_reset_stats();
+	pmu_preload(p, i, 1000);
+	pmi_run(c, 1ull << i, &wl_loop, 1000);
+	bool got = pmi_wait(1, PMI_WAIT_US);
+	pmi_wait(2, PMI_WAIT_US / 10); /* give a second one time to show */
+	if (pmi_trouble(c, n))
+		return;
+	if (!got)
+		check_fail(c, "%s overflowed with INT set: expected 1 PMI, got none in %u ms (PMI lost)",
+			   n, PMI_WAIT_US / 1000);
+	else if (s->total - s->echo != 1 || s->overflows[i] != 1)
+		check_fail(c, "%s: expected 1 PMI collecting 1 overflow, got %llu PMIs, %llu overflows "
+			      "(%s PMI)",
+			   n, (unsigned long long)s->total, (unsigned long long)s->overflows[i],
+			   s->overflows[i] > 1 ? "overflow counted twice by one" : "extra");
+}
 
 static void run(struct check_ctx *c)
 {
 	struct pmu *p = c->pmu;
 	const volatile struct pmi_stats *s = pmi_stats();
 	unsigned tested = 0;
+	uint64_t echoes = 0;
 
 	uint32_t lvt0 = apic_lvt_pc_read();
 	if (!pmi_begin(c))
@@ -17,17 +45,8 @@ static void run(struct check_ctx *c)
 		if (m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT))
 			continue;
 		tested++;
-		pmi_reset_stats();
-		pmu_preload(p, i, 1000);
-		pmi_run(c, 1ull << i, &wl_loop, 1000);
-		if (!pmi_wait(1, PMI_WAIT_US))
-			check_fail(c, "%s overflowed with INT set: expected 1 PMI, got none in %u ms (PMI lost)",
-				   n, PMI_WAIT_US / 1000);
-		else if (s->total != 1 || s->overflows[i] != 1 || s->spurious)
-			check_fail(c, "%s: expected 1 PMI collecting 1 overflow, got %llu PMIs (%llu spurious), "
-				      "%llu overflows",
-				   n, (unsigned long long)s->total, (unsigned long long)s->spurious,
-				   (unsigned long long)s->overflows[i]);
+		with_int(c, i);
+		echoes += s->echo;
 		/* INT clear: the same overflow must stay silent */
 		m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
 		p->ops->ack(p, pmu_all_mask(p));
@@ -37,6 +56,8 @@ static void run(struct check_ctx *c)
 		if (pmi_wait(1, PMI_WAIT_US / 10))
 			check_fail(c, "%s overflowed with INT clear: expected no PMI, got %llu (spurious PMI)",
 				   n, (unsigned long long)s->total);
+		else if (s->wrong_vector)
+			pmi_trouble(c, n);
 		p->ops->ack(p, pmu_all_mask(p));
 	}
 	pmi_end(c);
@@ -46,8 +67,11 @@ static void run(struct check_ctx *c)
 	if (!tested)
 		check_skip(c, "no counter can count instructions");
 	else
-		check_pass(c, "%u counters: one PMI per overflow with INT, none without (%s delivery)",
-			   tested, c->opt->pmi == PMI_NMI ? "NMI" : "fixed");
+		check_pass(c, "%u counters: one PMI per overflow with INT, none without (%s delivery)%s",
+			   tested, c->opt->pmi == PMI_NMI ? "NMI" : "fixed",
+			   echoes ? "; late PMIs with nothing pending (documented NMI latency, facts §9) "
+				    "seen"
+				  : "");
 }
 
 PMH_CHECK(overflow_pmi, .id = "overflow.pmi", .summary = "one PMI per overflow, none without INT",

@@ -1,17 +1,39 @@
 /* skid: how far execution runs past an overflow before the PMI stops the
  * counters: instructions counted past the wrap (skid), and cycles counted
  * past the wrap of a cycles counter (PMI latency), as min/median/max over
- * the configured repeats. A report more than a verdict: it fails only when
- * PMIs do not arrive or the skid is absurd (over 100000 events). */
+ * the configured repeats. Both include the harness's own PMI entry path up
+ * to the stopping write (tens of instructions). A report more than a
+ * verdict: it fails only when PMIs do not arrive, or when the median skid
+ * (a rare SMI lands in one sample: the maximum shows it, the median not)
+ * is absurd, ten times the family's documented order:
+ *  - Intel P6, Core and later, KNC: tens of instructions, up to about 100
+ *    (the APIC round trip, the retirement in flight and the pipeline flush:
+ *    Intel VTune Profiler User Guide, "Hardware Event Skid"): limit 1000;
+ *  - AMD: hundreds to thousands (the counter runs on until the late NMI:
+ *    Linux arch/x86/events/amd/core.c, amd_pmu_wait_on_overflow and
+ *    amd_pmu_adjust_nmi_window, facts §9-§10): limit 30000;
+ *  - NetBurst: thousands (its long pipeline; Linux p4.c catches PMIs still
+ *    in flight after the counter stopped, facts §9 P4): limit 30000.
+ * Cycles: ten cycles per instruction of the same limit. */
 #include "pmi_common.h"
 
-#define SKID_LIMIT 100000
+static uint64_t skid_limit(const struct check_ctx *c)
+{
+	switch (c->pmu->ops->id) {
+	case PMU_DRV_AMD_LEGACY:
+	case PMU_DRV_AMD_CORE:
+	case PMU_DRV_INTEL_NETBURST:
+		return 30000;
+	default:
+		return 1000;
+	}
+}
 
 static int sample(struct check_ctx *c, enum pmu_generic g, uint64_t n, struct stat3 *out)
 {
 	static uint64_t v[64];
 	const volatile struct pmi_stats *s = pmi_stats();
-	unsigned rep = c->opt->repeat < 64 ? c->opt->repeat : 64, got = 0;
+	unsigned rep = c->opt->repeat < 64 ? c->opt->repeat : 64, got = 0, lost = 0;
 	int i = m_counter_for(c, g, 0);
 
 	if (i < 0)
@@ -20,41 +42,54 @@ static int sample(struct check_ctx *c, enum pmu_generic g, uint64_t n, struct st
 		m_setup(c, (unsigned)i, g, PMU_F_OS | PMU_F_USR | PMU_F_INT);
 		pmi_reset_stats();
 		pmu_preload(c->pmu, (unsigned)i, n);
-		pmi_run(c, 1ull << i, &wl_loop, 2000);
-		if (pmi_wait(1, PMI_WAIT_US))
+		bool smi = pmi_run(c, 1ull << i, &wl_loop, 2000);
+		if (!pmi_wait(1, PMI_WAIT_US) || !s->overflows[i])
+			lost++;
+		else if (!smi) /* SMM cycles counted: not a sample */
 			v[got++] = s->skid[0];
+		if (pmi_trouble(c, c->pmu->ctr[i].name))
+			return -3;
 		c->pmu->ops->ack(c->pmu, pmu_all_mask(c->pmu));
 	}
 	m_stat(v, got, out);
-	return got == rep ? 0 : -2;
+	return lost ? -2 : got ? 0 : -4;
 }
 
 static void run(struct check_ctx *c)
 {
-	struct stat3 ins = { 0, 0, 0 }, cyc = { 0, 0, 0 };
+	struct stat3 ins = {0, 0, 0}, cyc = {0, 0, 0};
+	uint64_t lim = skid_limit(c);
 
 	if (!pmi_begin(c))
 		return;
 	int a = sample(c, GEN_INSTRUCTIONS, 1000, &ins);
-	int b = sample(c, GEN_CYCLES, 1000, &cyc);
+	int b = a == -3 ? -3 : sample(c, GEN_CYCLES, 1000, &cyc);
 	pmi_end(c);
+	if (a == -3 || b == -3)
+		return; /* pmi_trouble failed it */
 	if (a == -1) {
 		check_skip(c, "no counter can count instructions");
 	} else if (a == -2 || b == -2) {
 		check_fail(c, "expected a PMI for every sample, some were lost");
-	} else if (ins.max > SKID_LIMIT || (b == 0 && cyc.max > SKID_LIMIT)) {
-		check_fail(c, "skid of %llu instructions / %llu cycles exceeds %u",
-			   (unsigned long long)ins.max, (unsigned long long)cyc.max, SKID_LIMIT);
+	} else if (a == -4) {
+		check_skip(c, "an SMI was counted in every sample");
+	} else if (ins.med > lim || (b == 0 && cyc.med > 10 * lim)) {
+		check_fail(c, "median skid of %llu instructions / %llu cycles exceeds %llu / %llu, ten "
+			      "times what this family is documented to show",
+			   (unsigned long long)ins.med, (unsigned long long)cyc.med,
+			   (unsigned long long)lim, (unsigned long long)(10 * lim));
 	} else if (b == 0) {
 		check_pass(c, "skid %llu/%llu/%llu instructions, PMI latency %llu/%llu/%llu cycles "
-			      "(min/median/max)",
+			      "(min/median/max; a median above %llu / %llu is absurd)",
 			   (unsigned long long)ins.min, (unsigned long long)ins.med,
 			   (unsigned long long)ins.max, (unsigned long long)cyc.min,
-			   (unsigned long long)cyc.med, (unsigned long long)cyc.max);
+			   (unsigned long long)cyc.med, (unsigned long long)cyc.max,
+			   (unsigned long long)lim, (unsigned long long)(10 * lim));
 	} else {
-		check_pass(c, "skid %llu/%llu/%llu instructions (min/median/max); no cycles event",
+		check_pass(c, "skid %llu/%llu/%llu instructions (min/median/max; a median above %llu is absurd); "
+			      "no cycles event",
 			   (unsigned long long)ins.min, (unsigned long long)ins.med,
-			   (unsigned long long)ins.max);
+			   (unsigned long long)ins.max, (unsigned long long)lim);
 	}
 }
 

@@ -35,6 +35,18 @@ static void reset_common(struct sim_cpu *s)
 	s->reg[REG_GLOBAL_STS] = 0;
 }
 
+/* Realism "firmware": counter 0 left counting cycles (76h) with EN set, and
+ * its GlobalCtl bit with PerfMonV2: the "Broken BIOS" state of Linux's
+ * check_hw_exists (facts §0). */
+static void firmware(struct sim_cpu *s)
+{
+	if (!sim_real(s, SE_FIRMWARE))
+		return;
+	s->reg[REG_SEL] = EVTSEL_EN | EVTSEL_OS | EVTSEL_USR | 0x76;
+	if (has_v2(s))
+		s->reg[REG_GLOBAL_CTL] |= 1;
+}
+
 /* Fam15h (Orochi): base family 0Fh + extended family 06h, model 01h. The
  * maximum extended leaf 8000_001Eh is below 8000_0022h: no PerfMonV2. */
 static void reset_bulldozer(struct sim_cpu *s)
@@ -47,6 +59,7 @@ static void reset_bulldozer(struct sim_cpu *s)
 		      0x2fd3fbffu);
 	sim_brand(s, "AMD Opteron(TM) Processor 6272");
 	reset_common(s);
+	firmware(s);
 }
 
 /* Zen 4 (Raphael): family 0Fh + 0Ah = 19h, model 61h; CPUID.1 ECX[21]
@@ -65,6 +78,7 @@ static void reset_zen4(struct sim_cpu *s)
 	s->apic_base |= APIC_BASE_X2APIC;
 	reset_common(s);
 	s->reg[REG_V2] = 1;
+	firmware(s);
 }
 
 /* Maps an MSR to a counter's CTL (*ctl = true) or CTR; -1 if neither. */
@@ -94,7 +108,7 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	if (i >= 0) {
 		if (i == 1 && sim_has_fault(s, SF_MSR_FAULT))
 			return HW_FAULT_GP;
-		*v = ctl ? s->reg[REG_SEL + (unsigned)i] : s->ctr[i];
+		*v = ctl ? s->reg[REG_SEL + (unsigned)i] : sim_ctr_read(s, (unsigned)i);
 		return HW_OK;
 	}
 	if (msr == MSR_IA32_BIOS_SIGN_ID) { /* PATCH_LEVEL */
@@ -106,6 +120,8 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	switch (msr) {
 	case MSR_AMD_GLOBAL_STATUS:
 		*v = s->reg[REG_GLOBAL_STS];
+		if (sim_has_fault(s, SF_STATUS_NOT_STICKY))
+			s->reg[REG_GLOBAL_STS] = 0; /* the read clears it */
 		return HW_OK;
 	case MSR_AMD_GLOBAL_CTL:
 		*v = s->reg[REG_GLOBAL_CTL];
@@ -141,6 +157,9 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 		s->reg[REG_GLOBAL_CTL] = v & ((1ull << N_CTR) - 1);
 		return HW_OK;
 	case MSR_AMD_GLOBAL_STATUS_CLR:
+		for (unsigned k = 0; k < N_CTR; k++)
+			if (sim_flag_stuck(s, k)) /* pmi-storm: this bit stays */
+				v &= ~(1ull << k);
 		if (!sim_has_fault(s, SF_ACK_IGNORED))
 			s->reg[REG_GLOBAL_STS] &= ~v;
 		return HW_OK;
@@ -149,11 +168,18 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	}
 }
 
+/* RDPMC ECX 0-5 reads the core counters; 6-9 the northbridge / data fabric
+ * counters (8000_0001h ECX[24], both models) and 10-15 the L3 counters
+ * (ECX[28], zen4), AMD APM Vol. 3 RDPMC. Those count traffic outside the
+ * harness: under realism "firmware" they read a drawn value; an ideal model
+ * has the core counters only. */
 static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 {
-	if (ecx >= N_CTR)
+	uint32_t end = !sim_real(s, SE_FIRMWARE) ? N_CTR : has_v2(s) ? 16 : 10;
+
+	if (ecx >= end)
 		return HW_FAULT_GP;
-	*v = s->ctr[ecx];
+	*v = ecx < N_CTR ? sim_ctr_read(s, ecx) : sim_rand(s, 0, (1ull << 48) - 1);
 	return HW_OK;
 }
 
@@ -163,7 +189,7 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	/* Without PerfMonV2 there is no global enable; with it a counter
 	 * counts only while its GlobalCtl bit is set as well. */
 	bool global = !has_v2(s) || (s->reg[REG_GLOBAL_CTL] >> i) & 1;
-	return amd_sim_rate(sel, sim_counting(s, (sel & EVTSEL_EN) != 0, global), v);
+	return amd_sim_rate(sel, sim_ctr_counting(s, i, true, (sel & EVTSEL_EN) != 0, global), v);
 }
 
 static bool overflow(struct sim_cpu *s, unsigned i)
@@ -176,11 +202,22 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 #define COMMON_FAULTS                                                                              \
 	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_LOST_PMI) |              \
 	 (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) |            \
-	 (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED))
+	 (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) |               \
+	 (1u << SF_ENABLE_IGNORED_ONE) | (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) |  \
+	 (1u << SF_WRONG_VECTOR))
+
+/* PerfMonV2 flags still set: the PMU keeps its request up (pmi-storm). */
+static uint64_t pending(struct sim_cpu *s)
+{
+	return has_v2(s) ? s->reg[REG_GLOBAL_STS] : 0;
+}
 
 #define NA_SIGN_EXTEND                                                                             \
 	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "     \
-			      "sign-extends"
+			      "sign-extends",                                                      \
+	[SF_DUPLICATE_PMI] = "AMD documents a late PMI for an overflow an earlier PMI already "    \
+			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window, facts §9): "  \
+			     "reported, not failed, so a duplicate cannot be told from it"
 
 /* Realism (sim.h): harness paths of 20-90 instructions (objdump of
  * pmu/amd_core.o); skid of hundreds of instructions (facts §8); Fam15h
@@ -204,8 +241,14 @@ static const struct sim_model bulldozer = {
 					   "register (facts §7)",
 		 [SF_GLOBAL_CTRL_IGNORED] = "no PerfMonV2: there is no global control "
 					    "(facts §7)",
+		 [SF_GLOBAL_IGNORED_GP] = "no PerfMonV2: there is no global control "
+					  "(facts §7)",
 		 [SF_ACK_IGNORED] = "no PerfMonV2: there is no status register to "
-				    "acknowledge (facts §7)"},
+				    "acknowledge (facts §7)",
+		 [SF_STATUS_NOT_STICKY] = "no PerfMonV2: no overflow status, overflow is "
+					  "bit 47 going clear (facts §7)",
+		 [SF_PMI_STORM] = "no PerfMonV2: no overflow flag that could stick, overflow is "
+				  "bit 47, rewritten by the re-arm (facts §7)"},
     .reset = reset_bulldozer,
     .rdmsr = rdmsr,
     .wrmsr = wrmsr,
@@ -222,14 +265,17 @@ static const struct sim_model zen4 = {
     .doc = "AMD Fam19h PerfMonV2: facts §0, §2, §7 (C000_0300h-302h, 8000_0022h), §9",
     .driver = PMU_DRV_AMD_CORE,
     .faults = COMMON_FAULTS | (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_GLOBAL_CTRL_IGNORED) |
-	      (1u << SF_ACK_IGNORED),
-    .fault_na = {NA_SIGN_EXTEND},
+	      (1u << SF_ACK_IGNORED) | (1u << SF_STATUS_NOT_STICKY) | (1u << SF_PMI_STORM),
+    .fault_na = {NA_SIGN_EXTEND,
+		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (facts §7): every counter "
+					  "ignoring GlobalCtl is global-ctrl-ignored"},
     .reset = reset_zen4,
     .rdmsr = rdmsr,
     .wrmsr = wrmsr,
     .rdpmc = rdpmc,
     .rate = rate,
     .overflow = overflow,
+    .pending = pending,
     .lvt_automask = false,
     .si = &si_zen4,
 };

@@ -20,6 +20,10 @@ static void reset_common(struct sim_cpu *s)
 		s->ctr[i] = 0;
 		s->reg[REG_SEL + i] = 0;
 	}
+	/* Realism "firmware": counter 0 left counting cycles (76h) with EN set,
+	 * the "Broken BIOS" state of Linux's check_hw_exists (facts §0). */
+	if (sim_real(s, SE_FIRMWARE))
+		s->reg[REG_SEL] = EVTSEL_EN | EVTSEL_OS | EVTSEL_USR | 0x76;
 }
 
 /* K7 Athlon (Thunderbird): family 6 model 4. CPUID.1 EDX: FPU, TSC (4),
@@ -65,7 +69,7 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 		return HW_OK;
 	}
 	if (msr >= MSR_K7_PERFCTR0 && msr < MSR_K7_PERFCTR0 + N_CTR) {
-		*v = s->ctr[msr - MSR_K7_PERFCTR0];
+		*v = sim_ctr_read(s, msr - MSR_K7_PERFCTR0);
 		return HW_OK;
 	}
 	/* PATCH_LEVEL (8Bh) exists from K8 on; the K7 model has none. */
@@ -99,15 +103,21 @@ static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 {
 	if (ecx >= N_CTR)
 		return HW_FAULT_GP;
-	*v = s->ctr[ecx];
+	*v = sim_ctr_read(s, ecx);
 	return HW_OK;
 }
 
 static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
 {
 	uint64_t sel = s->reg[REG_SEL + i];
+	/* CNT_MASK 4-255 are reserved (K8 BKDG §10.2), so what the silicon
+	 * does with them is undefined: with firmware realism (the platform's
+	 * quirks) the model compares against the low two bits only, so that
+	 * 255 acts as 3 and 4 as no mask at all. */
+	if (sim_real(s, SE_FIRMWARE) && (sel >> EVTSEL_CMASK_SHIFT & 0xff) > 3)
+		sel &= ~(0xfcull << EVTSEL_CMASK_SHIFT);
 	/* No global enable on the legacy PMU: only EN gates counting. */
-	return amd_sim_rate(sel, sim_counting(s, (sel & EVTSEL_EN) != 0, true), v);
+	return amd_sim_rate(sel, sim_ctr_counting(s, i, true, (sel & EVTSEL_EN) != 0, true), v);
 }
 
 /* No status register to record in; INT asks the APIC for an interrupt. */
@@ -119,14 +129,24 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 #define LEGACY_FAULTS                                                                              \
 	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_LOST_PMI) |              \
 	 (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) |            \
-	 (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED))
+	 (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) |               \
+	 (1u << SF_ENABLE_IGNORED_ONE) | (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) |  \
+	 (1u << SF_WRONG_VECTOR))
 
 #define LEGACY_NA                                                                                  \
 	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "     \
 			      "sign-extends",                                                      \
 	[SF_NO_OVERFLOW_STATUS] = "the legacy PMU has no overflow status register (facts §7)",     \
 	[SF_GLOBAL_CTRL_IGNORED] = "the legacy PMU has no global control (facts §7)",              \
-	[SF_ACK_IGNORED] = "the legacy PMU has no status register to acknowledge (facts §7)"
+	[SF_GLOBAL_IGNORED_GP] = "the legacy PMU has no global control (facts §7)",                \
+	[SF_ACK_IGNORED] = "the legacy PMU has no status register to acknowledge (facts §7)",     \
+	[SF_STATUS_NOT_STICKY] = "the legacy PMU has no overflow status: overflow is bit 47 "     \
+				 "going clear (facts §7)",                                        \
+	[SF_PMI_STORM] = "the legacy PMU has no overflow flag that could stick: overflow is "      \
+			 "bit 47, rewritten by the re-arm (facts §7, §9)",                         \
+	[SF_DUPLICATE_PMI] = "AMD documents a late PMI for an overflow an earlier PMI already "    \
+			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window, facts §9): "  \
+			     "reported, not failed, so a duplicate cannot be told from it"
 
 /* Realism (sim.h): harness paths of 20-90 instructions (objdump of
  * pmu/amd_legacy.o, plus AMD's longer WRMSR microcode); the PMI comes

@@ -24,6 +24,9 @@
 #define REG_GLOBAL_CTRL 17
 #define REG_GLOBAL_STATUS 18
 #define REG_UCODE 19
+#define REG_TFA 20 /* MSR_TSX_FORCE_ABORT (0x10F) */
+#define MSR_TSX_FORCE_ABORT 0x10f
+#define MISC_LIMIT_CPUID (1ull << 22)
 
 struct arch_cfg {
 	const struct sim_model *m;
@@ -34,6 +37,7 @@ struct arch_cfg {
 	uint64_t perf_caps; /* 0: no PERF_CAPABILITIES (CPUID.1:ECX[15] clear) */
 	uint32_t ucode;
 	bool x2apic;
+	bool tfa; /* firmware: microcode with TSX_FORCE_ABORT (CPUID.7:EDX[13]) */
 };
 
 static const struct arch_cfg *cfg_of(const struct sim_cpu *s);
@@ -85,6 +89,30 @@ static uint64_t fixed_ctrl_rw(const struct sim_cpu *s)
 	return rw;
 }
 
+/* What firmware leaves behind (realism "firmware"):
+ *  - counter 0 counting cycles with EN set (and its GLOBAL_CTRL bit on v2+),
+ *    the "Broken BIOS" state Linux's check_hw_exists warns about (facts §0);
+ *  - IA32_MISC_ENABLE[22] LIMIT_CPUID set, so CPUID leaf 0 says 2 until it
+ *    is cleared, as Linux's early_init_intel does (SDM Vol. 4 MSR 1A0H);
+ *  - Skylake microcode with TSX_FORCE_ABORT (CPUID.7:EDX[13]): PMC3 belongs
+ *    to the microcode unless MSR 0x10F bit 0 is set (facts §10 Skylake TSX). */
+static void firmware(struct sim_cpu *s, const struct arch_cfg *c)
+{
+	s->reg[REG_EVNTSEL(0)] = EVTSEL_EN | EVTSEL_OS | EVTSEL_USR | 0x3c;
+	if (c->version >= 2)
+		s->reg[REG_GLOBAL_CTRL] |= 1;
+	s->real.limit_cpuid = true;
+	if (c->tfa)
+		sim_set_cpuid(s, 7, 0, 0, 0, 0, 1u << 13);
+}
+
+/* PMC3 while the TSX workaround owns it: writes do not hold, nothing the
+ * harness programs is counted. */
+static bool pmc3_taken(const struct sim_cpu *s, unsigned k)
+{
+	return k == 3 && cfg_of(s)->tfa && sim_real(s, SE_FIRMWARE) && !(s->reg[REG_TFA] & 1);
+}
+
 static void reset(struct sim_cpu *s)
 {
 	const struct arch_cfg *c = cfg_of(s);
@@ -110,6 +138,8 @@ static void reset(struct sim_cpu *s)
 	s->reg[REG_UCODE] = (uint64_t)c->ucode << 32;
 	if (c->x2apic)
 		s->apic_base |= APIC_BASE_X2APIC;
+	if (sim_real(s, SE_FIRMWARE))
+		firmware(s, c);
 }
 
 /* msr-fault: counter 1's MSRs raise #GP. */
@@ -142,7 +172,7 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 		return HW_FAULT_GP;
 	k = ctr_of(s, msr);
 	if (k >= 0) {
-		*v = s->ctr[k];
+		*v = sim_ctr_read(s, (unsigned)k);
 		return HW_OK;
 	}
 	if (msr >= MSR_P6_EVNTSEL0 && msr < MSR_P6_EVNTSEL0 + c->n_gp) {
@@ -153,8 +183,13 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	case MSR_IA32_BIOS_SIGN_ID:
 		*v = s->reg[REG_UCODE];
 		return HW_OK;
-	case MSR_IA32_MISC_ENABLE:
-		*v = MISC_ENABLE_EMON; /* facts §0: bit 7, perfmon available */
+	case MSR_IA32_MISC_ENABLE: /* facts §0: bit 7, perfmon available */
+		*v = MISC_ENABLE_EMON | (s->real.limit_cpuid ? MISC_LIMIT_CPUID : 0);
+		return HW_OK;
+	case MSR_TSX_FORCE_ABORT:
+		if (!c->tfa || !sim_real(s, SE_FIRMWARE))
+			return HW_FAULT_GP;
+		*v = s->reg[REG_TFA];
 		return HW_OK;
 	case MSR_PERF_CAPABILITIES:
 		if (!c->perf_caps)
@@ -171,6 +206,9 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 		     : msr == MSR_PERF_GLOBAL_CTRL   ? s->reg[REG_GLOBAL_CTRL]
 		     : msr == MSR_PERF_GLOBAL_STATUS ? s->reg[REG_GLOBAL_STATUS]
 						     : 0; /* OVF_CTRL reads as 0 */
+		/* status-not-sticky: the read clears what it returned */
+		if (msr == MSR_PERF_GLOBAL_STATUS && sim_has_fault(s, SF_STATUS_NOT_STICKY))
+			s->reg[REG_GLOBAL_STATUS] = 0;
 		return HW_OK;
 	case MSR_PERF_GLOBAL_STATUS_SET:
 		if (c->version < 4)
@@ -199,6 +237,8 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 			w = sim_has_fault(s, SF_NO_SIGN_EXTEND)
 				? v & 0xffffffffull
 				: (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+		if (pmc3_taken(s, (unsigned)k))
+			w = sim_rand(s, 0, sim_width_mask(s, 3));
 		sim_ctr_set(s, (unsigned)k, w);
 		return HW_OK;
 	}
@@ -211,7 +251,14 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 		s->reg[REG_UCODE] = (uint64_t)c->ucode << 32;
 		return HW_OK;
 	case MSR_IA32_MISC_ENABLE:
-		return HW_OK; /* the EMON bit is read-only; the rest is not modelled */
+		/* EMON is read-only; LIMIT_CPUID takes what is written */
+		s->real.limit_cpuid = (v & MISC_LIMIT_CPUID) != 0;
+		return HW_OK;
+	case MSR_TSX_FORCE_ABORT:
+		if (!c->tfa || !sim_real(s, SE_FIRMWARE))
+			return HW_FAULT_GP;
+		s->reg[REG_TFA] = v & 1; /* bit 0 RTM_FORCE_ABORT */
+		return HW_OK;
 	default:
 		break;
 	}
@@ -227,6 +274,9 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	case MSR_PERF_GLOBAL_STATUS:
 		return HW_FAULT_GP; /* read-only */
 	case MSR_PERF_GLOBAL_OVF_CTRL:
+		for (unsigned i = 0; i < s->n_ctr; i++)
+			if (sim_flag_stuck(s, i)) /* pmi-storm: this bit stays */
+				v &= ~gbit(s, i);
 		if (!sim_has_fault(s, SF_ACK_IGNORED))
 			s->reg[REG_GLOBAL_STATUS] &= ~v;
 		return HW_OK;
@@ -258,7 +308,7 @@ static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 			return HW_FAULT_GP;
 		k = idx;
 	}
-	*v = fast ? s->ctr[k] & 0xffffffffull : s->ctr[k];
+	*v = fast ? sim_ctr_read(s, k) & 0xffffffffull : sim_ctr_read(s, k);
 	return HW_OK;
 }
 
@@ -287,7 +337,9 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 
 	if (is_gp(s, i)) {
 		uint64_t sel = s->reg[REG_EVNTSEL(i)];
-		if (!sim_counting(s, (sel & EVTSEL_EN) != 0, global))
+		if (pmc3_taken(s, i))
+			return 0;
+		if (!sim_ctr_counting(s, i, true, (sel & EVTSEL_EN) != 0, global))
 			return 0;
 		if (!(sel & EVTSEL_OS)) /* ring 0: USR-only counts nothing */
 			return 0;
@@ -299,7 +351,7 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	unsigned f = i - n_gp(s);
 	uint64_t field = (s->reg[REG_FIXED_CTRL] >> (4 * f)) & 0xf;
 	/* a fixed counter is enabled by its OS/USR bits (facts §4) */
-	if (!sim_counting(s, (field & 0x3) != 0, global))
+	if (!sim_ctr_counting(s, i, false, (field & 0x3) != 0, global))
 		return 0;
 	if (!(field & 0x1))
 		return 0;
@@ -327,10 +379,13 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_SIGN_EXTEND) |        \
 	 (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |               \
 	 (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |                    \
-	 (1u << SF_LVT_STUCK_MASKED))
+	 (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ENABLE_IGNORED_ONE) |                            \
+	 (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) | (1u << SF_WRONG_VECTOR) |         \
+	 (1u << SF_DUPLICATE_PMI))
 #define ARCH_V2_FAULTS                                                                             \
 	(ARCH_COMMON_FAULTS | (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_GLOBAL_CTRL_IGNORED) |     \
-	 (1u << SF_ACK_IGNORED))
+	 (1u << SF_ACK_IGNORED) | (1u << SF_GLOBAL_IGNORED_GP) | (1u << SF_STATUS_NOT_STICKY) |    \
+	 (1u << SF_PMI_STORM))
 
 /* Overflow bits still set in GLOBAL_STATUS (late-ack, facts §8). */
 static uint64_t pending(struct sim_cpu *s)
@@ -366,6 +421,13 @@ static const struct sim_model yonah = {
 				       "(facts §4 core_pmu)",
 	    [SF_ACK_IGNORED] = "arch perfmon v1 has no overflow status to "
 			       "acknowledge (facts §9)",
+	    [SF_GLOBAL_IGNORED_GP] = "arch perfmon v1 has no global control "
+				     "(facts §4 core_pmu)",
+	    [SF_STATUS_NOT_STICKY] = "arch perfmon v1 has no overflow status register: "
+				     "overflow is the counter's top bit (facts §9)",
+	    [SF_PMI_STORM] = "arch perfmon v1 has no overflow flag that could stick: "
+			     "overflow is the counter's top bit, rewritten by the re-arm "
+			     "(facts §9 generic handler)",
 	},
     .reset = reset,
     .rdmsr = rdmsr,
@@ -465,6 +527,7 @@ static const struct arch_cfg cfgs[] = {
 	.perf_caps = 0x33c5,
 	.ucode = 0xf0,
 	.x2apic = true,
+	.tfa = true,
     },
 };
 

@@ -46,7 +46,7 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	case MSR_KNC_PERFCTR0 + 1:
 		if (gp_faults(s, msr - MSR_KNC_PERFCTR0))
 			return HW_FAULT_GP;
-		*v = s->ctr[msr - MSR_KNC_PERFCTR0];
+		*v = sim_ctr_read(s, msr - MSR_KNC_PERFCTR0);
 		return HW_OK;
 	case MSR_KNC_EVNTSEL0:
 	case MSR_KNC_EVNTSEL0 + 1:
@@ -59,6 +59,8 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 		return HW_OK;
 	case MSR_KNC_GLOBAL_STATUS:
 		*v = s->reg[KNCSIM_STATUS];
+		if (s->fault == SF_STATUS_NOT_STICKY)
+			s->reg[KNCSIM_STATUS] = 0; /* the read clears it */
 		return HW_OK;
 	case MSR_KNC_GLOBAL_OVF_CTRL:
 		*v = 0; /* write-only (§1.4.3.6); modelled as reading 0 */
@@ -93,6 +95,10 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 		return HW_FAULT_GP; /* read-only (§1.4.3.5) */
 	case MSR_KNC_GLOBAL_OVF_CTRL:
 		/* Each set bit clears that status bit (§1.4.3.6). */
+		for (unsigned i = 0; i < NCTR; i++)
+			if (sim_flag_stuck(s, i)) /* pmi-storm: this bit stays; the
+						   * line is an edge, so no repeat */
+				v &= ~(1ull << i);
 		if (s->fault != SF_ACK_IGNORED)
 			s->reg[KNCSIM_STATUS] &= ~(v & CTR_BITS);
 		return HW_OK;
@@ -109,7 +115,7 @@ static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 	/* ECX 0/1, the counter zero-extended from 40 bits (table 1-1) */
 	if (ecx >= NCTR || gp_faults(s, ecx))
 		return HW_FAULT_GP;
-	*v = s->ctr[ecx];
+	*v = sim_ctr_read(s, ecx);
 	return HW_OK;
 }
 
@@ -146,7 +152,7 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	bool global = (s->reg[KNCSIM_CTRL] >> i & 1) != 0;
 
 	/* EVNTSEL.EN AND GLOBAL_CTRL bit i (§1.4.1, table 1-5 bit 22) */
-	if (!sim_counting(s, en, global))
+	if (!sim_ctr_counting(s, i, true, en, global))
 		return 0;
 	/* SPFLT-controlled counters follow USER_PREF (table 1-7). */
 	if ((spflt >> i & 1) && !(spflt & SPFLT_USER_PREF))
@@ -177,6 +183,9 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 		return (s->reg[KNCSIM_EVNTSEL(i)] & EVTSEL_INT) != 0;
 	/* Sticky, and set even without INT (§1.4.3.5). */
 	s->reg[KNCSIM_STATUS] |= 1ull << i;
+	/* duplicate-pmi: the line pulses per counter instead of once. */
+	if (s->fault == SF_DUPLICATE_PMI)
+		return (s->reg[KNCSIM_EVNTSEL(i)] & EVTSEL_INT) != 0;
 	/* Only a 0->1 change reaches the APIC (§1.4.3.9). */
 	return !was_high && line(s) != 0;
 }
@@ -197,11 +206,16 @@ static const struct sim_model knc = {
     .faults = (1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_OVERFLOW_STATUS) |
 	      (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |
 	      (1u << SF_GLOBAL_CTRL_IGNORED) | (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) |
-	      (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ACK_IGNORED),
+	      (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ACK_IGNORED) |
+	      (1u << SF_ENABLE_IGNORED_ONE) | (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) |
+	      (1u << SF_STATUS_NOT_STICKY) | (1u << SF_PMI_STORM) | (1u << SF_WRONG_VECTOR) |
+	      (1u << SF_DUPLICATE_PMI),
     .fault_na =
 	{
 	    [SF_NO_SIGN_EXTEND] = "KNC counter writes set all 40 bits (KNC §1.4.3.2); "
 				  "nothing sign-extends",
+	    [SF_GLOBAL_IGNORED_GP] = "KNC has no fixed counters (KNC §1.4.1): both "
+				     "counters ignoring GLOBAL_CTRL is global-ctrl-ignored",
 	},
     .reset = reset,
     .rdmsr = rdmsr,

@@ -8,9 +8,18 @@
  * OVF_PMI_T0, requests a PMI; the local APIC masks LVTPC on delivery.
  * CCCR1's ENABLE does not work (facts §10 P4 erratum).
  *
- * Not modelled: CCCR compare/complement/threshold/edge and FORCE_OVF (the
- * workload engine has no per-cycle event counts), ESCR tagging, thread 1,
- * and the taken/not-taken split of BRANCH_RETIRED. */
+ * Model "pentium4-ht" is the same part with Hyper-Threading, the harness
+ * running on logical processor 1 (CPUID.1: HTT, two logical processors,
+ * initial APIC ID 1). The PMU is shared by both threads (facts §10 P4):
+ * there an ESCR counts the harness's events only with its T1_OS bit and an
+ * overflow interrupts it only through CCCR OVF_PMI_T1 (facts §5 bits).
+ *
+ * Realism "firmware" adds erratum N15 (facts §10 P4): a write of a new value
+ * to a counter does not take one time in four; writing the same value again
+ * does, which is why Linux writes twice (p4_pmu_set_period).
+ *
+ * Not modelled: FORCE_OVF, ESCR tagging, thread 0's own events, and the
+ * taken/not-taken split of BRANCH_RETIRED. */
 #include "model_netburst.h"
 #include "../../pmu/msr.h"
 #include "sim.h"
@@ -21,6 +30,8 @@
 #define CCCR_RW 0x4ffff000ull /* 30, 27:12; OVF (31) only clears by software */
 #define ESCR_RW 0x7fffffffull
 #define ESCR_T0_OS (1ull << 3)
+#define ESCR_T1_OS (1ull << 1)
+#define CCCR_OVF_PMI_T1 (1ull << 27)
 
 /* SDM table of counters and ESCRs per counter group: the ESCR with select
  * value s for group g, half h (ESCRx0 feeds the first counters of a group,
@@ -95,6 +106,30 @@ static void reset(struct sim_cpu *s)
 	s->reg[P4SIM_MISC_ENABLE] = MISC_ENABLE_EMON;
 }
 
+/* Logical processor 1 of an HT package: CPUID.1 EBX[31:24] initial APIC ID
+ * 1, EBX[23:16] two logical processors, EDX[28] HTT (SDM Vol. 3A 8.6). */
+static void reset_ht(struct sim_cpu *s)
+{
+	reset(s);
+	sim_set_cpuid(s, 1, 0, sim_fms(0xf, 2, 9), 1u << 24 | 2u << 16, 0,
+		      (1u << 4) | (1u << 5) | (1u << 9) | (1u << 21) | (1u << 28));
+	s->apic_id = 1;
+	s->apic_base &= ~APIC_BASE_BSP;
+}
+
+static bool thread1(const struct sim_cpu *s) { return (s->apic_id & 1) != 0; }
+
+/* Erratum N15: true when this write is lost (see the top of the file). */
+static bool n15_lost(struct sim_cpu *s, unsigned i, uint64_t v)
+{
+	bool fresh = s->reg[P4SIM_LASTW(i)] != v;
+
+	if (!sim_real(s, SE_FIRMWARE))
+		return false;
+	s->reg[P4SIM_LASTW(i)] = v;
+	return fresh && sim_rand(s, 1, 4) == 1;
+}
+
 static bool gp_faults(const struct sim_cpu *s, unsigned i)
 {
 	return s->fault == SF_MSR_FAULT && i == 1;
@@ -107,13 +142,15 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	if (msr >= MSR_P4_COUNTER0 && msr < MSR_P4_COUNTER0 + NCTR) {
 		if (gp_faults(s, msr - MSR_P4_COUNTER0))
 			return HW_FAULT_GP;
-		*v = s->ctr[msr - MSR_P4_COUNTER0];
+		*v = sim_ctr_read(s, msr - MSR_P4_COUNTER0);
 		return HW_OK;
 	}
 	if (msr >= MSR_P4_CCCR0 && msr < MSR_P4_CCCR0 + NCTR) {
 		if (gp_faults(s, msr - MSR_P4_CCCR0))
 			return HW_FAULT_GP;
 		*v = s->reg[P4SIM_CCCR(msr - MSR_P4_CCCR0)];
+		if (s->fault == SF_STATUS_NOT_STICKY) /* the read clears OVF */
+			s->reg[P4SIM_CCCR(msr - MSR_P4_CCCR0)] &= ~P4SIM_CCCR_OVF;
 		return HW_OK;
 	}
 	k = escr_index(msr);
@@ -138,7 +175,8 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	if (msr >= MSR_P4_COUNTER0 && msr < MSR_P4_COUNTER0 + NCTR) {
 		if (gp_faults(s, msr - MSR_P4_COUNTER0))
 			return HW_FAULT_GP;
-		sim_ctr_set(s, msr - MSR_P4_COUNTER0, v); /* all 40 bits (facts §2) */
+		if (!n15_lost(s, msr - MSR_P4_COUNTER0, v))
+			sim_ctr_set(s, msr - MSR_P4_COUNTER0, v); /* all 40 bits (facts §2) */
 		return HW_OK;
 	}
 	if (msr >= MSR_P4_CCCR0 && msr < MSR_P4_CCCR0 + NCTR) {
@@ -149,8 +187,8 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 			return HW_FAULT_GP;
 		/* OVF is sticky: software can clear it, not set it (facts §5);
 		 * the ack-ignored fault keeps it whatever is written. */
-		if (!(v & P4SIM_CCCR_OVF) && s->fault != SF_ACK_IGNORED)
-			ovf = 0;
+		if (!(v & P4SIM_CCCR_OVF) && s->fault != SF_ACK_IGNORED && !sim_flag_stuck(s, i))
+			ovf = 0; /* pmi-storm: the stuck one stays */
 		s->reg[P4SIM_CCCR(i)] = (v & CCCR_RW) | ovf;
 		return HW_OK;
 	}
@@ -169,7 +207,7 @@ static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 	unsigned i = ecx & 0x1f;
 	if (i >= NCTR || gp_faults(s, i))
 		return HW_FAULT_GP;
-	*v = s->ctr[i];
+	*v = sim_ctr_read(s, i);
 	if (ecx & (1u << 31))
 		*v &= 0xffffffffull; /* fast read: low 32 bits */
 	return HW_OK;
@@ -216,7 +254,7 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	unsigned group, half, sel = (unsigned)(cccr >> 13) & 7;
 	bool enabled = (cccr & CCCR_ENABLE) && i != 1; /* CCCR1 ENABLE erratum */
 
-	if (!sim_counting(s, enabled, true))
+	if (!sim_ctr_counting(s, i, true, enabled, true))
 		return 0;
 	ctr_place(i, &group, &half);
 	for (unsigned k = 0; k < N_ESCR; k++) {
@@ -224,7 +262,7 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 		if (e->group != group || e->half != half || e->select != sel)
 			continue;
 		escr = s->reg[P4SIM_ESCR(k)];
-		if (!(escr & ESCR_T0_OS))
+		if (!(escr & (thread1(s) ? ESCR_T1_OS : ESCR_T0_OS)))
 			return 0;
 		uint64_t n = decode(e->addr, (unsigned)(escr >> 25) & 0x3f,
 				    (unsigned)(escr >> 9) & 0xffff, v);
@@ -246,7 +284,18 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 		*cccr |= P4SIM_CCCR_OVF;
 	/* The interrupt still fires without the flag: Linux's "unflagged
 	 * overflow" (facts §5). */
-	return (*cccr & CCCR_OVF_PMI_T0) != 0;
+	return (*cccr & (thread1(s) ? CCCR_OVF_PMI_T1 : CCCR_OVF_PMI_T0)) != 0;
+}
+
+/* Counters whose OVF is set with this thread's OVF_PMI: while one is, "the
+ * NMI line will continue to be asserted" (facts §9 P4); pmi-storm uses it. */
+static uint64_t pending(struct sim_cpu *s)
+{
+	uint64_t m = 0, pmi = thread1(s) ? CCCR_OVF_PMI_T1 : CCCR_OVF_PMI_T0;
+	for (unsigned i = 0; i < NCTR; i++)
+		if ((s->reg[P4SIM_CCCR(i)] & P4SIM_CCCR_OVF) && (s->reg[P4SIM_CCCR(i)] & pmi))
+			m |= 1ull << i;
+	return m;
 }
 
 /* Realism (sim.h): harness paths of 15-70 instructions (objdump of
@@ -257,28 +306,55 @@ static const struct sim_silicon si_p4 = {
     .insn_min = 15, .insn_max = 70, .cpi_x10 = 25, .skid_min = 100, .skid_max = 2000,
     .entry_insn = 50, .smm_counts = true,
 };
+#define P4_FAULTS                                                                                  \
+	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_OVERFLOW_STATUS) |    \
+	 (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |               \
+	 (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |                    \
+	 (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ACK_IGNORED) | (1u << SF_WIDTH_HIGH_BITS) |       \
+	 (1u << SF_WRITE_DROPPED) | (1u << SF_STATUS_NOT_STICKY) | (1u << SF_PMI_STORM) |          \
+	 (1u << SF_WRONG_VECTOR) | (1u << SF_DUPLICATE_PMI))
+#define P4_NA                                                                                      \
+	[SF_NO_SIGN_EXTEND] = "NetBurst counter writes set all 40 bits (facts §2); "              \
+			      "nothing sign-extends",                                              \
+	[SF_GLOBAL_CTRL_IGNORED] = "NetBurst has no global enable register, only "                 \
+				   "CCCR ENABLE (facts §5)",                                       \
+	[SF_GLOBAL_IGNORED_GP] = "NetBurst has no global enable register, only "                   \
+				 "CCCR ENABLE (facts §5)",                                         \
+	[SF_ENABLE_IGNORED_ONE] = "counter 1 is the one whose CCCR ENABLE does not "               \
+				  "work (facts §10 P4): the driver never uses it"
+
 static const struct sim_model pentium4 = {
     .name = "pentium4",
     .doc = "x86-pmu-facts.md §5, §8, §9 P4, §10 P4; SDM Vol. 3B ESCR/CCCR excerpt",
     .driver = PMU_DRV_INTEL_NETBURST,
-    .faults = (1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_OVERFLOW_STATUS) |
-	      (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |
-	      (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |
-	      (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ACK_IGNORED),
-    .fault_na =
-	{
-	    [SF_NO_SIGN_EXTEND] = "NetBurst counter writes set all 40 bits (facts §2); "
-				  "nothing sign-extends",
-	    [SF_GLOBAL_CTRL_IGNORED] = "NetBurst has no global enable register, only "
-				       "CCCR ENABLE (facts §5)",
-	},
+    .faults = P4_FAULTS,
+    .fault_na = {P4_NA},
     .reset = reset,
     .rdmsr = rdmsr,
     .wrmsr = wrmsr,
     .rdpmc = rdpmc,
     .rate = rate,
     .overflow = overflow,
+    .pending = pending,
     .lvt_automask = true, /* facts §8: LVTPC masked on interrupt (P4) */
     .si = &si_p4,
 };
 SIM_MODEL(pentium4);
+
+static const struct sim_model pentium4_ht = {
+    .name = "pentium4-ht",
+    .doc = "pentium4 with Hyper-Threading, harness on logical processor 1: ESCR T1 bits, "
+	   "OVF_PMI_T1 (facts §5, §10 P4)",
+    .driver = PMU_DRV_INTEL_NETBURST,
+    .faults = P4_FAULTS,
+    .fault_na = {P4_NA},
+    .reset = reset_ht,
+    .rdmsr = rdmsr,
+    .wrmsr = wrmsr,
+    .rdpmc = rdpmc,
+    .rate = rate,
+    .overflow = overflow,
+    .lvt_automask = true,
+    .si = &si_p4,
+};
+SIM_MODEL(pentium4_ht);

@@ -32,6 +32,10 @@ static void reset(struct sim_cpu *s)
 	for (unsigned i = 0; i < P6_CTRS; i++)
 		s->width[i] = P6_WIDTH;
 	s->reg[REG_UCODE] = P6_UCODE_REV << 32;
+	/* Realism "firmware": counter 0 left counting cycles with EN set, the
+	 * "Broken BIOS" state of Linux's check_hw_exists (facts §0). */
+	if (sim_real(s, SE_FIRMWARE))
+		s->reg[REG_EVNTSEL(0)] = EVTSEL_EN | EVTSEL_OS | EVTSEL_USR | 0x79;
 }
 
 /* The msr-fault fault removes counter 1's MSRs. */
@@ -46,7 +50,7 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	if (faulted(s, msr))
 		return HW_FAULT_GP;
 	if (msr >= MSR_P6_PERFCTR0 && msr < MSR_P6_PERFCTR0 + P6_CTRS) {
-		*v = s->ctr[msr - MSR_P6_PERFCTR0];
+		*v = sim_ctr_read(s, msr - MSR_P6_PERFCTR0);
 		return HW_OK;
 	}
 	if (msr >= MSR_P6_EVNTSEL0 && msr < MSR_P6_EVNTSEL0 + P6_CTRS) {
@@ -90,7 +94,7 @@ static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 	/* RDPMC ECX = counter index; P6 has no fast-read or fixed forms. */
 	if (ecx >= P6_CTRS)
 		return HW_FAULT_GP;
-	*v = s->ctr[ecx];
+	*v = sim_ctr_read(s, ecx);
 	return HW_OK;
 }
 
@@ -117,7 +121,7 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	/* EVNTSEL0.EN gates both counters (facts §3). */
 	bool en = (s->reg[REG_EVNTSEL(0)] & EVTSEL_EN) != 0;
 
-	if (!sim_counting(s, en, true))
+	if (!sim_ctr_counting(s, i, true, en, true))
 		return 0;
 	/* The harness runs in ring 0: only OS counts. */
 	if (!(sel & EVTSEL_OS))
@@ -148,13 +152,20 @@ static const struct sim_model pentium3 = {
     .faults = (1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_SIGN_EXTEND) |
 	      (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |
 	      (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |
-	      (1u << SF_LVT_STUCK_MASKED),
+	      (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ENABLE_IGNORED_ONE) |
+	      (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) | (1u << SF_WRONG_VECTOR) |
+	      (1u << SF_DUPLICATE_PMI),
     .fault_na =
 	{
+	    [SF_PMI_STORM] = "P6 has no overflow flag that could stick: overflow is the "
+			     "counter's top bit, rewritten by the re-arm (facts §9)",
 	    [SF_NO_OVERFLOW_STATUS] = "P6 has no overflow status register; overflow "
 				      "is the counter's top bit going clear (facts §9)",
 	    [SF_GLOBAL_CTRL_IGNORED] = "P6 has no global control register (facts §3)",
+	    [SF_GLOBAL_IGNORED_GP] = "P6 has no global control register (facts §3)",
 	    [SF_ACK_IGNORED] = "P6 has no overflow status to acknowledge (facts §9)",
+	    [SF_STATUS_NOT_STICKY] = "P6 has no overflow status register; overflow "
+				     "is the counter's top bit going clear (facts §9)",
 	},
     .reset = reset,
     .rdmsr = rdmsr,

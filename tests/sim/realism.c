@@ -136,6 +136,14 @@ void sim_real_overflow(struct sim_cpu *s)
 	}
 	if (s->real.latched)
 		return; /* one line to the APIC: a later overflow joins this PMI */
+	if (s->lvt_pc & LVT_MASKED) {
+		/* The APIC takes or drops the request when the PMU raises it:
+		 * a masked LVTPC drops the edge now (KNC §1.4.3.9). The skid is
+		 * the latency of a request it took, not a delay of the edge. */
+		s->st.pmi_raised++;
+		s->st.pmi_dropped++;
+		return;
+	}
 	s->real.latched = true;
 	s->real.skid_left = sim_rand(s, si->skid_min, si->skid_max);
 	s->st.skid_total += s->real.skid_left;

@@ -173,8 +173,17 @@ uint64_t sim_width_mask(const struct sim_cpu *s, unsigned i)
 
 void sim_ctr_set(struct sim_cpu *s, unsigned i, uint64_t v)
 {
-	if (i < s->n_ctr)
-		s->ctr[i] = v & sim_width_mask(s, i);
+	if (i >= s->n_ctr)
+		return;
+	s->ctr[i] = v & sim_width_mask(s, i);
+	/* width-high-bits: the bits above the implemented width keep what was
+	 * written instead of reading 0 (facts §2 widths). */
+	s->ctr_hi[i] = s->fault == SF_WIDTH_HIGH_BITS ? v & ~sim_width_mask(s, i) : 0;
+}
+
+uint64_t sim_ctr_read(const struct sim_cpu *s, unsigned i)
+{
+	return i < s->n_ctr ? s->ctr[i] | s->ctr_hi[i] : 0;
 }
 
 bool sim_counting(const struct sim_cpu *s, bool enabled, bool global_enabled)
@@ -184,6 +193,20 @@ bool sim_counting(const struct sim_cpu *s, bool enabled, bool global_enabled)
 	if (s->fault == SF_GLOBAL_CTRL_IGNORED)
 		global_enabled = true;
 	return enabled && global_enabled;
+}
+
+bool sim_ctr_counting(const struct sim_cpu *s, unsigned i, bool gp, bool enabled,
+		      bool global_enabled)
+{
+	/* One counter without a working enable bit, as Core Duo erratum AE49
+	 * "perfctr1 doesn't have a working enable bit" (facts §10). */
+	if (s->fault == SF_ENABLE_IGNORED_ONE && i == 1)
+		enabled = true;
+	/* General-purpose counters that ignore the global enable while the
+	 * fixed counters obey it (facts §4: GLOBAL_CTRL gates both kinds). */
+	if (s->fault == SF_GLOBAL_IGNORED_GP && gp)
+		global_enabled = true;
+	return sim_counting(s, enabled, global_enabled);
 }
 
 uint64_t sim_filter(uint64_t per_iter, uint64_t cycles_per_iter, unsigned cmask, bool inv,
@@ -231,7 +254,12 @@ static bool add_events(struct sim_cpu *s, unsigned i, uint64_t add)
 	uint64_t mask = sim_width_mask(s, i);
 	bool ovf = add > mask - s->ctr[i];
 	s->ctr[i] = (s->ctr[i] + add) & mask;
-	return ovf && s->m->overflow(s, i);
+	if (ovf && s->fault == SF_PMI_STORM && !s->storm_ctr)
+		s->storm_ctr = (uint8_t)(i + 1);
+	if (!ovf || !s->m->overflow(s, i))
+		return false;
+	s->pmi_ovf++;
+	return true;
 }
 
 void sim_ctr_bump(struct sim_cpu *s, unsigned i, uint64_t n)
@@ -272,9 +300,12 @@ static void advance(struct sim_cpu *s, const struct workload_vector *v, uint64_t
 		s->st.instructions += k * v->instructions;
 		s->tsc += k * (v->cycles ? v->cycles : 1);
 		iters -= k;
-		/* The skid of an earlier overflow runs out before a new one. */
+		/* A request already on its way takes this step's overflows with
+		 * it, even when its skid runs out at this very step: the PMI it
+		 * raises collects them, so they must not raise another. */
+		bool joins = s->real.latched;
 		sim_real_retired(s, k * v->instructions);
-		if (want_pmi)
+		if (want_pmi && !joins)
 			sim_real_overflow(s);
 		sim_deliver(s);
 	}
@@ -288,6 +319,7 @@ void sim_retire(struct sim_cpu *s, uint64_t insn, uint64_t branches, uint64_t cy
 
 void hw_run_workload(const struct workload *w, uint64_t iterations)
 {
+	sim.relax_ns = 0; /* a new window: waits start with short steps */
 	sim_real_access(&sim, SA_WORKLOAD, (uint32_t)w->per_iter.instructions);
 	if (sim.fault == SF_SPURIOUS_PMI)
 		sim_pmi_request(&sim);
@@ -321,6 +353,39 @@ static void clear_bit(uint8_t *v, unsigned n)
 	v[n / 8] &= (uint8_t)~(1u << (n % 8));
 }
 
+bool sim_flag_stuck(const struct sim_cpu *s, unsigned i)
+{
+	return s->fault == SF_PMI_STORM && s->storm_ctr == i + 1;
+}
+
+/* pmi-storm: a flag that will not clear keeps the PMU's request up, so the
+ * APIC takes it again whenever LVTPC is unmasked or the PMI is EOIed ("the
+ * NMI line will continue to be asserted while the OVF bit is set", facts §9
+ * P4). KNC's line is an edge (§1.4.3.9): no pending hook, no repeat. */
+static void storm_again(struct sim_cpu *s)
+{
+	/* A handler with no storm guard would loop for ever on the host: the
+	 * simulated storm ends after SIM_STORM_MAX repeats. */
+	if (s->fault == SF_PMI_STORM && s->m->pending && s->m->pending(s) &&
+	    s->storm_repeats < SIM_STORM_MAX) {
+		s->storm_repeats++;
+		sim_pmi_request(s);
+	}
+}
+
+/* After a PMI's handler returned: under duplicate-pmi every counter whose
+ * overflow it collected raises a PMI of its own, instead of sharing one. */
+static void after_pmi(struct sim_cpu *s)
+{
+	if (s->fault == SF_DUPLICATE_PMI && s->pmi_ovf > 1)
+		s->pmi_owed += s->pmi_ovf - 1;
+	s->pmi_ovf = 0;
+	if (s->pmi_owed) {
+		s->pmi_owed--;
+		sim_pmi_request(s);
+	}
+}
+
 void sim_pmi_request(struct sim_cpu *s)
 {
 	s->st.pmi_raised++;
@@ -336,6 +401,8 @@ void sim_pmi_request(struct sim_cpu *s)
 		s->lvt_pc |= LVT_MASKED;
 	if ((s->lvt_pc & LVT_DM_MASK) == LVT_DM_NMI)
 		s->nmi_pending = true;
+	else if (s->fault == SF_WRONG_VECTOR) /* the APIC uses the next vector */
+		set_bit(s->irr, ((s->lvt_pc & LVT_VECTOR_MASK) + 1) & 0xff);
 	else
 		set_bit(s->irr, s->lvt_pc & LVT_VECTOR_MASK);
 	sim_deliver(s);
@@ -352,9 +419,11 @@ static void dispatch(struct sim_cpu *s, unsigned vector)
 	f.rflags = s->irq_enabled ? 0x202 : 0x2;
 	/* The entry stub runs before the handler stops the counters, the exit
 	 * path after it restarted them: both are counted on real cores. */
+	uint32_t site = s->real.last_site;
 	sim_real_access(s, SA_ENTRY, vector);
 	isr_dispatch(&f);
 	sim_real_access(s, SA_EXIT, vector);
+	s->real.last_site = site;
 }
 
 void sim_deliver(struct sim_cpu *s)
@@ -369,6 +438,8 @@ void sim_deliver(struct sim_cpu *s)
 			s->st.nmi_delivered++;
 			dispatch(s, VEC_NMI);
 			s->in_nmi = false; /* IRET unblocks NMIs */
+			if ((s->lvt_pc & LVT_DM_MASK) == LVT_DM_NMI)
+				after_pmi(s);
 			continue;
 		}
 		int v = highest(s->irr);
@@ -377,11 +448,14 @@ void sim_deliver(struct sim_cpu *s)
 			break;
 		clear_bit(s->irr, (unsigned)v);
 		set_bit(s->isr, (unsigned)v);
-		if ((unsigned)v == (s->lvt_pc & LVT_VECTOR_MASK))
+		bool pmi = (unsigned)v == (s->lvt_pc & LVT_VECTOR_MASK);
+		if (pmi)
 			s->st.pmi_delivered++;
 		s->irq_enabled = false; /* interrupt gate */
 		dispatch(s, (unsigned)v);
 		s->irq_enabled = true; /* IRET restores IF */
+		if (pmi)
+			after_pmi(s);
 	}
 	s->depth--;
 }
@@ -396,8 +470,8 @@ static uint32_t vec32(const uint8_t *v, uint32_t k)
 static uint32_t apic_reg_read(struct sim_cpu *s, uint32_t off)
 {
 	switch (off) {
-	case APIC_ID:
-		return x2apic(s) ? 0 : 0; /* the boot CPU has APIC ID 0 */
+	case APIC_ID: /* xAPIC: ID in bits 31:24; x2APIC: the whole register */
+		return x2apic(s) ? s->apic_id : s->apic_id << 24;
 	case APIC_VERSION:
 		return (5u << 16) | 0x14; /* MaxLVT 5: LVTPC present */
 	case APIC_TPR:
@@ -435,6 +509,7 @@ static void apic_reg_write(struct sim_cpu *s, uint32_t off, uint64_t val)
 		s->st.eoi++;
 		if (v >= 0)
 			clear_bit(s->isr, (unsigned)v);
+		storm_again(s);
 		sim_deliver(s);
 		break;
 	}
@@ -451,6 +526,8 @@ static void apic_reg_write(struct sim_cpu *s, uint32_t off, uint64_t val)
 		uint32_t old = s->lvt_pc;
 		s->lvt_pc = v;
 		sim_real_lvt(s, old, v);
+		if ((old & LVT_MASKED) && !(v & LVT_MASKED))
+			storm_again(s);
 		break;
 	}
 	case APIC_ICR_HI:
@@ -458,11 +535,11 @@ static void apic_reg_write(struct sim_cpu *s, uint32_t off, uint64_t val)
 		break;
 	case APIC_ICR_LO:
 		/* destination shorthand 01 = self (SDM Vol. 3A 11.6.1), or no
-		 * shorthand with physical destination = this CPU's APIC ID (0);
+		 * shorthand with physical destination = this CPU's APIC ID;
 		 * x2APIC carries the destination in ICR bits 63:32. */
 		if (((val >> 18) & 3) == 1 ||
 		    (((val >> 18) & 3) == 0 && !(val & (1u << 11)) &&
-		     (x2apic(s) ? (uint32_t)(val >> 32) : icr_hi >> 24) == 0))
+		     (x2apic(s) ? (uint32_t)(val >> 32) : icr_hi >> 24) == s->apic_id))
 			self_ipi(s, (uint32_t)val);
 		break;
 	case APIC_SELF_IPI:
@@ -521,9 +598,47 @@ int hw_rdmsr(uint32_t msr, uint64_t *val)
 	return st;
 }
 
+/* write-dropped: one read-write register of each family ignores writes to
+ * one bit, a bit the harness never needs to count (pin control, thread
+ * mode, event select bit 11, ESCR tag value), so that only a read-back of
+ * that register sees it. Returns the value the register takes. */
+static uint64_t dropped(struct sim_cpu *s, uint32_t msr, uint64_t val)
+{
+	uint32_t target = 0;
+	uint64_t bit = EVTSEL_PC, old = 0; /* PERFEVTSEL1 / PerfEvtSel1 pin control */
+
+	switch (s->m->driver) {
+	case PMU_DRV_INTEL_P6:
+	case PMU_DRV_INTEL_ARCH:
+		target = MSR_P6_EVNTSEL0 + 1;
+		break;
+	case PMU_DRV_AMD_LEGACY: /* K8 BKDG §10.2 */
+		target = MSR_K7_EVNTSEL0 + 1;
+		break;
+	case PMU_DRV_INTEL_KNC: /* EVNTSEL1 bit 21, thread count mode (KNC table 1-5) */
+		target = MSR_KNC_EVNTSEL0 + 1;
+		bit = 1ull << 21;
+		break;
+	case PMU_DRV_AMD_CORE: /* PERF_CTL1 bit 35, event select bit 11 (facts §1) */
+		target = MSR_F15H_PERF_CTL0 + 2;
+		bit = 1ull << 35;
+		break;
+	case PMU_DRV_INTEL_NETBURST: /* CRU_ESCR1 tag value bit 0 (facts §5 ESCR 8:5) */
+		target = 0x3b9;
+		bit = 1ull << 5;
+		break;
+	default:
+		break;
+	}
+	if (s->fault != SF_WRITE_DROPPED || msr != target || s->m->rdmsr(s, msr, &old) != HW_OK)
+		return val;
+	return (val & ~bit) | (old & bit);
+}
+
 int hw_wrmsr(uint32_t msr, uint64_t val)
 {
 	sim_real_access(&sim, SA_WRMSR, msr);
+	val = dropped(&sim, msr, val);
 	if (msr == MSR_IA32_APIC_BASE)
 		return HW_OK; /* the harness never changes the APIC mode */
 	if (msr >= MSR_X2APIC_BASE && msr < MSR_X2APIC_BASE + 0x100) {
@@ -570,11 +685,19 @@ bool hw_irq_enabled(void)
 
 void hw_relax(void)
 {
-	/* A spin-wait step is 10 us of simulated time, so bounded waits that
-	 * run out (a lost PMI) cost few steps on the host. */
-	sim.tsc += 10000;
+	/* A spin-wait step is 10 us of simulated time; while nothing arrives
+	 * the steps grow to 1 ms, so a bounded wait that runs out (a lost PMI)
+	 * costs a few hundred steps on the host, not tens of thousands. */
+	uint64_t seen = sim.st.pmi_delivered + sim.st.nmi_delivered + sim.st.eoi;
+	if (!sim.relax_ns)
+		sim.relax_ns = 10000;
+	sim.tsc += sim.relax_ns;
 	sim_real_time(&sim);
 	sim_deliver(&sim);
+	if (sim.st.pmi_delivered + sim.st.nmi_delivered + sim.st.eoi != seen)
+		sim.relax_ns = 10000;
+	else if (sim.relax_ns < 1000000)
+		sim.relax_ns *= 2;
 }
 
 uint64_t hw_tsc_per_us(void)

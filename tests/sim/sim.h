@@ -13,6 +13,7 @@
 #include "../../events/workload.h"
 
 #define SIM_MAX_CTRS 32
+#define SIM_STORM_MAX 1000 /* pmi-storm repeats in one power-on (sim.c) */
 
 /* Faults that can be injected (by name on the command line). */
 enum sim_fault {
@@ -150,16 +151,24 @@ struct sim_cpu {
 	unsigned n_ctr;
 	uint64_t ctr[SIM_MAX_CTRS];
 	uint8_t width[SIM_MAX_CTRS];
+	uint64_t ctr_hi[SIM_MAX_CTRS]; /* width-high-bits: written bits above the width */
 	/* model registers (event selects, CCCRs, ESCRs, globals), model-defined */
 	uint64_t reg[128];
 	/* local APIC */
 	uint64_t apic_base; /* IA32_APIC_BASE value */
+	uint32_t apic_id;   /* this logical processor's APIC ID (0 unless the model says) */
 	uint32_t lvt_pc;
 	uint32_t tpr, svr;
 	uint8_t irr[32], isr[32]; /* 256-bit vectors */
 	bool nmi_pending, in_nmi;
 	bool irq_enabled;
 	unsigned depth; /* delivery nesting guard */
+	/* faults on the PMI path (sim.c) */
+	unsigned pmi_ovf;  /* overflows that asked for a PMI since the last one */
+	unsigned pmi_owed; /* duplicate-pmi: PMIs still to send */
+	uint8_t storm_ctr; /* pmi-storm: 1 + the counter whose flag sticks */
+	unsigned storm_repeats; /* PMIs the stuck flag raised again */
+	uint64_t relax_ns; /* the next spin-wait step (hw_relax) */
 	uint64_t tsc;
 	struct sim_stats st;
 	struct sim_real real;
@@ -225,10 +234,21 @@ uint32_t sim_fms(unsigned family, unsigned model, unsigned stepping);
 /* Stores v into counter i masked to its width (the narrow-counter fault
  * narrows it). */
 void sim_ctr_set(struct sim_cpu *s, unsigned i, uint64_t v);
+/* What a read of counter i returns (RDMSR and RDPMC): its value, and with
+ * the width-high-bits fault the bits above the width as last written. */
+uint64_t sim_ctr_read(const struct sim_cpu *s, unsigned i);
 uint64_t sim_width_mask(const struct sim_cpu *s, unsigned i);
 /* Whether a counter counts given its enable and global-enable state, with
  * the enable-ignored and global-ctrl-ignored faults applied. */
 bool sim_counting(const struct sim_cpu *s, bool enabled, bool global_enabled);
+/* pmi-storm: whether counter i's overflow flag will not clear (the first
+ * counter to overflow under the fault); models keep it set on every ack. */
+bool sim_flag_stuck(const struct sim_cpu *s, unsigned i);
+/* The same for counter i of the model (gp: a general-purpose counter, not a
+ * fixed-function one), with the per-counter faults applied as well:
+ * enable-ignored-one (counter 1) and global-ignored-gp. Models call this. */
+bool sim_ctr_counting(const struct sim_cpu *s, unsigned i, bool gp, bool enabled,
+		      bool global_enabled);
 /* Applies the counter-mask, invert and edge-detect filters to an event
  * that occurs per_iter times in an iteration of cycles_per_iter cycles;
  * returns the filtered count per iteration. Shared by all models. */

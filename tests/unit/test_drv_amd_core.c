@@ -79,7 +79,7 @@ static void common_counters(unsigned n)
 	assert_int_equal(p.n_gp, n);
 	assert_int_equal(p.n, n);
 	assert_int_equal(p.n_fixed, 0);
-	assert_int_equal(p.pmi_flags, 0); /* facts §8 */
+	assert_int_equal(p.pmi_flags, PMU_PMI_LATE_ECHO); /* no auto-mask: facts §8, §9 */
 	assert_true(p.caps & PMU_CAP_RDPMC);
 	assert_true(p.caps & PMU_CAP_EDGE_INV_CMASK);
 	for (unsigned i = 0; i < n; i++) {
@@ -111,7 +111,8 @@ static void describe_bulldozer(void **st)
 	assert_int_equal(p.ops->msrs(&p, d, 32), 12);
 	for (unsigned i = 0; i < 6; i++) {
 		assert_int_equal(d[2 * i].addr, CTL(i));
-		assert_int_equal(d[2 * i].rw_mask, 0x30fffdfffffull);
+		/* bit 19 has no field on AMD cores, 21 is reserved (facts §1) */
+		assert_int_equal(d[2 * i].rw_mask, 0x30fffd7ffffull);
 		assert_int_equal(d[2 * i + 1].addr, CTR(i));
 		assert_int_equal(d[2 * i + 1].rw_mask, M48);
 	}
@@ -497,10 +498,14 @@ static void probe_not_functional(void **st)
 
 struct obs {
 	uint64_t instr, branches, unstarted, global_off, wide;
+	uint64_t idle1; /* ctr1 programmed, never started */
 	int st_ctr1;
 	uint64_t pmis, pmi_mask, spurious, status_after_n, status_after_ack;
 	int collect_st;
 	uint32_t lvt;
+	uint64_t status_again; /* status read a second time, before the ack */
+	uint64_t raw_hi;       /* RDMSR bits above 48 after writing 64 ones */
+	uint64_t ctl1_b35;     /* PERF_CTL1 bit 35 after writing it */
 };
 
 static struct obs observe(const char *model, enum sim_fault f)
@@ -516,6 +521,9 @@ static struct obs observe(const char *model, enum sim_fault f)
 	e = ev(0x76, 0);
 	o.st_ctr1 = p.ops->program(&p, 1, &e, PMU_F_OS);
 	o.st_ctr1 |= p.ops->write(&p, 1, 0, PMU_WRITE_FULL);
+	/* counter 1's GlobalCtl bit set (zen4; bulldozer has none): only its
+	 * EN bit keeps it from counting */
+	(void)hw_wrmsr(MSR_AMD_GLOBAL_CTL, 0x2);
 	count(0, 0xc0, 0);
 	count(2, 0xc2, 0);
 	/* counter 3: started, then reprogrammed (EN clear, GlobalCtl bit kept) */
@@ -526,6 +534,7 @@ static struct obs observe(const char *model, enum sim_fault f)
 	o.instr = ctr(0);
 	o.branches = ctr(2);
 	o.unstarted = ctr(3);
+	o.idle1 = o.st_ctr1 ? 0 : ctr(1);
 	o.spurious = pmi_calls;
 	assert_int_equal(p.ops->write(&p, 2, 0x100000005ull, PMU_WRITE_FULL), HW_OK);
 	o.wide = ctr(2);
@@ -551,17 +560,37 @@ static struct obs observe(const char *model, enum sim_fault f)
 	hw_run_workload(&wl_loop, 10);
 	(void)p.ops->overflow_status(&p, &m);
 	o.status_after_n = m;
+	(void)p.ops->overflow_status(&p, &o.status_again);
 	(void)p.ops->ack(&p, m);
 	(void)p.ops->overflow_status(&p, &m);
 	o.status_after_ack = m;
 	o.collect_st = p.ops->pmi_collect(&p, &m);
 	isr_set_handler(VEC_PMI, 0);
+	assert_int_equal(hw_wrmsr(CTR(2), ~0ull), HW_OK);
+	o.raw_hi = msr(CTR(2)) >> 48;
+	if (hw_wrmsr(CTL(1), 1ull << 35) == HW_OK)
+		o.ctl1_b35 = msr(CTL(1)) & (1ull << 35);
 	return o;
+}
+
+/* wrong-vector: the PMI lands on the vector after LVTPC's */
+static unsigned stray_hits;
+
+static void on_stray(struct int_frame *f)
+{
+	(void)f;
+	stray_hits++;
+	apic_eoi();
 }
 
 static void check_fault(const char *model, enum sim_fault f, const struct obs *ok)
 {
-	struct obs o = observe(model, f);
+	struct obs o;
+
+	stray_hits = 0;
+	isr_set_handler(VEC_PMI + 1, on_stray);
+	o = observe(model, f);
+	isr_set_handler(VEC_PMI + 1, 0);
 
 	switch (f) {
 	case SF_STUCK_COUNTER:
@@ -583,6 +612,10 @@ static void check_fault(const char *model, enum sim_fault f, const struct obs *o
 		break;
 	case SF_ENABLE_IGNORED:
 		assert_int_equal(o.unstarted, ok->instr);
+		break;
+	case SF_ENABLE_IGNORED_ONE: /* counter 1 alone counts with EN clear */
+		assert_true(o.idle1 > 0);
+		assert_int_equal(o.unstarted, 0);
 		break;
 	case SF_GLOBAL_CTRL_IGNORED:
 		assert_int_equal(o.global_off, ok->instr);
@@ -606,6 +639,24 @@ static void check_fault(const char *model, enum sim_fault f, const struct obs *o
 		assert_true(o.status_after_ack & 0x20);
 		assert_int_not_equal(o.collect_st, HW_OK); /* the loop bound */
 		break;
+	case SF_WIDTH_HIGH_BITS: /* bits above 48 keep what was written */
+		assert_int_equal(o.raw_hi, 0xffff);
+		break;
+	case SF_WRITE_DROPPED: /* PERF_CTL1 bit 35 ignores writes */
+		assert_int_equal(o.ctl1_b35, 0);
+		break;
+	case SF_STATUS_NOT_STICKY: /* the first read cleared it */
+		assert_int_equal(o.status_after_n, 0x20);
+		assert_int_equal(o.status_again, 0);
+		break;
+	case SF_WRONG_VECTOR:
+		assert_int_equal(o.pmis, 0);
+		assert_true(stray_hits > 0);
+		break;
+	case SF_PMI_STORM: /* the stuck GlobalStatus bit comes back after each EOI */
+		assert_true(o.pmis > 1);
+		assert_int_not_equal(o.status_after_ack, 0);
+		break;
 	default:
 		fail_msg("fault %s has no observation", sim_fault_name(f));
 	}
@@ -619,6 +670,7 @@ static void faults_model(const char *model, bool v2)
 	assert_int_equal(ok.instr, 303);
 	assert_int_equal(ok.branches, 102);
 	assert_int_equal(ok.unstarted, 0);
+	assert_int_equal(ok.idle1, 0);
 	/* bulldozer has no global enable: EN alone counts */
 	assert_int_equal(ok.global_off, v2 ? 0 : 303);
 	assert_int_equal(ok.wide, 0x100000005ull);
@@ -628,6 +680,9 @@ static void faults_model(const char *model, bool v2)
 	assert_int_equal(ok.spurious, 0);
 	assert_int_equal(ok.status_after_n, 0x20);
 	assert_int_equal(ok.status_after_ack, 0);
+	assert_int_equal(ok.status_again, ok.status_after_n);
+	assert_int_equal(ok.raw_hi, 0);
+	assert_int_equal(ok.ctl1_b35, 1ull << 35);
 	assert_int_equal(ok.collect_st, HW_OK);
 	assert_false(ok.lvt & LVT_MASKED);
 	for (unsigned f = 1; f < SF_COUNT; f++) {

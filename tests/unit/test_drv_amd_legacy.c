@@ -79,7 +79,7 @@ static void describe_model(const char *model, uint32_t family)
 	assert_int_equal(p.n_fixed, 0);
 	assert_int_equal(p.n, 4);
 	assert_int_equal(p.version, 0);
-	assert_int_equal(p.pmi_flags, 0); /* no auto-mask on AMD (facts §8) */
+	assert_int_equal(p.pmi_flags, PMU_PMI_LATE_ECHO); /* no auto-mask on AMD (facts §8, §9) */
 	assert_true(p.caps & PMU_CAP_SIGN_OVERFLOW);
 	assert_true(p.caps & PMU_CAP_EDGE_INV_CMASK);
 	assert_true(p.caps & PMU_CAP_RDPMC);
@@ -431,10 +431,13 @@ struct obs {
 	uint64_t instr;			   /* ctr0 retired instructions over wl_loop(100) */
 	uint64_t branches;		   /* ctr2 retired branches over wl_loop(100) */
 	uint64_t unstarted;		   /* ctr3 programmed, never started */
+	uint64_t idle1;			   /* ctr1 programmed, never started */
 	uint64_t wide;			   /* ctr2 read back after writing 0x1_0000_0005 */
 	int st_ctr1;			   /* status of programming and writing counter 1 */
 	uint64_t pmis, pmi_mask, spurious; /* PMI path */
 	uint32_t lvt;			   /* LVTPC after arming */
+	uint64_t raw_hi;		   /* RDMSR bits above 48 after writing 64 ones */
+	uint64_t sel1_pc;		   /* PerfEvtSel1 bit 19 after writing it */
 };
 
 static struct obs observe(const char *model, enum sim_fault f)
@@ -460,6 +463,7 @@ static struct obs observe(const char *model, enum sim_fault f)
 	o.instr = ctr(0);
 	o.branches = ctr(2);
 	o.unstarted = ctr(3);
+	o.idle1 = o.st_ctr1 ? 0 : ctr(1);
 	o.spurious = pmi_calls; /* nothing was armed or had INT */
 	assert_int_equal(p.ops->write(&p, 2, 0x100000005ull, PMU_WRITE_FULL), HW_OK);
 	o.wide = ctr(2);
@@ -472,12 +476,31 @@ static struct obs observe(const char *model, enum sim_fault f)
 	o.pmi_mask = pmi_mask;
 	(void)p.ops->overflow_status(&p, &m);
 	isr_set_handler(VEC_PMI, 0);
+	assert_int_equal(hw_wrmsr(MSR_K7_PERFCTR0 + 2, ~0ull), HW_OK);
+	o.raw_hi = msr(MSR_K7_PERFCTR0 + 2) >> 48;
+	if (hw_wrmsr(MSR_K7_EVNTSEL0 + 1, EVTSEL_PC) == HW_OK)
+		o.sel1_pc = msr(MSR_K7_EVNTSEL0 + 1) & EVTSEL_PC;
 	return o;
+}
+
+/* wrong-vector: the PMI lands on the vector after LVTPC's */
+static unsigned stray_hits;
+
+static void on_stray(struct int_frame *f)
+{
+	(void)f;
+	stray_hits++;
+	apic_eoi();
 }
 
 static void check_fault(const char *model, enum sim_fault f, const struct obs *ok)
 {
-	struct obs o = observe(model, f);
+	struct obs o;
+
+	stray_hits = 0;
+	isr_set_handler(VEC_PMI + 1, on_stray);
+	o = observe(model, f);
+	isr_set_handler(VEC_PMI + 1, 0);
 
 	switch (f) {
 	case SF_STUCK_COUNTER:
@@ -496,6 +519,10 @@ static void check_fault(const char *model, enum sim_fault f, const struct obs *o
 	case SF_ENABLE_IGNORED:
 		assert_int_equal(o.unstarted, ok->instr);
 		break;
+	case SF_ENABLE_IGNORED_ONE: /* counter 1 alone counts with EN clear */
+		assert_true(o.idle1 > 0);
+		assert_int_equal(o.unstarted, 0);
+		break;
 	case SF_WRONG_EVENT:
 		assert_int_equal(o.instr, ok->branches);
 		assert_int_equal(o.branches, ok->instr);
@@ -511,6 +538,16 @@ static void check_fault(const char *model, enum sim_fault f, const struct obs *o
 		assert_true(o.lvt & LVT_MASKED);
 		assert_int_equal(o.pmis, 0);
 		break;
+	case SF_WIDTH_HIGH_BITS: /* bits above 48 keep what was written */
+		assert_int_equal(o.raw_hi, 0xffff);
+		break;
+	case SF_WRITE_DROPPED: /* PerfEvtSel1 PC ignores writes */
+		assert_int_equal(o.sel1_pc, 0);
+		break;
+	case SF_WRONG_VECTOR:
+		assert_int_equal(o.pmis, 0);
+		assert_true(stray_hits > 0);
+		break;
 	default:
 		fail_msg("fault %s has no observation", sim_fault_name(f));
 	}
@@ -525,12 +562,15 @@ static void faults_model(const char *model)
 	assert_int_equal(ok.instr, 303);
 	assert_int_equal(ok.branches, 102);
 	assert_int_equal(ok.unstarted, 0);
+	assert_int_equal(ok.idle1, 0);
 	assert_int_equal(ok.wide, 0x100000005ull);
 	assert_int_equal(ok.st_ctr1, HW_OK);
 	assert_int_equal(ok.pmis, 1);
 	assert_int_equal(ok.pmi_mask, 1);
 	assert_int_equal(ok.spurious, 0);
 	assert_false(ok.lvt & LVT_MASKED);
+	assert_int_equal(ok.raw_hi, 0);
+	assert_int_equal(ok.sel1_pc, EVTSEL_PC);
 	for (unsigned f = 1; f < SF_COUNT; f++) {
 		if (sm->faults & (1u << f)) {
 			check_fault(model, (enum sim_fault)f, &ok);

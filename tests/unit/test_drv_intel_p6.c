@@ -67,7 +67,9 @@ static void pentium_m_automask(void **st)
 		assert_int_equal(drv_ci.driver, PMU_DRV_INTEL_P6);
 		pmu_attach(&drv_p, &drv_ci);
 		assert_int_equal(drv_p.pmi_flags,
-				 models[k] == 9 || models[k] == 13 ? PMU_PMI_AUTOMASK : 0);
+				 models[k] == 9 || models[k] == 13
+				     ? PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE
+				     : 0);
 	}
 }
 

@@ -90,7 +90,7 @@ static void describe(void **st)
 	assert_int_equal(p.global_status_set_msr, 0);
 	assert_int_equal(p.caps & ~PMU_CAP_RDPMC,
 			 PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG | PMU_CAP_EDGE_INV_CMASK);
-	assert_int_equal(p.pmi_flags, PMU_PMI_AUTOMASK);
+	assert_int_equal(p.pmi_flags, PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE); /* §1.4.3.9 */
 	assert_int_equal(pmu_max_period(&p, 1), 1ull << 39);
 
 	n = p.ops->msrs(&p, d, 16);

@@ -1,0 +1,487 @@
+/* Models "skylake-kvm" and "zen4-kvm": what KVM's perf-based vPMU (the
+ * default one, not the mediated PMU) gives a guest started with -cpu host on
+ * a Skylake and on a Zen 4 host, under OVMF. Each wraps its host's
+ * bare-metal model (model_arch.c "skylake", model_amd_core.c "zen4", found
+ * in the registry) and applies KVM's rules around it. Sources: Linux
+ * arch/x86/kvm/pmu.c, vmx/pmu_intel.c, vmx/vmx.c, svm/pmu.c, svm/svm.c,
+ * lapic.c, x86.c (L: below), kvm-unit-tests x86/pmu.c and its history (K:).
+ *  - CPUID.1:ECX[31] and leaf 4000_0000h "KVMKVMKVM\0\0\0" (KVM's CPUID
+ *    signature, Documentation/virt/kvm/x86/cpuid.rst).
+ *  - Intel: arch perfmon capped at version 2 (L:pmu.c kvm_init_pmu_capability
+ *    "min(kvm_pmu_cap.version, 2)"): no GLOBAL_STATUS_SET, no AnyThread.
+ *    Reserved bits #GP (L:pmu.c kvm_pmu_set_msr: "Intel generates #GP on
+ *    attempts to write reserved/RO MSRs"), 0x4C1+i takes only the counter
+ *    width (L:pmu_intel.c intel_pmu_set_msr), RDPMC #GPs for an index past
+ *    the guest's counters and for the "fast" flag (L:pmu_intel.c
+ *    intel_rdpmc_ecx_to_pmc, "Disallow fast RDPMC for architectural Intel
+ *    PMUs", 6.9), DEBUGCTL takes no FREEZE_PERFMON_ON_PMI (L:vmx.c
+ *    vmx_get_supported_debugctl), LVTPC masked on delivery (L:lapic.c
+ *    kvm_apic_local_deliver, a16eb25b09c0 "Mask LVTPC when handling a PMI").
+ *  - AMD: PerfMonV2 since 6.5 (4a2771895ca6 "Add AMD PerfMonV2 support");
+ *    reserved bits and read-only MSRs are ignored, not #GP (L:pmu.c); RDPMC
+ *    reaches the 6 core counters only (L:svm/pmu.c amd_check_rdpmc_early);
+ *    LVTPC is not masked on delivery (lapic.c, "Do not mask LVTPC when
+ *    handling a PMI on AMD platforms", 2024).
+ *  - Both: GLOBAL_CTRL resets with every GP enable set (7b46b733bdb4, 6.9;
+ *    K:0bd5a078 zeroes it for that reason); MSR_SMI_COUNT is KVM's count of
+ *    SMIs injected into the guest, never the host's (L:x86.c
+ *    kvm_get_msr_common); nothing is left behind by the firmware. */
+#include "../../apic/apic.h"
+#include "../../pmu/msr.h"
+#include "sim.h"
+
+/* KVM-private state, above every register the base models use. */
+#define REG_KVM_DEBUGCTL 126
+#define REG_KVM_MISC	 127
+
+#define SKL_GP		    4 /* the host's 4 GP counters (CPUID.0AH below) */
+#define ZEN_CTRS	    6
+#define INTEL_RDPMC_FIXED   (1u << 30)
+#define INTEL_RDPMC_FAST    (1u << 31)
+#define MISC_BTS_UNAVAIL    (1ull << 11)
+#define MISC_PEBS_UNAVAIL   (1ull << 12)
+#define DEBUGCTL_LBR	    (1ull << 0)
+#define DEBUGCTL_BTF	    (1ull << 1)
+#define MSR_TSX_FORCE_ABORT 0x10f
+
+static const struct sim_model skylake_kvm, zen4_kvm;
+
+/* ---- the host's model, run as itself ----------------------------------- */
+
+/* model_arch.c finds its configuration through s->m, so a call into the
+ * base model runs with s->m pointing at it. */
+static const struct sim_model *host_of(const struct sim_model *m)
+{
+	static const struct sim_model *skl, *zen;
+	if (m == &skylake_kvm)
+		return skl ? skl : (skl = sim_model_find("skylake"));
+	return zen ? zen : (zen = sim_model_find("zen4"));
+}
+
+static int base_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
+{
+	const struct sim_model *k = s->m;
+	s->m = host_of(k);
+	int st = s->m->rdmsr(s, msr, v);
+	s->m = k;
+	return st;
+}
+
+static int base_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
+{
+	const struct sim_model *k = s->m;
+	s->m = host_of(k);
+	int st = s->m->wrmsr(s, msr, v);
+	s->m = k;
+	return st;
+}
+
+static int base_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
+{
+	const struct sim_model *k = s->m;
+	s->m = host_of(k);
+	int st = s->m->rdpmc(s, ecx, v);
+	s->m = k;
+	return st;
+}
+
+static uint64_t base_rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
+{
+	const struct sim_model *k = s->m;
+	s->m = host_of(k);
+	uint64_t r = s->m->rate(s, i, v);
+	s->m = k;
+	return r;
+}
+
+static bool base_overflow(struct sim_cpu *s, unsigned i)
+{
+	const struct sim_model *k = s->m;
+	s->m = host_of(k);
+	bool pmi = s->m->overflow(s, i);
+	s->m = k;
+	return pmi;
+}
+
+static uint64_t base_pending(struct sim_cpu *s)
+{
+	const struct sim_model *k = s->m;
+	s->m = host_of(k);
+	uint64_t p = s->m->pending ? s->m->pending(s) : 0;
+	s->m = k;
+	return p;
+}
+
+static void base_reset(struct sim_cpu *s)
+{
+	const struct sim_model *k = s->m;
+	s->m = host_of(k);
+	s->m->reset(s);
+	s->m = k;
+}
+
+static uint64_t base_msr(struct sim_cpu *s, uint32_t msr)
+{
+	uint64_t v = 0;
+	return base_rdmsr(s, msr, &v) == HW_OK ? v : 0;
+}
+
+/* ---- shared by both guests ---------------------------------------------- */
+
+/* CPUID of a KVM guest: the hypervisor bit and KVM's leaves. 4000_0001h EAX
+ * holds KVM_FEATURE_* bits (clocksource, nop-io-delay, clocksource2,
+ * async-pf, steal-time, pv-eoi, pv-unhalt, clocksource-stable). OVMF keeps
+ * the local APIC in xAPIC mode (x2APIC only for APIC IDs above 255). */
+static void guest_identity(struct sim_cpu *s, const char *brand)
+{
+	for (unsigned i = 0; i < s->n_cpuid; i++)
+		if (s->cpuid[i].leaf == 1)
+			s->cpuid[i].r.ecx |= 1u << 31;
+	sim_set_cpuid(s, 0x40000000u, 0, 0x40000001u, 0x4b4d564bu /* "KVMK" */,
+		      0x564b4d56u /* "VMKV" */, 0x0000004du /* "M\0\0\0" */);
+	sim_set_cpuid(s, 0x40000001u, 0, 0x010000fbu, 0, 0, 0);
+	if (brand) /* -cpu host passes the host's brand string on */
+		sim_brand(s, brand);
+	s->apic_base &= ~APIC_BASE_X2APIC;
+	/* QEMU's firmware leaves no counter running and no LIMIT_CPUID, and
+	 * KVM does not implement LIMIT_CPUID. */
+	s->real.limit_cpuid = false;
+	s->reg[REG_KVM_DEBUGCTL] = 0;
+}
+
+/* An instruction KVM intercepted and emulated retires in every enabled
+ * counter whose event is "instructions retired" and whose OS bit matches
+ * CPL 0, with the counter mask, invert and edge bits ignored (L:pmu.c
+ * kvm_pmu_trigger_event via kvm_skip_emulated_instruction). sel is the
+ * event select, 0 when the counter does not count it. */
+static void emulated_retired(struct sim_cpu *s, unsigned i, uint64_t sel, uint64_t ev_mask)
+{
+	if ((sel & EVTSEL_EN) && (sel & EVTSEL_OS) && (sel & ev_mask) == 0xc0)
+		sim_ctr_bump(s, i, 1);
+}
+
+/* ---- skylake-kvm -------------------------------------------------------- */
+
+/* KVM's reserved bits for a v2 guest with 4 GP and 3 fixed counters
+ * (L:pmu_intel.c intel_pmu_refresh): EVNTSEL bits 63:32 and 21 (AnyThread:
+ * v3), FIXED_CTR_CTRL fields without AnyThread, GLOBAL_CTRL counters only,
+ * GLOBAL_OVF_CTRL counters plus 62-63. TSX's IN_TX bits: not in the guest. */
+#define SKL_SEL_RSVD	  0xffffffff00200000ull
+#define SKL_FIXED_CTRL_OK 0xbbbull
+#define SKL_GLOBAL_OK	  (0xfull | 0x7ull << 32)
+#define SKL_OVF_OK	  (SKL_GLOBAL_OK | 3ull << 62)
+#define SKL_WIDTH_MASK	  ((1ull << 48) - 1)
+
+static void skl_emulated(struct sim_cpu *s)
+{
+	if (!sim_real(s, SE_OVERHEAD))
+		return;
+	uint64_t g = base_msr(s, MSR_PERF_GLOBAL_CTRL), fc = base_msr(s, MSR_FIXED_CTR_CTRL);
+	for (unsigned i = 0; i < SKL_GP; i++)
+		if ((g >> i) & 1)
+			emulated_retired(s, i, base_msr(s, MSR_P6_EVNTSEL0 + i), 0xffff);
+	/* fixed counter 0 counts instructions retired (L:pmu_intel.c
+	 * fixed_pmc_events) */
+	if (((g >> 32) & 1) && (fc & 1))
+		sim_ctr_bump(s, SKL_GP, 1);
+}
+
+/* Whether a write is one KVM refuses with #GP (reserved bits, read-only or
+ * absent registers), and what DEBUGCTL keeps. */
+static bool skl_refused(uint32_t msr, uint64_t *v)
+{
+	if (msr >= MSR_P6_EVNTSEL0 && msr < MSR_P6_EVNTSEL0 + SKL_GP)
+		return (*v & SKL_SEL_RSVD) != 0;
+	if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + SKL_GP)
+		return (*v & ~SKL_WIDTH_MASK) != 0;
+	switch (msr) {
+	case MSR_FIXED_CTR_CTRL:
+		return (*v & ~SKL_FIXED_CTRL_OK) != 0;
+	case MSR_PERF_GLOBAL_CTRL:
+		return (*v & ~SKL_GLOBAL_OK) != 0;
+	case MSR_PERF_GLOBAL_OVF_CTRL:
+		return (*v & ~SKL_OVF_OK) != 0;
+	case MSR_PERF_GLOBAL_STATUS_SET: /* v4 only: not in a v2 guest */
+	case MSR_TSX_FORCE_ABORT:
+		return true;
+	case MSR_DEBUGCTL:
+		/* LBR and BTF are dropped without LBR virtualization; every
+		 * other bit, FREEZE_PERFMON_ON_PMI (12) and FREEZE_IN_SMM (14)
+		 * included, is #GP (L:vmx.c vmx_set_msr). */
+		*v &= ~(DEBUGCTL_LBR | DEBUGCTL_BTF);
+		return *v != 0;
+	default:
+		return false;
+	}
+}
+
+static int skl_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
+{
+	int st = HW_OK;
+
+	switch (msr) {
+	case MSR_PERF_GLOBAL_STATUS_SET:
+	case MSR_TSX_FORCE_ABORT:
+		return HW_FAULT_GP;
+	case MSR_DEBUGCTL:
+		*v = s->reg[REG_KVM_DEBUGCTL];
+		break;
+	case MSR_SMI_COUNT: /* SMIs KVM injected: none */
+		*v = 0;
+		break;
+	case MSR_PERF_CAPABILITIES:
+		*v = PERF_CAP_FW_WRITE;
+		break;
+	case MSR_IA32_MISC_ENABLE:
+		*v = s->reg[REG_KVM_MISC];
+		break;
+	default:
+		st = base_rdmsr(s, msr, v);
+	}
+	if (st == HW_OK)
+		skl_emulated(s);
+	return st;
+}
+
+static int skl_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
+{
+	int st = HW_OK;
+
+	if (skl_refused(msr, &v))
+		return HW_FAULT_GP;
+	if (msr == MSR_DEBUGCTL)
+		s->reg[REG_KVM_DEBUGCTL] = v;
+	else if (msr == MSR_SMI_COUNT)
+		return HW_FAULT_GP;	      /* writable by the host only */
+	else if (msr == MSR_IA32_MISC_ENABLE) /* EMON is read-only (L:x86.c) */
+		s->reg[REG_KVM_MISC] = (v & ~MISC_ENABLE_EMON) | MISC_ENABLE_EMON;
+	else
+		st = base_wrmsr(s, msr, v);
+	if (st == HW_OK)
+		skl_emulated(s);
+	return st;
+}
+
+static int skl_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
+{
+	/* The "fast" flag is reserved on architectural PMUs; the type in
+	 * ECX[31:16] is 0 (GP) or 4000h (fixed). */
+	if ((ecx & INTEL_RDPMC_FAST) || (ecx & ~(INTEL_RDPMC_FIXED | 0xffffu)))
+		return HW_FAULT_GP;
+	int st = base_rdpmc(s, ecx, v);
+	if (st == HW_OK)
+		skl_emulated(s); /* the legacy vPMU intercepts RDPMC */
+	return st;
+}
+
+/* CPUID.0AH as KVM builds it from the host (L:cpuid.c): version 2, 4 GP x
+ * 48 bits, mask length 7, 3 fixed x 48 bits. PERF_CAPABILITIES keeps
+ * full-width writes (L:vmx.c vmx_get_perf_capabilities); LBR format and
+ * PEBS need QEMU's lbr-fmt and Ice Lake, and are absent. */
+static void skl_reset(struct sim_cpu *s)
+{
+	base_reset(s);
+	sim_set_cpuid(s, 0x0a, 0, 2u | SKL_GP << 8 | 48u << 16 | 7u << 24, 0, 0, 3u | 48u << 5);
+	guest_identity(s, "Simulated Intel Core i7-6700 (KVM guest)");
+	s->reg[REG_KVM_MISC] = MISC_ENABLE_EMON | MISC_BTS_UNAVAIL | MISC_PEBS_UNAVAIL;
+	for (unsigned i = 0; i < SKL_GP; i++) {
+		base_wrmsr(s, MSR_P6_EVNTSEL0 + i, 0);
+		base_wrmsr(s, MSR_P6_PERFCTR0 + i, 0);
+	}
+	base_wrmsr(s, MSR_FIXED_CTR_CTRL, 0);
+	/* TSX_FORCE_ABORT belongs to the host: KVM exposes neither CPUID.7:
+	 * EDX[13] nor MSR 0x10F, and host perf sets it when the guest's
+	 * counter 3 needs PMC3 (facts §10 Skylake TSX). */
+	base_wrmsr(s, MSR_TSX_FORCE_ABORT, 1);
+	for (unsigned i = 0; i < s->n_cpuid; i++)
+		if (s->cpuid[i].leaf == 7)
+			s->cpuid[i].r.edx &= ~(1u << 13);
+	/* At RESET every GP enable is set in GLOBAL_CTRL (7b46b733bdb4). */
+	base_wrmsr(s, MSR_PERF_GLOBAL_CTRL, (1ull << SKL_GP) - 1);
+}
+
+/* Numbers: the bare-metal Skylake's (model_arch.c); VM-exits add nothing
+ * on Intel, where GLOBAL_CTRL is switched at entry and exit and K:x86/pmu.c
+ * expects exact instructions and branches in a guest (89126fa4). No late
+ * ack: KVM raises a guest PMI only for an overflow, never on an LVTPC
+ * unmask. Host SMIs run with the guest's counters on (the host's
+ * freeze_on_smi is off by default) and the guest's MSR_SMI_COUNT does not
+ * see them. */
+static const struct sim_silicon si_skylake_kvm = {
+    .insn_min = 12,
+    .insn_max = 60,
+    .cpi_x10 = 8,
+    .skid_min = 10,
+    .skid_max = 100,
+    .entry_insn = 40,
+    .smm_counts = true,
+};
+
+/* ---- zen4-kvm ----------------------------------------------------------- */
+
+/* PERF_CTL bits KVM keeps (L:svm/pmu.c amd_pmu_refresh reserved_bits
+ * 0xfffffff000280000): bit 19, bit 21 and 63:36 are dropped, Guest/HostOnly
+ * (40, 41) with them. */
+#define ZEN_SEL_KEEP   (~0xfffffff000280000ull)
+#define ZEN_EVENT_MASK 0xf0000ffffull /* event[11:0] and unit mask */
+
+static bool zen_ctl(uint32_t msr)
+{
+	return (msr >= MSR_F15H_PERF_CTL0 && msr < MSR_F15H_PERF_CTL0 + 2 * ZEN_CTRS &&
+		!((msr - MSR_F15H_PERF_CTL0) & 1)) ||
+	       (msr >= MSR_K7_EVNTSEL0 && msr < MSR_K7_EVNTSEL0 + 4);
+}
+
+/* An intercepted instruction on AMD: KVM counts it as emulated (as on
+ * Intel, AMD's event 0C0h), and the VMRUN that resumes the guest retires
+ * in guest context as one instruction and one branch (K:89126fa4 "AMD CPUs
+ * count VMRUN as a branch instruction in guest context"; Sandipan Das, kvm
+ * list 2024-07-04: "instructions leading to a VM-Entry or VM-Exit are
+ * accounted"). The legacy vPMU intercepts every PMU MSR and RDPMC
+ * (L:svm.c init_vmcb). */
+static void zen_exit(struct sim_cpu *s)
+{
+	if (!sim_real(s, SE_OVERHEAD))
+		return;
+	uint64_t g = base_msr(s, MSR_AMD_GLOBAL_CTL);
+	if (!g && !sim_has_fault(s, SF_GLOBAL_CTRL_IGNORED))
+		return; /* nothing counts: spare the simulator the retire */
+	for (unsigned i = 0; i < ZEN_CTRS; i++)
+		if ((g >> i) & 1)
+			emulated_retired(s, i, base_msr(s, MSR_F15H_PERF_CTL0 + 2 * i),
+					 ZEN_EVENT_MASK);
+	sim_retire(s, 1, 1, 0);
+}
+
+static int zen_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
+{
+	int st = HW_OK;
+
+	if (msr == MSR_SMI_COUNT) /* emulated on every vendor (L:x86.c) */
+		*v = 0;
+	else
+		st = base_rdmsr(s, msr, v);
+	if (st == HW_OK)
+		zen_exit(s);
+	return st;
+}
+
+static int zen_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
+{
+	int st = HW_OK;
+
+	/* "AMD ignores writes to reserved bits and read-only PMU MSRs"
+	 * (L:pmu.c kvm_pmu_set_msr). */
+	if (msr == MSR_AMD_GLOBAL_STATUS)
+		st = HW_OK;
+	else if (msr == MSR_SMI_COUNT)
+		return HW_FAULT_GP;
+	else if (msr == MSR_AMD_GLOBAL_CTL)
+		st = base_wrmsr(s, msr, v & ((1ull << ZEN_CTRS) - 1));
+	else
+		st = base_wrmsr(s, msr, zen_ctl(msr) ? v & ZEN_SEL_KEEP : v);
+	if (st == HW_OK)
+		zen_exit(s);
+	return st;
+}
+
+static int zen_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
+{
+	/* The host's data-fabric and L3 indexes (6-15) are not the guest's:
+	 * #GP before any intercept (L:pmu.c kvm_pmu_check_rdpmc_early). */
+	if (ecx >= ZEN_CTRS)
+		return HW_FAULT_GP;
+	int st = base_rdpmc(s, ecx, v);
+	if (st == HW_OK)
+		zen_exit(s);
+	return st;
+}
+
+/* CPUID 8000_0001h ECX as KVM filters it (L:cpuid.c kvm_set_cpu_caps):
+ * LahfLM, CmpLegacy, AltMovCr8, ABM, SSE4A, MisAlignSse, 3DNowPrefetch,
+ * OSVW, XOP, FMA4, TBM, TopologyExtensions and PerfCtrExtCore; no
+ * PerfCtrExtNB (24) or PerfCtrExtLLC (28): the guest has no data-fabric or
+ * L3 counters. 8000_0022h (PerfMonV2, 6 core counters) is the host's. */
+#define ZEN_EXT1_ECX_KVM 0x00e10bf3u
+
+static void zen_reset(struct sim_cpu *s)
+{
+	base_reset(s);
+	guest_identity(s, 0);
+	for (unsigned i = 0; i < s->n_cpuid; i++)
+		if (s->cpuid[i].leaf == 0x80000001u)
+			s->cpuid[i].r.ecx &= ZEN_EXT1_ECX_KVM;
+	for (unsigned i = 0; i < ZEN_CTRS; i++) {
+		base_wrmsr(s, MSR_F15H_PERF_CTL0 + 2 * i, 0);
+		base_wrmsr(s, MSR_F15H_PERF_CTL0 + 2 * i + 1, 0);
+	}
+	base_wrmsr(s, MSR_AMD_GLOBAL_CTL, (1ull << ZEN_CTRS) - 1); /* RESET value */
+}
+
+/* Numbers: the bare-metal Zen 4's (model_amd_core.c) for the harness's
+ * code and skid; each intercepted access adds the VMRUN above. Host
+ * interrupts, IPIs and NMIs exit the guest at any time, IF=0 or not, and
+ * each exit adds one instruction and one branch to the guest's counts: a
+ * window is disturbed by 1-2 events in about 15 % of windows (the host's
+ * tick is 1-4 ms; the simulated time is compressed as the firmware timer's
+ * is). SMIs are intercepted (L:svm.c intercept_smi) and run in host
+ * context: the guest's counters do not count SMM. */
+static const struct sim_silicon si_zen4_kvm = {
+    .insn_min = 20,
+    .insn_max = 90,
+    .cpi_x10 = 6,
+    .skid_min = 50,
+    .skid_max = 800,
+    .entry_insn = 45,
+    .inexact_max = 2,
+    .inexact_pm = 150,
+};
+
+/* ---- the models ---------------------------------------------------------- */
+
+#define KVM_ALL_FAULTS (((1u << SF_COUNT) - 1) & ~1u)
+
+static const struct sim_model skylake_kvm = {
+    .name = "skylake-kvm",
+    .doc = "KVM guest on Skylake (-cpu host): Linux arch/x86/kvm pmu.c, vmx/pmu_intel.c, "
+	   "lapic.c; arch perfmon v2",
+    .driver = PMU_DRV_INTEL_ARCH,
+    .faults = KVM_ALL_FAULTS, /* the host's applicability (model_arch.c skylake) */
+    .reset = skl_reset,
+    .rdmsr = skl_rdmsr,
+    .wrmsr = skl_wrmsr,
+    .rdpmc = skl_rdpmc,
+    .rate = base_rate,
+    .overflow = base_overflow,
+    .lvt_automask = true,
+    .pending = base_pending,
+    .si = &si_skylake_kvm,
+};
+SIM_MODEL(skylake_kvm);
+
+static const struct sim_model zen4_kvm = {
+    .name = "zen4-kvm",
+    .doc = "KVM guest on Zen 4 (-cpu host): Linux arch/x86/kvm pmu.c, svm/pmu.c, lapic.c; "
+	   "PerfMonV2",
+    .driver = PMU_DRV_AMD_CORE,
+    /* the host's applicability (model_amd_core.c zen4) */
+    .faults = KVM_ALL_FAULTS & ~(1u << SF_NO_SIGN_EXTEND) & ~(1u << SF_GLOBAL_IGNORED_GP) &
+	      ~(1u << SF_DUPLICATE_PMI),
+    .fault_na = {[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2), "
+				       "and KVM writes them whole (L:pmu.c pmc_write_counter)",
+		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (facts §7): every counter "
+					  "ignoring GlobalCtl is global-ctrl-ignored",
+		 [SF_DUPLICATE_PMI] = "the AMD driver reports a late PMI for an overflow already "
+				      "handled (facts §9) instead of failing it: a duplicate "
+				      "cannot be told from it"},
+    .reset = zen_reset,
+    .rdmsr = zen_rdmsr,
+    .wrmsr = zen_wrmsr,
+    .rdpmc = zen_rdpmc,
+    .rate = base_rate,
+    .overflow = base_overflow,
+    .lvt_automask = false,
+    .pending = base_pending, /* pmi-storm: a stuck flag keeps the request up */
+    .si = &si_zen4_kvm,
+};
+SIM_MODEL(zen4_kvm);
