@@ -158,6 +158,8 @@ static void probe(struct pmu *p)
 	char note[96];
 	int st;
 
+	p->probed = k;
+
 	if (k == p->n_gp) {
 		p->status = PMU_NOT_FUNCTIONAL;
 		pmh_fmt(p->reason, sizeof(p->reason),

@@ -155,6 +155,7 @@ struct pmu {
 	struct pmu_counter ctr[PMU_MAX_COUNTERS];
 	uint64_t active;    /* counters started by the harness */
 	uint64_t armed;	    /* sign-overflow families: counters preloaded with top bit set */
+	unsigned probed;    /* the counter the functional probe used (facts §0) */
 	uint64_t drv[8];    /* driver-private state */
 };
 

@@ -1,5 +1,5 @@
-/* pmu.probe: the functional probe of facts §0 (write a pattern to counter 0,
- * read it back). On bare metal a matched driver whose counters do not respond
+/* pmu.probe: the functional probe of facts §0 (write a pattern to the first
+ * counter the firmware did not enable, read it back). On bare metal a matched driver whose counters do not respond
  * is a failure; under a hypervisor it means "no virtual PMU" and is a SKIP. */
 #include "../suite.h"
 
@@ -9,8 +9,10 @@ static void run(struct check_ctx *c)
 
 	switch (p->status) {
 	case PMU_FUNCTIONAL:
-		check_pass(c, "%s: %s (MSR 0x%x) held a written pattern", p->name, p->ctr[0].name,
-			   p->ctr[0].ctr_msr);
+		check_pass(c, "%s: %s (MSR 0x%x) held a written pattern%s", p->name,
+			   p->ctr[p->probed].name, p->ctr[p->probed].ctr_msr,
+			   p->probed ? " (the counters before it were left enabled by the firmware)"
+				     : "");
 		break;
 	case PMU_ABSENT:
 		check_skip(c, "no PMU driver: %s", p->reason);

@@ -425,9 +425,14 @@ static void fixed_checks_pass_with_firmware(void **st)
 	(void)st;
 	static const char *const ids[] = {"pmu.probe", "rdpmc", "counter.width"};
 	const char *msg;
-	for (unsigned k = 0; k < sizeof(fw_models) / sizeof(fw_models[0]); k++)
+	for (unsigned k = 0; k < sizeof(fw_models) / sizeof(fw_models[0]); k++) {
 		for (unsigned j = 0; j < 3; j++)
 			assert_int_equal(run_check(fw_models[k], SF_NONE, 3, ids[j], &msg), V_PASS);
+		/* the PASS names the counter it probed, not the firmware's gp0 */
+		assert_int_equal(run_check(fw_models[k], SF_NONE, 3, "pmu.probe", &msg), V_PASS);
+		assert_non_null(strstr(msg, ": gp1 ("));
+		assert_non_null(strstr(msg, "left enabled by the firmware"));
+	}
 	assert_int_equal(run_check("pentium4-ht", SF_NONE, 3, "count.instructions", &msg), V_PASS);
 	assert_int_equal(run_check("pentium4", SF_NONE, 3, "counter.width", &msg), V_PASS);
 }
