@@ -12,38 +12,11 @@
 #include "sim_drv.h"
 #include "../measure.h"
 #include "../suite.h"
+#include "sim_suite.h"
 
 #define ALL   SIM_REALISM_ALL
 #define SEEDS 25
 
-static struct options opt;
-static struct suite su;
-
-static void quiet(void *ctx, const char *s)
-{
-	(void)ctx;
-	(void)s;
-}
-
-/* Powers on model with a fault and the effects in real; returns a check
- * context for the old logic below. */
-static struct check_ctx up(const char *model, enum sim_fault f, uint32_t real, uint64_t seed)
-{
-	struct check_ctx c;
-	assert_int_equal(sim_start_real(model, f, real, seed), 0);
-	cpu_identify(&drv_ci);
-	apic_detect(&drv_ai);
-	pmu_attach(&drv_p, &drv_ci);
-	assert_int_equal(drv_p.status, PMU_FUNCTIONAL);
-	drv_p.ops->reset(&drv_p);
-	options_default(&opt);
-	memset(&c, 0, sizeof(c));
-	c.pmu = &drv_p;
-	c.cpu = &drv_ci;
-	c.opt = &opt;
-	c.apic = &drv_ai;
-	return c;
-}
 
 /* Runs the one check id as the suite does; its result. */
 static const struct result *check(const char *model, enum sim_fault f, uint32_t real, uint64_t seed,

@@ -13,6 +13,7 @@
 
 #include "sim_drv.h"
 #include "../suite.h"
+#include "sim_suite.h"
 
 #define FW (1u << SE_FIRMWARE)
 #define OH (1u << SE_OVERHEAD)
@@ -276,36 +277,14 @@ static void netburst_n15_second_write(void **st)
 
 /* ---- faults only a read-back sees ------------------------------------------ */
 
-static void quiet(void *ctx, const char *s)
+/* One check on model with all realism: its verdict and message. */
+static enum verdict check_on(const char *model, enum sim_fault f, uint64_t seed, const char *id,
+			     const char **msg)
 {
-	(void)ctx;
-	(void)s;
-}
-
-/* Runs one check under every realism effect; returns its verdict, *msg its
- * message. */
-static enum verdict run_check(const char *model, enum sim_fault f, uint64_t seed, const char *id,
-			      const char **msg)
-{
-	static struct suite s;
-	static struct options o;
-
-	options_default(&o);
-	strcpy(o.checks, id);
-	assert_int_equal(sim_start_real(model, f, SIM_REALISM_ALL, seed), 0);
-	cpu_identify(&drv_ci);
-	apic_detect(&drv_ai);
-	pmu_attach(&drv_p, &drv_ci);
-	suite_init(&s, &o, &drv_ci, &drv_p, &drv_ai, (struct sink){quiet, 0});
-	suite_run(&s, 0);
-	for (unsigned i = 0; i < s.n_results; i++) {
-		if (!strcmp(s.results[i].id, id)) {
-			*msg = s.results[i].msg;
-			return s.results[i].v;
-		}
-	}
-	fail_msg("%s did not run on %s", id, model);
-	return V_NONE;
+	up(model, f, SIM_REALISM_ALL, seed);
+	const struct result *r = run_check(id);
+	*msg = r->msg;
+	return r->v;
 }
 
 static const char *catcher(const struct sim_model *m, enum sim_fault f, const char **word)
@@ -341,12 +320,12 @@ static void register_faults_caught(void **st)
 			}
 			const char *id = catcher(m[k], fs[j], &word);
 			for (uint64_t seed = 1; seed <= 2; seed++) {
-				assert_int_equal(run_check(m[k]->name, fs[j], seed, id, &msg),
+				assert_int_equal(check_on(m[k]->name, fs[j], seed, id, &msg),
 						 V_FAIL);
 				if (!strstr(msg, word))
 					fail_msg("%s %s: %s", m[k]->name, sim_fault_name(fs[j]),
 						 msg);
-				assert_int_equal(run_check(m[k]->name, SF_NONE, seed, id, &msg),
+				assert_int_equal(check_on(m[k]->name, SF_NONE, seed, id, &msg),
 						 V_PASS);
 			}
 			caught++;
@@ -413,9 +392,9 @@ static void sign_overflow_ack_is_bookkeeping(void **st)
 	assert_int_equal(p->ops->ack(p, 1), 0);
 	assert_int_equal(drv_ovf(p), 0);		      /* "ack cleared it" */
 	assert_int_equal(drv_msr(p->ctr[0].ctr_msr), before); /* the CPU did nothing */
-	assert_int_equal(run_check("pentium3", SF_NONE, 1, "overflow.status", &msg), V_PASS);
+	assert_int_equal(check_on("pentium3", SF_NONE, 1, "overflow.status", &msg), V_PASS);
 	assert_non_null(strstr(msg, "not applicable"));
-	assert_int_equal(run_check("skylake", SF_NONE, 1, "overflow.status", &msg), V_PASS);
+	assert_int_equal(check_on("skylake", SF_NONE, 1, "overflow.status", &msg), V_PASS);
 	assert_non_null(strstr(msg, "sticky"));
 }
 
@@ -427,14 +406,14 @@ static void fixed_checks_pass_with_firmware(void **st)
 	const char *msg;
 	for (unsigned k = 0; k < sizeof(fw_models) / sizeof(fw_models[0]); k++) {
 		for (unsigned j = 0; j < 3; j++)
-			assert_int_equal(run_check(fw_models[k], SF_NONE, 3, ids[j], &msg), V_PASS);
+			assert_int_equal(check_on(fw_models[k], SF_NONE, 3, ids[j], &msg), V_PASS);
 		/* the PASS names the counter it probed, not the firmware's gp0 */
-		assert_int_equal(run_check(fw_models[k], SF_NONE, 3, "pmu.probe", &msg), V_PASS);
+		assert_int_equal(check_on(fw_models[k], SF_NONE, 3, "pmu.probe", &msg), V_PASS);
 		assert_non_null(strstr(msg, ": gp1 ("));
 		assert_non_null(strstr(msg, "left enabled by the firmware"));
 	}
-	assert_int_equal(run_check("pentium4-ht", SF_NONE, 3, "count.instructions", &msg), V_PASS);
-	assert_int_equal(run_check("pentium4", SF_NONE, 3, "counter.width", &msg), V_PASS);
+	assert_int_equal(check_on("pentium4-ht", SF_NONE, 3, "count.instructions", &msg), V_PASS);
+	assert_int_equal(check_on("pentium4", SF_NONE, 3, "counter.width", &msg), V_PASS);
 }
 
 int main(void)

@@ -15,48 +15,11 @@
 #include "../../apic/pmi.h"
 #include "../checks/pmi_common.h"
 #include "../suite.h"
+#include "sim_suite.h"
 
 #define ALL SIM_REALISM_ALL
 #define SEEDS 5
 
-static struct options opt;
-static struct suite su;
-
-static void quiet(void *ctx, const char *s)
-{
-	(void)ctx;
-	(void)s;
-}
-
-static struct check_ctx up(const char *model, enum sim_fault f, uint32_t real, uint64_t seed)
-{
-	struct check_ctx c;
-	assert_int_equal(sim_start_real(model, f, real, seed), 0);
-	cpu_identify(&drv_ci);
-	apic_detect(&drv_ai);
-	pmu_attach(&drv_p, &drv_ci);
-	assert_int_equal(drv_p.status, PMU_FUNCTIONAL);
-	drv_p.ops->reset(&drv_p);
-	options_default(&opt);
-	memset(&c, 0, sizeof(c));
-	c.pmu = &drv_p;
-	c.cpu = &drv_ci;
-	c.opt = &opt;
-	c.apic = &drv_ai;
-	return c;
-}
-
-static const struct result *run_check(const char *id)
-{
-	strcpy(opt.checks, id);
-	suite_init(&su, &opt, &drv_ci, &drv_p, &drv_ai, (struct sink){quiet, 0});
-	suite_run(&su, 0);
-	for (unsigned i = 0; i < su.n_results; i++)
-		if (!strcmp(su.results[i].id, id))
-			return &su.results[i];
-	fail_msg("%s did not run", id);
-	return 0;
-}
 
 /* Every seed: check id FAILs on model with fault f, naming `words`. */
 static void caught(const char *model, enum sim_fault f, const char *id, const char *words)
