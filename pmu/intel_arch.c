@@ -7,19 +7,11 @@
  * clear, as on P6. */
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "intel_arch.h"
 #include "msr.h"
-#include "pmu.h"
 
-#define CPUID1_ECX_PDCM (1u << 15)
 #define ARCH_FLAG_MASK                                                                             \
 	(PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
-/* FIXED_CTR_CTRL field of fixed counter i: bit0 OS, bit1 USR, bit2
- * AnyThread (v3+), bit3 PMI (facts §4). */
-#define FIX_OS 0x1ull
-#define FIX_USR 0x2ull
-#define FIX_ANY 0x4ull
-#define FIX_PMI 0x8ull
-#define FIX_SHIFT(i) (4u * (i))
 #define GLOBAL_FIXED_BIT 32
 #define STATUS_CONDCHGD (1ull << 63)
 #define STATUS_BUF_OVF (1ull << 62)
@@ -30,11 +22,6 @@
 #define ENABLED drv[1]	    /* flat counters whose EN / fixed field is written */
 #define TFA drv[7]	    /* 1: PMC3 needs MSR_TSX_FORCE_ABORT bit 0 */
 
-/* The event each fixed counter counts (umask << 8 | event), facts §4:
- * INST_RETIRED.ANY, CPU_CLK_UNHALTED.CORE, .REF (pseudo 0x0300),
- * TOPDOWN.SLOTS (pseudo 0x0400). */
-static const uint16_t fixed_event[4] = {0x00c0, 0x003c, 0x0300, 0x0400};
-
 static bool has_globals(const struct pmu *p) { return p->version >= 2; }
 
 static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
@@ -44,8 +31,7 @@ static bool is_fixed(const struct pmu *p, unsigned ctr)
 	return p->ctr[ctr].kind == PMU_CTR_FIXED;
 }
 
-/* Flat counter mask -> GLOBAL_CTRL/STATUS bit positions. */
-static uint64_t global_bits(const struct pmu *p, uint64_t mask)
+uint64_t intel_arch_global_bits(const struct pmu *p, uint64_t mask)
 {
 	uint64_t b = 0;
 	for (unsigned i = 0; i < p->n; i++) {
@@ -60,7 +46,7 @@ static uint64_t flat_mask(const struct pmu *p, uint64_t bits)
 {
 	uint64_t m = 0;
 	for (unsigned i = 0; i < p->n; i++)
-		if (bits & global_bits(p, 1ull << i))
+		if (bits & intel_arch_global_bits(p, 1ull << i))
 			m |= 1ull << i;
 	return m;
 }
@@ -234,7 +220,8 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 						(flags & ARCH_FLAG_MASK));
 	}
 	/* A fixed counter counts one event only. */
-	if (c->index >= 4 || (uint16_t)(ev->umask << 8 | ev->code) != fixed_event[c->index])
+	if (c->index >= 4 ||
+	    (uint16_t)(ev->umask << 8 | ev->code) != intel_arch_fixed_event[c->index])
 		return -1;
 	p->active &= ~(1ull << ctr);
 	p->ENABLED &= ~(1ull << ctr);
@@ -334,7 +321,7 @@ static int start(struct pmu *p, uint64_t mask)
 	}
 	p->active |= mask;
 	if (has_globals(p))
-		return hw_wrmsr(MSR_PERF_GLOBAL_CTRL, global_bits(p, p->active));
+		return hw_wrmsr(MSR_PERF_GLOBAL_CTRL, intel_arch_global_bits(p, p->active));
 	return HW_OK;
 }
 
@@ -351,11 +338,10 @@ static int stop(struct pmu *p, uint64_t mask)
 	 * the global enable alone (count.enable tests that gate by itself). */
 	if (!has_globals(p))
 		return gp_enable(p, mask, false);
-	st = hw_wrmsr(MSR_PERF_GLOBAL_CTRL, global_bits(p, p->active));
+	st = hw_wrmsr(MSR_PERF_GLOBAL_CTRL, intel_arch_global_bits(p, p->active));
 	gp_enable(p, mask, false);
 	return st;
 }
-
 
 static int overflow_status(struct pmu *p, uint64_t *mask)
 {
@@ -378,7 +364,8 @@ static int ack(struct pmu *p, uint64_t mask)
 	if (!has_globals(p))
 		return HW_OK;
 	/* GLOBAL_OVF_CTRL is write-1-to-clear (facts §4) */
-	return hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL, global_bits(p, mask & pmu_all_mask(p)));
+	return hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL,
+			intel_arch_global_bits(p, mask & pmu_all_mask(p)));
 }
 
 static int pmi_collect(struct pmu *p, uint64_t *mask)
@@ -433,9 +420,10 @@ static int reset(struct pmu *p)
 		bad |= hw_wrmsr(MSR_FIXED_CTR_CTRL, 0);
 	for (unsigned i = p->n_gp; i < p->n; i++)
 		bad |= hw_wrmsr(p->ctr[i].ctr_msr, 0);
-	if (has_globals(p))
-		bad |= hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL,
-				global_bits(p, pmu_all_mask(p)) | STATUS_BUF_OVF | STATUS_CONDCHGD);
+	if (has_globals(p)) {
+		uint64_t all = intel_arch_global_bits(p, pmu_all_mask(p));
+		bad |= hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL, all | STATUS_BUF_OVF | STATUS_CONDCHGD);
+	}
 	/* Linux sets TFA while PMC3 is in use; the harness may use it in any
 	 * check, so from its first reset until release(). */
 	if (p->TFA)
@@ -452,109 +440,6 @@ static void release(struct pmu *p)
 	if (p->TFA) /* RTM back to normal, PMC3 back to the microcode */
 		hw_wrmsr(MSR_TSX_FORCE_ABORT, 0);
 }
-
-static void desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
-		 uint64_t rw)
-{
-	d->addr = addr;
-	pmh_strlcpy(d->name, name, sizeof(d->name));
-	d->access = access;
-	d->rw_mask = rw;
-}
-
-static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
-{
-	size_t n = 0;
-	char name[24];
-	uint64_t fixed_rw = 0;
-	/* EVNTSEL bits 31:0; ANY (bit 21) only from v3 (facts §1). */
-	uint64_t sel_rw = p->version >= 3 ? 0xffffffffull : 0xffffffffull & ~EVTSEL_ANY;
-
-	for (unsigned i = 0; i < p->n_gp; i++) {
-		const struct pmu_counter *c = &p->ctr[i];
-		if (n + 3 > max)
-			return n;
-		pmh_fmt(name, sizeof(name), "IA32_PMC%u", i);
-		desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, 0xffffffffull);
-		pmh_fmt(name, sizeof(name), "IA32_PERFEVTSEL%u", i);
-		desc(&out[n++], c->ctl_msr, name, PMU_MSR_RW, sel_rw);
-		if (c->full_msr) {
-			pmh_fmt(name, sizeof(name), "IA32_A_PMC%u", i);
-			desc(&out[n++], c->full_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
-		}
-	}
-	for (unsigned i = p->n_gp; i < p->n; i++) {
-		const struct pmu_counter *c = &p->ctr[i];
-		if (n >= max)
-			return n;
-		pmh_fmt(name, sizeof(name), "IA32_FIXED_CTR%u", c->index);
-		desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
-		fixed_rw |= (FIX_OS | FIX_USR | FIX_PMI | (p->version >= 3 ? FIX_ANY : 0))
-			    << FIX_SHIFT(c->index);
-	}
-	if (p->n_fixed && n < max)
-		desc(&out[n++], MSR_FIXED_CTR_CTRL, "IA32_FIXED_CTR_CTRL", PMU_MSR_RW, fixed_rw);
-	if (has_globals(p) && n + 3 <= max) {
-		uint64_t bits = global_bits(p, pmu_all_mask(p));
-		desc(&out[n++], MSR_PERF_GLOBAL_CTRL, "PERF_GLOBAL_CTRL", PMU_MSR_RW, bits);
-		desc(&out[n++], MSR_PERF_GLOBAL_STATUS, "PERF_GLOBAL_STATUS", PMU_MSR_RO, 0);
-		desc(&out[n++], MSR_PERF_GLOBAL_OVF_CTRL, "PERF_GLOBAL_OVF_CTRL", PMU_MSR_WO, 0);
-	}
-	if (p->version >= 4 && n < max)
-		desc(&out[n++], MSR_PERF_GLOBAL_STATUS_SET, "PERF_GLOBAL_STATUS_SET", PMU_MSR_WO,
-		     0);
-	if ((p->cpu->ids.leaf1.ecx & CPUID1_ECX_PDCM) && n < max)
-		desc(&out[n++], MSR_PERF_CAPABILITIES, "IA32_PERF_CAPABILITIES", PMU_MSR_RO, 0);
-	return n;
-}
-
-static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
-{
-	/* facts §4 event map; ebx = the CPUID.0AH:EBX bit that marks it
-	 * unavailable (-1: none). Reference cycles on a GP counter are the
-	 * architectural UnHalted Reference Cycles 0x013C. */
-	static const struct {
-		uint16_t enc; /* umask << 8 | event */
-		int8_t ebx;
-		const char *name;
-	} map[GEN_COUNT] = {
-	    [GEN_CYCLES] = {0x003c, 0, "CPU_CLK_UNHALTED.CORE"},
-	    [GEN_INSTRUCTIONS] = {0x00c0, 1, "INST_RETIRED.ANY"},
-	    [GEN_REF_CYCLES] = {0x013c, 2, "CPU_CLK_UNHALTED.REF"},
-	    [GEN_CACHE_REFS] = {0x4f2e, 3, "LONGEST_LAT_CACHE.REFERENCE"},
-	    [GEN_CACHE_MISSES] = {0x412e, 4, "LONGEST_LAT_CACHE.MISS"},
-	    [GEN_BRANCHES] = {0x00c4, 5, "BR_INST_RETIRED.ALL"},
-	    [GEN_BRANCH_MISSES] = {0x00c5, 6, "BR_MISP_RETIRED.ALL"},
-	};
-	/* The generic event each fixed counter provides. */
-	static const int fixed_generic[3] = {GEN_INSTRUCTIONS, GEN_CYCLES, GEN_REF_CYCLES};
-	const struct pmu_counter *c;
-
-	if ((unsigned)g >= GEN_COUNT || !valid(p, ctr) || !map[g].name)
-		return -1;
-	c = &p->ctr[ctr];
-	pmh_memset(out, 0, sizeof(*out));
-	if (c->kind == PMU_CTR_FIXED) {
-		if (c->index >= 3 || fixed_generic[c->index] != (int)g)
-			return -1;
-		out->code = fixed_event[c->index] & 0xff;
-		out->umask = (uint8_t)(fixed_event[c->index] >> 8);
-		out->counters = 1u << ctr;
-		out->fixed_only = g == GEN_REF_CYCLES; /* 0x0300 is a pseudo-encoding */
-		pmh_fmt(out->name, sizeof(out->name), "%s (fixed%u)", map[g].name, c->index);
-		return 0;
-	}
-	/* A set EBX bit makes the GP encoding unavailable (facts §4
-	 * intel_arch_events_quirk); fixed counters are enumerated by EDX/ECX
-	 * instead, so the check applies to GP counters. */
-	if (p->arch_ebx & (1u << map[g].ebx))
-		return -1;
-	out->code = map[g].enc & 0xff;
-	out->umask = (uint8_t)(map[g].enc >> 8);
-	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
-	return 0;
-}
-
 const struct pmu_ops pmu_intel_arch_ops = {
     .name = "intel-arch",
     .id = PMU_DRV_INTEL_ARCH,
@@ -568,7 +453,7 @@ const struct pmu_ops pmu_intel_arch_ops = {
     .ack = ack,
     .pmi_collect = pmi_collect,
     .reset = reset,
-    .msrs = msrs,
-    .generic_event = generic_event,
+    .msrs = intel_arch_msrs,
+    .generic_event = intel_arch_generic_event,
     .release = release,
 };

@@ -9,24 +9,13 @@
  *    (read-only) records overflows, GLOBAL_OVF_CTRL 0x390 clears them
  *    (write 1 to clear); v4: GLOBAL_STATUS_SET 0x391 sets them.
  *  - The local APIC masks LVTPC on delivery (facts §8).
- * Counters in the simulator's numbering: GP first, then fixed. */
+ * Counters in the simulator's numbering: GP first, then fixed. What
+ * firmware and microcode add (realism "firmware") is model_arch_firmware.c. */
 #include "../../pmu/msr.h"
-#include "sim.h"
+#include "model_arch.h"
 
-#define MAX_GP 8
-#define MAX_FIXED 4
 #define CPUID1_ECX_PDCM (1u << 15)
 #define CPUID1_ECX_X2APIC (1u << 21)
-
-/* s->reg[] layout */
-#define REG_EVNTSEL(i) (i)
-#define REG_FIXED_CTRL 16
-#define REG_GLOBAL_CTRL 17
-#define REG_GLOBAL_STATUS 18
-#define REG_UCODE 19
-#define REG_TFA 20 /* MSR_TSX_FORCE_ABORT (0x10F) */
-#define MSR_TSX_FORCE_ABORT 0x10f
-#define MISC_LIMIT_CPUID (1ull << 22)
 
 struct arch_cfg {
 	const struct sim_model *m;
@@ -89,28 +78,9 @@ static uint64_t fixed_ctrl_rw(const struct sim_cpu *s)
 	return rw;
 }
 
-/* What firmware leaves behind (realism "firmware"):
- *  - counter 0 counting cycles with EN set (and its GLOBAL_CTRL bit on v2+),
- *    the "Broken BIOS" state Linux's check_hw_exists warns about (facts §0);
- *  - IA32_MISC_ENABLE[22] LIMIT_CPUID set, so CPUID leaf 0 says 2 until it
- *    is cleared, as Linux's early_init_intel does (SDM Vol. 4 MSR 1A0H);
- *  - Skylake microcode with TSX_FORCE_ABORT (CPUID.7:EDX[13]): PMC3 belongs
- *    to the microcode unless MSR 0x10F bit 0 is set (facts §10 Skylake TSX). */
-static void firmware(struct sim_cpu *s, const struct arch_cfg *c)
-{
-	s->reg[REG_EVNTSEL(0)] = EVTSEL_EN | EVTSEL_OS | EVTSEL_USR | 0x3c;
-	if (c->version >= 2)
-		s->reg[REG_GLOBAL_CTRL] |= 1;
-	s->real.limit_cpuid = true;
-	if (c->tfa)
-		sim_set_cpuid(s, 7, 0, 0, 0, 0, 1u << 13);
-}
-
-/* PMC3 while the TSX workaround owns it: writes do not hold, nothing the
- * harness programs is counted. */
 static bool pmc3_taken(const struct sim_cpu *s, unsigned k)
 {
-	return k == 3 && cfg_of(s)->tfa && sim_real(s, SE_FIRMWARE) && !(s->reg[REG_TFA] & 1);
+	return arch_pmc3_taken(s, k, cfg_of(s)->tfa);
 }
 
 static void reset(struct sim_cpu *s)
@@ -139,7 +109,7 @@ static void reset(struct sim_cpu *s)
 	if (c->x2apic)
 		s->apic_base |= APIC_BASE_X2APIC;
 	if (sim_real(s, SE_FIRMWARE))
-		firmware(s, c);
+		arch_firmware(s, c->version >= 2, c->tfa);
 }
 
 /* msr-fault: counter 1's MSRs raise #GP. */
@@ -183,14 +153,9 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	case MSR_IA32_BIOS_SIGN_ID:
 		*v = s->reg[REG_UCODE];
 		return HW_OK;
-	case MSR_IA32_MISC_ENABLE: /* facts §0: bit 7, perfmon available */
-		*v = MISC_ENABLE_EMON | (s->real.limit_cpuid ? MISC_LIMIT_CPUID : 0);
-		return HW_OK;
+	case MSR_IA32_MISC_ENABLE:
 	case MSR_TSX_FORCE_ABORT:
-		if (!c->tfa || !sim_real(s, SE_FIRMWARE))
-			return HW_FAULT_GP;
-		*v = s->reg[REG_TFA];
-		return HW_OK;
+		return arch_firmware_rdmsr(s, msr, v, c->tfa);
 	case MSR_PERF_CAPABILITIES:
 		if (!c->perf_caps)
 			return HW_FAULT_GP;
@@ -251,14 +216,8 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 		s->reg[REG_UCODE] = (uint64_t)c->ucode << 32;
 		return HW_OK;
 	case MSR_IA32_MISC_ENABLE:
-		/* EMON is read-only; LIMIT_CPUID takes what is written */
-		s->real.limit_cpuid = (v & MISC_LIMIT_CPUID) != 0;
-		return HW_OK;
 	case MSR_TSX_FORCE_ABORT:
-		if (!c->tfa || !sim_real(s, SE_FIRMWARE))
-			return HW_FAULT_GP;
-		s->reg[REG_TFA] = v & 1; /* bit 0 RTM_FORCE_ABORT */
-		return HW_OK;
+		return arch_firmware_wrmsr(s, msr, v, c->tfa);
 	default:
 		break;
 	}
@@ -408,10 +367,15 @@ static const struct sim_silicon si_skylake = {
     .entry_insn = 40, .late_ack = true, .smi_count = true, .smm_counts = true,
 };
 
+/* What the three models share: the register file above, and the local APIC
+ * masks LVTPC on delivery (facts §8). */
+#define ARCH_MODEL                                                                                 \
+	.driver = PMU_DRV_INTEL_ARCH, .reset = reset, .rdmsr = rdmsr, .wrmsr = wrmsr,              \
+	.rdpmc = rdpmc, .rate = rate, .overflow = overflow, .lvt_automask = true, .pending = pending
+
 static const struct sim_model yonah = {
     .name = "yonah",
     .doc = "x86-pmu-facts.md §4 (arch perfmon v1: no fixed, no globals), §9 generic handler",
-    .driver = PMU_DRV_INTEL_ARCH,
     .faults = ARCH_COMMON_FAULTS,
     .fault_na =
 	{
@@ -429,14 +393,7 @@ static const struct sim_model yonah = {
 			     "overflow is the counter's top bit, rewritten by the re-arm "
 			     "(facts §9 generic handler)",
 	},
-    .reset = reset,
-    .rdmsr = rdmsr,
-    .wrmsr = wrmsr,
-    .rdpmc = rdpmc,
-    .rate = rate,
-    .overflow = overflow,
-    .lvt_automask = true,
-    .pending = pending,
+    ARCH_MODEL,
     .si = &si_core,
 };
 SIM_MODEL(yonah);
@@ -444,16 +401,8 @@ SIM_MODEL(yonah);
 static const struct sim_model core2 = {
     .name = "core2",
     .doc = "x86-pmu-facts.md §4 (arch perfmon v2: 3 fixed, globals), §8, §9",
-    .driver = PMU_DRV_INTEL_ARCH,
     .faults = ARCH_V2_FAULTS,
-    .reset = reset,
-    .rdmsr = rdmsr,
-    .wrmsr = wrmsr,
-    .rdpmc = rdpmc,
-    .rate = rate,
-    .overflow = overflow,
-    .lvt_automask = true,
-    .pending = pending,
+    ARCH_MODEL,
     .si = &si_core,
 };
 SIM_MODEL(core2);
@@ -461,16 +410,8 @@ SIM_MODEL(core2);
 static const struct sim_model skylake = {
     .name = "skylake",
     .doc = "x86-pmu-facts.md §2, §4 (arch perfmon v4, STATUS_SET, full-width writes), §8, §9",
-    .driver = PMU_DRV_INTEL_ARCH,
     .faults = ARCH_V2_FAULTS,
-    .reset = reset,
-    .rdmsr = rdmsr,
-    .wrmsr = wrmsr,
-    .rdpmc = rdpmc,
-    .rate = rate,
-    .overflow = overflow,
-    .lvt_automask = true,
-    .pending = pending,
+    ARCH_MODEL,
     .si = &si_skylake,
 };
 SIM_MODEL(skylake);

@@ -1,8 +1,8 @@
 /* Simulated CPUs: the host implementation of pmu/hw.h. The core (sim.c) owns
- * counters, the workload engine, the local APIC's LVT performance-counter
- * entry and PMI delivery; each model (model_*.c) owns its CPUID values, its
- * MSR file with the documented widths and write semantics, and the decoding
- * of its event selects. Freestanding: no libc. */
+ * counters and the workload engine, sim_apic.c the local APIC's LVT
+ * performance-counter entry and PMI delivery; each model (model_*.c) owns
+ * its CPUID values, its MSR file with the documented widths and write
+ * semantics, and the decoding of its event selects. Freestanding: no libc. */
 #ifndef PMH_SIM_SIM_H
 #define PMH_SIM_SIM_H
 
@@ -13,7 +13,7 @@
 #include "../../events/workload.h"
 
 #define SIM_MAX_CTRS 32
-#define SIM_STORM_MAX 1000 /* pmi-storm repeats in one power-on (sim.c) */
+#define SIM_STORM_MAX 1000 /* pmi-storm repeats in one power-on (sim_apic.c) */
 
 /* Faults that can be injected (by name on the command line). */
 enum sim_fault {
@@ -163,7 +163,7 @@ struct sim_cpu {
 	bool nmi_pending, in_nmi;
 	bool irq_enabled;
 	unsigned depth; /* delivery nesting guard */
-	/* faults on the PMI path (sim.c) */
+	/* faults on the PMI path (sim.c, sim_apic.c) */
 	unsigned pmi_ovf;  /* overflows that asked for a PMI since the last one */
 	unsigned pmi_owed; /* duplicate-pmi: PMIs still to send */
 	uint8_t storm_ctr; /* pmi-storm: 1 + the counter whose flag sticks */
@@ -258,6 +258,9 @@ uint64_t sim_filter(uint64_t per_iter, uint64_t cycles_per_iter, unsigned cmask,
 void sim_pmi_request(struct sim_cpu *s);
 /* Deliver what the APIC has pending, if interrupts allow. */
 void sim_deliver(struct sim_cpu *s);
+/* x2APIC register MSRs (0x800-0x8FF) for hw_rdmsr/hw_wrmsr; #GP in xAPIC mode. */
+int sim_x2apic_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *val);
+int sim_x2apic_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t val);
 
 /* Registers a model (a linker section, no central table). */
 #define SIM_MODEL(sym)                                                                      \

@@ -1,0 +1,116 @@
+/* Intel architectural performance monitoring: the driver's tables, the
+ * documented MSR listing (msr.access), the generic event map and the event
+ * of each fixed counter. Apart from intel_arch.c because none of this
+ * touches a register: it describes what init() found, and intel_arch.c
+ * keeps the path that programs, reads and acknowledges the counters. */
+#include "../lib/fmt.h"
+#include "../lib/str.h"
+#include "intel_arch.h"
+#include "msr.h"
+
+/* The event each fixed counter counts (umask << 8 | event), facts §4:
+ * INST_RETIRED.ANY, CPU_CLK_UNHALTED.CORE, .REF (pseudo 0x0300),
+ * TOPDOWN.SLOTS (pseudo 0x0400). */
+const uint16_t intel_arch_fixed_event[4] = {0x00c0, 0x003c, 0x0300, 0x0400};
+
+static void desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
+		 uint64_t rw)
+{
+	d->addr = addr;
+	pmh_strlcpy(d->name, name, sizeof(d->name));
+	d->access = access;
+	d->rw_mask = rw;
+}
+
+size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
+{
+	size_t n = 0;
+	char name[24];
+	uint64_t fixed_rw = 0;
+	/* EVNTSEL bits 31:0; ANY (bit 21) only from v3 (facts §1). */
+	uint64_t sel_rw = p->version >= 3 ? 0xffffffffull : 0xffffffffull & ~EVTSEL_ANY;
+
+	for (unsigned i = 0; i < p->n_gp; i++) {
+		const struct pmu_counter *c = &p->ctr[i];
+		if (n + 3 > max)
+			return n;
+		pmh_fmt(name, sizeof(name), "IA32_PMC%u", i);
+		desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, 0xffffffffull);
+		pmh_fmt(name, sizeof(name), "IA32_PERFEVTSEL%u", i);
+		desc(&out[n++], c->ctl_msr, name, PMU_MSR_RW, sel_rw);
+		if (c->full_msr) {
+			pmh_fmt(name, sizeof(name), "IA32_A_PMC%u", i);
+			desc(&out[n++], c->full_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
+		}
+	}
+	for (unsigned i = p->n_gp; i < p->n; i++) {
+		const struct pmu_counter *c = &p->ctr[i];
+		if (n >= max)
+			return n;
+		pmh_fmt(name, sizeof(name), "IA32_FIXED_CTR%u", c->index);
+		desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
+		fixed_rw |= (FIX_OS | FIX_USR | FIX_PMI | (p->version >= 3 ? FIX_ANY : 0))
+			    << FIX_SHIFT(c->index);
+	}
+	if (p->n_fixed && n < max)
+		desc(&out[n++], MSR_FIXED_CTR_CTRL, "IA32_FIXED_CTR_CTRL", PMU_MSR_RW, fixed_rw);
+	if (p->version >= 2 && n + 3 <= max) { /* the global registers, v2+ (facts §4) */
+		uint64_t bits = intel_arch_global_bits(p, pmu_all_mask(p));
+		desc(&out[n++], MSR_PERF_GLOBAL_CTRL, "PERF_GLOBAL_CTRL", PMU_MSR_RW, bits);
+		desc(&out[n++], MSR_PERF_GLOBAL_STATUS, "PERF_GLOBAL_STATUS", PMU_MSR_RO, 0);
+		desc(&out[n++], MSR_PERF_GLOBAL_OVF_CTRL, "PERF_GLOBAL_OVF_CTRL", PMU_MSR_WO, 0);
+	}
+	if (p->version >= 4 && n < max)
+		desc(&out[n++], MSR_PERF_GLOBAL_STATUS_SET, "PERF_GLOBAL_STATUS_SET", PMU_MSR_WO,
+		     0);
+	if ((p->cpu->ids.leaf1.ecx & CPUID1_ECX_PDCM) && n < max)
+		desc(&out[n++], MSR_PERF_CAPABILITIES, "IA32_PERF_CAPABILITIES", PMU_MSR_RO, 0);
+	return n;
+}
+
+int intel_arch_generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
+{
+	/* facts §4 event map; ebx = the CPUID.0AH:EBX bit that marks it
+	 * unavailable (-1: none). Reference cycles on a GP counter are the
+	 * architectural UnHalted Reference Cycles 0x013C. */
+	static const struct {
+		uint16_t enc; /* umask << 8 | event */
+		int8_t ebx;
+		const char *name;
+	} map[GEN_COUNT] = {
+	    [GEN_CYCLES] = {0x003c, 0, "CPU_CLK_UNHALTED.CORE"},
+	    [GEN_INSTRUCTIONS] = {0x00c0, 1, "INST_RETIRED.ANY"},
+	    [GEN_REF_CYCLES] = {0x013c, 2, "CPU_CLK_UNHALTED.REF"},
+	    [GEN_CACHE_REFS] = {0x4f2e, 3, "LONGEST_LAT_CACHE.REFERENCE"},
+	    [GEN_CACHE_MISSES] = {0x412e, 4, "LONGEST_LAT_CACHE.MISS"},
+	    [GEN_BRANCHES] = {0x00c4, 5, "BR_INST_RETIRED.ALL"},
+	    [GEN_BRANCH_MISSES] = {0x00c5, 6, "BR_MISP_RETIRED.ALL"},
+	};
+	/* The generic event each fixed counter provides. */
+	static const int fixed_generic[3] = {GEN_INSTRUCTIONS, GEN_CYCLES, GEN_REF_CYCLES};
+	const struct pmu_counter *c;
+
+	if ((unsigned)g >= GEN_COUNT || ctr >= p->n || !map[g].name)
+		return -1;
+	c = &p->ctr[ctr];
+	pmh_memset(out, 0, sizeof(*out));
+	if (c->kind == PMU_CTR_FIXED) {
+		if (c->index >= 3 || fixed_generic[c->index] != (int)g)
+			return -1;
+		out->code = intel_arch_fixed_event[c->index] & 0xff;
+		out->umask = (uint8_t)(intel_arch_fixed_event[c->index] >> 8);
+		out->counters = 1u << ctr;
+		out->fixed_only = g == GEN_REF_CYCLES; /* 0x0300 is a pseudo-encoding */
+		pmh_fmt(out->name, sizeof(out->name), "%s (fixed%u)", map[g].name, c->index);
+		return 0;
+	}
+	/* A set EBX bit makes the GP encoding unavailable (facts §4
+	 * intel_arch_events_quirk); fixed counters are enumerated by EDX/ECX
+	 * instead, so the check applies to GP counters. */
+	if (p->arch_ebx & (1u << map[g].ebx))
+		return -1;
+	out->code = map[g].enc & 0xff;
+	out->umask = (uint8_t)(map[g].enc >> 8);
+	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
+	return 0;
+}

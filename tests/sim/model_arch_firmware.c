@@ -1,0 +1,58 @@
+/* Intel architectural perfmon models: what firmware and microcode add to the
+ * register file of model_arch.c under realism "firmware" (SE_FIRMWARE).
+ * Apart from model_arch.c because none of it is architectural perfmon: it
+ * is platform state the harness must cope with, and model_arch.c stays what
+ * the SDM describes. */
+#include "../../pmu/msr.h"
+#include "model_arch.h"
+
+#define MISC_LIMIT_CPUID (1ull << 22)
+
+/* What firmware leaves behind (realism "firmware"):
+ *  - counter 0 counting cycles with EN set (and its GLOBAL_CTRL bit on v2+),
+ *    the "Broken BIOS" state Linux's check_hw_exists warns about (facts §0);
+ *  - IA32_MISC_ENABLE[22] LIMIT_CPUID set, so CPUID leaf 0 says 2 until it
+ *    is cleared, as Linux's early_init_intel does (SDM Vol. 4 MSR 1A0H);
+ *  - Skylake microcode with TSX_FORCE_ABORT (CPUID.7:EDX[13]): PMC3 belongs
+ *    to the microcode unless MSR 0x10F bit 0 is set (facts §10 Skylake TSX). */
+void arch_firmware(struct sim_cpu *s, bool globals, bool tfa)
+{
+	s->reg[REG_EVNTSEL(0)] = EVTSEL_EN | EVTSEL_OS | EVTSEL_USR | 0x3c;
+	if (globals)
+		s->reg[REG_GLOBAL_CTRL] |= 1;
+	s->real.limit_cpuid = true;
+	if (tfa)
+		sim_set_cpuid(s, 7, 0, 0, 0, 0, 1u << 13);
+}
+
+/* PMC3 while the TSX workaround owns it: writes do not hold, nothing the
+ * harness programs is counted. */
+bool arch_pmc3_taken(const struct sim_cpu *s, unsigned k, bool tfa)
+{
+	return k == 3 && tfa && sim_real(s, SE_FIRMWARE) && !(s->reg[REG_TFA] & 1);
+}
+
+int arch_firmware_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v, bool tfa)
+{
+	if (msr == MSR_IA32_MISC_ENABLE) { /* facts §0: bit 7, perfmon available */
+		*v = MISC_ENABLE_EMON | (s->real.limit_cpuid ? MISC_LIMIT_CPUID : 0);
+		return HW_OK;
+	}
+	if (msr != MSR_TSX_FORCE_ABORT || !tfa || !sim_real(s, SE_FIRMWARE))
+		return HW_FAULT_GP;
+	*v = s->reg[REG_TFA];
+	return HW_OK;
+}
+
+int arch_firmware_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v, bool tfa)
+{
+	if (msr == MSR_IA32_MISC_ENABLE) {
+		/* EMON is read-only; LIMIT_CPUID takes what is written */
+		s->real.limit_cpuid = (v & MISC_LIMIT_CPUID) != 0;
+		return HW_OK;
+	}
+	if (msr != MSR_TSX_FORCE_ABORT || !tfa || !sim_real(s, SE_FIRMWARE))
+		return HW_FAULT_GP;
+	s->reg[REG_TFA] = v & 1; /* bit 0 RTM_FORCE_ABORT */
+	return HW_OK;
+}

@@ -1,0 +1,262 @@
+/* The simulated local APIC: the LVT performance-counter entry, IRR/ISR and
+ * EOI, self-IPIs through the ICR, and PMI/NMI delivery into the same
+ * isr_dispatch() the target's stubs call, reached through xAPIC MMIO or
+ * x2APIC MSRs. Apart from sim.c so that the interrupt path reads on its own;
+ * the PMI-path faults (pmi-storm, duplicate-pmi, wrong-vector, lost-pmi,
+ * lvt-stuck-masked) act here. */
+#include "sim.h"
+#include "../../apic/apic.h"
+#include "../../apic/isr.h"
+#include "../../lib/str.h"
+#include "../../pmu/msr.h"
+
+static bool x2apic(const struct sim_cpu *s)
+{
+	return (s->apic_base & APIC_BASE_X2APIC) != 0;
+}
+
+static void set_bit(uint8_t *v, unsigned n)
+{
+	v[n / 8] |= (uint8_t)(1u << (n % 8));
+}
+
+static int highest(const uint8_t *v)
+{
+	for (int n = 255; n >= 0; n--)
+		if (v[n / 8] & (1u << (n % 8)))
+			return n;
+	return -1;
+}
+
+static void clear_bit(uint8_t *v, unsigned n)
+{
+	v[n / 8] &= (uint8_t) ~(1u << (n % 8));
+}
+
+/* pmi-storm: a flag that will not clear keeps the PMU's request up, so the
+ * APIC takes it again whenever LVTPC is unmasked or the PMI is EOIed ("the
+ * NMI line will continue to be asserted while the OVF bit is set", facts §9
+ * P4). KNC's line is an edge (§1.4.3.9): no pending hook, no repeat. */
+static void storm_again(struct sim_cpu *s)
+{
+	/* A handler with no storm guard would loop for ever on the host: the
+	 * simulated storm ends after SIM_STORM_MAX repeats. */
+	if (s->fault == SF_PMI_STORM && s->m->pending && s->m->pending(s) &&
+	    s->storm_repeats < SIM_STORM_MAX) {
+		s->storm_repeats++;
+		sim_pmi_request(s);
+	}
+}
+
+/* After a PMI's handler returned: under duplicate-pmi every counter whose
+ * overflow it collected raises a PMI of its own, instead of sharing one. */
+static void after_pmi(struct sim_cpu *s)
+{
+	if (s->fault == SF_DUPLICATE_PMI && s->pmi_ovf > 1)
+		s->pmi_owed += s->pmi_ovf - 1;
+	s->pmi_ovf = 0;
+	if (s->pmi_owed) {
+		s->pmi_owed--;
+		sim_pmi_request(s);
+	}
+}
+
+void sim_pmi_request(struct sim_cpu *s)
+{
+	s->st.pmi_raised++;
+	if (s->fault == SF_LOST_PMI)
+		return;
+	if (s->lvt_pc & LVT_MASKED) {
+		/* A masked LVT entry drops the edge: the KNC ISR protocol
+		 * (§1.4.3.9) exists because of exactly this. */
+		s->st.pmi_dropped++;
+		return;
+	}
+	if (s->m->lvt_automask)
+		s->lvt_pc |= LVT_MASKED;
+	if ((s->lvt_pc & LVT_DM_MASK) == LVT_DM_NMI)
+		s->nmi_pending = true;
+	else if (s->fault == SF_WRONG_VECTOR) /* the APIC uses the next vector */
+		set_bit(s->irr, ((s->lvt_pc & LVT_VECTOR_MASK) + 1) & 0xff);
+	else
+		set_bit(s->irr, s->lvt_pc & LVT_VECTOR_MASK);
+	sim_deliver(s);
+}
+
+static void dispatch(struct sim_cpu *s, unsigned vector)
+{
+	struct int_frame f;
+	pmh_memset(&f, 0, sizeof(f));
+	f.vector = vector;
+	/* The simulated RIP is the instruction count retired by workloads, so
+	 * skid is measurable the same way as on the target. */
+	f.rip = 0x100000 + s->st.instructions;
+	f.rflags = s->irq_enabled ? 0x202 : 0x2;
+	/* The entry stub runs before the handler stops the counters, the exit
+	 * path after it restarted them: both are counted on real cores. */
+	uint32_t site = s->real.last_site;
+	sim_real_access(s, SA_ENTRY, vector);
+	isr_dispatch(&f);
+	sim_real_access(s, SA_EXIT, vector);
+	s->real.last_site = site;
+}
+
+void sim_deliver(struct sim_cpu *s)
+{
+	if (s->depth > 4)
+		return;
+	s->depth++;
+	for (;;) {
+		if (s->nmi_pending && !s->in_nmi) {
+			s->nmi_pending = false;
+			s->in_nmi = true;
+			s->st.nmi_delivered++;
+			dispatch(s, VEC_NMI);
+			s->in_nmi = false; /* IRET unblocks NMIs */
+			if ((s->lvt_pc & LVT_DM_MASK) == LVT_DM_NMI)
+				after_pmi(s);
+			continue;
+		}
+		int v = highest(s->irr);
+		int inserv = highest(s->isr);
+		if (v < 0 || !s->irq_enabled || (inserv >= 0 && (v >> 4) <= (inserv >> 4)))
+			break;
+		clear_bit(s->irr, (unsigned)v);
+		set_bit(s->isr, (unsigned)v);
+		bool pmi = (unsigned)v == (s->lvt_pc & LVT_VECTOR_MASK);
+		if (pmi)
+			s->st.pmi_delivered++;
+		s->irq_enabled = false; /* interrupt gate */
+		dispatch(s, (unsigned)v);
+		s->irq_enabled = true; /* IRET restores IF */
+		if (pmi)
+			after_pmi(s);
+	}
+	s->depth--;
+}
+
+static uint32_t vec32(const uint8_t *v, uint32_t k)
+{
+	return k < 8 ? (uint32_t)v[4 * k] | (uint32_t)v[4 * k + 1] << 8 |
+			   (uint32_t)v[4 * k + 2] << 16 | (uint32_t)v[4 * k + 3] << 24
+		     : 0;
+}
+
+static uint32_t apic_reg_read(struct sim_cpu *s, uint32_t off)
+{
+	switch (off) {
+	case APIC_ID: /* xAPIC: ID in bits 31:24; x2APIC: the whole register */
+		return x2apic(s) ? s->apic_id : s->apic_id << 24;
+	case APIC_VERSION:
+		return (5u << 16) | 0x14; /* MaxLVT 5: LVTPC present */
+	case APIC_TPR:
+		return s->tpr;
+	case APIC_SVR:
+		return s->svr;
+	case APIC_LVT_PC:
+		return s->lvt_pc;
+	default:
+		/* ISR/IRR: eight 32-bit registers 16 bytes apart (vectors 32k..32k+31) */
+		if (off >= APIC_ISR0 && off < APIC_ISR0 + 0x80 && !(off & 0xf))
+			return vec32(s->isr, (off - APIC_ISR0) >> 4);
+		if (off >= APIC_IRR0 && off < APIC_IRR0 + 0x80 && !(off & 0xf))
+			return vec32(s->irr, (off - APIC_IRR0) >> 4);
+		return 0;
+	}
+}
+
+static void self_ipi(struct sim_cpu *s, uint32_t icr)
+{
+	if ((icr & LVT_DM_MASK) == LVT_DM_NMI)
+		s->nmi_pending = true;
+	else
+		set_bit(s->irr, icr & 0xff);
+	sim_deliver(s);
+}
+
+static uint32_t icr_hi; /* xAPIC ICR destination (bits 31:24) */
+
+static void apic_reg_write(struct sim_cpu *s, uint32_t off, uint64_t val)
+{
+	switch (off) {
+	case APIC_EOI: {
+		int v = highest(s->isr);
+		s->st.eoi++;
+		if (v >= 0)
+			clear_bit(s->isr, (unsigned)v);
+		storm_again(s);
+		sim_deliver(s);
+		break;
+	}
+	case APIC_TPR:
+		s->tpr = (uint32_t)val & 0xff;
+		break;
+	case APIC_SVR:
+		s->svr = (uint32_t)val;
+		break;
+	case APIC_LVT_PC: {
+		uint32_t v = (uint32_t)val & (LVT_VECTOR_MASK | LVT_DM_MASK | LVT_MASKED);
+		if (s->fault == SF_LVT_STUCK_MASKED)
+			v |= LVT_MASKED;
+		uint32_t old = s->lvt_pc;
+		s->lvt_pc = v;
+		sim_real_lvt(s, old, v);
+		if ((old & LVT_MASKED) && !(v & LVT_MASKED))
+			storm_again(s);
+		break;
+	}
+	case APIC_ICR_HI:
+		icr_hi = (uint32_t)val;
+		break;
+	case APIC_ICR_LO:
+		/* destination shorthand 01 = self (SDM Vol. 3A 11.6.1), or no
+		 * shorthand with physical destination = this CPU's APIC ID;
+		 * x2APIC carries the destination in ICR bits 63:32. */
+		if (((val >> 18) & 3) == 1 ||
+		    (((val >> 18) & 3) == 0 && !(val & (1u << 11)) &&
+		     (x2apic(s) ? (uint32_t)(val >> 32) : icr_hi >> 24) == s->apic_id))
+			self_ipi(s, (uint32_t)val);
+		break;
+	case APIC_SELF_IPI:
+		if (x2apic(s))
+			self_ipi(s, (uint32_t)val & 0xff);
+		break;
+	default:
+		break;
+	}
+}
+
+uint32_t hw_mmio_read32(uint64_t addr)
+{
+	sim_real_access(&sim, SA_MMIO, (uint32_t)addr & 0xfff);
+	uint64_t base = sim.apic_base & ~0xfffull;
+	if (!x2apic(&sim) && addr >= base && addr < base + 0x1000)
+		return apic_reg_read(&sim, (uint32_t)(addr - base));
+	return 0xffffffffu; /* nothing else is mapped */
+}
+
+void hw_mmio_write32(uint64_t addr, uint32_t val)
+{
+	sim_real_access(&sim, SA_MMIO, 0x1000 | ((uint32_t)addr & 0xfff));
+	uint64_t base = sim.apic_base & ~0xfffull;
+	if (!x2apic(&sim) && addr >= base && addr < base + 0x1000)
+		apic_reg_write(&sim, (uint32_t)(addr - base), val);
+}
+
+/* x2APIC registers are MSRs 0x800 + offset / 16 (SDM Vol. 3A, "x2APIC
+ * Register Address Space"); they raise #GP while the APIC is in xAPIC mode. */
+int sim_x2apic_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *val)
+{
+	if (!x2apic(s))
+		return HW_FAULT_GP;
+	*val = apic_reg_read(s, (msr - MSR_X2APIC_BASE) << 4);
+	return HW_OK;
+}
+
+int sim_x2apic_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t val)
+{
+	if (!x2apic(s))
+		return HW_FAULT_GP;
+	apic_reg_write(s, (msr - MSR_X2APIC_BASE) << 4, val);
+	return HW_OK;
+}
