@@ -30,7 +30,8 @@ static void run(struct check_ctx *c)
 	else
 		check_pass(
 		    c,
-		    "%s: %llu cycles over %llu TSC ticks (ratio %llu.%02llu; 1/16 to 16 allowed)",
+		    "%s: %llu cycles over %llu TSC ticks (ratio %llu.%02llu; 1/16 to 16 allowed: turbo, "
+		    "power states, virtualisation)",
 		    p->ctr[i].name, (unsigned long long)cyc, (unsigned long long)tsc,
 		    (unsigned long long)(cyc / tsc), (unsigned long long)(cyc * 100 / tsc % 100));
 }

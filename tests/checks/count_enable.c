@@ -108,7 +108,7 @@ static void run(struct check_ctx *c)
 	else
 		check_pass(c,
 			   "%u counters start and stop with their enables%s (closed gate: N/2N "
-			   "difference under 1/%u of the open one)",
+			   "difference under 1/%u of the open one: cycle jitter, K8 BKDG §10.1)",
 			   tested, (p->caps & PMU_CAP_GLOBAL_CTRL) ? " and the global enable" : "",
 			   M_GATE_DIV);
 }
