@@ -304,7 +304,7 @@ void mp_run_suite(struct suite *s, struct apic_info *bsp_apic, void (*fatal)(con
 		job->stack_top = stack + AP_STACK;
 	}
 	for (unsigned i = 0; i < k; i++) {
-		unsigned p0 = s->passed, f0 = s->failed, s0 = s->skipped;
+		unsigned p0 = s->passed, f0 = s->failed, s0 = s->skipped, m0 = s->pmu_passed;
 
 		runs[i].cpu = sel[i];
 		if (flags[sel[i]] & CPUSEL_BSP) {
@@ -316,9 +316,11 @@ void mp_run_suite(struct suite *s, struct apic_info *bsp_apic, void (*fatal)(con
 				stuck = 1;
 			ran_ap = 1;
 		}
-		runs[i].passed = s->passed - p0;
-		runs[i].failed = s->failed - f0;
-		runs[i].skipped = s->skipped - s0;
+		runs[i].n.passed = s->passed - p0;
+		runs[i].n.failed = s->failed - f0;
+		runs[i].n.skipped = s->skipped - s0;
+		runs[i].n.pmu_passed = s->pmu_passed - m0;
+		runs[i].n.pmu_usable = s->pmu->status == PMU_FUNCTIONAL;
 	}
 	/* the APIC globals describe the last CPU that ran: the BSP's again */
 	if (ran_ap)

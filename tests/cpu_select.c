@@ -57,7 +57,6 @@ unsigned cpu_select(const struct options *o, const uint32_t *flags, unsigned n, 
 
 void cpu_verdict_line(const struct cpu_run *r, char *buf, size_t n)
 {
-	const char *word = r->failed ? "FAIL" : r->passed ? "PASS" : "NO VERDICT";
-	pmh_fmt(buf, n, "cpu.%u.verdict: %s (%u passed, %u failed, %u skipped)", r->cpu, word,
-		r->passed, r->failed, r->skipped);
+	pmh_fmt(buf, n, "cpu.%u.verdict: %s (%u passed, %u failed, %u skipped)", r->cpu,
+		run_verdict_name(run_verdict_of(&r->n)), r->n.passed, r->n.failed, r->n.skipped);
 }

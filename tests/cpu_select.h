@@ -5,6 +5,7 @@
 #define PMH_TESTS_CPU_SELECT_H
 
 #include "options.h"
+#include "suite.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,10 +29,10 @@ unsigned cpu_select(const struct options *o, const uint32_t *flags, unsigned n, 
 /* One CPU's share of the results. */
 struct cpu_run {
 	uint16_t cpu;
-	unsigned passed, failed, skipped;
+	struct run_counts n;
 };
-/* "cpu.N.verdict: PASS|FAIL|NO VERDICT (p passed, f failed, s skipped)":
- * FAIL when anything failed, PASS when something passed, else NO VERDICT. */
+/* "cpu.N.verdict: WORD (p passed, f failed, s skipped)", WORD decided as the
+ * run's own verdict is (suite.h run_verdict_of). */
 void cpu_verdict_line(const struct cpu_run *r, char *buf, size_t n);
 
 #endif

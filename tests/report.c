@@ -45,17 +45,25 @@ void report_identity(struct suite *s)
 		suite_emit(s, "pmu.warning: %s", p->warning);
 }
 
+enum run_verdict run_verdict_of(const struct run_counts *c)
+{
+	if (c->harness_error)
+		return RV_ERROR;
+	if (c->failed)
+		return RV_FAIL;
+	if (!c->passed && !c->skipped)
+		return RV_NO_VERDICT; /* nothing was selected or nothing ran */
+	if (!c->pmu_usable)
+		return RV_NO_PMU;
+	return c->pmu_passed ? RV_PASS : RV_NO_VERDICT;
+}
+
 enum run_verdict suite_verdict(const struct suite *s)
 {
-	if (s->harness_error)
-		return RV_ERROR;
-	if (s->failed)
-		return RV_FAIL;
-	if (!s->passed && !s->skipped)
-		return RV_NO_VERDICT; /* nothing was selected or nothing ran */
-	if (!s->pmu || s->pmu->status != PMU_FUNCTIONAL)
-		return RV_NO_PMU;
-	return s->pmu_passed ? RV_PASS : RV_NO_VERDICT;
+	struct run_counts c = { s->passed,	s->failed,
+				s->skipped,	s->pmu_passed,
+				s->pmu && s->pmu->status == PMU_FUNCTIONAL, s->harness_error };
+	return run_verdict_of(&c);
 }
 
 const char *run_verdict_name(enum run_verdict v)

@@ -93,6 +93,13 @@ void suite_emit(struct suite *s, const char *f, ...) __attribute__((format(print
  * PMU was usable but no check measured it), PASS (the PMU was measured and
  * nothing failed). Each has its own exit value. */
 enum run_verdict { RV_PASS, RV_FAIL, RV_ERROR, RV_NO_PMU, RV_NO_VERDICT };
+/* What a verdict is decided from: a whole run or one CPU's share of it. */
+struct run_counts {
+	unsigned passed, failed, skipped, pmu_passed;
+	bool pmu_usable; /* a driver and a functional probe */
+	bool harness_error;
+};
+enum run_verdict run_verdict_of(const struct run_counts *c);
 enum run_verdict suite_verdict(const struct suite *s);
 const char *run_verdict_name(enum run_verdict v);
 /* The on_finish = qemu-exit value and the platform's exit status:

@@ -116,13 +116,22 @@ static void verdict_lines(void **st)
 {
 	(void)st;
 	char b[120];
-	struct cpu_run r = {.cpu = 3, .passed = 4, .failed = 0, .skipped = 20};
+	struct cpu_run r = {.cpu = 3, .n = {.passed = 4, .skipped = 20, .pmu_passed = 2,
+					    .pmu_usable = true}};
 	cpu_verdict_line(&r, b, sizeof(b));
 	assert_string_equal(b, "cpu.3.verdict: PASS (4 passed, 0 failed, 20 skipped)");
-	r.failed = 1;
+	r.n.failed = 1;
 	cpu_verdict_line(&r, b, sizeof(b));
 	assert_string_equal(b, "cpu.3.verdict: FAIL (4 passed, 1 failed, 20 skipped)");
-	r = (struct cpu_run){.cpu = 0, .skipped = 5};
+	/* APIC checks passed, the PMU was not measured: never PASS */
+	r.n.failed = 0;
+	r.n.pmu_passed = 0;
+	cpu_verdict_line(&r, b, sizeof(b));
+	assert_string_equal(b, "cpu.3.verdict: NO VERDICT (4 passed, 0 failed, 20 skipped)");
+	r.n.pmu_usable = false;
+	cpu_verdict_line(&r, b, sizeof(b));
+	assert_string_equal(b, "cpu.3.verdict: NO PMU (4 passed, 0 failed, 20 skipped)");
+	r = (struct cpu_run){.cpu = 0, .n = {.skipped = 5, .pmu_usable = true}};
 	cpu_verdict_line(&r, b, sizeof(b));
 	assert_string_equal(b, "cpu.0.verdict: NO VERDICT (0 passed, 0 failed, 5 skipped)");
 }
