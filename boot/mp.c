@@ -189,6 +189,7 @@ static int run_ap(PMH_MP_SERVICES *mp, struct ap_job *j, unsigned cpu, void (*fa
 	j->lost = 0;
 	j->done = 0;
 	j->crashed = 0;
+	j->pmu.status = PMU_ABSENT; /* until this AP has probed its own PMU */
 	cur_job = j;
 	st = uefi_call_wrapper(mp->StartupThisAP, 7, mp, ap_entry, (UINTN)cpu, NULL,
 			       (UINTN)AP_TIMEOUT_US, j, NULL);
@@ -305,6 +306,7 @@ void mp_run_suite(struct suite *s, struct apic_info *bsp_apic, void (*fatal)(con
 	}
 	for (unsigned i = 0; i < k; i++) {
 		unsigned p0 = s->passed, f0 = s->failed, s0 = s->skipped, m0 = s->pmu_passed;
+		const struct pmu *own = s->pmu; /* the PMU this CPU's checks measured */
 
 		runs[i].cpu = sel[i];
 		if (flags[sel[i]] & CPUSEL_BSP) {
@@ -315,12 +317,13 @@ void mp_run_suite(struct suite *s, struct apic_info *bsp_apic, void (*fatal)(con
 			if (run_ap(mp, job, sel[i], fatal, recover))
 				stuck = 1;
 			ran_ap = 1;
+			own = &job->pmu;
 		}
 		runs[i].n.passed = s->passed - p0;
 		runs[i].n.failed = s->failed - f0;
 		runs[i].n.skipped = s->skipped - s0;
 		runs[i].n.pmu_passed = s->pmu_passed - m0;
-		runs[i].n.pmu_usable = s->pmu->status == PMU_FUNCTIONAL;
+		runs[i].n.pmu_usable = own->status == PMU_FUNCTIONAL;
 	}
 	/* the APIC globals describe the last CPU that ran: the BSP's again */
 	if (ran_ap)
