@@ -128,93 +128,126 @@ static int run_one(const char *model, const char *fault, enum sim_fault f, uint3
 	return suite.failed ? 1 : 0;
 }
 
+/* The command line: what the run is, and the key=value words for options. */
+struct cmdline {
+	const char *model, *fault, *realism;
+	int describe, nargs;
+	char *args[64];
+	uint64_t seed, seeds;
+};
+
+/* --seed N or --seeds COUNT (1 to 100000) into *out; -1 with the error
+ * printed. */
+static int parse_seed(const char *flag, const char *val, uint64_t *out)
+{
+	bool count = flag[6] == 's';
+	char *end;
+	unsigned long long v = strtoull(val, &end, 0);
+
+	if (*end || !*val || (count && (v < 1 || v > 100000))) {
+		fprintf(stderr, "error: %s needs a number%s, got \"%s\"\n", flag,
+			count ? " from 1 to 100000" : "", val);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* The words that print and exit: --list-realism, --help, --list-models,
+ * --list-faults. Returns 1 when a was one of them. */
+static int list_command(const char *a)
+{
+	if (!strcmp(a, "--list-realism")) {
+		for (unsigned e = 0; e < SE_COUNT; e++)
+			printf("%s\n", sim_effect_name((enum sim_effect)e));
+	} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		usage(stdout);
+	} else if (!strcmp(a, "--list-models")) {
+		unsigned n;
+		const struct sim_model *const *m = sim_models(&n);
+		for (unsigned k = 0; k < n; k++)
+			printf("%s\t%s\t%s\n", m[k]->name, pmu_driver_name(m[k]->driver),
+			       m[k]->doc);
+	} else if (!strcmp(a, "--list-faults")) {
+		for (unsigned f = 1; f < SF_COUNT; f++)
+			printf("%s\n", sim_fault_name((enum sim_fault)f));
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* Reads argv into *cl, word by word; returns -1 to go on, or the exit
+ * status (a list printed: 0; a bad number: 2). */
+static int parse_cmdline(int argc, char **argv, struct cmdline *cl)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--cpu") && i + 1 < argc)
+			cl->model = argv[++i];
+		else if (!strcmp(a, "--fault") && i + 1 < argc)
+			cl->fault = argv[++i];
+		else if (!strcmp(a, "--realism") && i + 1 < argc)
+			cl->realism = argv[++i];
+		else if ((!strcmp(a, "--seed") || !strcmp(a, "--seeds")) && i + 1 < argc) {
+			if (parse_seed(a, argv[i + 1], a[6] == 's' ? &cl->seeds : &cl->seed))
+				return 2;
+			i++;
+		} else if (!strcmp(a, "--describe"))
+			cl->describe = 1;
+		else if (list_command(a))
+			return 0;
+		else if (cl->nargs < 64)
+			cl->args[cl->nargs++] = argv[i];
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	static struct options opt;
-	const char *model = 0, *fault = "none", *realism_arg = "all";
-	int want_describe = 0, nargs = 0;
-	char *args[64];
-	uint64_t seed = 1, seeds = 1;
+	static struct cmdline cl = { .fault = "none", .realism = "all", .seed = 1, .seeds = 1 };
 
 	options_default(&opt);
 	opt.on_finish = FINISH_RETURN;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
-			model = argv[++i];
-		else if (!strcmp(argv[i], "--fault") && i + 1 < argc)
-			fault = argv[++i];
-		else if (!strcmp(argv[i], "--realism") && i + 1 < argc)
-			realism_arg = argv[++i];
-		else if ((!strcmp(argv[i], "--seed") || !strcmp(argv[i], "--seeds")) && i + 1 < argc) {
-			char *end;
-			unsigned long long v = strtoull(argv[i + 1], &end, 0);
-			if (*end || !*argv[i + 1] || (argv[i][6] == 's' && (v < 1 || v > 100000))) {
-				fprintf(stderr, "error: %s needs a number%s, got \"%s\"\n", argv[i],
-					argv[i][6] == 's' ? " from 1 to 100000" : "", argv[i + 1]);
-				return 2;
-			}
-			*(argv[i][6] == 's' ? &seeds : &seed) = v;
-			i++;
-		} else if (!strcmp(argv[i], "--describe"))
-			want_describe = 1;
-		else if (!strcmp(argv[i], "--list-realism")) {
-			for (unsigned e = 0; e < SE_COUNT; e++)
-				printf("%s\n", sim_effect_name((enum sim_effect)e));
-			return 0;
-		}
-		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "--list-models")) {
-			unsigned n;
-			const struct sim_model *const *m = sim_models(&n);
-			for (unsigned k = 0; k < n; k++)
-				printf("%s\t%s\t%s\n", m[k]->name, pmu_driver_name(m[k]->driver),
-				       m[k]->doc);
-			return 0;
-		} else if (!strcmp(argv[i], "--list-faults")) {
-			for (unsigned f = 1; f < SF_COUNT; f++)
-				printf("%s\n", sim_fault_name((enum sim_fault)f));
-			return 0;
-		} else if (nargs < 64) {
-			args[nargs++] = argv[i];
-		}
-	}
-	if (!model) {
+	int rc = parse_cmdline(argc, argv, &cl);
+	if (rc >= 0)
+		return rc;
+	if (!cl.model) {
 		usage(stderr);
 		return 2;
 	}
-	enum sim_fault f = sim_fault_from_name(fault);
-	const struct sim_model *m = sim_model_find(model);
+	enum sim_fault f = sim_fault_from_name(cl.fault);
+	const struct sim_model *m = sim_model_find(cl.model);
 	if (!m) {
-		fprintf(stderr, "error: unknown model \"%s\" (see --list-models)\n", model);
+		fprintf(stderr, "error: unknown model \"%s\" (see --list-models)\n", cl.model);
 		return 2;
 	}
 	if (f == SF_COUNT) {
-		fprintf(stderr, "error: unknown fault \"%s\" (see --list-faults)\n", fault);
+		fprintf(stderr, "error: unknown fault \"%s\" (see --list-faults)\n", cl.fault);
 		return 2;
 	}
 	uint32_t realism;
 	char bad[32];
-	if (sim_realism_parse(realism_arg, &realism, bad, sizeof(bad))) {
+	if (sim_realism_parse(cl.realism, &realism, bad, sizeof(bad))) {
 		fprintf(stderr, "error: --realism: unknown effect \"%s\" (see --list-realism)\n",
 			bad);
 		return 2;
 	}
-	if (sim_start(model, f)) {
-		printf("n/a: fault %s does not apply to %s: %s\n", fault, model,
+	if (sim_start(cl.model, f)) {
+		printf("n/a: fault %s does not apply to %s: %s\n", cl.fault, cl.model,
 		       m->fault_na[f] ? m->fault_na[f] : "the model does not implement it");
 		return 3;
 	}
-	if (options_parse_args(&opt, nargs, args, opt_error, 0))
+	if (options_parse_args(&opt, cl.nargs, cl.args, opt_error, 0))
 		return 2;
 
 	int worst = 0;
-	for (uint64_t k = 0; k < seeds; k++) {
-		int rc = run_one(model, fault, f, realism, seed + k, &opt, want_describe);
+	for (uint64_t k = 0; k < cl.seeds; k++) {
+		rc = run_one(cl.model, cl.fault, f, realism, cl.seed + k, &opt, cl.describe);
 		if (rc > worst)
 			worst = rc;
-		if (want_describe || opt.list_events || opt.event[0])
+		if (cl.describe || opt.list_events || opt.event[0])
 			break;
 	}
 	return worst;

@@ -20,6 +20,7 @@
 /* Driver-private state in p->drv[]. */
 #define FIXED_SHADOW drv[0] /* FIXED_CTR_CTRL as programmed, all fields */
 #define ENABLED drv[1]	    /* flat counters whose EN / fixed field is written */
+#define TFA_FOUND drv[6]    /* MSR_TSX_FORCE_ABORT as init found it */
 #define TFA drv[7]	    /* 1: PMC3 needs MSR_TSX_FORCE_ABORT bit 0 */
 
 static bool has_globals(const struct pmu *p) { return p->version >= 2; }
@@ -89,70 +90,57 @@ static bool full_width_writes(const struct pmu *p)
 	return (cap & PERF_CAP_FW_WRITE) != 0;
 }
 
-static int init(struct pmu *p)
+/* Whether CPUID.0AH describes a PMU the driver can use; the reason when not. */
+static bool leaf0a_usable(struct pmu *p, unsigned n_gp, unsigned mask_len, unsigned gp_width)
 {
-	const struct cpuid_regs *a = &p->cpu->ids.leaf0a;
-	unsigned n_gp = (a->eax >> 8) & 0xff, gp_width = (a->eax >> 16) & 0xff;
-	unsigned mask_len = a->eax >> 24;
-	uint32_t fixed_mask = 0;
-	unsigned fixed_width = 0;
-	bool fw;
-
-	p->version = a->eax & 0xff;
 	if (p->version == 0 || n_gp == 0) {
 		pmh_fmt(p->reason, sizeof(p->reason),
 			"CPUID.0AH reports version %u with %u GP counters", p->version, n_gp);
-		return -1;
+		return false;
 	}
 	if (mask_len < 7) { /* facts §0: Linux gives up */
 		pmh_fmt(p->reason, sizeof(p->reason),
 			"CPUID.0AH:EAX[31:24] event mask length %u is below 7", mask_len);
-		return -1;
+		return false;
 	}
 	if (gp_width < 32 || gp_width > 64) {
 		pmh_fmt(p->reason, sizeof(p->reason), "CPUID.0AH reports a GP width of %u bits",
 			gp_width);
-		return -1;
+		return false;
 	}
-	if (n_gp > 32)
-		n_gp = 32; /* GLOBAL_CTRL has 32 GP enable bits */
-	/* A set EBX bit marks an architectural event unavailable (facts §4). */
-	p->arch_ebx = a->ebx & (mask_len >= 32 ? 0xffffffffu : (1u << mask_len) - 1);
+	return true;
+}
 
-	if (p->version >= 2) {
-		unsigned nf = a->edx & 0x1f;
-		/* facts §4 fixed-counter count: v2-v4 assume at least 3 on
-		 * bare metal (v2 parts may not report them), as-is under a
-		 * hypervisor; v5 adds the ECX bitmask. */
-		if (p->version < 5 && !p->cpu->hypervisor && nf < 3)
-			nf = 3;
-		fixed_mask = nf >= 32 ? 0xffffffffu : (1u << nf) - 1;
-		if (p->version >= 5)
-			fixed_mask |= a->ecx;
-		fixed_width = (a->edx >> 5) & 0xff;
-		if (fixed_width == 0) /* not reported: they share the GP width */
-			fixed_width = gp_width;
-		if (fixed_width > 64)
-			fixed_width = 64;
-	}
+/* The fixed counters (v2+) by CPUID.0AH: their mask, and their width in
+ * *width. */
+static uint32_t fixed_layout(const struct pmu *p, unsigned gp_width, unsigned *width)
+{
+	const struct cpuid_regs *a = &p->cpu->ids.leaf0a;
+	unsigned nf = a->edx & 0x1f;
+	uint32_t mask;
 
-	fw = full_width_writes(p);
-	p->n_gp = 0;
-	for (unsigned i = 0; i < n_gp && p->n_gp < PMU_MAX_COUNTERS; i++) {
-		struct pmu_counter *c = &p->ctr[p->n_gp++];
-		set_counter(c, PMU_CTR_GP, i, gp_width);
-		if (fw) {
-			c->full_msr = MSR_IA32_PMC0 + i;
-			c->preload_bits = (uint8_t)gp_width;
-		}
-	}
-	p->n_fixed = 0;
-	for (unsigned i = 0; i < 32 && p->n_gp + p->n_fixed < PMU_MAX_COUNTERS; i++) {
-		if (fixed_mask & (1u << i))
-			set_counter(&p->ctr[p->n_gp + p->n_fixed++], PMU_CTR_FIXED, i, fixed_width);
-	}
-	p->n = p->n_gp + p->n_fixed;
+	*width = 0;
+	if (p->version < 2)
+		return 0;
+	/* facts §4 fixed-counter count: v2-v4 assume at least 3 on bare metal
+	 * (v2 parts may not report them), as-is under a hypervisor; v5 adds
+	 * the ECX bitmask. */
+	if (p->version < 5 && !p->cpu->hypervisor && nf < 3)
+		nf = 3;
+	mask = nf >= 32 ? 0xffffffffu : (1u << nf) - 1;
+	if (p->version >= 5)
+		mask |= a->ecx;
+	*width = (a->edx >> 5) & 0xff;
+	if (*width == 0) /* not reported: they share the GP width */
+		*width = gp_width;
+	if (*width > 64)
+		*width = 64;
+	return mask;
+}
 
+/* Capabilities and global registers by version; fw: full-width writes. */
+static void set_caps(struct pmu *p, bool fw)
+{
 	p->caps = PMU_CAP_EDGE_INV_CMASK;
 	p->cmask_max = 255; /* CMASK 31:24 (facts §1) */
 	if (has_globals(p)) {
@@ -171,6 +159,62 @@ static int init(struct pmu *p)
 	}
 	if (fw)
 		p->caps |= PMU_CAP_FULL_WIDTH;
+}
+
+/* Skylake microcode with TSX_FORCE_ABORT (CPUID.7:EDX[13]) and without
+ * RTM_ALWAYS_ABORT (EDX[11]) keeps PMC3 for itself unless MSR 0x10F bit 0
+ * is set (facts §10 Skylake TSX, intel.c intel_set_tfa). reset() sets the
+ * bit; release() gives back the value found here, which the firmware or
+ * another owner may have set. */
+static void force_abort_detect(struct pmu *p, unsigned n_gp)
+{
+	struct cpuid_regs r;
+
+	p->TFA = 0;
+	p->TFA_FOUND = 0;
+	if (p->cpu->ids.max_leaf < 7 || n_gp <= 3)
+		return;
+	hw_cpuid(7, 0, &r);
+	p->TFA = (r.edx >> 13 & 1) && !(r.edx >> 11 & 1);
+	if (p->TFA && hw_rdmsr(MSR_TSX_FORCE_ABORT, &p->TFA_FOUND) != HW_OK)
+		p->TFA_FOUND = 0; /* unreadable: power-on's 0 */
+}
+
+static int init(struct pmu *p)
+{
+	const struct cpuid_regs *a = &p->cpu->ids.leaf0a;
+	unsigned n_gp = (a->eax >> 8) & 0xff, gp_width = (a->eax >> 16) & 0xff;
+	unsigned mask_len = a->eax >> 24;
+	uint32_t fixed_mask;
+	unsigned fixed_width;
+	bool fw;
+
+	p->version = a->eax & 0xff;
+	if (!leaf0a_usable(p, n_gp, mask_len, gp_width))
+		return -1;
+	if (n_gp > 32)
+		n_gp = 32; /* GLOBAL_CTRL has 32 GP enable bits */
+	/* A set EBX bit marks an architectural event unavailable (facts §4). */
+	p->arch_ebx = a->ebx & (mask_len >= 32 ? 0xffffffffu : (1u << mask_len) - 1);
+
+	fixed_mask = fixed_layout(p, gp_width, &fixed_width);
+	fw = full_width_writes(p);
+	p->n_gp = 0;
+	for (unsigned i = 0; i < n_gp && p->n_gp < PMU_MAX_COUNTERS; i++) {
+		struct pmu_counter *c = &p->ctr[p->n_gp++];
+		set_counter(c, PMU_CTR_GP, i, gp_width);
+		if (fw) {
+			c->full_msr = MSR_IA32_PMC0 + i;
+			c->preload_bits = (uint8_t)gp_width;
+		}
+	}
+	p->n_fixed = 0;
+	for (unsigned i = 0; i < 32 && p->n_gp + p->n_fixed < PMU_MAX_COUNTERS; i++) {
+		if (fixed_mask & (1u << i))
+			set_counter(&p->ctr[p->n_gp + p->n_fixed++], PMU_CTR_FIXED, i, fixed_width);
+	}
+	p->n = p->n_gp + p->n_fixed;
+	set_caps(p, fw);
 	/* Arch perfmon masks LVTPC on delivery (facts §8). pmi_collect stops
 	 * the counters (GLOBAL_CTRL = 0, or EN on v1) and clears every flag
 	 * before LVTPC is unmasked, last, as Linux does on its late_ack cores
@@ -180,15 +224,7 @@ static int init(struct pmu *p)
 	 * second PMI for what this one collects; with the counters stopped
 	 * first nothing is lost by unmasking last (KNC §1.4.3.9). */
 	p->pmi_flags = PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE;
-	/* Skylake microcode with TSX_FORCE_ABORT (CPUID.7:EDX[13]) and without
-	 * RTM_ALWAYS_ABORT (EDX[11]) keeps PMC3 for itself unless MSR 0x10F
-	 * bit 0 is set (facts §10 Skylake TSX, intel.c intel_set_tfa). */
-	p->TFA = 0;
-	if (p->cpu->ids.max_leaf >= 7 && n_gp > 3) {
-		struct cpuid_regs r;
-		hw_cpuid(7, 0, &r);
-		p->TFA = (r.edx >> 13 & 1) && !(r.edx >> 11 & 1);
-	}
+	force_abort_detect(p, n_gp);
 	return 0;
 }
 
@@ -437,8 +473,8 @@ static int reset(struct pmu *p)
 
 static void release(struct pmu *p)
 {
-	if (p->TFA) /* RTM back to normal, PMC3 back to the microcode */
-		hw_wrmsr(MSR_TSX_FORCE_ABORT, 0);
+	if (p->TFA) /* RTM and PMC3 back as they were found */
+		hw_wrmsr(MSR_TSX_FORCE_ABORT, p->TFA_FOUND);
 }
 const struct pmu_ops pmu_intel_arch_ops = {
     .name = "intel-arch",

@@ -3,6 +3,7 @@
 #include "../lib/str.h"
 
 #define MAX_REPEAT 1001
+#define M_TRIES 5 /* windows tried before SMIs are said to keep disturbing */
 
 const char *m_gen_name(enum pmu_generic g)
 {
@@ -60,19 +61,22 @@ int m_window_write(struct check_ctx *c, uint64_t mask, uint32_t msr, uint64_t va
 	uint64_t smi0 = 0, smi1 = 0;
 	bool smi = smi_count(c, &smi0);
 	bool irq = hw_irq_enabled();
+	int wst = HW_OK;
 
 	/* The firmware's timer must not land inside the window. */
 	hw_irq_disable();
 	p->ops->start(p, mask);
 	if (msr)
-		hw_wrmsr(msr, val);
+		wst = hw_wrmsr(msr, val);
 	hw_run_workload(w, iters);
 	p->ops->stop(p, mask);
 	if (irq)
 		hw_irq_enable();
+	if (wst != HW_OK)
+		return M_WRITE_GP;
 	if (smi && smi_count(c, &smi1) && smi1 != smi0)
-		return -1;
-	return 0;
+		return M_SMI;
+	return M_OK;
 }
 
 /* One buffer for every repeated measurement: the checks run one at a time,
@@ -89,14 +93,17 @@ static int zero_and_run(struct check_ctx *c, unsigned ctr, uint64_t start, uint3
 			uint64_t val, const struct workload *w, uint64_t iters, uint64_t *out)
 {
 	struct pmu *p = c->pmu;
-	for (int tries = 0; tries < 5; tries++) {
+	for (int tries = 0; tries < M_TRIES; tries++) {
 		if (p->ops->write(p, ctr, 0, PMU_WRITE_PRELOAD) != HW_OK)
-			return -2;
-		if (m_window_write(c, start, msr, val, w, iters) != 0)
+			return M_FAULT;
+		int st = m_window_write(c, start, msr, val, w, iters);
+		if (st == M_SMI)
 			continue; /* disturbed by an SMI: repeat, never report */
-		return p->ops->read(p, ctr, out) == HW_OK ? 0 : -2;
+		if (st != M_OK)
+			return st;
+		return p->ops->read(p, ctr, out) == HW_OK ? M_OK : M_FAULT;
 	}
-	return -1;
+	return M_SMI;
 }
 
 void m_stat(uint64_t *v, unsigned n, struct stat3 *out)
@@ -156,6 +163,29 @@ int m_events(struct check_ctx *c, unsigned ctr, const struct workload *w, uint64
 	out->med = (uint64_t)d.med & mask;
 	out->max = (uint64_t)d.max & mask;
 	return st;
+}
+
+int m_per_n(struct check_ctx *c, unsigned ctr, uint32_t msr, uint64_t val, int64_t *out)
+{
+	struct mdiff d;
+	int st = m_diff(c, ctr, 1ull << ctr, msr, val, &wl_loop, M_N_ITERS, &d);
+
+	*out = st == M_OK ? d.med : 0;
+	return st;
+}
+
+void m_fail_status(struct check_ctx *c, int st, uint32_t msr, const char *what)
+{
+	if (st == M_WRITE_GP)
+		check_fail(c, "%s: the gate write to MSR 0x%x raised #GP: not measured", what, msr);
+	else if (st == M_SMI)
+		check_fail(c,
+			   "%s: the measurement kept being disturbed (an SMI in each of %u "
+			   "windows): not measured",
+			   what, M_TRIES);
+	else
+		check_fail(c, "%s: the measurement faulted (preloading or reading the counter)",
+			   what);
 }
 
 unsigned m_slack(const struct check_ctx *c)

@@ -18,17 +18,27 @@ int m_setup(struct check_ctx *c, unsigned ctr, enum pmu_generic g, uint32_t flag
 /* The first counter >= from that can count g (or -1). */
 int m_counter_for(struct check_ctx *c, enum pmu_generic g, unsigned from);
 
+/* What the measurements below return besides M_OK. */
+enum m_status {
+	M_OK = 0,
+	M_SMI = -1,	 /* an SMI in the window; in every try, for m_diff */
+	M_FAULT = -2,	 /* preloading or reading the counter faulted */
+	M_WRITE_GP = -3, /* the write of msr inside the window raised #GP */
+};
 /* One window: start mask, run w for iters, stop; interrupts off inside.
- * Counters must be programmed and preloaded by the caller. Returns -1 if
+ * Counters must be programmed and preloaded by the caller. Returns M_SMI if
  * an SMI was seen during the window (where the CPU can tell). */
 int m_window(struct check_ctx *c, uint64_t mask, const struct workload *w, uint64_t iters);
 /* The same window with one MSR written between start and the workload
- * (msr 0: none), for checks that override an enable the driver just set. */
+ * (msr 0: none), for checks that override an enable the driver just set.
+ * M_WRITE_GP when that write faults: the window ran without it, and what
+ * the counters hold says nothing about the gate it was to set. */
 int m_window_write(struct check_ctx *c, uint64_t mask, uint32_t msr, uint64_t val,
 		   const struct workload *w, uint64_t iters);
 
 /* Events counted by ctr per n iterations of w, by differencing windows of
- * n and 2n, repeated c->opt->repeat times. Counter must be programmed. */
+ * n and 2n, repeated c->opt->repeat times. Counter must be programmed.
+ * Returns m_diff's status. */
 int m_events(struct check_ctx *c, unsigned ctr, const struct workload *w, uint64_t n,
 	     struct stat3 *out);
 
@@ -44,9 +54,24 @@ struct mdiff {
  * harness's own code between start, the write and stop is the same path in
  * both windows and cancels; a window the CPU saw an SMI in is run again
  * (MSR_SMI_COUNT), elsewhere the median keeps a rare SMI out. ctr must be
- * programmed. Returns 0, or -1 / -2 as m_events. */
+ * programmed. Returns M_OK; M_SMI when one window saw an SMI in each of its
+ * tries, M_FAULT, M_WRITE_GP (the write of msr faulted): *out not set. */
 int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint64_t val,
 	   const struct workload *w, uint64_t n, struct mdiff *out);
+/* The N of the N/2N differences that gate and filter checks take: 10000
+ * iterations of wl_loop, whose one extra event per iteration (a leaking
+ * gate, a filter ignored) stands far above the jitter of the harness's own
+ * code and AMD's few events (m_slack). */
+#define M_N_ITERS 10000
+/* Events ctr, started alone, counts per M_N_ITERS iterations of wl_loop
+ * with msr = val written after start (msr 0: none): the median of the N/2N
+ * differences into *out. Returns m_diff's status. */
+int m_per_n(struct check_ctx *c, unsigned ctr, uint32_t msr, uint64_t val, int64_t *out);
+/* Fails c for a measurement that returned st (not M_OK), naming what was
+ * measured (what) and msr, the write inside the window: the gate write
+ * raised #GP, the counter faulted, or SMIs kept disturbing the windows.
+ * Nothing was measured then, and the check must not pass or judge a count. */
+void m_fail_status(struct check_ctx *c, int st, uint32_t msr, const char *what);
 /* Events by which two identical windows may differ on this CPU: 0 on Intel
  * (exact), a few on AMD, whose counts are "not assured of producing
  * identical measurements" (K8 BKDG §10.1). An N/2N difference spans two

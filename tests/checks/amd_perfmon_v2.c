@@ -3,8 +3,6 @@
  * flagging an overflow, GlobalStatusClr clearing it. */
 #include "../measure.h"
 
-#define N_ITERS 10000
-
 static void run(struct check_ctx *c)
 {
 	struct pmu *p = c->pmu;
@@ -16,23 +14,26 @@ static void run(struct check_ctx *c)
 			   want, p->n_gp);
 	for (unsigned i = 0; i < p->n_gp; i++) {
 		uint64_t st = 0;
-		struct mdiff on = {0, 0, 0, 0, 0}, off = on;
+		int64_t on, off;
 		/* GlobalCtl is cleared right after start(): the harness's code
 		 * between the two counts, and cancels in the N/2N difference */
 		m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
-		m_diff(c, i, 1ull << i, 0, 0, &wl_loop, N_ITERS, &on);
-		m_diff(c, i, 1ull << i, p->global_ctrl_msr, pmu_all_mask(p) & ~(1ull << i),
-		       &wl_loop, N_ITERS, &off);
-		if (on.med <= 0)
+		int ston = m_per_n(c, i, 0, 0, &on);
+		int stoff = m_per_n(c, i, p->global_ctrl_msr, pmu_all_mask(p) & ~(1ull << i), &off);
+		if (ston != M_OK)
+			m_fail_status(c, ston, 0, p->ctr[i].name);
+		else if (stoff != M_OK)
+			m_fail_status(c, stoff, p->global_ctrl_msr, p->ctr[i].name);
+		else if (on <= 0)
 			check_fail(
 			    c,
 			    "%s did not count with its GlobalCtl bit set (%lld per %u iterations)",
-			    p->ctr[i].name, (long long)on.med, N_ITERS);
-		else if (m_leaks(off.med, on.med))
+			    p->ctr[i].name, (long long)on, M_N_ITERS);
+		else if (m_leaks(off, on))
 			check_fail(c,
 				   "%s counted %lld per %u iterations with its GlobalCtl bit clear "
 				   "(%lld with it set): expected ~0",
-				   p->ctr[i].name, (long long)off.med, N_ITERS, (long long)on.med);
+				   p->ctr[i].name, (long long)off, M_N_ITERS, (long long)on);
 		pmu_preload(p, i, 10);
 		m_window(c, 1ull << i, &wl_loop, 100);
 		hw_rdmsr(p->global_status_msr, &st);

@@ -7,8 +7,7 @@
  * difference, in which that code cancels, against the open one. */
 #include "../measure.h"
 #include "../../pmu/msr.h"
-
-#define N_ITERS 10000
+#include "../../lib/fmt.h"
 
 static uint64_t window_count(struct check_ctx *c, unsigned ctr, bool start)
 {
@@ -21,14 +20,26 @@ static uint64_t window_count(struct check_ctx *c, unsigned ctr, bool start)
 	return v;
 }
 
-/* Events per N_ITERS iterations with msr = val written after start (msr 0:
- * the gate open); -1 when the measurement faulted. */
-static int64_t per_n(struct check_ctx *c, unsigned ctr, uint32_t msr, uint64_t val)
+/* One closed gate: msr = val written after start, `closed` naming it; FAILs
+ * when it leaks, or when it could not be measured (a refused write leaves
+ * the gate open: not a leak, and not a pass either). */
+static void gate(struct check_ctx *c, unsigned i, uint32_t msr, uint64_t val, int64_t open,
+		 const char *closed)
 {
-	struct mdiff d;
-	if (m_diff(c, ctr, 1ull << ctr, msr, val, &wl_loop, N_ITERS, &d))
-		return -1;
-	return d.med;
+	const char *n = c->pmu->ctr[i].name;
+	char what[80];
+	int64_t v;
+	int st = m_per_n(c, i, msr, val, &v);
+
+	if (st != M_OK) {
+		pmh_fmt(what, sizeof(what), "%s with %s", n, closed);
+		m_fail_status(c, st, msr, what);
+	} else if (m_leaks(v, open)) {
+		check_fail(c,
+			   "%s: expected ~0 with %s, counted %lld per %u iterations (%lld with it "
+			   "set)",
+			   n, closed, (long long)v, M_N_ITERS, (long long)open);
+	}
 }
 
 /* The closed gates: EN clear with the global enable on (GP counters), and
@@ -36,28 +47,18 @@ static int64_t per_n(struct check_ctx *c, unsigned ctr, uint32_t msr, uint64_t v
 static void gates(struct check_ctx *c, unsigned i, int64_t open)
 {
 	struct pmu *p = c->pmu;
-	const char *n = p->ctr[i].name;
 	uint64_t ctl = 0;
+	char global[48];
 
 	if (!(p->caps & PMU_CAP_GLOBAL_CTRL))
 		return;
 	if (p->ctr[i].kind == PMU_CTR_GP) {
 		hw_rdmsr(p->ctr[i].ctl_msr, &ctl); /* programmed, stopped: EN clear */
-		int64_t en = per_n(c, i, p->ctr[i].ctl_msr, ctl & ~EVTSEL_EN);
-		if (m_leaks(en, open))
-			check_fail(
-			    c,
-			    "%s: expected ~0 with its enable bit clear (global enable on), counted "
-			    "%lld per %u iterations (%lld enabled)",
-			    n, (long long)en, N_ITERS, (long long)open);
+		gate(c, i, p->ctr[i].ctl_msr, ctl & ~EVTSEL_EN, open,
+		     "its enable bit clear (global enable on)");
 	}
-	int64_t g = per_n(c, i, p->global_ctrl_msr, 0);
-	if (m_leaks(g, open))
-		check_fail(
-		    c,
-		    "%s: expected ~0 with the global enable (MSR 0x%x) clear, counted %lld per "
-		    "%u iterations (%lld with it set)",
-		    n, p->global_ctrl_msr, (long long)g, N_ITERS, (long long)open);
+	pmh_fmt(global, sizeof(global), "the global enable (MSR 0x%x) clear", p->global_ctrl_msr);
+	gate(c, i, p->global_ctrl_msr, 0, open, global);
 }
 
 static void run(struct check_ctx *c)
@@ -77,13 +78,18 @@ static void run(struct check_ctx *c)
 		if (off)
 			check_fail(c, "%s: expected 0 while not enabled, counted %llu", n,
 				   (unsigned long long)off);
-		int64_t on = per_n(c, i, 0, 0);
+		int64_t on;
+		int st = m_per_n(c, i, 0, 0, &on);
+		if (st != M_OK) {
+			m_fail_status(c, st, 0, n);
+			continue;
+		}
 		if (on <= 0) {
 			check_fail(
 			    c,
 			    "%s: expected counting once enabled, counted %lld per %u iterations "
 			    "(did not count)",
-			    n, (long long)on, N_ITERS);
+			    n, (long long)on, M_N_ITERS);
 			continue;
 		}
 		/* stopped: a further workload must not move the counter */

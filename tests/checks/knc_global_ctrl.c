@@ -2,8 +2,7 @@
  * EVNTSEL.EN and its IA32_PERF_GLOBAL_CTRL (0x2F) bit are set, each bit
  * independently (KNC §1.4.1, §1.4.3.3 bit 22, §1.4.3.7). */
 #include "../measure.h"
-
-#define N_ITERS 10000
+#include "../../lib/fmt.h"
 
 static void run(struct check_ctx *c)
 {
@@ -18,13 +17,19 @@ static void run(struct check_ctx *c)
 	 * harness's code between the two counts, and cancels in the N/2N
 	 * difference, compared with the count with both bits set (g = 3). */
 	int64_t open[2] = {0, 0};
+	char what[32];
 	for (unsigned g = 4; g-- > 0;) { /* GLOBAL_CTRL = 3, 2, 1, 0 */
 		for (unsigned i = 0; i < 2; i++) {
 			struct mdiff d = {0, 0, 0, 0, 0};
 			bool on = (g >> i) & 1;
 			m_setup(c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
 			m_setup(c, 1, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
-			m_diff(c, i, 3, p->global_ctrl_msr, g, &wl_loop, N_ITERS, &d);
+			int st = m_diff(c, i, 3, p->global_ctrl_msr, g, &wl_loop, M_N_ITERS, &d);
+			if (st != M_OK) {
+				pmh_fmt(what, sizeof(what), "GLOBAL_CTRL=0x%x: gp%u", g, i);
+				m_fail_status(c, st, p->global_ctrl_msr, what);
+				continue;
+			}
 			if (g == 3)
 				open[i] = d.med;
 			if (on && d.med <= 0)
@@ -36,7 +41,7 @@ static void run(struct check_ctx *c)
 					   "GLOBAL_CTRL=0x%x: gp%u counted %lld per %u iterations "
 					   "with its "
 					   "global bit clear (%lld with it set)",
-					   g, i, (long long)d.med, N_ITERS, (long long)open[i]);
+					   g, i, (long long)d.med, M_N_ITERS, (long long)open[i]);
 		}
 		m_quiesce(c);
 	}

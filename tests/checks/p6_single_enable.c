@@ -6,8 +6,6 @@
 #include "../measure.h"
 #include "../../pmu/msr.h"
 
-#define N_ITERS 10000
-
 /* gp1 programmed (instructions) and gp0 (cycles), both stopped; returns
  * EVNTSEL<i> as programmed (EN clear). */
 static uint64_t setup(struct check_ctx *c, unsigned i)
@@ -30,27 +28,33 @@ static void run(struct check_ctx *c)
 		return;
 	}
 	m_quiesce(c);
-	/* start(0) leaves both EN clear; the window then sets one of them */
+	/* start(0) leaves both EN clear; the window then sets one of them. A
+	 * write that faulted set nothing, and its 0 would prove nothing. An
+	 * SMI does not matter here: a counter that is not enabled counts
+	 * nothing in SMM either. */
 	uint64_t s1 = setup(c, 1);
-	m_window_write(c, 0, p->ctr[1].ctl_msr, s1 | EVTSEL_EN, &wl_loop, 1000);
+	int st1 = m_window_write(c, 0, p->ctr[1].ctl_msr, s1 | EVTSEL_EN, &wl_loop, 1000);
 	p->ops->read(p, 1, &only1);
 	uint64_t s0 = setup(c, 0);
-	m_diff(c, 1, 0, p->ctr[0].ctl_msr, s0 | EVTSEL_EN, &wl_loop, N_ITERS, &only0);
+	int st0 = m_diff(c, 1, 0, p->ctr[0].ctl_msr, s0 | EVTSEL_EN, &wl_loop, M_N_ITERS, &only0);
 	m_quiesce(c);
-	if (only1)
+	if (st1 == M_WRITE_GP)
+		m_fail_status(c, st1, p->ctr[1].ctl_msr, "gp1 with only EVNTSEL1.EN set");
+	else if (only1)
 		check_fail(
 		    c,
 		    "gp1 counted %llu with only EVNTSEL1.EN set: expected 0 (EN only in EVNTSEL0)",
 		    (unsigned long long)only1);
+	if (st0 != M_OK)
+		m_fail_status(c, st0, p->ctr[0].ctl_msr, "gp1 with only EVNTSEL0.EN set");
 	else if (only0.med <= 0)
 		check_fail(
 		    c,
 		    "gp1 did not count with EVNTSEL0.EN set: expected EVNTSEL0.EN to enable both");
-	else
-		check_pass(c,
-			   "EVNTSEL0.EN alone enables gp1 (%lld events per %u iterations, N/2N "
-			   "difference); EVNTSEL1.EN alone: 0",
-			   (long long)only0.med, N_ITERS);
+	check_pass(c,
+		   "EVNTSEL0.EN alone enables gp1 (%lld events per %u iterations, N/2N "
+		   "difference); EVNTSEL1.EN alone: 0",
+		   (long long)only0.med, M_N_ITERS);
 }
 
 PMH_CHECK(p6_single_enable, .id = "p6.single-enable", .summary = "EN only in EVNTSEL0", .order = 70,

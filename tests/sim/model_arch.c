@@ -185,6 +185,37 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	}
 }
 
+/* The v2+ registers: FIXED_CTR_CTRL and the global control, status and
+ * acknowledge registers (facts §4). */
+static int wrmsr_global(struct sim_cpu *s, uint32_t msr, uint64_t v)
+{
+	switch (msr) {
+	case MSR_FIXED_CTR_CTRL:
+		s->reg[REG_FIXED_CTRL] = v & fixed_ctrl_rw(s);
+		return HW_OK;
+	case MSR_PERF_GLOBAL_CTRL:
+		s->reg[REG_GLOBAL_CTRL] = v & counter_bits(s);
+		return HW_OK;
+	case MSR_PERF_GLOBAL_STATUS:
+		return HW_FAULT_GP; /* read-only */
+	case MSR_PERF_GLOBAL_OVF_CTRL:
+		for (unsigned i = 0; i < s->n_ctr; i++)
+			if (sim_flag_stuck(s, i)) /* pmi-storm: this bit stays */
+				v &= ~gbit(s, i);
+		if (!sim_has_fault(s, SF_ACK_IGNORED))
+			s->reg[REG_GLOBAL_STATUS] &= ~v;
+		return HW_OK;
+	case MSR_PERF_GLOBAL_STATUS_SET:
+		if (cfg_of(s)->version < 4)
+			return HW_FAULT_GP;
+		if (!sim_has_fault(s, SF_NO_OVERFLOW_STATUS))
+			s->reg[REG_GLOBAL_STATUS] |= v & status_bits(s);
+		return HW_OK;
+	default:
+		return HW_FAULT_GP;
+	}
+}
+
 static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 {
 	const struct arch_cfg *c = cfg_of(s);
@@ -223,31 +254,7 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	}
 	if (!globals(s))
 		return HW_FAULT_GP;
-	switch (msr) {
-	case MSR_FIXED_CTR_CTRL:
-		s->reg[REG_FIXED_CTRL] = v & fixed_ctrl_rw(s);
-		return HW_OK;
-	case MSR_PERF_GLOBAL_CTRL:
-		s->reg[REG_GLOBAL_CTRL] = v & counter_bits(s);
-		return HW_OK;
-	case MSR_PERF_GLOBAL_STATUS:
-		return HW_FAULT_GP; /* read-only */
-	case MSR_PERF_GLOBAL_OVF_CTRL:
-		for (unsigned i = 0; i < s->n_ctr; i++)
-			if (sim_flag_stuck(s, i)) /* pmi-storm: this bit stays */
-				v &= ~gbit(s, i);
-		if (!sim_has_fault(s, SF_ACK_IGNORED))
-			s->reg[REG_GLOBAL_STATUS] &= ~v;
-		return HW_OK;
-	case MSR_PERF_GLOBAL_STATUS_SET:
-		if (c->version < 4)
-			return HW_FAULT_GP;
-		if (!sim_has_fault(s, SF_NO_OVERFLOW_STATUS))
-			s->reg[REG_GLOBAL_STATUS] |= v & status_bits(s);
-		return HW_OK;
-	default:
-		return HW_FAULT_GP;
-	}
+	return wrmsr_global(s, msr, v);
 }
 
 static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)

@@ -6,8 +6,6 @@
 #include "../../pmu/msr.h"
 #include "model_arch.h"
 
-#define MISC_LIMIT_CPUID (1ull << 22)
-
 /* What firmware leaves behind (realism "firmware"):
  *  - counter 0 counting cycles with EN set (and its GLOBAL_CTRL bit on v2+),
  *    the "Broken BIOS" state Linux's check_hw_exists warns about (facts §0);
@@ -35,7 +33,7 @@ bool arch_pmc3_taken(const struct sim_cpu *s, unsigned k, bool tfa)
 int arch_firmware_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v, bool tfa)
 {
 	if (msr == MSR_IA32_MISC_ENABLE) { /* facts §0: bit 7, perfmon available */
-		*v = MISC_ENABLE_EMON | (s->real.limit_cpuid ? MISC_LIMIT_CPUID : 0);
+		*v = MISC_ENABLE_EMON | (s->real.limit_cpuid ? MISC_ENABLE_LIMIT_CPUID : 0);
 		return HW_OK;
 	}
 	if (msr != MSR_TSX_FORCE_ABORT || !tfa || !sim_real(s, SE_FIRMWARE))
@@ -48,7 +46,7 @@ int arch_firmware_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v, bool tfa)
 {
 	if (msr == MSR_IA32_MISC_ENABLE) {
 		/* EMON is read-only; LIMIT_CPUID takes what is written */
-		s->real.limit_cpuid = (v & MISC_LIMIT_CPUID) != 0;
+		s->real.limit_cpuid = (v & MISC_ENABLE_LIMIT_CPUID) != 0;
 		return HW_OK;
 	}
 	if (msr != MSR_TSX_FORCE_ABORT || !tfa || !sim_real(s, SE_FIRMWARE))

@@ -42,7 +42,6 @@
 #define MISC_PEBS_UNAVAIL   (1ull << 12)
 #define DEBUGCTL_LBR	    (1ull << 0)
 #define DEBUGCTL_BTF	    (1ull << 1)
-#define MSR_TSX_FORCE_ABORT 0x10f
 
 static const struct sim_model skylake_kvm, zen4_kvm;
 

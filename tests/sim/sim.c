@@ -396,9 +396,20 @@ static uint64_t dropped(struct sim_cpu *s, uint32_t msr, uint64_t val)
 	return (val & ~bit) | (old & bit);
 }
 
+static bool refused(struct sim_cpu *s, uint32_t msr, uint64_t val)
+{
+	if (!s->refuse.msr || msr != s->refuse.msr || s->irq_enabled ||
+	    (val & s->refuse.mask) != s->refuse.val)
+		return false;
+	s->refuse.hits++;
+	return true;
+}
+
 int hw_wrmsr(uint32_t msr, uint64_t val)
 {
 	sim_real_access(&sim, SA_WRMSR, msr);
+	if (refused(&sim, msr, val))
+		return HW_FAULT_GP;
 	val = dropped(&sim, msr, val);
 	if (msr == MSR_IA32_APIC_BASE)
 		return HW_OK; /* the harness never changes the APIC mode */

@@ -169,6 +169,14 @@ struct sim_cpu {
 	uint8_t storm_ctr; /* pmi-storm: 1 + the counter whose flag sticks */
 	unsigned storm_repeats; /* PMIs the stuck flag raised again */
 	uint64_t relax_ns; /* the next spin-wait step (hw_relax) */
+	/* Unit tests only: a write to refuse.msr (0: none) whose value has
+	 * (v & refuse.mask) == refuse.val, made with interrupts off as inside
+	 * a measurement window, raises #GP; refuse.hits counts them. */
+	struct {
+		uint32_t msr;
+		uint64_t mask, val;
+		unsigned hits;
+	} refuse;
 	uint64_t tsc;
 	struct sim_stats st;
 	struct sim_real real;

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -326,6 +327,87 @@ static void others_hold(void **st)
 	assert_int_equal(r->v, V_FAIL);
 }
 
+/* ---- a gate write that faults, a measurement that fails ------------------ */
+
+/* The model with one write refused (#GP) inside the measurement windows:
+ * msr, when (value & mask) == val. The check must FAIL naming the refused
+ * write: before, p6.single-enable PASSed on a gp1 it never enabled, and
+ * count.enable, knc.global-ctrl and amd.perfmon-v2 either passed (the
+ * measurement's error taken for a count) or reported a leak of a gate that
+ * was never closed. */
+static void refused_gate(const char *model, const char *id, uint32_t msr, uint64_t mask,
+			 uint64_t val)
+{
+	char want[64];
+
+	snprintf(want, sizeof(want), "the gate write to MSR 0x%x raised #GP", msr);
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		up(model, SF_NONE, ALL, seed);
+		sim.refuse.msr = msr;
+		sim.refuse.mask = mask;
+		sim.refuse.val = val;
+		const struct result *r = run_check(id);
+		assert_true(sim.refuse.hits > 0);
+		if (r->v != V_FAIL || !strstr(r->msg, want))
+			fail_msg("%s seed %llu: %s %s: %s (want \"%s\")", model,
+				 (unsigned long long)seed, id, r->v == V_FAIL ? "FAIL" : "not FAIL",
+				 r->msg, want);
+	}
+}
+
+static void gate_write_refused_fails(void **st)
+{
+	(void)st;
+	/* P6: EVNTSEL1.EN, which only the check writes */
+	refused_gate("pentium3", "p6.single-enable", MSR_P6_EVNTSEL0 + 1, EVTSEL_EN, EVTSEL_EN);
+	/* count.enable: gp1's EN cleared, then the global enable cleared */
+	refused_gate("skylake", "count.enable", MSR_P6_EVNTSEL0 + 1, EVTSEL_EN, 0);
+	refused_gate("skylake", "count.enable", MSR_PERF_GLOBAL_CTRL, ~0ull, 0);
+	refused_gate("core2", "count.enable", MSR_PERF_GLOBAL_CTRL, ~0ull, 0);
+	/* KNC: GLOBAL_CTRL = 1, gp1's bit clear (the driver writes 3 or 0) */
+	refused_gate("knc", "knc.global-ctrl", MSR_KNC_GLOBAL_CTRL, ~0ull, 1);
+	/* PerfMonV2: GlobalCtl with counter 2's bit clear and the rest set */
+	up("zen4", SF_NONE, 0, 1);
+	refused_gate("zen4", "amd.perfmon-v2", MSR_AMD_GLOBAL_CTL, ~0ull,
+		     pmu_all_mask(&drv_p) & ~4ull);
+	/* the same checks pass where nothing is refused */
+	passes_every_seed("pentium3", "p6.single-enable");
+}
+
+/* SMIs in every window (MSR_SMI_COUNT sees each): count.enable says the
+ * measurement kept being disturbed instead of judging the count. */
+static void smi_every_window_fails(void **st)
+{
+	(void)st;
+	up("skylake", SF_NONE, ALL, 1);
+	sim.real.smi_min_us = 1;
+	sim.real.smi_max_us = 2;
+	sim.real.smi_next = sim.tsc;
+	const struct result *r = run_check("count.enable");
+	assert_int_equal(r->v, V_FAIL);
+	assert_non_null(strstr(r->msg, "kept being disturbed"));
+}
+
+/* Each status names its cause. */
+static void fail_status_messages(void **st)
+{
+	(void)st;
+	static const struct {
+		int st;
+		const char *words;
+	} t[] = {
+	    {M_WRITE_GP, "gp1: the gate write to MSR 0x187 raised #GP"},
+	    {M_SMI, "gp1: the measurement kept being disturbed"},
+	    {M_FAULT, "gp1: the measurement faulted"},
+	};
+	for (unsigned k = 0; k < 3; k++) {
+		struct check_ctx c = up("skylake", SF_NONE, 0, 1);
+		m_fail_status(&c, t[k].st, 0x187, "gp1");
+		assert_int_equal(c.v, V_FAIL);
+		assert_non_null(strstr(c.msg, t[k].words));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +423,9 @@ int main(void)
 	    cmocka_unit_test(filters_os_old_false_fail),
 	    cmocka_unit_test(filters_cmask_reserved_on_k8),
 	    cmocka_unit_test(others_hold),
+	    cmocka_unit_test(gate_write_refused_fails),
+	    cmocka_unit_test(smi_every_window_fails),
+	    cmocka_unit_test(fail_status_messages),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
