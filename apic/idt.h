@@ -1,9 +1,11 @@
 /* The harness's own IDT: a copy of the firmware's 256 gates with our entries
  * for exceptions, NMI and the PMI vector; the firmware's IDTR comes back on
- * every exit path (target only). */
+ * every exit path (target only, but idt_claim, which the host's simulator
+ * also provides). */
 #ifndef PMH_APIC_IDT_H
 #define PMH_APIC_IDT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct idtr {
@@ -20,5 +22,11 @@ void idt_restore(void);
 void idt_read(struct idtr *r);
 /* The firmware's IDTR as saved by idt_install. */
 struct idtr idt_firmware(void);
+/* Points gate `vector` of our IDT at the harness's entry stub (ours) or
+ * back at the firmware's gate; for the PMI's class 0xE0-0xED, which the PMI
+ * service watches for PMIs on the wrong vector while armed (0xEE and 0xEF
+ * are always ours). Anything else, or before idt_install, is left alone.
+ * The simulator dispatches every vector itself: there it does nothing. */
+void idt_claim(unsigned vector, bool ours);
 
 #endif

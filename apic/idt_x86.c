@@ -22,6 +22,12 @@ extern char isr_stub_0[], isr_stub_1[], isr_stub_2[], isr_stub_3[], isr_stub_4[]
 	isr_stub_11[], isr_stub_12[], isr_stub_13[], isr_stub_14[], isr_stub_15[],
 	isr_stub_16[], isr_stub_17[], isr_stub_18[], isr_stub_19[], isr_stub_20[],
 	isr_stub_21[], isr_stub_0xee[], isr_stub_0xef[];
+/* The PMI's class below our two vectors: claimed only while the PMI service
+ * is armed (idt_claim). Their stubs are 16 bytes apart (apic/entry.S). */
+extern char isr_claim_stubs[];
+#define CLAIM_FIRST 0xe0u
+#define CLAIM_N 14u
+#define CLAIM_STUB 16u
 
 static char *const exception_stubs[22] = {
 	isr_stub_0,  isr_stub_1,  isr_stub_2,  isr_stub_3,  isr_stub_4,	 isr_stub_5,
@@ -93,6 +99,24 @@ void idt_install(void)
 	our_idtr.base = (uint64_t)(uintptr_t)idt;
 	__asm__ volatile("lidt %0" : : "m"(our_idtr));
 	installed = 1;
+}
+
+void idt_claim(unsigned vector, bool ours)
+{
+	uint16_t cs;
+	unsigned k = vector - CLAIM_FIRST;
+
+	if (!installed || vector < CLAIM_FIRST || k >= CLAIM_N)
+		return;
+	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
+	/* One CPU runs the harness at a time; an IDT gate written while the
+	 * IDT is loaded takes effect at the next delivery. */
+	if (ours)
+		set_gate(vector, isr_claim_stubs + CLAIM_STUB * k, cs);
+	else if (16ull * vector + 15 <= fw_idtr.limit) /* the firmware's gate, as copied */
+		idt[vector] = ((const struct gate *)(uintptr_t)fw_idtr.base)[vector];
+	else
+		pmh_memset(&idt[vector], 0, sizeof(idt[vector]));
 }
 
 void idt_load_ap(void)

@@ -20,6 +20,7 @@
 #include "pmi.h"
 #include "../pmu/hw.h"
 #include "apic.h"
+#include "idt.h"
 
 static struct pmu *pmu;
 static enum pmi_delivery delivery;
@@ -30,6 +31,10 @@ static uint64_t reload[PMU_MAX_COUNTERS];
 static bool seen_real;	   /* a PMI collected something since the reset */
 static uint64_t last_real; /* its TSC */
 static volatile struct pmi_stats stats;
+/* The outermost open PMI window: what pmi_disarm() puts back when an
+ * exception left it open. */
+static struct pmi_window opened;
+static unsigned open_depth;
 
 static void unmask(void) { apic_lvt_pc_write(lvt_armed); }
 
@@ -85,7 +90,6 @@ static void count(struct pmu *p, uint64_t mask, uint64_t slot)
 			if (p->ops->read(p, i, &v) == HW_OK) {
 				stats.skid[slot] = v;
 				stats.skid_sum += v;
-				stats.skid_n++;
 			}
 		}
 	}
@@ -138,13 +142,40 @@ static void pmi_handler(struct int_frame *f)
 	p->ops->start(p, p->active);
 }
 
-/* An interrupt on the vector beside LVTPC's while armed: the APIC delivered
- * the PMI on the wrong vector. Counted for the checks, acknowledged. */
+/* An interrupt in the PMI's class but not on LVTPC's vector while armed:
+ * the APIC delivered the PMI on the wrong vector. Counted for the checks,
+ * acknowledged. */
 static void stray_handler(struct int_frame *f)
 {
-	(void)f;
 	stats.wrong_vector++;
+	stats.stray_vector = (uint32_t)f->vector;
 	apic_eoi();
+}
+
+static void watch_strays(bool on)
+{
+	for (unsigned v = PMI_STRAY_FIRST; v <= PMI_STRAY_LAST; v++) {
+		if (v == VEC_PMI)
+			continue;
+		if (on)
+			idt_claim(v, true);
+		isr_set_handler(v, on ? stray_handler : 0);
+		if (!on)
+			idt_claim(v, false);
+	}
+}
+
+/* LVTPC and the handlers back, the service disarmed. */
+static void release(void)
+{
+	if (!armed)
+		return;
+	apic_lvt_pc_write(lvt_saved);
+	armed = false;
+	isr_set_handler(delivery == PMI_NMI ? VEC_NMI : VEC_PMI, 0);
+	if (delivery == PMI_FIXED)
+		watch_strays(false);
+	pmu = 0;
 }
 
 int pmi_arm(struct pmu *p, enum pmi_delivery mode)
@@ -154,8 +185,7 @@ int pmi_arm(struct pmu *p, enum pmi_delivery mode)
 	if (!p || !p->ops || !p->ops->pmi_collect || !p->ops->start || !p->ops->stop ||
 	    apic_current_mode() == APIC_MODE_DISABLED)
 		return -1;
-	if (armed)
-		pmi_disarm();
+	release();
 	pmu = p;
 	delivery = mode;
 	window = 0;
@@ -167,12 +197,12 @@ int pmi_arm(struct pmu *p, enum pmi_delivery mode)
 	lvt_armed = mode == PMI_NMI ? LVT_DM_NMI : (LVT_DM_FIXED | VEC_PMI);
 	isr_set_handler(mode == PMI_NMI ? VEC_NMI : VEC_PMI, pmi_handler);
 	if (mode == PMI_FIXED)
-		isr_set_handler(PMI_STRAY_VECTOR, stray_handler);
+		watch_strays(true);
 	armed = true;
 	apic_lvt_pc_write(lvt_armed);
 	back = apic_lvt_pc_read() & (LVT_VECTOR_MASK | LVT_DM_MASK | LVT_MASKED);
 	if (back != lvt_armed) {
-		pmi_disarm();
+		release();
 		return -2; /* LVTPC did not take the value */
 	}
 	return 0;
@@ -180,14 +210,13 @@ int pmi_arm(struct pmu *p, enum pmi_delivery mode)
 
 void pmi_disarm(void)
 {
-	if (!armed)
-		return;
-	apic_lvt_pc_write(lvt_saved);
-	armed = false;
-	isr_set_handler(delivery == PMI_NMI ? VEC_NMI : VEC_PMI, 0);
-	if (delivery == PMI_FIXED)
-		isr_set_handler(PMI_STRAY_VECTOR, 0);
-	pmu = 0;
+	/* An exception inside a window unwinds past its close: the firmware
+	 * must not get the CPU back with its timer held off by the TPR. */
+	if (open_depth) {
+		open_depth = 1;
+		pmi_window_close(&opened);
+	}
+	release();
 }
 
 void pmi_set_reload(unsigned ctr, uint64_t n)
@@ -211,11 +240,11 @@ void pmi_reset_stats(void)
 		stats.skid[i] = 0;
 	}
 	stats.skid_sum = 0;
-	stats.skid_n = 0;
 	stats.lvt_masked_on_entry = 0;
 	stats.after_stop = 0;
 	stats.stuck = 0;
 	stats.wrong_vector = 0;
+	stats.stray_vector = 0;
 	stats.storm = false;
 	seen_real = false;
 }
@@ -226,12 +255,16 @@ void pmi_window_open(struct pmi_window *w)
 {
 	w->irq = hw_irq_enabled();
 	w->tpr = apic_current_mode() == APIC_MODE_DISABLED ? 0 : apic_tpr_swap(PMI_TPR);
+	if (!open_depth++)
+		opened = *w;
 	hw_irq_enable();
 }
 
 void pmi_window_close(const struct pmi_window *w)
 {
 	hw_irq_disable();
+	if (open_depth)
+		open_depth--;
 	if (apic_current_mode() != APIC_MODE_DISABLED)
 		apic_tpr_swap(w->tpr);
 	if (w->irq)

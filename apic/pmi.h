@@ -19,11 +19,15 @@
 #define PMI_STORM_LIMIT 10000 /* PMIs in one arm/disarm window: a storm */
 /* The task priority of a PMI window: every fixed interrupt in a class below
  * the PMI vector's is held off (SDM Vol. 3A 11.8.3), the firmware's timer
- * among them; the PMI and the vector beside it still come in. */
+ * among them; the PMI's whole class still comes in. */
 #define PMI_TPR ((((unsigned)VEC_PMI >> 4) - 1u) << 4)
-/* The harness's other vector, in the PMI's class: an interrupt there while
- * the service is armed is a PMI on the wrong vector. */
-#define PMI_STRAY_VECTOR VEC_SPURIOUS_TEST
+/* The rest of the PMI's priority class (0xE0-0xEF but LVTPC's own vector),
+ * which a window's TPR lets in. While armed for fixed delivery the service
+ * takes all of it over (apic/idt.h idt_claim) and gives the firmware's gates
+ * back on disarm: an interrupt there is a PMI on the wrong vector, counted
+ * instead of reaching a gate of the firmware's. */
+#define PMI_STRAY_FIRST ((unsigned)VEC_PMI & 0xf0u)
+#define PMI_STRAY_LAST (PMI_STRAY_FIRST | 0xfu)
 /* Linux's AMD window for late NMIs (perf_nmi_window = 100 ms, facts §9). */
 #define PMI_ECHO_US 100000
 
@@ -41,20 +45,25 @@ struct pmi_stats {
 	/* events the lowest overflowed counter held past its wrap when the
 	 * handler had stopped counting: the skid, in that counter's events */
 	uint64_t skid[PMI_LOG];
-	uint64_t skid_sum, skid_n; /* the same over every PMI that collected one */
+	uint64_t skid_sum; /* the same summed over every PMI that collected one */
 	uint64_t lvt_masked_on_entry; /* PMIs that found LVTPC masked (auto-mask seen) */
 	/* PMIs whose overflows were on counters already stopped: in flight
 	 * when the window ended (Linux p4_pmu_handle_irq, facts §9), so none
 	 * of the handler's own instructions were counted */
 	uint64_t after_stop;
 	uint64_t stuck;	       /* counters whose overflow flag would not clear */
-	uint64_t wrong_vector; /* interrupts on PMI_STRAY_VECTOR while armed */
+	uint64_t wrong_vector; /* interrupts on PMI_STRAY_FIRST..LAST while armed */
+	uint32_t stray_vector; /* the vector of the last of them */
 	bool storm; /* the storm guard tripped (or a flag stuck) and stopped the counters */
 };
 
 /* Route PMIs for p through LVTPC with the given delivery; installs the
  * handlers. Saves the LVTPC value to put back in pmi_disarm(). */
 int pmi_arm(struct pmu *p, enum pmi_delivery mode);
+/* Puts LVTPC and the handlers back. A PMI window still open (an exception
+ * in it was recovered past pmi_window_close) is closed first: the TPR and
+ * IF go back as they were before it, or the firmware's timer stays held off
+ * for good. Safe to call when not armed. */
 void pmi_disarm(void);
 /* Counters to preload with -n again after each of their overflows (0 =
  * leave the counter as it is). */
@@ -67,7 +76,8 @@ const volatile struct pmi_stats *pmi_stats(void);
  * them again. Returns true when reached. */
 bool pmi_wait(uint64_t total, uint64_t timeout_us);
 
-/* A PMI window: interrupts on, TPR at PMI_TPR; close puts both back. */
+/* A PMI window: interrupts on, TPR at PMI_TPR; close puts both back. The
+ * service remembers the outermost open window for pmi_disarm(). */
 struct pmi_window {
 	uint32_t tpr;
 	bool irq;

@@ -305,7 +305,8 @@ static int run_once(EFI_FILE_HANDLE dir)
 done:
 	isr_set_fatal(fatal_line, NULL);
 	/* After a recovered exception a check may have left the PMI armed:
-	 * LVTPC goes back to the firmware's value before its IDT does. */
+	 * LVTPC goes back to the firmware's value before its IDT does, and a
+	 * PMI window left open gives back the TPR and IF it changed. */
 	pmi_disarm();
 	/* what the driver and identification changed goes back (TSX
 	 * force-abort, LIMIT_CPUID) before the firmware gets the CPU */

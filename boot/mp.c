@@ -117,7 +117,7 @@ static void ap_run(struct ap_job *j)
 	suite_run(j->s, j->cpu);
 out:
 	isr_set_fatal(0, 0);
-	pmi_disarm();
+	pmi_disarm(); /* also closes a PMI window a crash left open (TPR, IF) */
 	pmu_release(&j->pmu); /* this AP's TSX force-abort and LIMIT_CPUID */
 	cpu_restore(&j->ci);
 	/* this AP's own IDT comes back, not the BSP's */

@@ -44,7 +44,7 @@ int m_counter_for(struct check_ctx *c, enum pmu_generic g, unsigned from)
 	return -1;
 }
 
-static bool smi_count(struct check_ctx *c, uint64_t *v)
+bool m_smi_count(const struct check_ctx *c, uint64_t *v)
 {
 	return c->cpu->vendor == VENDOR_INTEL && hw_rdmsr(MSR_SMI_COUNT, v) == HW_OK;
 }
@@ -59,7 +59,7 @@ int m_window_write(struct check_ctx *c, uint64_t mask, uint32_t msr, uint64_t va
 {
 	struct pmu *p = c->pmu;
 	uint64_t smi0 = 0, smi1 = 0;
-	bool smi = smi_count(c, &smi0);
+	bool smi = m_smi_count(c, &smi0);
 	bool irq = hw_irq_enabled();
 	int wst = HW_OK;
 
@@ -74,7 +74,7 @@ int m_window_write(struct check_ctx *c, uint64_t mask, uint32_t msr, uint64_t va
 		hw_irq_enable();
 	if (wst != HW_OK)
 		return M_WRITE_GP;
-	if (smi && smi_count(c, &smi1) && smi1 != smi0)
+	if (smi && m_smi_count(c, &smi1) && smi1 != smi0)
 		return M_SMI;
 	return M_OK;
 }
@@ -199,18 +199,29 @@ unsigned m_slack(const struct check_ctx *c)
 	return c->cpu->family >= 0x17 ? 4 : 8;
 }
 
-int m_window_count(struct check_ctx *c, unsigned ctr, const struct workload *w, uint64_t iters,
-		   uint64_t *out)
-{
-	unsigned rep = repeats(c);
-	struct stat3 s;
+/* Value j of sample r lives in m_buf[j * M_CLEAN_MAX + r]: no buffer of
+ * its own in the image (a sample function does not use m_diff). */
+_Static_assert(M_CLEAN_K * M_CLEAN_MAX <= MAX_REPEAT, "m_buf holds every sample");
 
-	for (unsigned r = 0; r < rep; r++) {
-		int st = zero_and_run(c, ctr, 1ull << ctr, 0, 0, w, iters, &m_buf[r]);
-		if (st)
+int m_median_clean(struct check_ctx *c, unsigned rep, unsigned k, m_sample_fn fn, void *arg,
+		   struct stat3 *out)
+{
+	uint64_t v[M_CLEAN_K];
+	unsigned got = 0;
+
+	rep = rep < 1 ? 1 : rep > M_CLEAN_MAX ? M_CLEAN_MAX : rep;
+	k = k > M_CLEAN_K ? M_CLEAN_K : k;
+	for (unsigned t = 0; t < 2 * rep + 3 && got < rep; t++) {
+		int st = fn(c, arg, v);
+		if (st < 0)
 			return st;
+		if (st)
+			continue; /* an SMI was counted: not a sample */
+		for (unsigned j = 0; j < k; j++)
+			m_buf[j * M_CLEAN_MAX + got] = v[j];
+		got++;
 	}
-	m_stat(m_buf, rep, &s);
-	*out = s.med;
-	return s.min == s.max ? 0 : 1; /* 1: the window is not reproducible */
+	for (unsigned j = 0; j < k; j++)
+		m_stat(&m_buf[j * M_CLEAN_MAX], got, &out[j]);
+	return (int)got;
 }

@@ -18,6 +18,9 @@ int m_setup(struct check_ctx *c, unsigned ctr, enum pmu_generic g, uint32_t flag
 /* The first counter >= from that can count g (or -1). */
 int m_counter_for(struct check_ctx *c, enum pmu_generic g, unsigned from);
 
+/* MSR_SMI_COUNT (0x34, Intel from Nehalem on) where it reads: false
+ * elsewhere, where an SMI cannot be told. */
+bool m_smi_count(const struct check_ctx *c, uint64_t *v);
 /* What the measurements below return besides M_OK. */
 enum m_status {
 	M_OK = 0,
@@ -86,10 +89,19 @@ static inline bool m_leaks(int64_t closed, int64_t open)
 {
 	return closed * M_GATE_DIV >= open;
 }
-/* The exact count of one window of w x iters on ctr from zero (median of
- * repeats): the reference for exact-overflow checks. */
-int m_window_count(struct check_ctx *c, unsigned ctr, const struct workload *w, uint64_t iters,
-		   uint64_t *out);
+/* One sample of a calibration: fills v[0..k-1] from one window and returns
+ * 0, 1 when an SMI was counted in that window (no sample), or a negative
+ * error. It must not call m_diff or m_events (they share one buffer). */
+typedef int (*m_sample_fn)(struct check_ctx *c, void *arg, uint64_t *v);
+#define M_CLEAN_MAX 64 /* samples kept */
+#define M_CLEAN_K 2    /* values per sample */
+/* min/median/max (out[0..k-1]) of each of k values over rep samples
+ * (1..M_CLEAN_MAX) from windows without an SMI: a window the CPU counted an
+ * SMI in is sampled again, 2 * rep + 3 windows at most; where SMIs cannot
+ * be counted a rare one makes an outlier, not the median. Returns the
+ * samples kept (0: an SMI in every window) or fn's error. */
+int m_median_clean(struct check_ctx *c, unsigned rep, unsigned k, m_sample_fn fn, void *arg,
+		   struct stat3 *out);
 
 void m_stat(uint64_t *v, unsigned n, struct stat3 *out);
 /* Stops and zeroes every counter (between checks). */

@@ -33,10 +33,12 @@ static inline bool pmi_trouble(struct check_ctx *c, const char *what)
 		return true;
 	}
 	if (s->wrong_vector) {
-		check_fail(c, "%s: %llu interrupts on vector 0x%x instead of LVTPC's vector 0x%x "
-			      "(PMI on the wrong vector), %llu on 0x%x",
-			   what, (unsigned long long)s->wrong_vector, PMI_STRAY_VECTOR, VEC_PMI,
-			   (unsigned long long)s->total, VEC_PMI);
+		check_fail(c,
+			   "%s: %llu interrupts in LVTPC's class 0x%x-0x%x off its vector 0x%x, "
+			   "the last on vector 0x%x (PMI on the wrong vector), %llu on 0x%x",
+			   what, (unsigned long long)s->wrong_vector, PMI_STRAY_FIRST,
+			   PMI_STRAY_LAST, VEC_PMI, s->stray_vector, (unsigned long long)s->total,
+			   VEC_PMI);
 		return true;
 	}
 	if (s->spurious) {
@@ -78,12 +80,6 @@ static inline void pmi_end(struct check_ctx *c)
 	pmi_disarm();
 }
 
-/* MSR_SMI_COUNT (0x34, Intel from Nehalem on) where it reads. */
-static inline bool pmi_smi_count(struct check_ctx *c, uint64_t *v)
-{
-	return c->cpu->vendor == VENDOR_INTEL && hw_rdmsr(MSR_SMI_COUNT, v) == HW_OK;
-}
-
 /* Start mask, run w x iters in a PMI window (interrupts on, TPR at
  * PMI_TPR), stop with interrupts off. Returns true when an SMI was counted during the window
  * (only where MSR_SMI_COUNT reads): its SMM code may have been counted. */
@@ -91,7 +87,7 @@ static inline bool pmi_run(struct check_ctx *c, uint64_t mask, const struct work
 			   uint64_t iters)
 {
 	uint64_t smi0 = 0, smi1 = 0;
-	bool smi = pmi_smi_count(c, &smi0);
+	bool smi = m_smi_count(c, &smi0);
 	struct pmi_window win;
 
 	pmi_window_open(&win);
@@ -102,7 +98,7 @@ static inline bool pmi_run(struct check_ctx *c, uint64_t mask, const struct work
 	hw_irq_disable();
 	c->pmu->ops->stop(c->pmu, mask);
 	pmi_window_close(&win);
-	return smi && pmi_smi_count(c, &smi1) && smi1 != smi0;
+	return smi && m_smi_count(c, &smi1) && smi1 != smi0;
 }
 
 #endif

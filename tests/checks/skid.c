@@ -29,30 +29,48 @@ static uint64_t skid_limit(const struct check_ctx *c)
 	}
 }
 
+struct skid_arg {
+	unsigned ctr;
+	enum pmu_generic g;
+	uint64_t n;
+};
+
+/* One overflow of -n: v[0] the events counted past the wrap. 1 when an SMI
+ * was counted in the window (SMM cycles counted: not a sample), -2 when
+ * the PMI was lost, -3 on the service's trouble (FAILed). */
+static int skid_sample(struct check_ctx *c, void *arg, uint64_t *v)
+{
+	const struct skid_arg *a = arg;
+	const volatile struct pmi_stats *s = pmi_stats();
+	int st;
+
+	m_setup(c, a->ctr, a->g, PMU_F_OS | PMU_F_USR | PMU_F_INT);
+	pmi_reset_stats();
+	pmu_preload(c->pmu, a->ctr, a->n);
+	bool smi = pmi_run(c, 1ull << a->ctr, &wl_loop, 2000);
+	if (!pmi_wait(1, PMI_WAIT_US) || !s->overflows[a->ctr])
+		st = -2;
+	else
+		st = smi;
+	v[0] = s->skid[0];
+	if (pmi_trouble(c, c->pmu->ctr[a->ctr].name))
+		st = -3;
+	c->pmu->ops->ack(c->pmu, pmu_all_mask(c->pmu));
+	return st;
+}
+
+/* min/median/max of the skid over the repeats without an SMI. Returns 0,
+ * -1 when no counter counts g, -2 a PMI lost, -3 trouble (FAILed), -4 an
+ * SMI in every window. */
 static int sample(struct check_ctx *c, enum pmu_generic g, uint64_t n, struct stat3 *out)
 {
-	static uint64_t v[64];
-	const volatile struct pmi_stats *s = pmi_stats();
-	unsigned rep = c->opt->repeat < 64 ? c->opt->repeat : 64, got = 0, lost = 0;
 	int i = m_counter_for(c, g, 0);
 
 	if (i < 0)
 		return -1;
-	for (unsigned r = 0; r < rep; r++) {
-		m_setup(c, (unsigned)i, g, PMU_F_OS | PMU_F_USR | PMU_F_INT);
-		pmi_reset_stats();
-		pmu_preload(c->pmu, (unsigned)i, n);
-		bool smi = pmi_run(c, 1ull << i, &wl_loop, 2000);
-		if (!pmi_wait(1, PMI_WAIT_US) || !s->overflows[i])
-			lost++;
-		else if (!smi) /* SMM cycles counted: not a sample */
-			v[got++] = s->skid[0];
-		if (pmi_trouble(c, c->pmu->ctr[i].name))
-			return -3;
-		c->pmu->ops->ack(c->pmu, pmu_all_mask(c->pmu));
-	}
-	m_stat(v, got, out);
-	return lost ? -2 : got ? 0 : -4;
+	struct skid_arg a = {(unsigned)i, g, n};
+	int got = m_median_clean(c, c->opt->repeat, 1, skid_sample, &a, out);
+	return got < 0 ? got : got ? 0 : -4;
 }
 
 static void run(struct check_ctx *c)

@@ -6,6 +6,7 @@
  * lvt-stuck-masked) act here. */
 #include "sim.h"
 #include "../../apic/apic.h"
+#include "../../apic/idt.h"
 #include "../../apic/isr.h"
 #include "../../lib/str.h"
 #include "../../pmu/msr.h"
@@ -61,6 +62,16 @@ static void after_pmi(struct sim_cpu *s)
 	}
 }
 
+/* wrong-vector: the APIC raises the PMI on another vector of LVTPC's
+ * priority class, drawn from the seed, never LVTPC's own. On real hardware
+ * that vector's gate is whatever the firmware put there. */
+static unsigned wrong_vector(struct sim_cpu *s)
+{
+	unsigned vec = s->lvt_pc & LVT_VECTOR_MASK;
+	unsigned v = (vec & 0xf0u) + (unsigned)sim_rand(s, 0, 14);
+	return v >= vec ? v + 1 : v;
+}
+
 void sim_pmi_request(struct sim_cpu *s)
 {
 	s->st.pmi_raised++;
@@ -76,8 +87,8 @@ void sim_pmi_request(struct sim_cpu *s)
 		s->lvt_pc |= LVT_MASKED;
 	if ((s->lvt_pc & LVT_DM_MASK) == LVT_DM_NMI)
 		s->nmi_pending = true;
-	else if (s->fault == SF_WRONG_VECTOR) /* the APIC uses the next vector */
-		set_bit(s->irr, ((s->lvt_pc & LVT_VECTOR_MASK) + 1) & 0xff);
+	else if (s->fault == SF_WRONG_VECTOR)
+		set_bit(s->irr, wrong_vector(s));
 	else
 		set_bit(s->irr, s->lvt_pc & LVT_VECTOR_MASK);
 	sim_deliver(s);
@@ -119,7 +130,13 @@ void sim_deliver(struct sim_cpu *s)
 		}
 		int v = highest(s->irr);
 		int inserv = highest(s->isr);
-		if (v < 0 || !s->irq_enabled || (inserv >= 0 && (v >> 4) <= (inserv >> 4)))
+		/* The processor priority is the higher of the TPR's class and
+		 * the class in service; a fixed interrupt is taken only in a
+		 * class above it (SDM Vol. 3A 11.8.3). NMIs ignore it. */
+		unsigned ppr = s->tpr >> 4;
+		if (inserv >= 0 && (unsigned)inserv >> 4 > ppr)
+			ppr = (unsigned)inserv >> 4;
+		if (v < 0 || !s->irq_enabled || ((unsigned)v >> 4) <= ppr)
 			break;
 		clear_bit(s->irr, (unsigned)v);
 		set_bit(s->isr, (unsigned)v);
@@ -190,6 +207,7 @@ static void apic_reg_write(struct sim_cpu *s, uint32_t off, uint64_t val)
 	}
 	case APIC_TPR:
 		s->tpr = (uint32_t)val & 0xff;
+		sim_deliver(s); /* a lower priority lets in what was held */
 		break;
 	case APIC_SVR:
 		s->svr = (uint32_t)val;
@@ -224,6 +242,13 @@ static void apic_reg_write(struct sim_cpu *s, uint32_t off, uint64_t val)
 	default:
 		break;
 	}
+}
+
+/* No IDT here: the simulator calls isr_dispatch() for every vector. */
+void idt_claim(unsigned vector, bool ours)
+{
+	(void)vector;
+	(void)ours;
 }
 
 uint32_t hw_mmio_read32(uint64_t addr)

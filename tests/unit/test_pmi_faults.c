@@ -138,14 +138,59 @@ static void wrong_vector_caught(void **st)
 	(void)st;
 	static const char *const models[] = {"yonah",	"core2", "skylake", "pentium3",  "pentium4",
 					     "knc",	"athlon", "opteron", "bulldozer", "zen4"};
+	uint32_t seen = 0;
 	for (unsigned k = 0; k < 10; k++)
 		caught(models[k], SF_WRONG_VECTOR, "overflow.pmi", "wrong vector");
-	/* the simulator: IRR gets LVTPC's vector + 1 */
-	up("core2", SF_WRONG_VECTOR, 0, 1);
-	hw_irq_disable();
-	apic_lvt_pc_write(VEC_PMI);
-	sim_pmi_request(&sim);
-	assert_int_equal(apic_read(APIC_IRR0 + 0x70) >> 14 & 3, 2); /* 0xef, not 0xee */
+	/* the simulator: IRR gets one vector of LVTPC's class, drawn from the
+	 * seed, never LVTPC's own (before: always 0xef, LVTPC's + 1) */
+	for (uint64_t seed = 1; seed <= 25; seed++) {
+		up("core2", SF_WRONG_VECTOR, 0, seed);
+		hw_irq_disable();
+		apic_lvt_pc_write(VEC_PMI);
+		sim_pmi_request(&sim);
+		uint32_t irr = apic_read(APIC_IRR0 + 0x70); /* vectors 0xe0-0xff */
+		assert_int_equal(irr & (irr - 1), 0);	     /* one vector */
+		assert_int_equal(irr & ~0xffffu, 0);	     /* in 0xe0-0xef */
+		assert_int_equal(irr & (1u << (VEC_PMI - 0xe0)), 0);
+		seen |= irr;
+	}
+	assert_true(__builtin_popcount(seen) >= 5);
+}
+
+/* The service watches the PMI's whole class while armed: an interrupt on
+ * any of its vectors but LVTPC's is counted and named (before: 0xef only;
+ * a PMI on 0xe3 reached whatever gate the firmware had there). */
+static unsigned fw_hits;
+static void fw_gate(struct int_frame *f)
+{
+	(void)f;
+	fw_hits++;
+	apic_eoi();
+}
+
+static void stray_class_watched(void **st)
+{
+	(void)st;
+	up("core2", SF_NONE, 0, 1);
+	const volatile struct pmi_stats *s = pmi_stats();
+	hw_irq_enable();
+	for (unsigned v = PMI_STRAY_FIRST; v <= PMI_STRAY_LAST; v++) {
+		if (v == VEC_PMI)
+			continue;
+		assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
+		assert_int_equal(apic_self_ipi(v), 0);
+		assert_int_equal(s->wrong_vector, 1);
+		assert_int_equal(s->stray_vector, v);
+		assert_int_equal(s->total, 0);
+		pmi_disarm();
+	}
+	/* NMI delivery has no vector to stray from: the class is not taken */
+	assert_int_equal(pmi_arm(&drv_p, PMI_NMI), 0);
+	isr_set_handler(0xe3, fw_gate);
+	fw_hits = 0;
+	assert_int_equal(apic_self_ipi(0xe3), 0);
+	assert_int_equal(fw_hits, 1);
+	isr_set_handler(0xe3, 0);
 }
 
 /* ---- duplicate-pmi ------------------------------------------------------ */
@@ -233,6 +278,52 @@ static void overflow_joins_request(void **st)
 	}
 }
 
+/* The simulated APIC holds a fixed interrupt whose class is not above the
+ * processor priority, max(TPR class, class in service) (SDM Vol. 3A
+ * 11.8.3), and lets it in when the TPR drops; NMIs pass any TPR. Before,
+ * only the simulated firmware timer honoured the TPR. */
+static unsigned nmi_hits;
+static void on_nmi(struct int_frame *f)
+{
+	(void)f;
+	nmi_hits++;
+}
+
+static void tpr_holds_fixed_interrupts(void **st)
+{
+	(void)st;
+	up("core2", SF_NONE, 0, 1);
+	hw_irq_enable();
+	fw_hits = 0;
+	isr_set_handler(0xe5, fw_gate);
+	apic_tpr_swap(0xe0);
+	assert_int_equal(apic_self_ipi(0xe5), 0);
+	assert_int_equal(fw_hits, 0); /* class 0xe <= TPR class 0xe: held */
+	assert_true(apic_read(APIC_IRR0 + 0x70) & (1u << 5));
+	apic_tpr_swap(PMI_TPR);
+	assert_int_equal(fw_hits, 1); /* 0xe > 0xd: in as the TPR drops */
+	isr_set_handler(0xe5, 0);
+	/* a PMI window's TPR lets the PMI in */
+	struct check_ctx c = up("core2", SF_NONE, 0, 1);
+	assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
+	m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
+	pmi_reset_stats();
+	pmu_preload(&drv_p, 0, 500);
+	pmi_run(&c, 1, &wl_loop, 1000);
+	assert_int_equal(pmi_stats()->total, 1);
+	pmi_disarm();
+	/* an NMI ignores the TPR */
+	up("core2", SF_NONE, 0, 1);
+	nmi_hits = 0;
+	isr_set_handler(VEC_NMI, on_nmi);
+	apic_tpr_swap(0xf0);
+	apic_lvt_pc_write(LVT_DM_NMI);
+	sim_pmi_request(&sim);
+	assert_int_equal(nmi_hits, 1);
+	isr_set_handler(VEC_NMI, 0);
+	apic_tpr_swap(0);
+}
+
 /* What a path retires depends on the code, not on a PMI that came in
  * between: a window of two workload calls counts the same with its one PMI
  * in the first call or in the second. */
@@ -270,8 +361,10 @@ int main(void)
 	    cmocka_unit_test_teardown(storm_named_stuck, teardown),
 	    cmocka_unit_test_teardown(storm_caught, teardown),
 	    cmocka_unit_test_teardown(wrong_vector_caught, teardown),
+	    cmocka_unit_test_teardown(stray_class_watched, teardown),
 	    cmocka_unit_test_teardown(duplicate_caught, teardown),
 	    cmocka_unit_test_teardown(masked_when_raised_drops, teardown),
+	    cmocka_unit_test_teardown(tpr_holds_fixed_interrupts, teardown),
 	    cmocka_unit_test_teardown(overflow_joins_request, teardown),
 	    cmocka_unit_test_teardown(pmi_keeps_interrupted_path, teardown),
 	};

@@ -33,6 +33,16 @@ static void passes(const char *model, const char *id, uint64_t seeds)
 	}
 }
 
+/* One window of w x iters on counter i from zero (interrupts off). */
+static uint64_t window_from_zero(struct check_ctx *c, unsigned i, uint64_t iters)
+{
+	uint64_t v = 0;
+	assert_int_equal(c->pmu->ops->write(c->pmu, i, 0, PMU_WRITE_PRELOAD), HW_OK);
+	m_window(c, 1ull << i, &wl_loop, iters);
+	assert_int_equal(c->pmu->ops->read(c->pmu, i, &v), HW_OK);
+	return v;
+}
+
 static int teardown(void **st)
 {
 	(void)st;
@@ -142,7 +152,7 @@ static bool old_rearm_fails(struct check_ctx *c)
 	uint64_t e = 0;
 	unsigned i = (unsigned)m_counter_for(c, GEN_INSTRUCTIONS, 0);
 	m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
-	m_window_count(c, i, &wl_loop, iters, &e);
+	e = window_from_zero(c, i, iters);
 	assert_int_equal(pmi_arm(c->pmu, PMI_FIXED), 0);
 	uint64_t hi = e / n, lo = hi - hi / 10 - 1;
 	m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
@@ -227,7 +237,7 @@ static void timer_in_window_held_off(void **st)
 		sim.real.smi_next = ~0ull; /* timer ticks only */
 		uint64_t ticks = sim.st.timer_irqs, clean = 0;
 		m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
-		m_window_count(&c, 0, &wl_loop, 20000, &clean);
+		clean = window_from_zero(&c, 0, 20000);
 		uint64_t old = window_count(&c, true);
 		assert_true(sim.st.timer_irqs > ticks);
 		assert_true(old > clean + 100); /* the tick's instructions counted */
@@ -238,7 +248,7 @@ static void timer_in_window_held_off(void **st)
 		assert_true(sim.st.timer_irqs > ticks); /* taken after the window */
 		c = up(models[k], SF_NONE, 0, 1);
 		m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
-		m_window_count(&c, 0, &wl_loop, 20000, &clean);
+		clean = window_from_zero(&c, 0, 20000);
 		assert_int_equal(window_count(&c, true), clean);
 	}
 }
@@ -297,6 +307,53 @@ static void ap_wait_with_if0(void **st)
 	}
 }
 
+/* ---- an exception inside a PMI window ---------------------------------------- */
+
+/* The recovery unwinds past pmi_window_close and calls pmi_disarm() only:
+ * that must put the TPR and IF back, or the firmware gets the CPU with its
+ * timer held off by the window's TPR. */
+static void disarm_closes_window_left_open(void **st)
+{
+	(void)st;
+	struct check_ctx c = up("core2", SF_NONE, ALL, 1);
+	struct pmi_window w;
+	(void)c;
+	apic_tpr_swap(0x20); /* what the firmware left */
+	hw_irq_disable();    /* an AP procedure */
+	assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
+	pmi_window_open(&w);
+	assert_int_equal(apic_read(APIC_TPR), PMI_TPR);
+	assert_true(hw_irq_enabled());
+	/* the exception: no pmi_window_close */
+	pmi_disarm();
+	assert_int_equal(apic_read(APIC_TPR), 0x20);
+	assert_false(hw_irq_enabled());
+	/* nested (a PMI wait inside a window): the outermost state comes back */
+	hw_irq_enable();
+	assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
+	pmi_window_open(&w);
+	struct pmi_window inner;
+	pmi_window_open(&inner);
+	pmi_disarm();
+	assert_int_equal(apic_read(APIC_TPR), 0x20);
+	assert_true(hw_irq_enabled());
+	/* a window closed as usual: disarm leaves TPR and IF alone */
+	assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
+	pmi_window_open(&w);
+	pmi_window_close(&w);
+	apic_tpr_swap(0x30);
+	hw_irq_disable();
+	pmi_disarm();
+	assert_int_equal(apic_read(APIC_TPR), 0x30);
+	assert_false(hw_irq_enabled());
+	/* not armed at all (an exception before any PMI check): the same */
+	pmi_window_open(&w);
+	pmi_disarm();
+	assert_int_equal(apic_read(APIC_TPR), 0x30);
+	assert_false(hw_irq_enabled());
+	apic_tpr_swap(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +364,7 @@ int main(void)
 	    cmocka_unit_test_teardown(timer_in_window_held_off, teardown),
 	    cmocka_unit_test_teardown(smi_in_window_counted, teardown),
 	    cmocka_unit_test_teardown(ap_wait_with_if0, teardown),
+	    cmocka_unit_test_teardown(disarm_closes_window_left_open, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
