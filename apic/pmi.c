@@ -216,6 +216,11 @@ void pmi_disarm(void)
 		open_depth = 1;
 		pmi_window_close(&opened);
 	}
+	/* An exception inside the PMI handler itself leaves its vector in
+	 * service without an EOI: every vector of its class and below, the
+	 * firmware's timer too, would stay blocked (SDM Vol. 3A 11.8.3). */
+	if (apic_current_mode() != APIC_MODE_DISABLED && apic_in_service(VEC_PMI))
+		apic_eoi();
 	release();
 }
 

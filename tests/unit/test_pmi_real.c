@@ -354,6 +354,30 @@ static void disarm_closes_window_left_open(void **st)
 	apic_tpr_swap(0);
 }
 
+static void ignore_pmi(struct int_frame *f)
+{
+	(void)f; /* an exception unwound out of the handler: no EOI */
+}
+
+/* An exception inside the PMI handler: disarm sends the EOI it missed. */
+static void disarm_ends_pmi_left_in_service(void **st)
+{
+	(void)st;
+	up("skylake", SF_NONE, 0, 1);
+	assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
+	isr_set_handler(VEC_PMI, ignore_pmi);
+	hw_irq_enable();
+	apic_write(APIC_ICR_LO, ICR_DEST_SELF | VEC_PMI);
+	assert_true(apic_in_service(VEC_PMI));
+	pmi_disarm();
+	assert_false(apic_in_service(VEC_PMI));
+	/* nothing in service: disarm sends no EOI of its own */
+	uint64_t eoi = sim.st.eoi;
+	assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
+	pmi_disarm();
+	assert_int_equal(sim.st.eoi, eoi);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +389,7 @@ int main(void)
 	    cmocka_unit_test_teardown(smi_in_window_counted, teardown),
 	    cmocka_unit_test_teardown(ap_wait_with_if0, teardown),
 	    cmocka_unit_test_teardown(disarm_closes_window_left_open, teardown),
+	    cmocka_unit_test_teardown(disarm_ends_pmi_left_in_service, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
