@@ -121,4 +121,47 @@ static inline void drv_pmi_arm(void)
 	apic_write(APIC_LVT_PC, VEC_PMI);
 }
 
+/* wrong-vector: a PMI on another vector of LVTPC's priority class. */
+static struct {
+	unsigned hits;
+} drv_stray;
+
+static inline void drv_on_stray(struct int_frame *f)
+{
+	(void)f;
+	drv_stray.hits++;
+	apic_eoi();
+}
+
+/* Routes every other vector of LVTPC's class to fn (0: back to none). */
+static inline void drv_watch_class(isr_handler_fn fn)
+{
+	for (unsigned v = VEC_PMI & 0xf0u; v <= (VEC_PMI | 0xfu); v++)
+		if (v != VEC_PMI)
+			isr_set_handler(v, fn);
+}
+
+/* ---- the suite's output -------------------------------------------------- */
+
+/* A sink that keeps the lines it is given, each ended by a newline; the
+ * caller zeroes len before a run and terminates text after it. */
+static struct {
+	char text[65536];
+	size_t len;
+} drv_out;
+
+static inline void drv_collect(void *ctx, const char *s)
+{
+	size_t n = 0;
+	(void)ctx;
+	while (s[n])
+		n++;
+	if (drv_out.len + n + 1 < sizeof(drv_out.text)) {
+		for (size_t i = 0; i < n; i++)
+			drv_out.text[drv_out.len + i] = s[i];
+		drv_out.text[drv_out.len + n] = '\n';
+		drv_out.len += n + 1;
+	}
+}
+
 #endif

@@ -15,6 +15,7 @@
 #include "../../pmu/msr.h"
 #include "../../pmu/pmu.h"
 #include "../sim/sim.h"
+#include "sim_drv.h"
 
 #define TOP47 (1ull << 47)
 #define M48 ((1ull << 48) - 1)
@@ -573,31 +574,14 @@ static struct obs observe(const char *model, enum sim_fault f)
 	return o;
 }
 
-/* wrong-vector: the PMI lands on another vector of LVTPC's class */
-static unsigned stray_hits;
-
-static void on_stray(struct int_frame *f)
-{
-	(void)f;
-	stray_hits++;
-	apic_eoi();
-}
-
-static void watch_class(isr_handler_fn fn)
-{
-	for (unsigned v = VEC_PMI & 0xf0u; v <= (VEC_PMI | 0xfu); v++)
-		if (v != VEC_PMI)
-			isr_set_handler(v, fn);
-}
-
 static void check_fault(const char *model, enum sim_fault f, const struct obs *ok)
 {
 	struct obs o;
 
-	stray_hits = 0;
-	watch_class(on_stray);
+	drv_stray.hits = 0;
+	drv_watch_class(drv_on_stray);
 	o = observe(model, f);
-	watch_class(0);
+	drv_watch_class(0);
 
 	switch (f) {
 	case SF_STUCK_COUNTER:
@@ -658,7 +642,7 @@ static void check_fault(const char *model, enum sim_fault f, const struct obs *o
 		break;
 	case SF_WRONG_VECTOR:
 		assert_int_equal(o.pmis, 0);
-		assert_true(stray_hits > 0);
+		assert_true(drv_stray.hits > 0);
 		break;
 	case SF_PMI_STORM: /* the stuck GlobalStatus bit comes back after each EOI */
 		assert_true(o.pmis > 1);

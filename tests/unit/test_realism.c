@@ -240,20 +240,6 @@ static void limit_cpuid_hides_leaf_0a(void **state)
 
 /* ---- reproducibility -------------------------------------------------- */
 
-static char out[65536];
-static size_t out_len;
-
-static void collect(void *ctx, const char *s)
-{
-	(void)ctx;
-	size_t n = strlen(s);
-	if (out_len + n + 1 < sizeof(out)) {
-		memcpy(out + out_len, s, n);
-		out[out_len + n] = '\n';
-		out_len += n + 1;
-	}
-}
-
 static void run_suite(const char *model, uint64_t seed, char *copy)
 {
 	static struct suite s;
@@ -263,12 +249,12 @@ static void run_suite(const char *model, uint64_t seed, char *copy)
 	cpu_identify(&drv_ci);
 	apic_detect(&drv_ai);
 	pmu_attach(&drv_p, &drv_ci);
-	out_len = 0;
-	suite_init(&s, &o, &drv_ci, &drv_p, &drv_ai, (struct sink){ collect, 0 });
+	drv_out.len = 0;
+	suite_init(&s, &o, &drv_ci, &drv_p, &drv_ai, (struct sink){ drv_collect, 0 });
 	suite_run(&s, 0);
 	report_summary(&s);
-	out[out_len] = 0;
-	memcpy(copy, out, out_len + 1);
+	drv_out.text[drv_out.len] = 0;
+	memcpy(copy, drv_out.text, drv_out.len + 1);
 }
 
 static char a[65536], b[65536];
