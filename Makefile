@@ -29,15 +29,36 @@ SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-f
 CFLAGS_HOST:= -std=c11 -O1 -g -DPMH_HOST $(WARN) $(SAN)
 LDFLAGS_HOST := $(SAN)
 
-# Freestanding code shared by target and host. Files named *_x86.c or *.S are
-# target-only (real instructions); tests/sim/ is host-only.
-SHARED_SRC := $(wildcard lib/*.c) \
-              $(filter-out %_x86.c,$(wildcard pmu/*.c apic/*.c events/*.c)) \
-              $(wildcard tests/*.c tests/checks/*.c)
-TARGET_SRC := $(SHARED_SRC) $(wildcard boot/*.c pmu/*_x86.c apic/*_x86.c events/*_x86.c)
-TARGET_ASM := $(wildcard apic/*.S events/*.S)
-SIM_SRC    := $(wildcard tests/sim/*.c)
-UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+# What ships: every source of the image is named here, per folder, so a file
+# dropped into a folder does not silently ship. Freestanding C11 built for the
+# target and (except the *_x86.c and .S files) for the host.
+LIB_SRC    := lib/fmt.c lib/str.c
+PMU_SRC    := pmu/cpu.c pmu/pmu.c pmu/intel_p6.c pmu/intel_arch.c pmu/intel_arch_tables.c \
+              pmu/intel_netburst.c pmu/intel_netburst_tables.c pmu/intel_knc.c \
+              pmu/amd_legacy.c pmu/amd_core.c
+APIC_SRC   := apic/apic.c apic/isr.c apic/pmi.c
+EVENTS_SRC := events/events.c events/events_list.c events/events_generic.c events/workloads.c \
+              events/amd_k7.c events/amd_k8.c events/amd_zen.c events/intel_p6.c \
+              events/intel_arch.c events/intel_skylake.c events/intel_netburst.c events/intel_knc.c
+# The suite that runs on the machine under test: runner, options, results,
+# measurement helpers and one file per check.
+SUITE_SRC  := tests/suite.c tests/report.c tests/options.c tests/measure.c tests/cpu_select.c
+CHECK_SRC  := $(addprefix tests/checks/, \
+              pmu_probe.c msr_access.c counter_width.c counter_write_semantics.c rdpmc.c \
+              count_enable.c count_instructions.c count_branches.c count_cycles.c count_fixed.c \
+              count_filters.c event_raw.c overflow_preload.c overflow_status.c overflow_pmi.c \
+              overflow_rearm.c overflow_simultaneous.c skid.c arch_status_set.c \
+              p6_single_enable.c netburst_cccr_escr.c knc_global_ctrl.c amd_perfmon_v2.c \
+              apic_lvt_pc.c apic_nmi.c apic_self_ipi.c apic_fatal_trigger.c idt_restore.c)
+SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHECK_SRC)
+# Target only: the UEFI platform and the real instructions behind pmu/hw.h.
+BOOT_SRC   := boot/efi_main.c boot/console.c boot/files.c boot/mp.c boot/hw_x86.c apic/idt_x86.c
+TARGET_SRC := $(SHARED_SRC) $(BOOT_SRC)
+TARGET_ASM := apic/entry.S events/workload.S
+# Host only (host/): the simulated CPUs behind pmu/hw.h, the cmocka tests and
+# the simulator program.
+SIM_SRC    := $(wildcard host/sim/*.c)
+UNIT_SRC   := $(wildcard host/unit/test_*.c)
 
 TARGET_OBJ := $(patsubst %.c,$(BUILD)/efi/%.o,$(TARGET_SRC)) \
               $(patsubst %.S,$(BUILD)/efi/%.o,$(TARGET_ASM))
@@ -46,7 +67,7 @@ HOST_OBJ   := $(patsubst %.c,$(HOSTB)/obj/%.o,$(SHARED_SRC) $(SIM_SRC))
 # on this build (the ASan/UBSan build runs the matrix on fewer seeds).
 FAST_OBJ   := $(patsubst %.c,$(HOSTB)/fast/%.o,$(SHARED_SRC) $(SIM_SRC) host/sim_main.c)
 CFLAGS_FAST:= -std=c11 -O2 -DPMH_HOST $(WARN)
-UNIT_BIN   := $(patsubst tests/unit/%.c,$(HOSTB)/unit/%,$(UNIT_SRC))
+UNIT_BIN   := $(patsubst host/unit/%.c,$(HOSTB)/unit/%,$(UNIT_SRC))
 
 .PHONY: all host test unit sim-test qemu-test run bench clean format lint usb sign deps
 # Keep intermediate objects (the unit-test objects would be deleted and rebuilt).
@@ -82,14 +103,14 @@ $(BUILD)/minimal.efi: $(BUILD)/minimal.so
 $(HOSTB)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -ffreestanding -c $< -o $@
-$(HOSTB)/obj/tests/unit/%.o: tests/unit/%.c
+$(HOSTB)/obj/host/unit/%.o: host/unit/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -c $< -o $@
-$(HOSTB)/obj/host/%.o: host/%.c
+$(HOSTB)/obj/host/sim_main.o: host/sim_main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -c $< -o $@
 
-$(HOSTB)/fast/host/%.o: host/%.c
+$(HOSTB)/fast/host/sim_main.o: host/sim_main.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_FAST) -c $< -o $@
 $(HOSTB)/fast/%.o: %.c
@@ -104,7 +125,7 @@ $(HOSTB)/libpmh.a: $(HOST_OBJ)
 
 # Each unit-test program links the whole library; whole-archive keeps the
 # check table (a linker section) complete.
-$(HOSTB)/unit/%: $(HOSTB)/obj/tests/unit/%.o $(HOSTB)/libpmh.a
+$(HOSTB)/unit/%: $(HOSTB)/obj/host/unit/%.o $(HOSTB)/libpmh.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_HOST) $< -Wl,--whole-archive $(HOSTB)/libpmh.a -Wl,--no-whole-archive -lcmocka -o $@
 
@@ -122,7 +143,7 @@ sim-test: $(HOSTB)/pmuharness-sim $(HOSTB)/pmuharness-sim-fast
 	@SIM_SEEDS=2 scripts/sim-matrix.py $(HOSTB)/pmuharness-sim
 
 qemu-test: $(EFI)
-	@tests/qemu/boot_matrix.py $(EFI)
+	@host/qemu/boot_matrix.py $(EFI)
 
 test: deps $(EFI) host
 	@scripts/test-all.sh

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <stdlib.h>
 
-#include "../tests/sim/sim.h"
+#include "sim/sim.h"
 #include "../tests/suite.h"
 #include "../tests/options.h"
 #include "../pmu/pmu.h"

@@ -1,6 +1,6 @@
 /* The hardware seam: the only way code reaches the CPU. Two implementations
  * are chosen at link time: boot/hw_x86.c + apic/entry.S on the target (real
- * instructions, #GP/#UD caught and turned into return codes) and tests/sim/
+ * instructions, #GP/#UD caught and turned into return codes) and host/sim/
  * on the host (a simulated CPU per PMU family). */
 #ifndef PMH_PMU_HW_H
 #define PMH_PMU_HW_H

@@ -17,10 +17,10 @@ run "simulated CPUs, realism all, 25 seeds (optimised build)" \
   scripts/sim-matrix.py build/host/pmuharness-sim-fast
 run "simulated CPUs, realism all, 2 seeds (ASan+UBSan build)" \
   env SIM_SEEDS=2 scripts/sim-matrix.py build/host/pmuharness-sim
-for t in tests/qemu/test_*.py; do
+for t in host/qemu/test_*.py; do
   [ -e "$t" ] && run "QEMU: $(basename "$t" .py)" "$t" build/pmuharness.efi
 done
-run "QEMU boot matrix" tests/qemu/boot_matrix.py build/pmuharness.efi
+run "QEMU boot matrix" host/qemu/boot_matrix.py build/pmuharness.efi
 p=0; f=0; s=0
 while read -r a b c d; do p=$((p + a)); f=$((f + b)); s=$((s + ${c:-0})); done < <(
   sed -n 's/^[a-z-]*: \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\?$/\1 \2 \4/p' "$log")

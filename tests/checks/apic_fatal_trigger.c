@@ -2,7 +2,7 @@
  * checks= it raises #UD with known values in RAX and RBX, so that a QEMU test
  * can see the unexpected-exception report (vector, error code, RIP,
  * registers) and the recovery: the harness stops, restores the firmware's
- * LVTPC and IDT and returns (tests/qemu/test_shell_twice.py). Selected by a
+ * LVTPC and IDT and returns (host/qemu/test_shell_twice.py). Selected by a
  * glob such as "*" it only SKIPs. */
 #include "../../lib/str.h"
 #include "../suite.h"

@@ -6,7 +6,7 @@
 #define PMH_TESTS_UNIT_SIM_SUITE_H
 
 #include <string.h>
-#include "../suite.h"
+#include "../../tests/suite.h"
 
 static struct options opt;
 static struct suite su;

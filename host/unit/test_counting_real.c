@@ -11,8 +11,8 @@
 #include <cmocka.h>
 
 #include "sim_drv.h"
-#include "../measure.h"
-#include "../suite.h"
+#include "../../tests/measure.h"
+#include "../../tests/suite.h"
 #include "sim_suite.h"
 
 #define ALL   SIM_REALISM_ALL

@@ -13,8 +13,8 @@
 
 #include "sim_drv.h"
 #include "../../apic/pmi.h"
-#include "../checks/pmi_common.h"
-#include "../suite.h"
+#include "../../tests/checks/pmi_common.h"
+#include "../../tests/suite.h"
 #include "sim_suite.h"
 
 #define ALL SIM_REALISM_ALL

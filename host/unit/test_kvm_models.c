@@ -1,4 +1,4 @@
-/* The KVM guest models (tests/sim/model_kvm.c): what the harness must see
+/* The KVM guest models (host/sim/model_kvm.c): what the harness must see
  * under KVM, and the KVM quirks that would make a naive check give a false
  * FAIL. Each test compares with the bare-metal model of the same host where
  * KVM differs, so that it fails if the KVM rule is dropped. */
@@ -10,8 +10,8 @@
 #include <cmocka.h>
 
 #include "sim_drv.h"
-#include "../suite.h"
-#include "../options.h"
+#include "../../tests/suite.h"
+#include "../../tests/options.h"
 
 #define SKL "skylake-kvm"
 #define ZEN "zen4-kvm"

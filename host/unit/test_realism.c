@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "sim_drv.h"
-#include "../suite.h"
+#include "../../tests/suite.h"
 
 #define N_ITER 1000
 

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "sim_drv.h"
-#include "../suite.h"
+#include "../../tests/suite.h"
 #include "sim_suite.h"
 
 #define FW (1u << SE_FIRMWARE)
