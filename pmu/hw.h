@@ -8,11 +8,17 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-enum hw_status {
+/* The one error type of the seam and the drivers. Faults carry the vector
+ * the instruction raised, so a fault and its number are one value. */
+enum hw_err {
 	HW_OK = 0,
-	HW_FAULT_GP = 13, /* the instruction raised #GP (vector number) */
-	HW_FAULT_UD = 6,  /* the instruction raised #UD (RDPMC under QEMU TCG) */
+	HW_FAULT_UD = 6,	  /* the instruction raised #UD (RDPMC under QEMU TCG) */
+	HW_FAULT_GP = 13,	  /* the instruction raised #GP (vector number) */
+	HW_REFUSED = 0x100,	  /* the driver refused the request (counter, event or value) */
+	HW_UNSUPPORTED = 0x101, /* the family has no such register, path or event */
+	HW_STUCK = 0x102,	  /* a flag did not clear within the documented bound */
 };
+
 
 struct cpuid_regs {
 	uint32_t eax, ebx, ecx, edx;
@@ -45,9 +51,34 @@ void hw_run_workload(const struct workload *w, uint64_t iterations);
 /* TSC ticks per microsecond as calibrated at start-up (0 = unknown). */
 uint64_t hw_tsc_per_us(void);
 
-static inline const char *hw_status_name(int st)
+/* The name an error is printed by ("ok", "#GP", "refused", ...). */
+static inline const char *hw_err_name(int e)
 {
-	return st == HW_OK ? "ok" : st == HW_FAULT_GP ? "#GP" : st == HW_FAULT_UD ? "#UD" : "fault";
+	switch (e) {
+	case HW_OK:
+		return "ok";
+	case HW_FAULT_UD:
+		return "#UD";
+	case HW_FAULT_GP:
+		return "#GP";
+	case HW_REFUSED:
+		return "refused";
+	case HW_UNSUPPORTED:
+		return "unsupported";
+	case HW_STUCK:
+		return "stuck";
+	default:
+		return "fault";
+	}
+}
+
+/* TSC ticks per microsecond for a bounded wait: the calibrated value, or
+ * 4000 (4 GHz) when calibration failed, so a wait is never shorter than
+ * asked on a clock up to 4 GHz. */
+static inline uint64_t hw_wait_ticks_per_us(void)
+{
+	uint64_t t = hw_tsc_per_us();
+	return t ? t : 4000;
 }
 
 #endif

@@ -80,7 +80,7 @@ static int init(struct pmu *p)
 	st = hw_rdmsr(MSR_IA32_MISC_ENABLE, &misc);
 	if (st != HW_OK) {
 		pmh_fmt(p->reason, sizeof(p->reason), "reading IA32_MISC_ENABLE (0x1a0) raised %s",
-			hw_status_name(st));
+			hw_err_name(st));
 		return -1;
 	}
 	if (!(misc & MISC_ENABLE_EMON)) {

@@ -143,7 +143,7 @@ static void not_functional(struct pmu *p, const char *what, const struct pmu_cou
 	char note[96];
 	p->status = PMU_NOT_FUNCTIONAL;
 	pmh_fmt(p->reason, sizeof(p->reason), "%s %s (MSR 0x%x) raised %s%s", what, c->name,
-		c->ctr_msr, hw_status_name(st), hv_note(p->cpu, note, sizeof(note)));
+		c->ctr_msr, hw_err_name(st), hv_note(p->cpu, note, sizeof(note)));
 }
 
 /* The sanity probe of facts §0 (Linux check_hw_exists): warn about counters

@@ -91,6 +91,10 @@ enum pmu_generic {
  * facts §9), so the service counts it as an echo, not as spurious. */
 #define PMU_PMI_LATE_ECHO (1u << 2)
 
+/* The most rounds a PMI service loops collecting overflows before it calls a
+ * flag stuck: Linux's bound in every x86 PMI handler (facts §9). */
+#define PMU_PMI_MAX_ROUNDS 100
+
 struct pmu;
 
 /* A PMU MSR the driver documents, for msr.access. */

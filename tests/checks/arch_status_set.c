@@ -15,7 +15,7 @@ static void run(struct check_ctx *c)
 		int e = hw_wrmsr(p->global_status_set_msr, 1ull << bit);
 		if (e != HW_OK) {
 			check_fail(c, "%s: writing STATUS_SET bit %u raised %s", p->ctr[i].name,
-				   bit, hw_status_name(e));
+				   bit, hw_err_name(e));
 			continue;
 		}
 		/* one read, the driver's: whether a second read still sees the

@@ -21,7 +21,7 @@ static bool holds(struct check_ctx *c, const struct pmu_counter *k, uint64_t wan
 
 	if (st != HW_OK)
 		check_fail(c, "%s (MSR 0x%x): RDMSR raised %s", k->name, k->ctr_msr,
-			   hw_status_name(st));
+			   hw_err_name(st));
 	else if (got != want)
 		check_fail(c, "%s (MSR 0x%x): expected 0x%llx (%u bits) after %s, got 0x%llx%s",
 			   k->name, k->ctr_msr, (unsigned long long)want, k->width, after,

@@ -27,7 +27,7 @@ static bool bits_hold(struct check_ctx *c, const struct pmu_msr_desc *d, uint64_
 		put(d->addr, v);
 		if (st != HW_OK) {
 			check_fail(c, "%s (MSR 0x%x): flipping bit %u raised %s", d->name, d->addr,
-				   b, hw_status_name(st));
+				   b, hw_err_name(st));
 			return false;
 		}
 		if ((r ^ t) & d->rw_mask) {
@@ -57,7 +57,7 @@ static void run(struct check_ctx *c)
 			st = hw_rdmsr(d[i].addr, &v);
 			if (st != HW_OK) {
 				check_fail(c, "expected %s (MSR 0x%x) readable, got %s on RDMSR",
-					   d[i].name, d[i].addr, hw_status_name(st));
+					   d[i].name, d[i].addr, hw_err_name(st));
 				continue;
 			}
 		}
@@ -66,7 +66,7 @@ static void run(struct check_ctx *c)
 			if (st != HW_OK) {
 				check_fail(
 				    c, "expected %s (MSR 0x%x) writable, got %s on WRMSR of 0x%llx",
-				    d[i].name, d[i].addr, hw_status_name(st),
+				    d[i].name, d[i].addr, hw_err_name(st),
 				    (unsigned long long)v);
 				continue;
 			}

@@ -20,7 +20,7 @@ static void run(struct check_ctx *c)
 		hw_rdmsr(k->ctr_msr, &b);
 		if (st != HW_OK)
 			check_fail(c, "%s: RDPMC 0x%x raised %s", k->name, k->rdpmc,
-				   hw_status_name(st));
+				   hw_err_name(st));
 		else if (a != b)
 			check_fail(c, "%s: RDPMC 0x%x read 0x%llx, RDMSR 0x%x read 0x%llx", k->name,
 				   k->rdpmc, (unsigned long long)a, k->ctr_msr,
@@ -35,7 +35,7 @@ static void run(struct check_ctx *c)
 		check_fail(c, "RDPMC of invalid index 0x%x: expected #GP, read 0x%llx", bad,
 			   (unsigned long long)v);
 	check_pass(c, "RDPMC agrees with RDMSR on %u counters; index 0x%x faults (%s)", p->n, bad,
-		   hw_status_name(st));
+		   hw_err_name(st));
 }
 
 PMH_CHECK(rdpmc, .id = "rdpmc", .summary = "RDPMC agrees with RDMSR", .order = 60,
