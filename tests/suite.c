@@ -177,6 +177,22 @@ static void record(struct suite *s, struct check_ctx *c)
 		suite_emit(s, "%s %s %s", verdict_name(c->v), id, c->msg);
 }
 
+/* Whether id is one of the comma-separated entries of list as it is. */
+static bool named(const char *list, const char *id)
+{
+	size_t n = pmh_strlen(id);
+
+	for (const char *p = list; *p;) {
+		const char *e = p;
+		while (*e && *e != ',')
+			e++;
+		if ((size_t)(e - p) == n && !pmh_strncmp(p, id, n))
+			return true;
+		p = *e ? e + 1 : e;
+	}
+	return false;
+}
+
 void suite_run(struct suite *s, unsigned cpu_index)
 {
 	const struct check *list[256];
@@ -196,7 +212,8 @@ void suite_run(struct suite *s, unsigned cpu_index)
 			.v = V_NONE,
 		};
 
-		if (!options_check_selected(s->opt, k->id))
+		if (k->only_when_named ? !named(s->opt->checks, k->id)
+				       : !options_check_selected(s->opt, k->id))
 			continue;
 		if (k->needs_pmu && s->pmu->status != PMU_FUNCTIONAL) {
 			check_skip(&c, "pmu.status %s: %s", pmu_status_name(s->pmu->status),

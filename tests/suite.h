@@ -28,6 +28,9 @@ struct check {
 	int order;	    /* run order; lower first, ties by id */
 	bool needs_pmu;	    /* SKIP unless pmu.status is functional */
 	uint32_t needs_caps; /* PMU_CAP_* all required */
+	/* Left out of the run and the counts unless the checks option names
+	 * the id exactly (a test trigger, not a measurement). */
+	bool only_when_named;
 	void (*run)(struct check_ctx *c);
 };
 
