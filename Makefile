@@ -42,7 +42,8 @@ EVENTS_SRC := events/events.c events/events_list.c events/events_generic.c event
               events/intel_arch.c events/intel_skylake.c events/intel_netburst.c events/intel_knc.c
 # The suite that runs on the machine under test: runner, options, results,
 # measurement helpers and one file per check.
-SUITE_SRC  := tests/suite.c tests/report.c tests/options.c tests/measure.c tests/cpu_select.c
+SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/options.c tests/measure.c \
+              tests/cpu_select.c
 CHECK_SRC  := $(addprefix tests/checks/, \
               pmu_probe.c msr_access.c counter_width.c counter_write_semantics.c rdpmc.c \
               count_enable.c count_instructions.c count_branches.c count_cycles.c count_fixed.c \

@@ -1,5 +1,6 @@
 /* Output of every line to three places: the firmware console, COM1 (plain
- * ASCII, no escape codes, so scripts can parse it) and the log file. */
+ * ASCII, no escape codes, so scripts can parse it) and the log file; and
+ * the keyboard for the countdown and the end prompt. */
 #include "platform.h"
 #include "../lib/str.h"
 #include "../lib/fmt.h"
@@ -43,10 +44,16 @@ static void serial_putc(char c)
 	serial_ok = 0; /* stuck UART: stop using it rather than stall every line */
 }
 
-void serial_write(const char *s)
+static void serial_write(const char *s)
 {
 	for (; serial_ok && *s; s++)
 		serial_putc(*s);
+}
+
+void out_fatal(const char *s)
+{
+	serial_write(s);
+	serial_write("\r\n");
 }
 
 static void console_write(const char *s)
@@ -149,4 +156,35 @@ void out_detach_log(void)
 {
 	out_flush_log();
 	log_file = NULL;
+}
+
+void key_flush(void *ctx)
+{
+	(void)ctx;
+	uefi_call_wrapper(ST->ConIn->Reset, 2, ST->ConIn, FALSE);
+}
+
+enum platform_key key_wait(void *ctx, uint64_t us)
+{
+	EFI_EVENT ev[2];
+	EFI_INPUT_KEY key;
+	UINTN idx = 0, n = 1;
+
+	(void)ctx;
+	ev[0] = ST->ConIn->WaitForKey;
+	if (us && uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &ev[1]) ==
+			  EFI_SUCCESS) {
+		/* the timer counts in 100 ns units */
+		uefi_call_wrapper(BS->SetTimer, 3, ev[1], TimerRelative, us * 10);
+		n = 2;
+	}
+	uefi_call_wrapper(BS->WaitForEvent, 3, n, ev, &idx);
+	if (n == 2)
+		uefi_call_wrapper(BS->CloseEvent, 1, ev[1]);
+	if (idx != 0 ||
+	    uefi_call_wrapper(ST->ConIn->ReadKeyStroke, 2, ST->ConIn, &key) != EFI_SUCCESS)
+		return PKEY_NONE;
+	if (key.ScanCode == SCAN_ESC)
+		return PKEY_ESC;
+	return key.UnicodeChar == L'r' || key.UnicodeChar == L'R' ? PKEY_AGAIN : PKEY_OTHER;
 }

@@ -1,6 +1,7 @@
 /* The boot volume: the image's own folder, the config file beside it and the
  * results files, never anywhere else on the volume. */
 #include "platform.h"
+#include "../lib/fmt.h"
 #include "../lib/str.h"
 
 EFI_FILE_HANDLE files_open_image_dir(EFI_HANDLE image, CHAR16 *dir, UINTN dir_len)
@@ -96,8 +97,10 @@ static EFI_STATUS create(EFI_FILE_HANDLE dir, CHAR16 *name, EFI_FILE_HANDLE *out
 				 0);
 }
 
-EFI_STATUS files_create_results(EFI_FILE_HANDLE dir, EFI_FILE_HANDLE *log, EFI_FILE_HANDLE *json,
-				CHAR16 *name_out, UINTN name_len)
+/* Creates "pmuharness-NNN.<ext>" with the first NNN free for both .log and
+ * .json; returns the handles (NULL on failure, with the status). */
+static EFI_STATUS create_results(EFI_FILE_HANDLE dir, EFI_FILE_HANDLE *log,
+				 EFI_FILE_HANDLE *json, CHAR16 *name_out, UINTN name_len)
 {
 	CHAR16 lname[32], jname[32];
 	EFI_STATUS st = EFI_NOT_FOUND;
@@ -123,7 +126,7 @@ EFI_STATUS files_create_results(EFI_FILE_HANDLE dir, EFI_FILE_HANDLE *log, EFI_F
 	return st;
 }
 
-EFI_STATUS files_write(EFI_FILE_HANDLE f, const void *buf, UINTN len)
+static EFI_STATUS files_write(EFI_FILE_HANDLE f, const void *buf, UINTN len)
 {
 	UINTN n = len;
 	EFI_STATUS st = uefi_call_wrapper(f->Write, 3, f, &n, (void *)buf);
@@ -150,5 +153,64 @@ const char *files_status_name(EFI_STATUS st)
 		return "device error";
 	default:
 		return "error";
+	}
+}
+
+bool files_results_open(void *ctx, char *name, size_t cap)
+{
+	struct efi_ctx *e = ctx;
+	CHAR16 wide[40];
+	char line[256];
+	EFI_STATUS st;
+	size_t i;
+
+	e->log = e->json = NULL;
+	if (!e->dir) {
+		out_line("warning: cannot open the folder the binary was loaded from: results are on "
+			 "the console and serial only");
+		return false;
+	}
+	st = create_results(e->dir, &e->log, &e->json, wide, sizeof(wide) / sizeof(wide[0]));
+	if (st != EFI_SUCCESS) {
+		pmh_fmt(line, sizeof(line),
+			"warning: cannot create results files beside the binary "
+			"(%s, EFI status 0x%llx): results are on the console and serial only",
+			files_status_name(st), (unsigned long long)st);
+		out_line(line);
+		return false;
+	}
+	out_attach_log(e->log);
+	for (i = 0; wide[i] && i + 1 < cap; i++)
+		name[i] = (char)wide[i];
+	name[i] = 0;
+	return true;
+}
+
+void files_results_flush(void *ctx)
+{
+	(void)ctx;
+	out_flush_log();
+}
+
+void files_results_close(void *ctx, const char *json, size_t len)
+{
+	struct efi_ctx *e = ctx;
+	char line[160];
+
+	if (e->json) {
+		EFI_STATUS st = json ? files_write(e->json, json, len) : EFI_OUT_OF_RESOURCES;
+		if (st != EFI_SUCCESS) {
+			pmh_fmt(line, sizeof(line),
+				"error: writing the JSON results failed (%s, EFI status 0x%llx)",
+				files_status_name(st), (unsigned long long)st);
+			out_line(line);
+		}
+		uefi_call_wrapper(e->json->Close, 1, e->json);
+		e->json = NULL;
+	}
+	if (e->log) {
+		out_detach_log();
+		uefi_call_wrapper(e->log->Close, 1, e->log);
+		e->log = NULL;
 	}
 }

@@ -3,14 +3,13 @@
  * MP-safe): on a stack of ours it loads our IDT, identifies its own APIC and
  * PMU, runs the checks into a buffer the BSP allocated, and puts its own
  * IDTR back. The BSP waits (bounded by a timeout), then prints the lines. */
+#include "platform.h"
 #include "../apic/idt.h"
-#include "../apic/isr.h"
 #include "../apic/pmi.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 #include "../tests/cpu_select.h"
-#include "../tests/suite.h"
-#include "platform.h"
+#include "../tests/harness.h"
 
 typedef struct pmh_mp_services PMH_MP_SERVICES;
 typedef VOID(EFIAPI *PMH_AP_PROCEDURE)(VOID *arg);
@@ -44,7 +43,10 @@ static EFI_GUID mp_guid = {
     0x3fdda605, 0xa76e, 0x4f46, {0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08}};
 
 #define MP_MAX 256		  /* CPUs in one run */
+#define MP_NUMBERS 0xffff	  /* processor numbers the selection can hold (uint16_t) */
 #define AP_TIMEOUT_US 30000000ull /* the whole suite on one AP */
+#define IDTR_TIMEOUT_US 1000000u  /* the second call that reads the AP's IDTR */
+#define US_PER_S 1000000u
 #define AP_STACK (64 * 1024)	  /* the firmware's AP stacks can be small */
 #define AP_BUF (64 * 1024)	  /* output lines of one AP run */
 
@@ -107,10 +109,7 @@ static void ap_run(struct ap_job *j)
 	cpu_identify(&j->ci);
 	apic_detect(&j->apic);
 	pmu_attach(&j->pmu, &j->ci);
-	j->s->cpu = &j->ci;
-	j->s->pmu = &j->pmu;
-	j->s->apic = &j->apic;
-	j->s->out = (struct sink){ap_line, j};
+	suite_bind_cpu(j->s, &(struct suite_cpu){ &j->ci, &j->pmu, &j->apic, { ap_line, j } });
 	suite_emit(j->s, "cpu.%u.identity: apic.id 0x%x (%s), pmu.driver %s, pmu.status %s", j->cpu,
 		   j->apic.id, apic_mode_name(j->apic.mode), pmu_driver_name(j->ci.driver),
 		   pmu_status_name(j->pmu.status));
@@ -154,36 +153,58 @@ static void warn_line(void *ctx, const char *msg)
 	suite_emit(s, "warning: %s", msg);
 }
 
-/* A FAIL that is no check's: counted, kept in the results and printed. */
-static void fail_cpu(struct suite *s, unsigned cpu, const char *msg)
+/* Why an AP's run failed as a whole, into msg; false when it did not. */
+static bool ap_failure(const struct ap_job *j, EFI_STATUS st, char *msg, size_t n)
 {
-	s->failed++;
-	if (s->n_results < SUITE_MAX_RESULTS) {
-		struct result *r = &s->results[s->n_results++];
-		pmh_strlcpy(r->id, "cpu.run", sizeof(r->id));
-		r->cpu = cpu;
-		r->v = V_FAIL;
-		pmh_strlcpy(r->msg, msg, sizeof(r->msg));
-	} else {
-		s->dropped++;
-	}
-	suite_emit(s, "FAIL cpu.%u: %s", cpu, msg);
+	if (st == EFI_TIMEOUT)
+		pmh_fmt(msg, n, "the run did not finish within %u s (StartupThisAP timed out)",
+			(unsigned)(AP_TIMEOUT_US / US_PER_S));
+	else if (st != EFI_SUCCESS)
+		pmh_fmt(msg, n, "StartupThisAP failed (EFI status 0x%llx)", (unsigned long long)st);
+	else if (!j->done)
+		pmh_strlcpy(msg, "StartupThisAP returned before the run finished", n);
+	else if (j->crashed)
+		pmh_strlcpy(msg, "the run stopped after an unexpected exception (see above)", n);
+	else
+		return false;
+	return true;
 }
 
-/* Returns 1 when the AP may still be running (timed out or not done). */
-static int run_ap(PMH_MP_SERVICES *mp, struct ap_job *j, unsigned cpu, void (*fatal)(const char *),
-		  struct pmh_jmpbuf *recover)
+/* After a finished run the AP's own IDTR must be back: a second call
+ * reads it. */
+static void ap_check_idtr(PMH_MP_SERVICES *mp, struct ap_job *j, unsigned cpu)
 {
-	struct suite *s = j->s;
-	struct suite saved;
+	struct idtr *b = &j->idtr_before, *a = &j->idtr_after;
 	char msg[160];
 	EFI_STATUS st;
 
+	a->base = 0;
+	a->limit = 0;
+	st = uefi_call_wrapper(mp->StartupThisAP, 7, mp, ap_read_idtr, (UINTN)cpu, NULL,
+			       (UINTN)IDTR_TIMEOUT_US, j, NULL);
+	if (st == EFI_SUCCESS && a->base == b->base && a->limit == b->limit) {
+		suite_emit(j->s, "cpu.%u.idtr: 0x%llx/0x%x before and after the run", cpu,
+			   (unsigned long long)b->base, b->limit);
+		return;
+	}
+	pmh_fmt(msg, sizeof(msg),
+		"expected the AP's IDTR 0x%llx/0x%x back after the run, got "
+		"0x%llx/0x%x (EFI status 0x%llx)",
+		(unsigned long long)b->base, b->limit, (unsigned long long)a->base, a->limit,
+		(unsigned long long)st);
+	suite_fail_cpu(j->s, cpu, msg);
+}
+
+/* One AP's run, then its lines on the BSP. Returns 1 when the AP may
+ * still be running (timed out or not done). */
+static int run_ap(struct efi_ctx *e, PMH_MP_SERVICES *mp, struct ap_job *j, unsigned cpu)
+{
+	struct suite *s = j->s;
 	/* the identity and sink of the BSP's run come back afterwards */
-	saved.out = s->out;
-	saved.cpu = s->cpu;
-	saved.pmu = s->pmu;
-	saved.apic = s->apic;
+	struct suite_cpu bsp = suite_bound(s);
+	char msg[160];
+	EFI_STATUS st;
+
 	j->cpu = cpu;
 	j->len = 0;
 	j->lost = 0;
@@ -194,151 +215,161 @@ static int run_ap(PMH_MP_SERVICES *mp, struct ap_job *j, unsigned cpu, void (*fa
 	st = uefi_call_wrapper(mp->StartupThisAP, 7, mp, ap_entry, (UINTN)cpu, NULL,
 			       (UINTN)AP_TIMEOUT_US, j, NULL);
 	cur_job = NULL;
-	s->out = saved.out;
-	s->cpu = saved.cpu;
-	s->pmu = saved.pmu;
-	s->apic = saved.apic;
-	isr_set_fatal(fatal, recover);
+	suite_bind_cpu(s, &bsp);
+	isr_set_fatal(out_fatal, &e->recover);
 
 	for (size_t off = 0; off < j->len; off += pmh_strlen(j->buf + off) + 1)
 		suite_emit(s, "%s", j->buf + off);
 	if (j->lost)
 		suite_emit(s, "warning: cpu.%u: %u output lines did not fit in the buffer", cpu,
 			   j->lost);
-	if (st == EFI_TIMEOUT) {
-		pmh_fmt(msg, sizeof(msg),
-			"the run did not finish within %u s (StartupThisAP timed out)",
-			(unsigned)(AP_TIMEOUT_US / 1000000));
-		fail_cpu(s, cpu, msg);
-	} else if (st != EFI_SUCCESS) {
-		pmh_fmt(msg, sizeof(msg), "StartupThisAP failed (EFI status 0x%llx)",
-			(unsigned long long)st);
-		fail_cpu(s, cpu, msg);
-	} else if (!j->done) {
-		fail_cpu(s, cpu, "StartupThisAP returned before the run finished");
-	} else if (j->crashed) {
-		fail_cpu(s, cpu, "the run stopped after an unexpected exception (see above)");
-	}
-	if (j->done && st == EFI_SUCCESS) {
-		struct idtr *b = &j->idtr_before, *a = &j->idtr_after;
-		a->base = 0;
-		a->limit = 0;
-		st = uefi_call_wrapper(mp->StartupThisAP, 7, mp, ap_read_idtr, (UINTN)cpu, NULL,
-				       (UINTN)1000000, j, NULL);
-		if (st == EFI_SUCCESS && a->base == b->base && a->limit == b->limit) {
-			suite_emit(s, "cpu.%u.idtr: 0x%llx/0x%x before and after the run", cpu,
-				   (unsigned long long)b->base, b->limit);
-		} else {
-			pmh_fmt(msg, sizeof(msg),
-				"expected the AP's IDTR 0x%llx/0x%x back after the run, got "
-				"0x%llx/0x%x (EFI status 0x%llx)",
-				(unsigned long long)b->base, b->limit, (unsigned long long)a->base,
-				a->limit, (unsigned long long)st);
-			fail_cpu(s, cpu, msg);
-		}
-	}
+	if (ap_failure(j, st, msg, sizeof(msg)))
+		suite_fail_cpu(s, cpu, msg);
+	if (j->done && st == EFI_SUCCESS)
+		ap_check_idtr(mp, j, cpu);
 	return !j->done;
 }
 
-void mp_run_suite(struct suite *s, struct apic_info *bsp_apic, void (*fatal)(const char *),
-		  struct pmh_jmpbuf *recover)
+/* The MP Services protocol and the number of processors; NULL (one
+ * processor) with a warning when the firmware has none. */
+static PMH_MP_SERVICES *mp_locate(struct suite *s, UINTN *n)
 {
 	PMH_MP_SERVICES *mp = NULL;
-	PMH_PROCESSOR_INFORMATION info;
-	UINTN n = 1, en = 1;
-	uint32_t *flags;
-	uint16_t *sel;
-	struct cpu_run *runs;
-	struct ap_job *job = NULL;
-	char *stack = NULL;
-	unsigned k, ran_ap = 0, stuck = 0;
-	char line[96];
+	UINTN en = 1;
 
-	if (!cpu_select_requested(s->opt)) {
-		suite_run(s, 0);
-		return;
-	}
+	*n = 1;
 	if (uefi_call_wrapper(BS->LocateProtocol, 3, &mp_guid, NULL, (void **)&mp) != EFI_SUCCESS ||
-	    !mp || uefi_call_wrapper(mp->GetNumberOfProcessors, 3, mp, &n, &en) != EFI_SUCCESS ||
-	    n == 0) {
+	    !mp || uefi_call_wrapper(mp->GetNumberOfProcessors, 3, mp, n, &en) != EFI_SUCCESS ||
+	    *n == 0) {
 		suite_emit(s, "warning: cpus: the firmware has no MP Services protocol: per-CPU "
 			      "runs are unavailable, running on the boot CPU only");
-		mp = NULL;
-		n = 1;
+		*n = 1;
+		return NULL;
 	}
-	if (n > 0xffff)
-		n = 0xffff;
-	flags = AllocateZeroPool(n * sizeof(*flags));
-	sel = AllocatePool(MP_MAX * sizeof(*sel));
-	runs = AllocateZeroPool(MP_MAX * sizeof(*runs));
-	if (!flags || !sel || !runs) {
-		suite_emit(s, "error: out of memory for the per-CPU run: boot CPU only");
-		suite_run(s, 0);
-		goto free;
-	}
-	for (UINTN i = 0; i < n; i++) {
+	if (*n > MP_NUMBERS)
+		*n = MP_NUMBERS;
+	return mp;
+}
+
+/* Each processor's status flags (cpu_select.h); NULL when out of memory. */
+static uint32_t *mp_flags(PMH_MP_SERVICES *mp, UINTN n)
+{
+	PMH_PROCESSOR_INFORMATION info;
+	uint32_t *flags = AllocateZeroPool(n * sizeof(*flags));
+
+	for (UINTN i = 0; flags && i < n; i++) {
 		if (!mp)
 			flags[i] = CPUSEL_BSP | CPUSEL_ENABLED | CPUSEL_HEALTHY;
 		else if (uefi_call_wrapper(mp->GetProcessorInfo, 3, mp, i, &info) == EFI_SUCCESS)
 			flags[i] = info.StatusFlag;
 	}
-	k = cpu_select(s->opt, flags, (unsigned)n, sel, MP_MAX, warn_line, s);
-	for (unsigned i = 0; i < k && !job; i++) {
-		if (flags[sel[i]] & CPUSEL_BSP)
-			continue;
-		job = AllocateZeroPool(sizeof(*job));
-		stack = job ? AllocatePool(AP_STACK) : NULL;
-		if (job)
-			job->buf = AllocatePool(AP_BUF);
-		if (!stack || !job || !job->buf) {
-			if (job && job->buf)
-				FreePool(job->buf);
-			if (job)
-				FreePool(job);
-			if (stack)
-				FreePool(stack);
-			job = NULL;
-			stack = NULL;
+	return flags;
+}
+
+/* The job, stack and output buffer the APs' runs use in turn; NULL when
+ * out of memory. */
+static struct ap_job *job_alloc(struct suite *s)
+{
+	struct ap_job *j = AllocateZeroPool(sizeof(*j));
+	char *stack = j ? AllocatePool(AP_STACK) : NULL;
+
+	if (j)
+		j->buf = AllocatePool(AP_BUF);
+	if (!stack || !j || !j->buf) {
+		if (j && j->buf)
+			FreePool(j->buf);
+		if (j)
+			FreePool(j);
+		if (stack)
+			FreePool(stack);
+		return NULL;
+	}
+	j->s = s;
+	j->stack_top = stack + AP_STACK;
+	return j;
+}
+
+/* The per-CPU run's state on the BSP. */
+struct mp_run {
+	struct efi_ctx *e;
+	PMH_MP_SERVICES *mp;
+	struct ap_job *job; /* NULL: no AP selected, or out of memory */
+	bool ran_ap;
+	bool stuck; /* an AP may still be running: its job stays allocated */
+};
+
+/* The suite on CPU cpu (the BSP's own run or an AP's), and that CPU's
+ * share of the counts into r. */
+static void run_cpu(struct mp_run *m, struct suite *s, unsigned cpu, bool bsp, struct cpu_run *r)
+{
+	struct run_counts before = suite_counts(s);
+	const struct pmu *own = s->pmu; /* the PMU this CPU's checks measured */
+
+	if (bsp) {
+		suite_run(s, cpu);
+	} else if (!m->job) {
+		suite_fail_cpu(s, cpu, "out of memory for the AP's stack and output buffer");
+	} else {
+		if (run_ap(m->e, m->mp, m->job, cpu))
+			m->stuck = true;
+		m->ran_ap = true;
+		own = &m->job->pmu;
+	}
+	r->cpu = (uint16_t)cpu;
+	r->n = suite_share(s, &before);
+	r->n.pmu_usable = own->status == PMU_FUNCTIONAL;
+}
+
+/* The selected CPUs in turn, then one verdict line per CPU. */
+static void run_selected(struct mp_run *m, struct harness *h, const uint32_t *flags,
+			 const uint16_t *sel, unsigned k, struct cpu_run *runs)
+{
+	struct suite *s = h->suite;
+	char line[96];
+
+	for (unsigned i = 0; i < k && !m->job; i++)
+		if (!(flags[sel[i]] & CPUSEL_BSP)) {
+			m->job = job_alloc(s);
 			break;
 		}
-		job->s = s;
-		job->stack_top = stack + AP_STACK;
-	}
-	for (unsigned i = 0; i < k; i++) {
-		unsigned p0 = s->passed, f0 = s->failed, s0 = s->skipped, m0 = s->pmu_passed;
-		const struct pmu *own = s->pmu; /* the PMU this CPU's checks measured */
-
-		runs[i].cpu = sel[i];
-		if (flags[sel[i]] & CPUSEL_BSP) {
-			suite_run(s, sel[i]);
-		} else if (!job) {
-			fail_cpu(s, sel[i], "out of memory for the AP's stack and output buffer");
-		} else {
-			if (run_ap(mp, job, sel[i], fatal, recover))
-				stuck = 1;
-			ran_ap = 1;
-			own = &job->pmu;
-		}
-		runs[i].n.passed = s->passed - p0;
-		runs[i].n.failed = s->failed - f0;
-		runs[i].n.skipped = s->skipped - s0;
-		runs[i].n.pmu_passed = s->pmu_passed - m0;
-		runs[i].n.pmu_usable = own->status == PMU_FUNCTIONAL;
-	}
+	for (unsigned i = 0; i < k; i++)
+		run_cpu(m, s, sel[i], flags[sel[i]] & CPUSEL_BSP, &runs[i]);
 	/* the APIC globals describe the last CPU that ran: the BSP's again */
-	if (ran_ap)
-		apic_detect(bsp_apic);
+	if (m->ran_ap)
+		apic_detect(&h->apic);
 	for (unsigned i = 0; i < k; i++) {
 		cpu_verdict_line(&runs[i], line, sizeof(line));
 		suite_emit(s, "%s", line);
 	}
-free:
+}
+
+void mp_run_suite(void *ctx, struct harness *h)
+{
+	struct mp_run m = { ctx, NULL, NULL, false, false };
+	struct suite *s = h->suite;
+	UINTN n;
+
+	if (!cpu_select_requested(s->opt)) {
+		suite_run(s, 0);
+		return;
+	}
+	m.mp = mp_locate(s, &n);
+	uint32_t *flags = mp_flags(m.mp, n);
+	uint16_t *sel = AllocatePool(MP_MAX * sizeof(*sel));
+	struct cpu_run *runs = AllocateZeroPool(MP_MAX * sizeof(*runs));
+	if (!flags || !sel || !runs) {
+		suite_emit(s, "error: out of memory for the per-CPU run: boot CPU only");
+		suite_run(s, 0);
+	} else {
+		unsigned k = cpu_select(s->opt, flags, (unsigned)n, sel, MP_MAX, warn_line, s);
+		run_selected(&m, h, flags, sel, k, runs);
+	}
 	/* An AP that timed out may still be on its stack or writing its
 	 * buffer: those stay allocated then. */
-	if (job && !stuck) {
-		FreePool(job->buf);
-		FreePool(job);
-		FreePool(stack);
+	if (m.job && !m.stuck) {
+		FreePool(m.job->buf);
+		FreePool(m.job->stack_top - AP_STACK);
+		FreePool(m.job);
 	}
 	if (flags)
 		FreePool(flags);

@@ -1,9 +1,21 @@
-/* Platform services of the UEFI build (boot/ only). */
+/* The UEFI platform's own declarations (boot/ only): what its files share
+ * to fill the platform seam (tests/platform.h). */
 #ifndef PMH_BOOT_PLATFORM_H
 #define PMH_BOOT_PLATFORM_H
 
 #include <efi.h>
 #include <efilib.h>
+#include "../apic/isr.h"
+#include "../tests/platform.h"
+
+/* The state behind the seam's ctx. Not on a stack: the file handles and
+ * the recovery point must survive a longjmp out of a check. */
+struct efi_ctx {
+	EFI_HANDLE image;
+	EFI_FILE_HANDLE dir;	   /* the folder the image was loaded from, or NULL */
+	EFI_FILE_HANDLE log, json; /* this run's results files, or NULL */
+	struct pmh_jmpbuf recover; /* where an unexpected exception on the BSP lands */
+};
 
 /* Output: console (UCS-2), COM1 (plain ASCII) and the log buffer. */
 void out_init(void);
@@ -14,29 +26,29 @@ void out_flush_log(void);
 void out_detach_log(void);
 /* A line for the screen and COM1 only, not the log (countdown, key prompts). */
 void out_screen(const char *s);
-void serial_write(const char *s);
+/* A line from exception context: COM1 only, no firmware call. */
+void out_fatal(const char *s);
+/* The keyboard for the seam's key_flush and key_wait (NULL ctx). */
+void key_flush(void *ctx);
+enum platform_key key_wait(void *ctx, uint64_t us);
 
 /* The folder the image was loaded from, on its own volume. */
 EFI_FILE_HANDLE files_open_image_dir(EFI_HANDLE image, CHAR16 *dir_out, UINTN dir_len);
 /* Reads a whole small file; returns an AllocatePool buffer or NULL. */
 char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, EFI_STATUS *st);
-/* Creates "pmuharness-NNN.<ext>" with the first NNN free for both .log and
- * .json; returns the handles (NULL on failure, with st). */
-EFI_STATUS files_create_results(EFI_FILE_HANDLE dir, EFI_FILE_HANDLE *log, EFI_FILE_HANDLE *json,
-				CHAR16 *name_out, UINTN name_len);
-EFI_STATUS files_write(EFI_FILE_HANDLE f, const void *buf, UINTN len);
+/* The seam's results members over struct efi_ctx: "pmuharness-NNN.log"
+ * and ".json" beside the binary, with the first NNN free for both. */
+bool files_results_open(void *ctx, char *name, size_t cap);
+void files_results_flush(void *ctx);
+void files_results_close(void *ctx, const char *json, size_t len);
 /* A word for the statuses a stick produces ("write-protected", "volume full"). */
 const char *files_status_name(EFI_STATUS st);
 
-/* Runs the suite on the CPUs the cpus option selects, through the
- * firmware's MP Services protocol (boot CPU only without the option or the
- * protocol), then prints one cpu.N.verdict line per CPU. fatal/recover are
- * the BSP's exception report and recovery, put back after each AP. */
-struct suite;
-struct apic_info;
-struct pmh_jmpbuf;
-void mp_run_suite(struct suite *s, struct apic_info *bsp_apic, void (*fatal)(const char *),
-		  struct pmh_jmpbuf *recover);
+/* The seam's run_cpus over struct efi_ctx: the suite on the CPUs the cpus
+ * option selects, through the firmware's MP Services protocol (the boot
+ * CPU only without the option or the protocol), then one cpu.N.verdict
+ * line per CPU. */
+void mp_run_suite(void *ctx, struct harness *h);
 
 /* Called by gnu-efi's crt0 with the System V convention (not EFIAPI). */
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab);

@@ -5,12 +5,17 @@
 #include <stdlib.h>
 
 #include "sim/sim.h"
-#include "../tests/suite.h"
-#include "../tests/options.h"
-#include "../pmu/pmu.h"
-#include "../apic/apic.h"
-#include "../lib/str.h"
-#include "../events/events.h"
+#include "../tests/harness.h"
+
+/* The simulator's exit status (README "Exit codes"): the verdict's values
+ * where they mean the same, its own for what only the simulator has. */
+enum sim_exit {
+	SIM_EXIT_OK = PMH_EXIT_PASS,	 /* no check failed (PASS, NO PMU, NO VERDICT) */
+	SIM_EXIT_FAIL = PMH_EXIT_FAIL,	 /* a check failed */
+	SIM_EXIT_ERROR = PMH_EXIT_ERROR, /* it could not run (the command line) */
+	SIM_EXIT_NA = 3,		 /* the fault does not apply to the model */
+	SIM_EXIT_REFUSED = 4,		 /* the --event SPEC was refused */
+};
 
 static void print_line(void *ctx, const char *s)
 {
@@ -84,48 +89,51 @@ static void describe(const struct sim_model *m, const struct cpu_info *ci, const
 	printf("pmi.automask: %s\n", (p->pmi_flags & PMU_PMI_AUTOMASK) ? "yes" : "no");
 }
 
-/* One power-on and one run of the suite; returns the exit status. */
-static int run_one(const char *model, const char *fault, enum sim_fault f, uint32_t realism,
-		   uint64_t seed, const struct options *opt, int want_describe)
-{
-	static struct suite suite;
-	static struct cpu_info ci;
-	static struct pmu p;
-	static struct apic_info ai;
-	const struct sim_model *m = sim_model_find(model);
+/* One power-on: what it simulates, and the platform's ctx for its run. */
+struct sim_run {
+	const char *model, *fault;
+	const struct sim_model *m;
+	enum sim_fault f;
+	uint32_t realism;
+	uint64_t seed;
+	int describe;
+};
 
-	sim_start_real(model, f, realism, seed);
-	cpu_identify(&ci);
-	/* --list-events [--json] / --event SPEC (events/events.h) */
-	static struct ev_result evr;
-	enum events_opt eo = events_handle_options(
-		ci.driver, ci.family, ci.model, opt->list_events, opt->json_events, opt->event,
-		&(struct events_sink){ print_line, 0 }, &evr);
-	if (eo == EVOPT_LISTED)
-		return 0;
-	if (eo == EVOPT_REFUSED)
-		return 4;
-	apic_detect(&ai);
-	pmu_attach(&p, &ci);
-	if (want_describe) {
-		describe(m, &ci, &p);
-		return 0;
+/* The simulator's own lines after identification; --describe stops there. */
+static bool sim_header(void *ctx, struct harness *h)
+{
+	const struct sim_run *r = ctx;
+
+	if (r->describe) {
+		describe(r->m, &h->cpu, &h->pmu);
+		return false;
 	}
-	suite_init(&suite, opt, &ci, &p, &ai, (struct sink){ print_line, 0 });
-	printf("sim.model: %s\nsim.fault: %s\n", model, fault);
-	print_realism(realism, seed);
-	report_identity(&suite);
-	suite_run(&suite, 0);
-	report_summary(&suite);
-	/* where the target returns to the firmware */
-	pmu_release(&p);
-	cpu_restore(&ci);
+	printf("sim.model: %s\nsim.fault: %s\n", r->model, r->fault);
+	print_realism(r->realism, r->seed);
+	return true;
+}
+
+/* One power-on and one run of the suite; returns the exit status. */
+static enum sim_exit run_one(struct sim_run *r, struct harness *h)
+{
+	/* The simulator's platform: standard output, the boot CPU only, no
+	 * results files, keyboard, wall clock or exception path. */
+	const struct platform p = { .ctx = r, .line = print_line, .header = sim_header };
+
+	sim_start_real(r->model, r->f, r->realism, r->seed);
+	enum pmh_exit code = harness_run(&p, h);
+	if (h->stop == HSTOP_REFUSED)
+		return SIM_EXIT_REFUSED;
+	if (h->stop != HSTOP_NONE) /* a listing or --describe */
+		return SIM_EXIT_OK;
 	printf("sim.stats: overhead %llu instructions, skid %llu, inexact %llu events, "
 	       "late-ack %llu PMIs, %llu timer interrupts, %llu SMIs\n",
 	       (unsigned long long)sim.st.overhead_insn, (unsigned long long)sim.st.skid_total,
 	       (unsigned long long)sim.st.inexact_events, (unsigned long long)sim.st.late_ack_pmis,
 	       (unsigned long long)sim.st.timer_irqs, (unsigned long long)sim.st.smis);
-	return suite.failed ? 1 : 0;
+	if (code == PMH_EXIT_ERROR)
+		return SIM_EXIT_ERROR;
+	return code == PMH_EXIT_FAIL ? SIM_EXIT_FAIL : SIM_EXIT_OK;
 }
 
 /* The command line: what the run is, and the key=value words for options. */
@@ -177,6 +185,40 @@ static int list_command(const char *a)
 	return 1;
 }
 
+/* The model, fault and effects the command line names, into *r; -1 to go
+ * on, or the exit status with the error printed. */
+static int sim_setup(const struct cmdline *cl, struct sim_run *r)
+{
+	char bad[32];
+
+	if (!cl->model) {
+		usage(stderr);
+		return SIM_EXIT_ERROR;
+	}
+	*r = (struct sim_run){ .model = cl->model, .fault = cl->fault, .describe = cl->describe };
+	r->f = sim_fault_from_name(cl->fault);
+	r->m = sim_model_find(cl->model);
+	if (!r->m) {
+		fprintf(stderr, "error: unknown model \"%s\" (see --list-models)\n", cl->model);
+		return SIM_EXIT_ERROR;
+	}
+	if (r->f == SF_COUNT) {
+		fprintf(stderr, "error: unknown fault \"%s\" (see --list-faults)\n", cl->fault);
+		return SIM_EXIT_ERROR;
+	}
+	if (sim_realism_parse(cl->realism, &r->realism, bad, sizeof(bad))) {
+		fprintf(stderr, "error: --realism: unknown effect \"%s\" (see --list-realism)\n",
+			bad);
+		return SIM_EXIT_ERROR;
+	}
+	if (sim_start(cl->model, r->f)) {
+		printf("n/a: fault %s does not apply to %s: %s\n", cl->fault, cl->model,
+		       r->m->fault_na[r->f] ? r->m->fault_na[r->f] : "the model does not implement it");
+		return SIM_EXIT_NA;
+	}
+	return -1;
+}
+
 /* Reads argv into *cl, word by word; returns -1 to go on, or the exit
  * status (a list printed: 0; a bad number: 2). */
 static int parse_cmdline(int argc, char **argv, struct cmdline *cl)
@@ -191,12 +233,12 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *cl)
 			cl->realism = argv[++i];
 		else if ((!strcmp(a, "--seed") || !strcmp(a, "--seeds")) && i + 1 < argc) {
 			if (parse_seed(a, argv[i + 1], a[6] == 's' ? &cl->seeds : &cl->seed))
-				return 2;
+				return SIM_EXIT_ERROR;
 			i++;
 		} else if (!strcmp(a, "--describe"))
 			cl->describe = 1;
 		else if (list_command(a))
-			return 0;
+			return SIM_EXIT_OK;
 		else if (cl->nargs < 64)
 			cl->args[cl->nargs++] = argv[i];
 	}
@@ -205,49 +247,30 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *cl)
 
 int main(int argc, char **argv)
 {
-	static struct options opt;
+	static struct harness h;
+	static struct suite suite;
 	static struct cmdline cl = { .fault = "none", .realism = "all", .seed = 1, .seeds = 1 };
+	struct sim_run r;
 
-	options_default(&opt);
-	opt.on_finish = FINISH_RETURN;
+	h.suite = &suite;
+	options_default(&h.opt);
+	h.opt.on_finish = FINISH_RETURN;
 	int rc = parse_cmdline(argc, argv, &cl);
 	if (rc >= 0)
 		return rc;
-	if (!cl.model) {
-		usage(stderr);
-		return 2;
-	}
-	enum sim_fault f = sim_fault_from_name(cl.fault);
-	const struct sim_model *m = sim_model_find(cl.model);
-	if (!m) {
-		fprintf(stderr, "error: unknown model \"%s\" (see --list-models)\n", cl.model);
-		return 2;
-	}
-	if (f == SF_COUNT) {
-		fprintf(stderr, "error: unknown fault \"%s\" (see --list-faults)\n", cl.fault);
-		return 2;
-	}
-	uint32_t realism;
-	char bad[32];
-	if (sim_realism_parse(cl.realism, &realism, bad, sizeof(bad))) {
-		fprintf(stderr, "error: --realism: unknown effect \"%s\" (see --list-realism)\n",
-			bad);
-		return 2;
-	}
-	if (sim_start(cl.model, f)) {
-		printf("n/a: fault %s does not apply to %s: %s\n", cl.fault, cl.model,
-		       m->fault_na[f] ? m->fault_na[f] : "the model does not implement it");
-		return 3;
-	}
-	if (options_parse_args(&opt, cl.nargs, cl.args, opt_error, 0))
-		return 2;
+	rc = sim_setup(&cl, &r);
+	if (rc >= 0)
+		return rc;
+	if (options_parse_args(&h.opt, cl.nargs, cl.args, opt_error, 0))
+		return SIM_EXIT_ERROR;
 
-	int worst = 0;
+	enum sim_exit worst = SIM_EXIT_OK;
 	for (uint64_t k = 0; k < cl.seeds; k++) {
-		rc = run_one(cl.model, cl.fault, f, realism, cl.seed + k, &opt, cl.describe);
-		if (rc > worst)
-			worst = rc;
-		if (cl.describe || opt.list_events || opt.event[0])
+		r.seed = cl.seed + k;
+		enum sim_exit e = run_one(&r, &h);
+		if (e > worst)
+			worst = e;
+		if (cl.describe || h.opt.list_events || h.opt.event[0])
 			break;
 	}
 	return worst;

@@ -58,11 +58,30 @@ enum run_verdict run_verdict_of(const struct run_counts *c)
 	return c->pmu_passed ? RV_PASS : RV_NO_VERDICT;
 }
 
-enum run_verdict suite_verdict(const struct suite *s)
+struct run_counts suite_counts(const struct suite *s)
 {
 	struct run_counts c = { s->passed,	s->failed,
 				s->skipped,	s->pmu_passed,
 				s->pmu && s->pmu->status == PMU_FUNCTIONAL, s->harness_error };
+	return c;
+}
+
+struct run_counts suite_share(const struct suite *s, const struct run_counts *before)
+{
+	struct run_counts c = suite_counts(s);
+
+	c.passed -= before->passed;
+	c.failed -= before->failed;
+	c.skipped -= before->skipped;
+	c.pmu_passed -= before->pmu_passed;
+	c.pmu_usable = false; /* the CPU's own PMU: the caller's to say */
+	c.harness_error = false;
+	return c;
+}
+
+enum run_verdict suite_verdict(const struct suite *s)
+{
+	struct run_counts c = suite_counts(s);
 	return run_verdict_of(&c);
 }
 
@@ -74,9 +93,14 @@ const char *run_verdict_name(enum run_verdict v)
 	return v <= RV_NO_VERDICT ? n[v] : "?";
 }
 
-unsigned run_verdict_exit(enum run_verdict v)
+enum pmh_exit run_verdict_exit(enum run_verdict v)
 {
-	return (unsigned)v; /* the enum is in exit-value order */
+	static const unsigned char e[] = { [RV_PASS] = PMH_EXIT_PASS,
+					   [RV_FAIL] = PMH_EXIT_FAIL,
+					   [RV_ERROR] = PMH_EXIT_ERROR,
+					   [RV_NO_PMU] = PMH_EXIT_NO_PMU,
+					   [RV_NO_VERDICT] = PMH_EXIT_NO_VERDICT };
+	return v <= RV_NO_VERDICT ? (enum pmh_exit)e[v] : PMH_EXIT_ERROR;
 }
 
 static void verdict_reason(const struct suite *s, enum run_verdict v, char *buf, size_t n)

@@ -57,6 +57,20 @@ void suite_init(struct suite *s, const struct options *o, const struct cpu_info 
 	s->out = out;
 }
 
+struct suite_cpu suite_bound(const struct suite *s)
+{
+	struct suite_cpu c = { s->cpu, s->pmu, s->apic, s->out };
+	return c;
+}
+
+void suite_bind_cpu(struct suite *s, const struct suite_cpu *c)
+{
+	s->cpu = c->cpu;
+	s->pmu = c->pmu;
+	s->apic = c->apic;
+	s->out = c->out;
+}
+
 void suite_emit(struct suite *s, const char *f, ...)
 {
 	char line[320];
@@ -136,6 +150,33 @@ static const char *cap_names(uint32_t caps, char *buf, size_t n)
 	return buf;
 }
 
+/* Counts a verdict and keeps it in the results table while there is room. */
+static void add_result(struct suite *s, const char *id, unsigned cpu, enum verdict v,
+		       const char *msg)
+{
+	if (v == V_PASS)
+		s->passed++;
+	else if (v == V_FAIL)
+		s->failed++;
+	else
+		s->skipped++;
+	if (s->n_results < SUITE_MAX_RESULTS) {
+		struct result *r = &s->results[s->n_results++];
+		pmh_strlcpy(r->id, id, sizeof(r->id));
+		r->cpu = cpu;
+		r->v = v;
+		pmh_strlcpy(r->msg, msg, sizeof(r->msg));
+	} else {
+		s->dropped++;
+	}
+}
+
+void suite_fail_cpu(struct suite *s, unsigned cpu, const char *msg)
+{
+	add_result(s, "cpu.run", cpu, V_FAIL, msg);
+	suite_emit(s, "FAIL cpu.%u: %s", cpu, msg);
+}
+
 static void record(struct suite *s, struct check_ctx *c)
 {
 	const char *sep = c->s->opt->all_cpus || c->s->opt->n_cpus > 1 ? "@cpu" : 0;
@@ -156,21 +197,7 @@ static void record(struct suite *s, struct check_ctx *c)
 
 	if (c->v == V_PASS && c->chk->needs_pmu)
 		s->pmu_passed++;
-	if (c->v == V_PASS)
-		s->passed++;
-	else if (c->v == V_FAIL)
-		s->failed++;
-	else
-		s->skipped++;
-	if (s->n_results < SUITE_MAX_RESULTS) {
-		struct result *r = &s->results[s->n_results++];
-		pmh_strlcpy(r->id, c->chk->id, sizeof(r->id));
-		r->cpu = c->cpu_index;
-		r->v = c->v;
-		pmh_strlcpy(r->msg, c->msg, sizeof(r->msg));
-	} else {
-		s->dropped++;
-	}
+	add_result(s, c->chk->id, c->cpu_index, c->v, c->msg);
 	if (c->v == V_SKIP)
 		suite_emit(s, "SKIP %s: %s", id, c->msg);
 	else

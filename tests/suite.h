@@ -90,6 +90,21 @@ void suite_init(struct suite *s, const struct options *o, const struct cpu_info 
 void suite_run(struct suite *s, unsigned cpu_index);
 void suite_emit(struct suite *s, const char *f, ...) __attribute__((format(printf, 2, 3)));
 
+/* The CPU a run reports from and the sink it prints to. A run on another
+ * CPU binds that CPU's (suite_bind_cpu) and binds back the one that
+ * suite_bound returned before it. */
+struct suite_cpu {
+	const struct cpu_info *cpu;
+	struct pmu *pmu;
+	const struct apic_info *apic;
+	struct sink out;
+};
+struct suite_cpu suite_bound(const struct suite *s);
+void suite_bind_cpu(struct suite *s, const struct suite_cpu *c);
+/* A FAIL that is no check's, for a CPU's run as a whole (id "cpu.run"):
+ * counted, kept in the results and printed as "FAIL cpu.N: msg". */
+void suite_fail_cpu(struct suite *s, unsigned cpu, const char *msg);
+
 /* The run's one verdict (README "Output"), in order of precedence: ERROR
  * (the harness could not run), FAIL (a check failed), NO PMU (no usable
  * PMU: no driver, or the probe found it not functional), NO VERDICT (the
@@ -103,11 +118,24 @@ struct run_counts {
 	bool harness_error;
 };
 enum run_verdict run_verdict_of(const struct run_counts *c);
+/* The counts so far (pmu_usable from the bound PMU). A CPU's share is
+ * the difference (suite_share) from those taken before its run, with
+ * pmu_usable for the caller to set from that CPU's PMU. */
+struct run_counts suite_counts(const struct suite *s);
+struct run_counts suite_share(const struct suite *s, const struct run_counts *before);
 enum run_verdict suite_verdict(const struct suite *s);
 const char *run_verdict_name(enum run_verdict v);
-/* The on_finish = qemu-exit value and the platform's exit status:
- * PASS 0, FAIL 1, ERROR 2, NO PMU 3, NO VERDICT 4. */
-unsigned run_verdict_exit(enum run_verdict v);
+/* Each verdict's exit value: the on_finish = qemu-exit value (README
+ * "Exit codes"; QEMU exits with it doubled plus one) and the platform's
+ * exit status. */
+enum pmh_exit {
+	PMH_EXIT_PASS = 0,
+	PMH_EXIT_FAIL = 1,
+	PMH_EXIT_ERROR = 2,
+	PMH_EXIT_NO_PMU = 3,
+	PMH_EXIT_NO_VERDICT = 4,
+};
+enum pmh_exit run_verdict_exit(enum run_verdict v);
 
 /* report.c */
 void report_identity(struct suite *s);

@@ -1,0 +1,214 @@
+/* The harness's run and session on any platform (tests/platform.h): one
+ * sequence for the UEFI image and the simulator, so that what a run prints
+ * and in which order is decided here once. */
+#include "harness.h"
+#include "../lib/fmt.h"
+
+/* The JSON document of a full results table: each result takes at most
+ * about 400 bytes (report.c report_json), the header and summary less than
+ * 4 KiB. */
+#define JSON_CAP (SUITE_MAX_RESULTS * 400 + 4096)
+/* The countdown shows the seconds left, one key wait a second. */
+#define COUNTDOWN_STEP_US 1000000u
+
+static void sink_line(void *ctx, const char *s)
+{
+	const struct harness *h = ctx;
+	h->platform->line(h->platform->ctx, s);
+}
+
+/* Identification and the event options; false when the run stops there
+ * (h->stop says why). */
+static bool identify(const struct platform *p, struct harness *h)
+{
+	enum events_opt eo;
+
+	cpu_identify(&h->cpu);
+	eo = events_handle_options(h->cpu.driver, h->cpu.family, h->cpu.model, h->opt.list_events,
+				   h->opt.json_events, h->opt.event,
+				   &(struct events_sink){ sink_line, h }, &h->evr);
+	if (eo == EVOPT_LISTED || eo == EVOPT_REFUSED) {
+		h->stop = eo == EVOPT_LISTED ? HSTOP_LISTED : HSTOP_REFUSED;
+		h->error = eo == EVOPT_REFUSED;
+		return false;
+	}
+	apic_detect(&h->apic);
+	pmu_attach(&h->pmu, &h->cpu);
+	if (p->header && !p->header(p->ctx, h)) {
+		h->stop = HSTOP_PLATFORM;
+		return false;
+	}
+	return true;
+}
+
+/* The part of a run an unexpected exception may abandon. */
+static void run_guarded(void *arg)
+{
+	struct harness *h = arg;
+	const struct platform *p = h->platform;
+	struct suite *s = h->suite;
+
+	if (p->results_open && !p->results_open(p->ctx, h->results, sizeof(h->results)))
+		h->results[0] = 0;
+	if (!identify(p, h))
+		return;
+	report_identity(s);
+	if (h->results[0])
+		suite_emit(s, "results.files: %s.log %s.json", h->results, h->results);
+	if (h->session)
+		suite_emit(s, "options.on_finish: %s", options_finish_name(h->opt.on_finish));
+	if (p->results_flush)
+		p->results_flush(p->ctx);
+	if (p->run_cpus)
+		p->run_cpus(p->ctx, h);
+	else
+		suite_run(s, 0);
+}
+
+/* The JSON document into the results file, and both files closed (also
+ * what an exception left open before the files had a name). */
+static void close_results(const struct platform *p, const struct harness *h)
+{
+	struct suite *s = h->suite;
+	char *buf = h->results[0] ? p->alloc(p->ctx, JSON_CAP) : 0;
+	size_t n = buf ? report_json(s, buf, JSON_CAP) : 0;
+
+	if (n >= JSON_CAP) {
+		suite_emit(s, "error: results JSON larger than its buffer; file truncated");
+		n = JSON_CAP - 1;
+	}
+	p->results_close(p->ctx, buf, n);
+	if (buf)
+		p->free(p->ctx, buf);
+}
+
+/* The summary, the verdict, the elapsed time and the results files. */
+static void report(const struct platform *p, struct harness *h, uint64_t t0)
+{
+	struct suite *s = h->suite;
+
+	s->harness_error = h->error;
+	report_summary(s);
+	if (p->now_us)
+		suite_emit(s, "harness.elapsed_us: %llu",
+			   (unsigned long long)(p->now_us(p->ctx) - t0));
+	if (p->results_close)
+		close_results(p, h);
+}
+
+enum pmh_exit harness_run(const struct platform *p, struct harness *h)
+{
+	uint64_t t0 = p->now_us ? p->now_us(p->ctx) : 0;
+
+	h->platform = p;
+	h->stop = HSTOP_NONE;
+	h->error = false;
+	h->results[0] = 0;
+	/* Pointers only: every exit below may report from it, even one taken
+	 * before the CPU was identified. */
+	suite_init(h->suite, &h->opt, &h->cpu, &h->pmu, &h->apic, (struct sink){ sink_line, h });
+	if (!p->guard) {
+		run_guarded(h);
+	} else if (p->guard(p->ctx, run_guarded, h)) {
+		suite_emit(h->suite,
+			   "error: the harness stopped after an unexpected exception (see above)");
+		h->error = true;
+	}
+	/* what the driver and identification changed goes back (TSX
+	 * force-abort, LIMIT_CPUID) before the firmware gets the CPU */
+	pmu_release(&h->pmu);
+	cpu_restore(&h->cpu);
+	if (h->session || h->stop == HSTOP_NONE)
+		report(p, h, t0);
+	if (p->unguard)
+		p->unguard(p->ctx);
+	return run_verdict_exit(suite_verdict(h->suite));
+}
+
+/* The countdown before a run on real hardware (on_finish = wait): false
+ * when Esc skips the run; time up or any other key starts it. */
+static bool countdown(const struct platform *p, const struct options *o)
+{
+	char line[96];
+
+	if (o->on_finish != FINISH_WAIT || !o->countdown || !p->key_wait)
+		return true;
+	p->key_flush(p->ctx);
+	for (unsigned left = o->countdown; left; left--) {
+		pmh_fmt(line, sizeof(line),
+			"Starting in %u s. Esc: skip the run; any other key: start now.", left);
+		p->screen(p->ctx, line);
+		enum platform_key k = p->key_wait(p->ctx, COUNTDOWN_STEP_US);
+		if (k != PKEY_NONE)
+			return k != PKEY_ESC;
+	}
+	return true;
+}
+
+/* The end prompt of on_finish = wait: true when R asks for another run. */
+static bool prompt_again(const struct platform *p)
+{
+	if (!p->key_wait)
+		return false;
+	/* Drop keys typed during the run; those after the prompt count. */
+	p->key_flush(p->ctx);
+	/* Everything is written and closed by now: the stick can be pulled. */
+	p->screen(p->ctx, "Results saved. R: run again; Esc: return to the firmware.");
+	for (;;) {
+		enum platform_key k = p->key_wait(p->ctx, 0);
+		if (k == PKEY_ESC || k == PKEY_AGAIN)
+			return k == PKEY_AGAIN;
+	}
+}
+
+/* Leaves as on_finish says; true when the person asked for another run. */
+static bool leave(const struct platform *p, const struct options *o, enum pmh_exit code)
+{
+	switch (o->on_finish) {
+	case FINISH_QEMU_EXIT:
+		p->qemu_exit(p->ctx, code);
+		/* not under QEMU: fall through to a power-off */
+		/* fallthrough */
+	case FINISH_POWEROFF:
+		p->power_off(p->ctx);
+		break;
+	case FINISH_WAIT:
+		return prompt_again(p);
+	case FINISH_RETURN:
+		break;
+	}
+	return false;
+}
+
+enum harness_end harness_main(const struct platform *p)
+{
+	struct harness *h = p->alloc(p->ctx, sizeof(*h));
+	struct suite *s = h ? p->alloc(p->ctx, sizeof(*s)) : 0;
+	enum pmh_exit code;
+
+	if (!s) {
+		struct options defaults;
+		if (h)
+			p->free(p->ctx, h);
+		options_default(&defaults);
+		p->line(p->ctx, "error: out of memory for the results table");
+		leave(p, &defaults, PMH_EXIT_ERROR);
+		return HARNESS_NO_MEMORY;
+	}
+	h->suite = s;
+	h->session = true;
+	options_default(&h->opt);
+	p->options(p->ctx, &h->opt);
+	/* Only an interactive finish counts down: the other modes (QEMU tests
+	 * among them) start at once. */
+	if (!countdown(p, &h->opt)) {
+		p->screen(p->ctx, "Run skipped (Esc): returning to the firmware.");
+		return HARNESS_SKIPPED;
+	}
+	do
+		code = harness_run(p, h);
+	while (leave(p, &h->opt, code));
+	if (h->opt.on_finish == FINISH_WAIT)
+		p->screen(p->ctx, "Returning to the firmware.");
+	return code == PMH_EXIT_ERROR ? HARNESS_ERROR : HARNESS_DONE;
+}
