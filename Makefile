@@ -56,6 +56,10 @@ SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHE
 BOOT_SRC   := boot/efi_main.c boot/console.c boot/files.c boot/mp.c boot/hw_x86.c apic/idt_x86.c
 TARGET_SRC := $(SHARED_SRC) $(BOOT_SRC)
 TARGET_ASM := apic/entry.S events/workload.S
+# The minimal EFI program `make bench` compares boot times with.
+MINIMAL_SRC:= boot/minimal/minimal.c
+# Every target source: `make layers` fails on one in the tree that is not here.
+LAYERS_SRC := $(TARGET_SRC) $(TARGET_ASM) $(MINIMAL_SRC)
 # Host only (host/): the simulated CPUs behind pmu/hw.h, the cmocka tests and
 # the simulator program.
 SIM_SRC    := $(wildcard host/sim/*.c)
@@ -70,7 +74,7 @@ FAST_OBJ   := $(patsubst %.c,$(HOSTB)/fast/%.o,$(SHARED_SRC) $(SIM_SRC) host/sim
 CFLAGS_FAST:= -std=c11 -O2 -DPMH_HOST $(WARN)
 UNIT_BIN   := $(patsubst host/unit/%.c,$(HOSTB)/unit/%,$(UNIT_SRC))
 
-.PHONY: all host test unit sim-test qemu-test run bench clean format lint usb sign deps
+.PHONY: all host test unit sim-test qemu-test run bench clean format lint usb sign deps layers
 # Keep intermediate objects (the unit-test objects would be deleted and rebuilt).
 .SECONDARY:
 all: $(EFI)
@@ -94,7 +98,7 @@ $(EFI): $(BUILD)/pmuharness.so
 	@size=$$(stat -c %s $@); echo "$@: $$size bytes"; \
 	  if [ $$size -gt 262144 ]; then echo "error: $@ exceeds 256 KiB"; exit 1; fi
 
-$(BUILD)/minimal.so: $(BUILD)/efi/boot/minimal/minimal.o linker/pmuharness.lds
+$(BUILD)/minimal.so: $(patsubst %.c,$(BUILD)/efi/%.o,$(MINIMAL_SRC)) linker/pmuharness.lds
 	$(LD) $(LDFLAGS_EFI) $(EFICRT0) $< -o $@ -lefi -lgnuefi
 $(BUILD)/minimal.efi: $(BUILD)/minimal.so
 	$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .rel -j .rela \
@@ -145,6 +149,12 @@ sim-test: $(HOSTB)/pmuharness-sim $(HOSTB)/pmuharness-sim-fast
 
 qemu-test: $(EFI)
 	@host/qemu/boot_matrix.py $(EFI)
+
+# The layer order, include cycles, the sources the Makefile names and the
+# length limits (scripts/layers.py), after the script's own self-test.
+layers:
+	@scripts/layers.py --self-test
+	@scripts/layers.py
 
 test: deps $(EFI) host
 	@scripts/test-all.sh
