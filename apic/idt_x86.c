@@ -13,7 +13,16 @@ struct gate {
 	uint32_t zero;
 } __attribute__((packed));
 
-static struct gate idt[256] __attribute__((aligned(16)));
+#define IDT_GATES 256
+/* Present, DPL 0, 64-bit interrupt gate (SDM Vol. 3A 6.14.1). */
+#define GATE_INTERRUPT 0x8e
+/* Vectors 0-21, the exceptions the SDM defines, have stubs in entry.S. */
+#define N_EXCEPTIONS 22
+/* #DB and #BP stay the firmware's (and a debugger's). */
+#define VEC_DB 1
+#define VEC_BP 3
+
+static struct gate idt[IDT_GATES] __attribute__((aligned(16)));
 static struct idtr fw_idtr, our_idtr;
 static int installed;
 
@@ -29,7 +38,7 @@ extern char isr_claim_stubs[];
 #define CLAIM_N 14u
 #define CLAIM_STUB 16u
 
-static char *const exception_stubs[22] = {
+static char *const exception_stubs[N_EXCEPTIONS] = {
 	isr_stub_0,  isr_stub_1,  isr_stub_2,  isr_stub_3,  isr_stub_4,	 isr_stub_5,
 	isr_stub_6,  isr_stub_7,  isr_stub_8,  isr_stub_9,  isr_stub_10, isr_stub_11,
 	isr_stub_12, isr_stub_13, isr_stub_14, isr_stub_15, isr_stub_16, isr_stub_17,
@@ -68,7 +77,7 @@ static void set_gate(unsigned v, void *fn, uint16_t cs)
 	idt[v].off_lo = (uint16_t)a;
 	idt[v].sel = cs;
 	idt[v].ist = 0;
-	idt[v].type = 0x8e; /* present, DPL 0, 64-bit interrupt gate */
+	idt[v].type = GATE_INTERRUPT;
 	idt[v].off_mid = (uint16_t)(a >> 16);
 	idt[v].off_hi = (uint32_t)(a >> 32);
 	idt[v].zero = 0;
@@ -90,8 +99,8 @@ void idt_install(void)
 	pmh_memcpy(idt, (const void *)(uintptr_t)fw_idtr.base, n);
 	pmh_memset((char *)idt + n, 0, sizeof(idt) - n);
 	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
-	for (unsigned v = 0; v < 22; v++)
-		if (v != 1 && v != 3) /* leave debug and breakpoint to the firmware/debugger */
+	for (unsigned v = 0; v < N_EXCEPTIONS; v++)
+		if (v != VEC_DB && v != VEC_BP)
 			set_gate(v, exception_stubs[v], cs);
 	set_gate(VEC_PMI, isr_stub_0xee, cs);
 	set_gate(VEC_SPURIOUS_TEST, isr_stub_0xef, cs);
@@ -113,7 +122,8 @@ void idt_claim(unsigned vector, bool ours)
 	 * IDT is loaded takes effect at the next delivery. */
 	if (ours)
 		set_gate(vector, isr_claim_stubs + CLAIM_STUB * k, cs);
-	else if (16ull * vector + 15 <= fw_idtr.limit) /* the firmware's gate, as copied */
+	else if (sizeof(struct gate) * (vector + 1ull) - 1 <= fw_idtr.limit)
+		/* the firmware's gate, as copied */
 		idt[vector] = ((const struct gate *)(uintptr_t)fw_idtr.base)[vector];
 	else
 		pmh_memset(&idt[vector], 0, sizeof(idt[vector]));

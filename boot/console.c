@@ -5,12 +5,20 @@
 #include "../lib/str.h"
 #include "../lib/fmt.h"
 
+/* COM1 is a 16550-compatible UART at the PC's legacy port. */
 #define COM1 0x3f8
-#define LSR_THRE 0x20
+#define UART_LSR 5	     /* line status register offset */
+#define LSR_THRE 0x20	     /* transmit holding register empty */
+#define LSR_NO_UART 0xff     /* what a missing UART's floating bus reads */
+#define THRE_POLLS 100000    /* a bounded wait for THRE: about 10 ms */
+#define LOG_BUF 4096	     /* log lines held until the next write to the file */
+/* UEFI event timers count in 100 ns units (UEFI spec, SetTimer). */
+#define TIMER_UNITS_PER_US 10
 
 static int serial_ok;
 static EFI_FILE_HANDLE log_file;
-static char log_buf[4096];
+/* From the pool: static data would be stored in the image in full. */
+static char *log_buf;
 static UINTN log_len;
 
 static inline void outb(uint16_t port, uint8_t v)
@@ -27,15 +35,14 @@ static inline uint8_t inb(uint16_t port)
 
 void out_init(void)
 {
-	/* A missing UART floats the bus: LSR reads 0xff. */
-	serial_ok = inb(COM1 + 5) != 0xff;
+	serial_ok = inb(COM1 + UART_LSR) != LSR_NO_UART;
+	log_buf = AllocatePool(LOG_BUF); /* NULL: the log file stays empty */
 }
 
 static void serial_putc(char c)
 {
-	/* Bounded wait for the transmit holding register (about 10 ms). */
-	for (unsigned i = 0; i < 100000; i++) {
-		if (inb(COM1 + 5) & LSR_THRE) {
+	for (unsigned i = 0; i < THRE_POLLS; i++) {
+		if (inb(COM1 + UART_LSR) & LSR_THRE) {
 			outb(COM1, (uint8_t)c);
 			return;
 		}
@@ -103,9 +110,11 @@ static void log_append(const char *s)
 {
 	UINTN l = pmh_strlen(s);
 
-	if (log_len + l + 2 > sizeof(log_buf))
+	if (!log_buf)
+		return;
+	if (log_len + l + 2 > LOG_BUF)
 		out_flush_log();
-	if (l + 2 > sizeof(log_buf))
+	if (l + 2 > LOG_BUF)
 		return;
 	pmh_memcpy(log_buf + log_len, s, l);
 	log_len += l;
@@ -174,8 +183,7 @@ enum platform_key key_wait(void *ctx, uint64_t us)
 	ev[0] = ST->ConIn->WaitForKey;
 	if (us && uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &ev[1]) ==
 			  EFI_SUCCESS) {
-		/* the timer counts in 100 ns units */
-		uefi_call_wrapper(BS->SetTimer, 3, ev[1], TimerRelative, us * 10);
+		uefi_call_wrapper(BS->SetTimer, 3, ev[1], TimerRelative, us * TIMER_UNITS_PER_US);
 		n = 2;
 	}
 	uefi_call_wrapper(BS->WaitForEvent, 3, n, ev, &idx);

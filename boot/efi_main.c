@@ -70,7 +70,7 @@ static bool load_text(EFI_HANDLE image, char *buf, UINTN cap)
 	CHAR16 *w = li->LoadOptions;
 	UINTN len = li->LoadOptionsSize / 2;
 	for (UINTN i = 0; i < len && w[i]; i++) {
-		if (w[i] > 0x7e || (w[i] < 0x20 && w[i] != L'\t'))
+		if (w[i] > L'~' || (w[i] < L' ' && w[i] != L'\t'))
 			return false;
 		if (n + 1 < cap)
 			buf[n++] = (char)w[i];

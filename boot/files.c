@@ -4,6 +4,11 @@
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 
+/* pmuharness.cfg is read up to this size. */
+#define READ_MAX (32 * 1024)
+/* Results files are numbered pmuharness-001 to pmuharness-999. */
+#define RESULTS_MAX 999
+
 EFI_FILE_HANDLE files_open_image_dir(EFI_HANDLE image, CHAR16 *dir, UINTN dir_len)
 {
 	EFI_LOADED_IMAGE *li = NULL;
@@ -54,7 +59,7 @@ char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, EFI_ST
 {
 	EFI_FILE_HANDLE f = NULL;
 	char *buf;
-	UINTN cap = 32768, len = 0;
+	UINTN cap = READ_MAX, len = 0;
 
 	*st = uefi_call_wrapper(dir->Open, 5, dir, &f, (CHAR16 *)name, EFI_FILE_MODE_READ, 0);
 	if (*st != EFI_SUCCESS)
@@ -68,7 +73,7 @@ char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, EFI_ST
 	for (;;) {
 		UINTN n = cap - len;
 		if (!n)
-			break; /* larger files are truncated at 32 KiB */
+			break; /* the rest of a larger file is left out */
 		*st = uefi_call_wrapper(f->Read, 3, f, &n, buf + len);
 		if (*st != EFI_SUCCESS || n == 0)
 			break;
@@ -106,7 +111,7 @@ static EFI_STATUS create_results(EFI_FILE_HANDLE dir, EFI_FILE_HANDLE *log,
 	EFI_STATUS st = EFI_NOT_FOUND;
 
 	*log = *json = NULL;
-	for (unsigned i = 1; i <= 999; i++) {
+	for (unsigned i = 1; i <= RESULTS_MAX; i++) {
 		SPrint(lname, sizeof(lname), L"pmuharness-%03d.log", i);
 		SPrint(jname, sizeof(jname), L"pmuharness-%03d.json", i);
 		if (exists(dir, lname) || exists(dir, jname))
@@ -166,8 +171,8 @@ bool files_results_open(void *ctx, char *name, size_t cap)
 
 	e->log = e->json = NULL;
 	if (!e->dir) {
-		out_line("warning: cannot open the folder the binary was loaded from: results are on "
-			 "the console and serial only");
+		out_line("warning: cannot open the folder the binary was loaded from: results are "
+			 "on the console and serial only");
 		return false;
 	}
 	st = create_results(e->dir, &e->log, &e->json, wide, sizeof(wide) / sizeof(wide[0]));

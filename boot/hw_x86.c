@@ -3,6 +3,9 @@
 #include "../pmu/hw.h"
 #include "../events/workload.h"
 
+/* RFLAGS.IF, the interrupt enable flag (SDM Vol. 1 3.4.3). */
+#define RFLAGS_IF (1u << 9)
+
 uint64_t pmh_tsc_per_us;
 
 void hw_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
@@ -43,7 +46,7 @@ bool hw_irq_enabled(void)
 {
 	uint64_t f;
 	__asm__ volatile("pushfq; popq %0" : "=r"(f));
-	return (f >> 9) & 1;
+	return (f & RFLAGS_IF) != 0;
 }
 
 void hw_relax(void)

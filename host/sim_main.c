@@ -212,8 +212,9 @@ static int sim_setup(const struct cmdline *cl, struct sim_run *r)
 		return SIM_EXIT_ERROR;
 	}
 	if (sim_start(cl->model, r->f)) {
+		const char *why = r->m->fault_na[r->f];
 		printf("n/a: fault %s does not apply to %s: %s\n", cl->fault, cl->model,
-		       r->m->fault_na[r->f] ? r->m->fault_na[r->f] : "the model does not implement it");
+		       why ? why : "the model does not implement it");
 		return SIM_EXIT_NA;
 	}
 	return -1;
