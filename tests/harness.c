@@ -87,7 +87,6 @@ static void report(const struct platform *p, struct harness *h, uint64_t t0)
 {
 	struct suite *s = h->suite;
 
-	s->harness_error = h->error;
 	report_summary(s);
 	if (p->now_us)
 		suite_emit(s, "harness.elapsed_us: %llu",
@@ -118,6 +117,7 @@ enum pmh_exit harness_run(const struct platform *p, struct harness *h)
 	 * force-abort, LIMIT_CPUID) before the firmware gets the CPU */
 	pmu_release(&h->pmu);
 	cpu_restore(&h->cpu);
+	h->suite->harness_error = h->error;
 	if (h->session || h->stop == HSTOP_NONE)
 		report(p, h, t0);
 	if (p->unguard)
