@@ -33,7 +33,7 @@ MATRIX = [
 # Checks that must PASS under TCG on every identity (the interrupt plumbing
 # does not need a PMU). Extended as checks land.
 # Each id (or glob: at least one match) must PASS; apic.fatal-trigger is a
-# test trigger that only SKIPs here, so the interrupt checks are named.
+# test trigger that runs only when named, so the interrupt checks are named.
 REQUIRED_PASS = [p for p in os.environ.get(
     "PMH_REQUIRED_PASS", "apic.lvt-pc,apic.self-ipi,apic.nmi,idt.restore").split(",") if p]
 LIMIT_S = 60
