@@ -28,10 +28,10 @@ struct check {
 	int order;	    /* run order; lower first, ties by id */
 	bool needs_pmu;	    /* SKIP unless pmu.status is functional */
 	uint32_t needs_caps; /* PMU_CAP_* all required */
+	void (*run)(struct check_ctx *c);
 	/* Left out of the run and the counts unless the checks option names
 	 * the id exactly (a test trigger, not a measurement). */
 	bool only_when_named;
-	void (*run)(struct check_ctx *c);
 };
 
 /* Registers a check in the "pmh_checks" section (no central table). */
