@@ -86,6 +86,15 @@ int pmh_memcmp(const void *a, const void *b, size_t n)
 	return 0;
 }
 
+const char *pmh_slice(char *dst, size_t n, const char *s, size_t l)
+{
+	if (l >= n)
+		l = n - 1;
+	pmh_memcpy(dst, s, l);
+	dst[l] = 0;
+	return dst;
+}
+
 const char *pmh_strchr(const char *s, int c)
 {
 	for (;; s++) {
