@@ -42,12 +42,12 @@ static void notes(const struct event_def *e, struct pmh_sb *sb, bool json)
 }
 
 #define LIST_LINE_MAX 512
-#define ENCODING_MAX 128
+#define ENCODING_MAX  128
 
 /* The line before the tables: the JSON document's head, or a note that the
  * family has no table. */
-static void list_head(enum pmu_driver_id d, unsigned family, unsigned model, bool json,
-		      size_t nt, const struct events_sink *out)
+static void list_head(enum pmu_driver_id d, unsigned family, unsigned model, bool json, size_t nt,
+		      const struct events_sink *out)
 {
 	char line[LIST_LINE_MAX];
 	struct pmh_sb sb;

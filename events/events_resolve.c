@@ -8,13 +8,13 @@
 
 /* Widest event select without a table: 12 bits on AMD Fam15h and later
  * (event[11:8] in PerfEvtSel 35:32, facts §1, §7), 8 bits elsewhere. */
-#define AMD_FAM15H 0x15
+#define AMD_FAM15H	 0x15
 #define CODE_MAX_AMD_EXT 0xfff
-#define CODE_MAX 0xff
+#define CODE_MAX	 0xff
 /* NetBurst ESCR fields (facts §5): event mask 24:9 (16 bits); the CCCR's
  * ESCR select 15:13 (0..7). ESCR addresses are MSR numbers (32 bits). */
 #define NB_MASK_MAX 0xffffull
-#define NB_SEL_MAX 7u
+#define NB_SEL_MAX  7u
 #define NB_ESCR_MAX 0xffffffffull
 
 #define FAMILY_LABEL_MAX 48
@@ -208,8 +208,7 @@ static void resolve_raw(const struct ev_spec *p, enum pmu_driver_id d, unsigned 
 
 /* The first whole-event (not sub-event) entry for code; on ESCR escr, or on
  * any ESCR when escr is 0 (no ESCR has address 0). */
-static const struct event_def *nb_parent(const struct event_table *t, uint16_t code,
-					 uint32_t escr)
+static const struct event_def *nb_parent(const struct event_table *t, uint16_t code, uint32_t escr)
 {
 	for (size_t k = 0; k < t->n; k++) {
 		const struct event_def *e = &t->ev[k];
@@ -238,9 +237,10 @@ static const char *nb_check_fields(const struct ev_spec *p, const struct event_t
 		return 0;
 	}
 	if (p->event.val > t->max_code || p->mask.val > NB_MASK_MAX) {
-		pmh_fmt(m, sizeof(m),
-			"ESCR event select 0x%llx or event mask 0x%llx out of range (6 and 16 bits)",
-			(unsigned long long)p->event.val, (unsigned long long)p->mask.val);
+		pmh_fmt(
+		    m, sizeof(m),
+		    "ESCR event select 0x%llx or event mask 0x%llx out of range (6 and 16 bits)",
+		    (unsigned long long)p->event.val, (unsigned long long)p->mask.val);
 		set(r, EV_REFUSED, m);
 		return 0;
 	}
@@ -295,8 +295,9 @@ static void nb_uncatalogued(const struct ev_spec *p, const struct event_table *t
 	const struct event_def *other = nb_parent(t, code, 0);
 
 	if (!p->sel.given || p->sel.val > NB_SEL_MAX) {
-		pmh_fmt(m, sizeof(m), "event 0x%x on %s is not in the catalogue: give escr_sel=0..7",
-			code, escr_name);
+		pmh_fmt(m, sizeof(m),
+			"event 0x%x on %s is not in the catalogue: give escr_sel=0..7", code,
+			escr_name);
 		set(r, EV_REFUSED, m);
 		return;
 	}
@@ -306,8 +307,9 @@ static void nb_uncatalogued(const struct ev_spec *p, const struct event_table *t
 			"0x%x); encoding not checked",
 			code, escr_name, other->name, other->escr_msr);
 	else
-		pmh_fmt(m, sizeof(m), "event 0x%x on %s is not in the catalogue; encoding not checked",
-			code, escr_name);
+		pmh_fmt(m, sizeof(m),
+			"event 0x%x on %s is not in the catalogue; encoding not checked", code,
+			escr_name);
 	set(r, EV_WARN, m);
 }
 
@@ -362,7 +364,8 @@ static void resolve_encoding(const struct ev_spec *p, enum pmu_driver_id d, unsi
 {
 	if (d == PMU_DRV_INTEL_NETBURST) {
 		if (p->umask.given)
-			set(r, EV_REFUSED, "NetBurst events have no umask: use mask= (ESCR event mask)");
+			set(r, EV_REFUSED,
+			    "NetBurst events have no umask: use mask= (ESCR event mask)");
 		else
 			resolve_netburst(p, &events_intel_netburst, r);
 	} else if (p->escr.given || p->mask.given || p->sel.given) {

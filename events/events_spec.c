@@ -10,17 +10,17 @@
  * (facts §1): event[7:0] in 7:0, the unit mask in 15:8, edge 18, inv 23,
  * cmask 31:24 (the PMU_F_* flags sit on the same bits) and AMD's event[11:8]
  * in 35:32. */
-#define CFG_EVENT_LO 0xffull
-#define CFG_UMASK_SHIFT 8
-#define CFG_FIELD_MAX 0xffu /* unit mask and cmask are 8 bits (facts §1) */
-#define CFG_FLAGS ((uint64_t)(PMU_F_EDGE | PMU_F_INV | PMU_F_CMASK(CFG_FIELD_MAX)))
-#define CFG_EVENT_HI 0xf00000000ull
+#define CFG_EVENT_LO	   0xffull
+#define CFG_UMASK_SHIFT	   8
+#define CFG_FIELD_MAX	   0xffu /* unit mask and cmask are 8 bits (facts §1) */
+#define CFG_FLAGS	   ((uint64_t)(PMU_F_EDGE | PMU_F_INV | PMU_F_CMASK(CFG_FIELD_MAX)))
+#define CFG_EVENT_HI	   0xf00000000ull
 #define CFG_EVENT_HI_SHIFT 24 /* bits 35:32 down to event bits 11:8 */
 #define CFG_KNOWN                                                                                  \
 	(CFG_EVENT_LO | ((uint64_t)CFG_FIELD_MAX << CFG_UMASK_SHIFT) | CFG_FLAGS | CFG_EVENT_HI)
 #define CFG_MAX_DIGITS 10 /* hex digits of a 36-bit config */
 
-#define ECHO_MAX 40 /* an item quoted in a message is cut to this (with NUL) */
+#define ECHO_MAX     40 /* an item quoted in a message is cut to this (with NUL) */
 #define NUM_TEXT_MAX 24 /* a value longer than this (with NUL) is no number */
 
 static bool tok_eq(const char *k, size_t kl, const char *lit)
@@ -73,7 +73,8 @@ static bool parse_config(const char *s, size_t l, uint64_t *cfg)
 static int take_config(struct ev_spec *p, uint64_t cfg, char *msg, size_t n)
 {
 	if (cfg & ~CFG_KNOWN) {
-		pmh_fmt(msg, n, "raw config 0x%llx sets bits other than event, umask, edge, inv, cmask",
+		pmh_fmt(msg, n,
+			"raw config 0x%llx sets bits other than event, umask, edge, inv, cmask",
 			(unsigned long long)cfg);
 		return -1;
 	}
@@ -85,8 +86,7 @@ static int take_config(struct ev_spec *p, uint64_t cfg, char *msg, size_t n)
 }
 
 /* An item without '=': a flag anywhere; first, a raw config or the name. */
-static int parse_word(struct ev_spec *p, unsigned idx, const char *s, size_t l, char *msg,
-		      size_t n)
+static int parse_word(struct ev_spec *p, unsigned idx, const char *s, size_t l, char *msg, size_t n)
 {
 	char echo[ECHO_MAX];
 	uint64_t cfg;
@@ -118,7 +118,8 @@ static int parse_word(struct ev_spec *p, unsigned idx, const char *s, size_t l, 
 /* The field a numeric key sets; 0 for cmask and unknown keys. */
 static struct ev_num *num_field(struct ev_spec *p, const char *k, size_t kl)
 {
-	static const char *const keys[] = {"event", "umask", "counter", "escr", "mask", "escr_sel"};
+	/* names as arrays: pointers would cost the image relocations */
+	static const char keys[][9] = {"event", "umask", "counter", "escr", "mask", "escr_sel"};
 	struct ev_num *const fields[] = {&p->event, &p->umask, &p->counter,
 					 &p->escr,  &p->mask,  &p->sel};
 
@@ -168,8 +169,7 @@ static int parse_pair(struct ev_spec *p, const char *k, size_t kl, const char *v
 	return 0;
 }
 
-static int parse_item(struct ev_spec *p, unsigned idx, const char *s, size_t l, char *msg,
-		      size_t n)
+static int parse_item(struct ev_spec *p, unsigned idx, const char *s, size_t l, char *msg, size_t n)
 {
 	const char *eq = s;
 
@@ -196,7 +196,8 @@ static int check_items(const struct ev_spec *p, char *msg, size_t n)
 		return -1;
 	}
 	if (p->umask.given && p->umask.val > CFG_FIELD_MAX) {
-		pmh_fmt(msg, n, "umask 0x%llx does not fit 8 bits", (unsigned long long)p->umask.val);
+		pmh_fmt(msg, n, "umask 0x%llx does not fit 8 bits",
+			(unsigned long long)p->umask.val);
 		return -1;
 	}
 	return 0;

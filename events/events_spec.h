@@ -15,10 +15,10 @@ struct ev_num {
 };
 
 struct ev_spec {
-	char name[64];			   /* catalogue name, "" for a raw spec */
+	char name[64];			     /* catalogue name, "" for a raw spec */
 	struct ev_num event, umask, counter; /* event=, umask= (or a raw config), counter= */
-	struct ev_num escr, mask, sel;	   /* NetBurst: escr=, mask=, escr_sel= */
-	uint32_t flags;			   /* PMU_F_EDGE / PMU_F_INV / PMU_F_CMASK */
+	struct ev_num escr, mask, sel;	     /* NetBurst: escr=, mask=, escr_sel= */
+	uint32_t flags;			     /* PMU_F_EDGE / PMU_F_INV / PMU_F_CMASK */
 };
 
 /* Parses spec into p; returns 0, or -1 with the reason in msg. */
