@@ -102,6 +102,9 @@ int events_fixed_index(const struct pmu_event *ev)
 	return -1;
 }
 
+/* Room for a counter list: "0,1,...,31" is 85 characters. */
+#define COUNTERS_TEXT_MAX 96
+
 /* "0,1,5": the flat counters in a mask. */
 static void counters_text(uint32_t mask, char *buf, size_t n)
 {
@@ -114,7 +117,7 @@ static void counters_text(uint32_t mask, char *buf, size_t n)
 
 enum ev_verdict events_check_counter(const struct pmu_event *ev, unsigned ctr, char *msg, size_t n)
 {
-	char list[64];
+	char list[COUNTERS_TEXT_MAX];
 	if (ev->fixed_only) {
 		pmh_fmt(msg, n,
 			"%s is a fixed-counter event (fixed counter %d), not for counter %u",
@@ -130,19 +133,16 @@ enum ev_verdict events_check_counter(const struct pmu_event *ev, unsigned ctr, c
 	return EV_OK;
 }
 
-/* Event selects above 8 bits (AMD event[11:8], facts §1) print with three digits. */
-#define CODE_8BIT_MAX 0xff
-
 size_t events_format(const struct pmu_event *ev, bool netburst, char *buf, size_t n)
 {
 	struct pmh_sb sb;
-	char list[96];
+	char list[COUNTERS_TEXT_MAX];
 
 	pmh_sb_init(&sb, buf, n);
 	if (netburst)
 		pmh_sb_add(&sb, "escr=0x%x,event=0x%02x,mask=0x%04x,escr_sel=%u", ev->escr_msr,
 			   ev->code, ev->escr_mask, ev->escr_select);
-	else if (ev->code > CODE_8BIT_MAX)
+	else if (ev->code > EVENTS_CODE_MAX) /* AMD's 12-bit selects: three digits */
 		pmh_sb_add(&sb, "event=0x%03x,umask=0x%02x", ev->code, ev->umask);
 	else
 		pmh_sb_add(&sb, "event=0x%02x,umask=0x%02x", ev->code, ev->umask);

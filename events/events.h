@@ -110,6 +110,10 @@ extern const size_t events_amd_k7_nfields;
 /* Counter masks (event_def.counters, pmu_event.counters) are 32 bits wide:
  * flat counters 0..31. */
 #define EVENTS_FLAT_COUNTERS 32
+/* Event selects are 8 bits wide but on AMD Fam15h and later, whose 12 bits
+ * put event[11:8] in PerfEvtSel 35:32 (facts §1, §7). */
+#define EVENTS_CODE_MAX	    0xffu
+#define EVENTS_CODE_MAX_AMD 0xfffu
 /* Room for a verdict's reason (struct ev_result.msg). */
 #define EVENTS_MSG_MAX 192
 

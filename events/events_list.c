@@ -43,6 +43,10 @@ static void notes(const struct event_def *e, struct pmh_sb *sb, bool json)
 
 #define LIST_LINE_MAX 512
 #define ENCODING_MAX  128
+/* Text listing columns: a name (at most 39 characters, struct pmu_event) and
+ * an encoding with its counters, then the description. */
+#define NAME_COLS     40
+#define ENCODING_COLS 36
 
 /* The line before the tables: the JSON document's head, or a note that the
  * family has no table. */
@@ -132,7 +136,8 @@ static size_t table_entries(const struct event_table *t, bool json, const struct
 		if (json) {
 			entry_json(t, e, k == 0, enc, &sb);
 		} else {
-			pmh_sb_add(&sb, "%-40s %-36s %s", e->name, enc, e->desc);
+			pmh_sb_add(&sb, "%-*s %-*s %s", NAME_COLS, e->name, ENCODING_COLS, enc,
+				   e->desc);
 			notes(e, &sb, false);
 		}
 		emit(out, line);

@@ -6,11 +6,8 @@
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 
-/* Widest event select without a table: 12 bits on AMD Fam15h and later
- * (event[11:8] in PerfEvtSel 35:32, facts §1, §7), 8 bits elsewhere. */
-#define AMD_FAM15H	 0x15
-#define CODE_MAX_AMD_EXT 0xfff
-#define CODE_MAX	 0xff
+/* Without a table, AMD Fam15h and later have 12-bit event selects. */
+#define AMD_FAM15H 0x15
 /* NetBurst ESCR fields (facts §5): event mask 24:9 (16 bits); the CCCR's
  * ESCR select 15:13 (0..7). ESCR addresses are MSR numbers (32 bits). */
 #define NB_MASK_MAX 0xffffull
@@ -18,6 +15,7 @@
 #define NB_ESCR_MAX 0xffffffffull
 
 #define FAMILY_LABEL_MAX 48
+#define NAME_PREFIX_MAX	 32 /* "EVENT" of "EVENT.UMASK", with NUL (a longer one is cut) */
 
 /* Raises the verdict to v with msg as the reason; a reason already given
  * at that level stays. */
@@ -115,7 +113,7 @@ static void raw_match(struct raw_req *q, uint32_t flags, struct ev_result *r)
 static void raw_by_code(const struct raw_req *q, struct ev_result *r)
 {
 	bool named = false;
-	char pre[32];
+	char pre[NAME_PREFIX_MAX];
 
 	for (size_t i = 0; i < q->nt; i++)
 		for (size_t k = 0; k < q->t[i]->n; k++) {
@@ -174,7 +172,7 @@ static void resolve_raw(const struct ev_spec *p, enum pmu_driver_id d, unsigned 
 	char m[EVENTS_MSG_MAX], fam[FAMILY_LABEL_MAX];
 	struct raw_req q = {.known = false};
 	uint16_t max_code =
-	    events_driver_is_amd(d) && family >= AMD_FAM15H ? CODE_MAX_AMD_EXT : CODE_MAX;
+	    events_driver_is_amd(d) && family >= AMD_FAM15H ? EVENTS_CODE_MAX_AMD : EVENTS_CODE_MAX;
 	bool complete = false;
 
 	q.nt = events_tables_for(d, family, model, q.t, EVENTS_MAX_TABLES);
