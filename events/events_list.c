@@ -11,12 +11,13 @@ static void emit(const struct events_sink *out, const char *s)
 		out->line(out->ctx, s);
 }
 
-/* Short notes for the flags, in the order printed. */
+/* Short notes for the flags, in the order printed (arrays, not pointers:
+ * a pointer costs the image a relocation). */
 static void notes(const struct event_def *e, struct pmh_sb *sb, bool json)
 {
 	static const struct {
 		uint16_t flag;
-		const char *text;
+		char text[24];
 	} n[] = {
 	    {EVF_DOC_WRONG, "documented incorrectly"},
 	    {EVF_CORRECTED, "corrected variant"},
