@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "../pmu/pmu.h"
-#include "../tests/options.h"
+#include "pmi_mode.h"
 #include "isr.h"
 
 #define PMI_LOG 64

@@ -105,9 +105,23 @@ extern const size_t events_amd_k7_nfields;
 
 /* Pass as model to mean "any model" (listing every table of the family). */
 #define EVENTS_ANY_MODEL 0xffffffffu
+/* Room for the tables of one CPU: there are eight tables in all. */
+#define EVENTS_MAX_TABLES 8
+/* Counter masks (event_def.counters, pmu_event.counters) are 32 bits wide:
+ * flat counters 0..31. */
+#define EVENTS_FLAT_COUNTERS 32
+/* Event selects are 8 bits wide but on AMD Fam15h and later, whose 12 bits
+ * put event[11:8] in PerfEvtSel 35:32 (facts §1, §7). */
+#define EVENTS_CODE_MAX	    0xffu
+#define EVENTS_CODE_MAX_AMD 0xfffu
+/* Room for a verdict's reason (struct ev_result.msg). */
+#define EVENTS_MSG_MAX 192
 
-/* All tables; returns the count. */
-size_t events_all_tables(const struct event_table *const **out);
+/* The AMD drivers (legacy and core extension) share the AMD tables. */
+static inline bool events_driver_is_amd(enum pmu_driver_id d)
+{
+	return d == PMU_DRV_AMD_LEGACY || d == PMU_DRV_AMD_CORE;
+}
 /* The tables that apply to a driver, display family and model. */
 size_t events_tables_for(enum pmu_driver_id d, unsigned family, unsigned model,
 			 const struct event_table **out, size_t max);
@@ -117,11 +131,13 @@ const struct event_def *events_find(enum pmu_driver_id d, unsigned family, unsig
 /* Exact (code, umask) lookup in one table; NetBurst tables match (escr, code, mask). */
 const struct event_def *events_find_raw(const struct event_table *t, uint16_t code, uint8_t umask,
 					uint32_t escr_msr, uint32_t escr_mask);
+/* The encoding a catalogue entry programs, named after it. */
+void events_def_event(const struct event_def *e, struct pmu_event *ev);
 
 /* The outcome of resolving a spec. */
 struct ev_result {
 	enum ev_verdict verdict;
-	char msg[192];			 /* reason for EV_WARN / EV_REFUSED */
+	char msg[EVENTS_MSG_MAX];	 /* reason for EV_WARN / EV_REFUSED */
 	struct pmu_event ev;		 /* the resolved encoding */
 	const struct event_def *def;	 /* catalogue entry, 0 if none */
 	const struct event_table *table; /* its table */

@@ -48,90 +48,115 @@ static void put_num(struct out *o, uint64_t v, unsigned base, int upper, int neg
 			put(o, ' ');
 }
 
+/* One conversion's flags, width and length modifier. */
+struct conv {
+	int width, zero, left, lng;
+};
+
+/* Reads the flags, width and length modifier after a '%'; returns where the
+ * conversion character stands. */
+static const char *read_conv(const char *f, va_list *ap, struct conv *c)
+{
+	for (;; f++) {
+		if (*f == '0')
+			c->zero = 1;
+		else if (*f == '-')
+			c->left = 1;
+		else
+			break;
+	}
+	if (*f == '*') {
+		c->width = va_arg(*ap, int);
+		f++;
+	} else {
+		while (*f >= '0' && *f <= '9')
+			c->width = c->width * 10 + (*f++ - '0');
+	}
+	while (*f == 'l' || *f == 'z') {
+		c->lng = (*f == 'z') ? 2 : c->lng + 1;
+		f++;
+	}
+	return f;
+}
+
+static void put_str(struct out *o, const char *s, int width, int left)
+{
+	int len;
+	if (!s)
+		s = "(null)";
+	len = (int)pmh_strlen(s);
+	if (!left)
+		for (; width > len; width--)
+			put(o, ' ');
+	while (*s)
+		put(o, *s++);
+	if (left)
+		for (; width > len; width--)
+			put(o, ' ');
+}
+
+/* Writes the conversion at *f; returns f, or f - 1 when the format ended
+ * after the '%' (so that the caller stops at the NUL). */
+static const char *put_conv(struct out *o, const char *f, const struct conv *c, va_list *ap)
+{
+	switch (*f) {
+	case 's':
+		put_str(o, va_arg(*ap, const char *), c->width, c->left);
+		break;
+	case 'c':
+		put(o, (char)va_arg(*ap, int));
+		break;
+	case 'd':
+	case 'i': {
+		/* long, long long and ssize_t are all 64-bit on x86-64 */
+		int64_t v = c->lng ? (int64_t)va_arg(*ap, long long) : va_arg(*ap, int);
+		put_num(o, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, 10, 0, v < 0, c->width,
+			c->zero, c->left);
+		break;
+	}
+	case 'u':
+	case 'x':
+	case 'X': {
+		uint64_t v =
+		    c->lng ? (uint64_t)va_arg(*ap, unsigned long long) : va_arg(*ap, unsigned);
+		put_num(o, v, *f == 'u' ? 10 : 16, *f == 'X', 0, c->width, c->zero, c->left);
+		break;
+	}
+	case 'p':
+		put(o, '0');
+		put(o, 'x');
+		put_num(o, (uint64_t)(uintptr_t)va_arg(*ap, void *), 16, 0, 0, 0, 0, 0);
+		break;
+	case '%':
+		put(o, '%');
+		break;
+	case 0:
+		return f - 1;
+	default:
+		put(o, '%');
+		put(o, *f);
+		break;
+	}
+	return f;
+}
+
 size_t pmh_vfmt(char *buf, size_t n, const char *f, va_list ap)
 {
-	struct out o = { buf, n, 0 };
+	struct out o = {buf, n, 0};
+	va_list args;
 
+	va_copy(args, ap); /* a va_list parameter cannot be passed on by address */
 	for (; *f; f++) {
-		int width = 0, zero = 0, left = 0, lng = 0;
+		struct conv c = {0, 0, 0, 0};
 
 		if (*f != '%') {
 			put(&o, *f);
 			continue;
 		}
-		f++;
-		for (;; f++) {
-			if (*f == '0')
-				zero = 1;
-			else if (*f == '-')
-				left = 1;
-			else
-				break;
-		}
-		if (*f == '*') {
-			width = va_arg(ap, int);
-			f++;
-		} else {
-			while (*f >= '0' && *f <= '9')
-				width = width * 10 + (*f++ - '0');
-		}
-		while (*f == 'l' || *f == 'z') {
-			lng = (*f == 'z') ? 2 : lng + 1;
-			f++;
-		}
-		switch (*f) {
-		case 's': {
-			const char *s = va_arg(ap, const char *);
-			int len;
-			if (!s)
-				s = "(null)";
-			len = (int)pmh_strlen(s);
-			if (!left)
-				for (; width > len; width--)
-					put(&o, ' ');
-			while (*s)
-				put(&o, *s++);
-			if (left)
-				for (; width > len; width--)
-					put(&o, ' ');
-			break;
-		}
-		case 'c':
-			put(&o, (char)va_arg(ap, int));
-			break;
-		case 'd':
-		case 'i': {
-			/* long, long long and ssize_t are all 64-bit on x86-64 */
-			int64_t v = lng ? (int64_t)va_arg(ap, long long) : va_arg(ap, int);
-			put_num(&o, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, 10, 0, v < 0, width,
-				zero, left);
-			break;
-		}
-		case 'u':
-		case 'x':
-		case 'X': {
-			uint64_t v = lng ? (uint64_t)va_arg(ap, unsigned long long)
-					 : va_arg(ap, unsigned);
-			put_num(&o, v, *f == 'u' ? 10 : 16, *f == 'X', 0, width, zero, left);
-			break;
-		}
-		case 'p':
-			put(&o, '0');
-			put(&o, 'x');
-			put_num(&o, (uint64_t)(uintptr_t)va_arg(ap, void *), 16, 0, 0, 0, 0, 0);
-			break;
-		case '%':
-			put(&o, '%');
-			break;
-		case 0:
-			f--;
-			break;
-		default:
-			put(&o, '%');
-			put(&o, *f);
-			break;
-		}
+		f = read_conv(f + 1, &args, &c);
+		f = put_conv(&o, f, &c, &args);
 	}
+	va_end(args);
 	if (n)
 		buf[o.len < n ? o.len : n - 1] = 0;
 	return o.len;

@@ -77,13 +77,13 @@ void *pmh_memcpy(void *d, const void *s, size_t n)
 	return d;
 }
 
-int pmh_memcmp(const void *a, const void *b, size_t n)
+const char *pmh_slice(char *dst, size_t n, const char *s, size_t l)
 {
-	const unsigned char *p = a, *q = b;
-	for (; n; n--, p++, q++)
-		if (*p != *q)
-			return *p - *q;
-	return 0;
+	if (l >= n)
+		l = n - 1;
+	pmh_memcpy(dst, s, l);
+	dst[l] = 0;
+	return dst;
 }
 
 const char *pmh_strchr(const char *s, int c)
@@ -135,29 +135,6 @@ bool pmh_parse_u64(const char *s, uint64_t *out)
 		v = v * base + d;
 	}
 	*out = v;
-	return true;
-}
-
-bool pmh_parse_i64(const char *s, int64_t *out)
-{
-	uint64_t v;
-	bool neg = false;
-
-	if (s && *s == '-') {
-		neg = true;
-		s++;
-	}
-	if (!pmh_parse_u64(s, &v))
-		return false;
-	if (neg) {
-		if (v > (uint64_t)INT64_MAX + 1)
-			return false;
-		*out = (int64_t)(0 - v);
-	} else {
-		if (v > (uint64_t)INT64_MAX)
-			return false;
-		*out = (int64_t)v;
-	}
 	return true;
 }
 

@@ -15,14 +15,15 @@ int pmh_strncasecmp(const char *a, const char *b, size_t n);
 size_t pmh_strlcpy(char *dst, const char *src, size_t n);
 void *pmh_memset(void *d, int c, size_t n);
 void *pmh_memcpy(void *d, const void *s, size_t n);
-int pmh_memcmp(const void *a, const void *b, size_t n);
+/* Copies s[0..l) into dst, cut to n-1 bytes, and terminates (n > 0); returns
+ * dst, for a piece of a longer string in a message. */
+const char *pmh_slice(char *dst, size_t n, const char *s, size_t l);
 const char *pmh_strchr(const char *s, int c);
 bool pmh_isspace(int c);
-/* Parses an unsigned number: decimal, 0x hex, 0b binary, optional k/K (x1000)
- * suffix not supported on purpose. Whole string must be consumed. */
+/* Parses an unsigned number: decimal, 0x hex or 0b binary, '_' skipped as a
+ * digit separator, no suffixes. The whole string must be a number that fits
+ * 64 bits. */
 bool pmh_parse_u64(const char *s, uint64_t *out);
-/* Like pmh_parse_u64 but accepts a leading '-' (two's complement result). */
-bool pmh_parse_i64(const char *s, int64_t *out);
 /* Glob match with '*' and '?' (used for check-id filters). */
 bool pmh_glob(const char *pat, const char *s);
 

@@ -1,6 +1,33 @@
+/* Harness options: defaults, one parse function per key (a table names
+ * them), the pmuharness.cfg parser and the load-option parser. The keys and
+ * their ranges are documented in README.md (Options). */
 #include "options.h"
 #include "../lib/str.h"
 #include "../lib/fmt.h"
+
+#define REPEAT_DEFAULT	  11   /* median of 11 measurements */
+#define REPEAT_MAX	  1001 /* README: repeat 1-1001 */
+#define COUNTDOWN_DEFAULT 3    /* seconds (README: countdown) */
+#define COUNTDOWN_MAX	  60
+#define CPU_NUMBER_MAX	  0xffff /* cpus[] holds 16-bit CPU numbers */
+#define PRELOAD_MAX_WIDTH 0	 /* preload 0: the largest the counter width allows */
+#define ITEM_MAX	  32	 /* one item of a comma list, with NUL */
+#define KEY_MAX		  40	 /* a key, with NUL */
+#define ERR_MAX		  160	 /* one key's complaint */
+#define MSG_MAX		  200	 /* a complaint with its line or argument */
+#define CONFIG_LINE_MAX	  256	 /* a pmuharness.cfg line, with NUL */
+#define PATTERN_MAX	  64	 /* one check-id glob, with NUL (a longer one is cut) */
+
+/* on_finish values, in enum on_finish order. The tables here hold their
+ * names as arrays, not pointers: each pointer costs the image a relocation. */
+static const char finish_names[][10] = {"wait", "return", "poweroff", "qemu-exit"};
+#define N_FINISH (sizeof(finish_names) / sizeof(finish_names[0]))
+_Static_assert(N_FINISH == FINISH_QEMU_EXIT + 1, "a name for every enum on_finish value");
+
+/* README: preload = 1,2,1000,max */
+static const uint64_t default_preloads[] = {1, 2, 1000, PRELOAD_MAX_WIDTH};
+#define N_DEFAULT_PRELOADS (sizeof(default_preloads) / sizeof(default_preloads[0]))
+_Static_assert(N_DEFAULT_PRELOADS <= OPT_MAX_PRELOADS, "default preloads fit");
 
 void options_default(struct options *o)
 {
@@ -8,28 +35,16 @@ void options_default(struct options *o)
 	o->on_finish = FINISH_WAIT;
 	pmh_strlcpy(o->checks, "*", sizeof(o->checks));
 	o->all_cpus = false; /* the boot CPU unless told otherwise */
-	o->repeat = 11;
+	o->repeat = REPEAT_DEFAULT;
 	o->pmi = PMI_FIXED;
-	o->n_preloads = 4;
-	o->preloads[0] = 1;
-	o->preloads[1] = 2;
-	o->preloads[2] = 1000;
-	o->preloads[3] = 0; /* the largest the width allows */
-	o->countdown = 3;
+	o->n_preloads = N_DEFAULT_PRELOADS;
+	pmh_memcpy(o->preloads, default_preloads, sizeof(default_preloads));
+	o->countdown = COUNTDOWN_DEFAULT;
 }
 
 const char *options_finish_name(enum on_finish f)
 {
-	switch (f) {
-	case FINISH_RETURN:
-		return "return";
-	case FINISH_POWEROFF:
-		return "poweroff";
-	case FINISH_QEMU_EXIT:
-		return "qemu-exit";
-	default:
-		return "wait";
-	}
+	return (unsigned)f < N_FINISH ? finish_names[f] : finish_names[FINISH_WAIT];
 }
 
 static int parse_bool(const char *v, bool *out)
@@ -50,7 +65,7 @@ static int parse_bool(const char *v, bool *out)
 /* Splits a comma list in place-free fashion: calls fn for each item. */
 static int for_each_item(const char *v, int (*fn)(void *, const char *), void *arg)
 {
-	char item[32];
+	char item[ITEM_MAX];
 	size_t n = 0;
 
 	for (;; v++) {
@@ -77,7 +92,7 @@ static int add_cpu(void *arg, const char *item)
 {
 	struct options *o = arg;
 	uint64_t v;
-	if (!pmh_parse_u64(item, &v) || v > 0xffff || o->n_cpus >= OPT_MAX_CPUS)
+	if (!pmh_parse_u64(item, &v) || v > CPU_NUMBER_MAX || o->n_cpus >= OPT_MAX_CPUS)
 		return -1;
 	o->cpus[o->n_cpus++] = (uint16_t)v;
 	return 0;
@@ -90,7 +105,7 @@ static int add_preload(void *arg, const char *item)
 	if (o->n_preloads >= OPT_MAX_PRELOADS)
 		return -1;
 	if (!pmh_strcasecmp(item, "max")) {
-		o->preloads[o->n_preloads++] = 0;
+		o->preloads[o->n_preloads++] = PRELOAD_MAX_WIDTH;
 		return 0;
 	}
 	if (!pmh_parse_u64(item, &v) || v == 0)
@@ -99,234 +114,345 @@ static int add_preload(void *arg, const char *item)
 	return 0;
 }
 
-int options_set(struct options *o, const char *key, const char *val, char *err, size_t errlen)
-{
-	uint64_t n;
-	bool b;
+/* ---- one function per key: 0, or -1 with the complaint in err ---------- */
 
-	if (!pmh_strcmp(key, "on_finish")) {
-		if (!pmh_strcmp(val, "wait"))
-			o->on_finish = FINISH_WAIT;
-		else if (!pmh_strcmp(val, "return"))
-			o->on_finish = FINISH_RETURN;
-		else if (!pmh_strcmp(val, "poweroff"))
-			o->on_finish = FINISH_POWEROFF;
-		else if (!pmh_strcmp(val, "qemu-exit"))
-			o->on_finish = FINISH_QEMU_EXIT;
-		else {
-			pmh_fmt(err, errlen,
-				"on_finish: \"%s\" is not one of wait, return, poweroff, qemu-exit", val);
-			return -1;
-		}
-		o->on_finish_set = true;
-		return 0;
-	}
-	if (!pmh_strcmp(key, "checks")) {
-		if (!*val || pmh_strlcpy(o->checks, val, sizeof(o->checks)) >= sizeof(o->checks)) {
-			pmh_fmt(err, errlen, "checks: empty or longer than %u characters",
-				(unsigned)sizeof(o->checks) - 1);
-			pmh_strlcpy(o->checks, "*", sizeof(o->checks));
-			return -1;
-		}
-		return 0;
-	}
-	if (!pmh_strcmp(key, "cpus")) {
-		if (!pmh_strcmp(val, "all")) {
-			o->all_cpus = true;
-			o->n_cpus = 0;
+static int set_on_finish(struct options *o, const char *val, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < N_FINISH; i++)
+		if (!pmh_strcmp(val, finish_names[i])) {
+			o->on_finish = (enum on_finish)i;
+			o->on_finish_set = true;
 			return 0;
 		}
-		o->all_cpus = false;
+	pmh_fmt(err, errlen, "on_finish: \"%s\" is not one of wait, return, poweroff, qemu-exit",
+		val);
+	return -1;
+}
+
+static int set_checks(struct options *o, const char *val, char *err, size_t errlen)
+{
+	if (!*val || pmh_strlcpy(o->checks, val, sizeof(o->checks)) >= sizeof(o->checks)) {
+		pmh_fmt(err, errlen, "checks: empty or longer than %u characters",
+			(unsigned)sizeof(o->checks) - 1);
+		pmh_strlcpy(o->checks, "*", sizeof(o->checks));
+		return -1;
+	}
+	return 0;
+}
+
+static int set_cpus(struct options *o, const char *val, char *err, size_t errlen)
+{
+	o->all_cpus = !pmh_strcmp(val, "all");
+	o->n_cpus = 0;
+	if (o->all_cpus)
+		return 0;
+	if (for_each_item(val, add_cpu, o)) {
 		o->n_cpus = 0;
-		if (for_each_item(val, add_cpu, o)) {
-			o->n_cpus = 0;
-			pmh_fmt(err, errlen, "cpus: \"%s\" is not \"all\" or a list of CPU numbers", val);
-			return -1;
-		}
-		return 0;
+		pmh_fmt(err, errlen, "cpus: \"%s\" is not \"all\" or a list of CPU numbers", val);
+		return -1;
 	}
-	if (!pmh_strcmp(key, "repeat")) {
-		if (!pmh_parse_u64(val, &n) || n < 1 || n > 1001) {
-			pmh_fmt(err, errlen, "repeat: \"%s\" is not a number from 1 to 1001", val);
-			return -1;
-		}
-		o->repeat = (unsigned)n;
-		return 0;
+	return 0;
+}
+
+static int set_repeat(struct options *o, const char *val, char *err, size_t errlen)
+{
+	uint64_t n;
+	if (!pmh_parse_u64(val, &n) || n < 1 || n > REPEAT_MAX) {
+		pmh_fmt(err, errlen, "repeat: \"%s\" is not a number from 1 to %u", val,
+			REPEAT_MAX);
+		return -1;
 	}
-	if (!pmh_strcmp(key, "pmi")) {
-		if (!pmh_strcmp(val, "fixed"))
-			o->pmi = PMI_FIXED;
-		else if (!pmh_strcmp(val, "nmi"))
-			o->pmi = PMI_NMI;
-		else {
-			pmh_fmt(err, errlen, "pmi: \"%s\" is not fixed or nmi", val);
-			return -1;
-		}
-		return 0;
+	o->repeat = (unsigned)n;
+	return 0;
+}
+
+static int set_pmi(struct options *o, const char *val, char *err, size_t errlen)
+{
+	if (!pmh_strcmp(val, "fixed"))
+		o->pmi = PMI_FIXED;
+	else if (!pmh_strcmp(val, "nmi"))
+		o->pmi = PMI_NMI;
+	else {
+		pmh_fmt(err, errlen, "pmi: \"%s\" is not fixed or nmi", val);
+		return -1;
 	}
-	if (!pmh_strcmp(key, "preload")) {
-		struct options saved = *o;
-		o->n_preloads = 0;
-		if (for_each_item(val, add_preload, o)) {
-			*o = saved;
-			pmh_fmt(err, errlen,
-				"preload: \"%s\" is not a list of positive counts or \"max\" (at most %d)",
-				val, OPT_MAX_PRELOADS);
-			return -1;
-		}
-		return 0;
+	return 0;
+}
+
+static int set_preload(struct options *o, const char *val, char *err, size_t errlen)
+{
+	struct options saved = *o;
+	o->n_preloads = 0;
+	if (for_each_item(val, add_preload, o)) {
+		*o = saved;
+		pmh_fmt(err, errlen,
+			"preload: \"%s\" is not a list of positive counts or \"max\" (at most %d)",
+			val, OPT_MAX_PRELOADS);
+		return -1;
 	}
-	if (!pmh_strcmp(key, "event")) {
-		if (pmh_strlcpy(o->event, val, sizeof(o->event)) >= sizeof(o->event)) {
-			o->event[0] = 0;
-			pmh_fmt(err, errlen, "event: longer than %u characters",
-				(unsigned)sizeof(o->event) - 1);
-			return -1;
-		}
-		return 0;
+	return 0;
+}
+
+static int set_event(struct options *o, const char *val, char *err, size_t errlen)
+{
+	if (pmh_strlcpy(o->event, val, sizeof(o->event)) >= sizeof(o->event)) {
+		o->event[0] = 0;
+		pmh_fmt(err, errlen, "event: longer than %u characters",
+			(unsigned)sizeof(o->event) - 1);
+		return -1;
 	}
-	if (!pmh_strcmp(key, "verbose") || !pmh_strcmp(key, "list_events") ||
-	    !pmh_strcmp(key, "json")) {
-		if (parse_bool(val, &b)) {
-			pmh_fmt(err, errlen, "%s: \"%s\" is not yes/no/1/0/true/false/on/off", key, val);
-			return -1;
-		}
-		if (key[0] == 'v')
-			o->verbose = b;
-		else if (key[0] == 'l')
-			o->list_events = b;
+	return 0;
+}
+
+static int set_countdown(struct options *o, const char *val, char *err, size_t errlen)
+{
+	uint64_t n;
+	if (!pmh_parse_u64(val, &n) || n > COUNTDOWN_MAX) {
+		pmh_fmt(err, errlen, "countdown: \"%s\" is not a number of seconds 0..%u", val,
+			COUNTDOWN_MAX);
+		return -1;
+	}
+	o->countdown = (unsigned)n;
+	return 0;
+}
+
+/* A yes/no key into its field. */
+static int set_flag(bool *field, const char *key, const char *val, char *err, size_t errlen)
+{
+	if (parse_bool(val, field)) {
+		pmh_fmt(err, errlen, "%s: \"%s\" is not yes/no/1/0/true/false/on/off", key, val);
+		return -1;
+	}
+	return 0;
+}
+
+/* The keys; the yes/no ones last (a bare --flag on the command line means
+ * yes). Names are arrays, not pointers: a pointer costs the image a
+ * relocation. */
+enum option_id {
+	KEY_ON_FINISH,
+	KEY_CHECKS,
+	KEY_CPUS,
+	KEY_REPEAT,
+	KEY_PMI,
+	KEY_PRELOAD,
+	KEY_EVENT,
+	KEY_COUNTDOWN,
+	KEY_VERBOSE, /* the first yes/no key */
+	KEY_LIST_EVENTS,
+	KEY_JSON,
+	N_KEYS
+};
+static const char key_names[N_KEYS][12] = {
+    [KEY_ON_FINISH] = "on_finish",
+    [KEY_CHECKS] = "checks",
+    [KEY_CPUS] = "cpus",
+    [KEY_REPEAT] = "repeat",
+    [KEY_PMI] = "pmi",
+    [KEY_PRELOAD] = "preload",
+    [KEY_EVENT] = "event",
+    [KEY_COUNTDOWN] = "countdown",
+    [KEY_VERBOSE] = "verbose",
+    [KEY_LIST_EVENTS] = "list_events",
+    [KEY_JSON] = "json",
+};
+
+/* The key's id, N_KEYS when unknown. */
+static enum option_id find_key(const char *key)
+{
+	unsigned i = 0;
+	while (i < N_KEYS && pmh_strcmp(key, key_names[i]))
+		i++;
+	return (enum option_id)i;
+}
+
+static bool is_flag(enum option_id id)
+{
+	return id >= KEY_VERBOSE && id < N_KEYS;
+}
+
+static bool *flag_field(struct options *o, enum option_id id)
+{
+	return id == KEY_VERBOSE       ? &o->verbose
+	       : id == KEY_LIST_EVENTS ? &o->list_events
+				       : &o->json_events;
+}
+
+int options_set(struct options *o, const char *key, const char *val, char *err, size_t errlen)
+{
+	enum option_id id = find_key(key);
+
+	switch (id) {
+	case KEY_ON_FINISH:
+		return set_on_finish(o, val, err, errlen);
+	case KEY_CHECKS:
+		return set_checks(o, val, err, errlen);
+	case KEY_CPUS:
+		return set_cpus(o, val, err, errlen);
+	case KEY_REPEAT:
+		return set_repeat(o, val, err, errlen);
+	case KEY_PMI:
+		return set_pmi(o, val, err, errlen);
+	case KEY_PRELOAD:
+		return set_preload(o, val, err, errlen);
+	case KEY_EVENT:
+		return set_event(o, val, err, errlen);
+	case KEY_COUNTDOWN:
+		return set_countdown(o, val, err, errlen);
+	case KEY_VERBOSE:
+	case KEY_LIST_EVENTS:
+	case KEY_JSON:
+		return set_flag(flag_field(o, id), key, val, err, errlen);
+	default:
+		pmh_fmt(err, errlen, "unknown key \"%s\"", key);
+		return -1;
+	}
+}
+
+/* Counts a bad line or argument and reports it. */
+static void complain(options_err_fn errfn, void *ctx, const char *msg, int *bad)
+{
+	(*bad)++;
+	if (errfn)
+		errfn(ctx, msg);
+}
+
+/* Copies the line at *pos into line, cut to fit, and moves *pos past its
+ * newline; returns whether it was cut. */
+static bool next_line(const char *text, size_t len, size_t *pos, char *line, size_t size)
+{
+	size_t n = 0;
+	bool toolong = false;
+
+	while (*pos < len && text[*pos] != '\n') {
+		if (n + 1 < size)
+			line[n++] = text[*pos];
 		else
-			o->json_events = b;
-		return 0;
+			toolong = true;
+		(*pos)++;
 	}
-	if (!pmh_strcmp(key, "countdown")) {
-		if (!pmh_parse_u64(val, &n) || n > 60) {
-			pmh_fmt(err, errlen, "countdown: \"%s\" is not a number of seconds 0..60", val);
-			return -1;
+	(*pos)++; /* the newline */
+	line[n] = 0;
+	return toolong;
+}
+
+/* The line without its comment and surrounding blanks. */
+static char *strip_line(char *line)
+{
+	char *s = line;
+	for (char *p = line; *p; p++)
+		if (*p == '#') {
+			*p = 0;
+			break;
 		}
-		o->countdown = (unsigned)n;
-		return 0;
+	while (pmh_isspace(*s))
+		s++;
+	size_t l = pmh_strlen(s);
+	while (l && pmh_isspace(s[l - 1]))
+		s[--l] = 0;
+	return s;
+}
+
+/* One non-blank "key = value" line: 0, or -1 with the complaint in msg. */
+static int config_line(struct options *o, const char *s, bool toolong, unsigned lineno, char *msg,
+		       size_t n)
+{
+	char key[KEY_MAX], err[ERR_MAX];
+
+	if (toolong) {
+		pmh_fmt(msg, n, "line %u: longer than %u characters, ignored", lineno,
+			CONFIG_LINE_MAX - 1);
+		return -1;
 	}
-	pmh_fmt(err, errlen, "unknown key \"%s\"", key);
+	const char *eq = pmh_strchr(s, '=');
+	if (!eq) {
+		pmh_fmt(msg, n, "line %u: expected \"key = value\", got \"%s\"", lineno, s);
+		return -1;
+	}
+	size_t kl = (size_t)(eq - s);
+	while (kl && pmh_isspace(s[kl - 1]))
+		kl--;
+	if (!kl || kl >= sizeof(key)) {
+		pmh_fmt(msg, n, "line %u: missing or over-long key", lineno);
+		return -1;
+	}
+	pmh_slice(key, sizeof(key), s, kl);
+	const char *val = eq + 1;
+	while (pmh_isspace(*val))
+		val++;
+	if (!*val) {
+		pmh_fmt(msg, n, "line %u: %s has no value", lineno, key);
+		return -1;
+	}
+	if (options_set(o, key, val, err, sizeof(err)) == 0)
+		return 0;
+	pmh_fmt(msg, n, "line %u: %s", lineno, err);
 	return -1;
 }
 
 int options_parse_config(struct options *o, const char *text, size_t len, options_err_fn errfn,
 			 void *ctx)
 {
-	char line[256], key[40], msg[200], err[160];
+	char line[CONFIG_LINE_MAX], msg[MSG_MAX];
 	size_t pos = 0;
 	unsigned lineno = 0;
 	int bad = 0;
 
 	while (pos < len) {
-		size_t n = 0;
-		bool toolong = false;
+		bool toolong = next_line(text, len, &pos, line, sizeof(line));
+		const char *s = strip_line(line);
 
 		lineno++;
-		while (pos < len && text[pos] != '\n') {
-			if (n + 1 < sizeof(line))
-				line[n++] = text[pos];
-			else
-				toolong = true;
-			pos++;
-		}
-		pos++; /* the newline */
-		line[n] = 0;
-
-		/* strip comment and surrounding blanks */
-		char *s = line;
-		for (char *p = line; *p; p++)
-			if (*p == '#') {
-				*p = 0;
-				break;
-			}
-		while (pmh_isspace(*s))
-			s++;
-		size_t l = pmh_strlen(s);
-		while (l && pmh_isspace(s[l - 1]))
-			s[--l] = 0;
-		if (!*s)
-			continue;
-		if (toolong) {
-			pmh_fmt(msg, sizeof(msg), "line %u: longer than %u characters, ignored", lineno,
-				(unsigned)sizeof(line) - 1);
-			goto bad;
-		}
-		const char *eq = pmh_strchr(s, '=');
-		if (!eq) {
-			pmh_fmt(msg, sizeof(msg), "line %u: expected \"key = value\", got \"%s\"", lineno,
-				s);
-			goto bad;
-		}
-		size_t kl = (size_t)(eq - s);
-		while (kl && pmh_isspace(s[kl - 1]))
-			kl--;
-		if (!kl || kl >= sizeof(key)) {
-			pmh_fmt(msg, sizeof(msg), "line %u: missing or over-long key", lineno);
-			goto bad;
-		}
-		pmh_memcpy(key, s, kl);
-		key[kl] = 0;
-		const char *val = eq + 1;
-		while (pmh_isspace(*val))
-			val++;
-		if (!*val) {
-			pmh_fmt(msg, sizeof(msg), "line %u: %s has no value", lineno, key);
-			goto bad;
-		}
-		if (options_set(o, key, val, err, sizeof(err)) == 0)
-			continue;
-		pmh_fmt(msg, sizeof(msg), "line %u: %s", lineno, err);
-	bad:
-		bad++;
-		if (errfn)
-			errfn(ctx, msg);
+		if (*s && config_line(o, s, toolong, lineno, msg, sizeof(msg)))
+			complain(errfn, ctx, msg, &bad);
 	}
 	return bad;
+}
+
+/* The option name of a load option up to eq (or its end) with '-' read as
+ * '_'; -1 when it is empty or too long for key. */
+static int arg_key(const char *a, const char *eq, char *key, size_t n)
+{
+	size_t kl = eq ? (size_t)(eq - a) : pmh_strlen(a);
+
+	if (!kl || kl >= n)
+		return -1;
+	pmh_slice(key, n, a, kl);
+	for (char *p = key; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return 0;
 }
 
 int options_parse_args(struct options *o, int argc, char *const argv[], options_err_fn errfn,
 		       void *ctx)
 {
-	char key[40], err[160], msg[200];
+	char key[KEY_MAX], err[ERR_MAX], msg[MSG_MAX];
 	int bad = 0;
 
 	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = 0;
-		size_t kl;
+		const char *a = argv[i], *eq, *val;
 
 		if (a[0] == '-' && a[1] == '-')
 			a += 2;
-		const char *eq = pmh_strchr(a, '=');
-		kl = eq ? (size_t)(eq - a) : pmh_strlen(a);
-		if (!kl || kl >= sizeof(key)) {
+		eq = pmh_strchr(a, '=');
+		if (arg_key(a, eq, key, sizeof(key))) {
 			pmh_fmt(msg, sizeof(msg), "argument \"%s\": bad option name", argv[i]);
-			bad++;
-			if (errfn)
-				errfn(ctx, msg);
+			complain(errfn, ctx, msg, &bad);
 			continue;
 		}
-		pmh_memcpy(key, a, kl);
-		key[kl] = 0;
-		for (char *p = key; *p; p++)
-			if (*p == '-')
-				*p = '_';
 		if (eq)
 			val = eq + 1;
-		else if (!pmh_strcmp(key, "verbose") || !pmh_strcmp(key, "list_events") ||
-			 !pmh_strcmp(key, "json"))
+		else if (is_flag(find_key(key)))
 			val = "1";
 		else if (i + 1 < argc)
 			val = argv[++i];
 		else
 			val = "";
 		if (options_set(o, key, val, err, sizeof(err))) {
+			/* argv[i] is the value when it came as the next argument */
 			pmh_fmt(msg, sizeof(msg), "argument \"%s\": %s", argv[i], err);
-			bad++;
-			if (errfn)
-				errfn(ctx, msg);
+			complain(errfn, ctx, msg, &bad);
 		}
 	}
 	return bad;
@@ -334,7 +460,7 @@ int options_parse_args(struct options *o, int argc, char *const argv[], options_
 
 bool options_check_selected(const struct options *o, const char *id)
 {
-	char pat[64];
+	char pat[PATTERN_MAX];
 	const char *p = o->checks;
 
 	while (*p) {

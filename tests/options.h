@@ -7,8 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../apic/pmi_mode.h"
+
 enum on_finish { FINISH_WAIT, FINISH_RETURN, FINISH_POWEROFF, FINISH_QEMU_EXIT };
-enum pmi_delivery { PMI_FIXED, PMI_NMI };
 
 #define OPT_MAX_PRELOADS 8
 #define OPT_MAX_CPUS 64

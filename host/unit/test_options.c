@@ -144,6 +144,34 @@ static void load_options(void **st)
 	assert_false(options_check_selected(&o, "apic.nmi"));
 }
 
+/* The yes/no keys: bare on the command line, any spelling of yes/no in the
+ * file; the ranges' edges; dashes in load-option names read as underscores. */
+static void flags_and_ranges(void **st)
+{
+	(void)st;
+	struct options o;
+	char *argv[] = {"--list-events", "--json", "--verbose=no", "--countdown", "60"};
+	n_errors = 0;
+	options_default(&o);
+	assert_int_equal(options_parse_args(&o, 5, argv, err, NULL), 0);
+	assert_true(o.list_events);
+	assert_true(o.json_events);
+	assert_false(o.verbose);
+	assert_int_equal(o.countdown, 60);
+	assert_int_equal(parse(&o, "json = ON\nlist_events = off\nrepeat = 1001\n"), 0);
+	assert_true(o.json_events);
+	assert_false(o.list_events);
+	assert_int_equal(o.repeat, 1001);
+	assert_int_equal(parse(&o, "verbose = maybe\nrepeat = 1002\ncountdown = 61\n"), 3);
+	assert_non_null(strstr(errors[0], "verbose: \"maybe\" is not yes/no"));
+	assert_non_null(strstr(errors[1], "from 1 to 1001"));
+	assert_non_null(strstr(errors[2], "0..60"));
+	assert_false(o.verbose);
+	assert_int_equal(o.repeat, 11);
+	assert_int_equal(o.countdown, 3);
+	assert_string_equal(options_finish_name((enum on_finish)99), "wait");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -154,6 +182,7 @@ int main(void)
 		cmocka_unit_test(long_and_binary_input),
 		cmocka_unit_test(bad_lists_keep_previous),
 		cmocka_unit_test(load_options),
+		cmocka_unit_test(flags_and_ranges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
