@@ -37,7 +37,7 @@ PMU_SRC    := pmu/cpu.c pmu/pmu.c pmu/intel_p6.c pmu/intel_arch.c pmu/intel_arch
               pmu/intel_netburst.c pmu/intel_netburst_tables.c pmu/intel_knc.c \
               pmu/amd_legacy.c pmu/amd_core.c
 APIC_SRC   := apic/apic.c apic/isr.c apic/pmi.c
-EVENTS_SRC := events/events.c events/events_list.c events/events_generic.c events/workloads.c \
+EVENTS_SRC := events/events.c events/events_list.c events/workloads.c \
               events/amd_k7.c events/amd_k8.c events/amd_zen.c events/intel_p6.c \
               events/intel_arch.c events/intel_skylake.c events/intel_netburst.c events/intel_knc.c
 # The suite that runs on the machine under test: runner, options, results,

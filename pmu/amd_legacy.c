@@ -207,13 +207,15 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 	    [GEN_CACHE_MISSES] = {0x077e, "l2-misses"},
 	};
 
-	if (!valid(p, ctr) || g >= GEN_COUNT || !map[g].name)
-		return -1; /* ref-cycles: no AMD encoding */
+	if (g >= GEN_COUNT || !map[g].name)
+		return HW_UNSUPPORTED; /* ref-cycles: no AMD encoding */
+	if (!valid(p, ctr))
+		return HW_REFUSED;
 	pmh_memset(out, 0, sizeof(*out));
 	out->code = map[g].cfg & 0xff;
 	out->umask = (uint8_t)(map[g].cfg >> 8);
 	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
-	return 0;
+	return HW_OK;
 }
 
 const struct pmu_ops pmu_amd_legacy_ops = {

@@ -71,8 +71,9 @@ size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 int intel_arch_generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
 {
 	/* facts §4 event map; ebx = the CPUID.0AH:EBX bit that marks it
-	 * unavailable (-1: none). Reference cycles on a GP counter are the
-	 * architectural UnHalted Reference Cycles 0x013C. */
+	 * unavailable. Reference cycles are Linux's pseudo-encoding 0x0300,
+	 * fixed counter 2 alone (facts §4): no GP encoding (enc 0); 0x013C on
+	 * a GP counter is what Linux counts as bus-cycles. */
 	static const struct {
 		uint16_t enc; /* umask << 8 | event */
 		int8_t ebx;
@@ -80,7 +81,7 @@ int intel_arch_generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, st
 	} map[GEN_COUNT] = {
 	    [GEN_CYCLES] = {0x003c, 0, "CPU_CLK_UNHALTED.CORE"},
 	    [GEN_INSTRUCTIONS] = {0x00c0, 1, "INST_RETIRED.ANY"},
-	    [GEN_REF_CYCLES] = {0x013c, 2, "CPU_CLK_UNHALTED.REF"},
+	    [GEN_REF_CYCLES] = {0, 2, "CPU_CLK_UNHALTED.REF"},
 	    [GEN_CACHE_REFS] = {0x4f2e, 3, "LONGEST_LAT_CACHE.REFERENCE"},
 	    [GEN_CACHE_MISSES] = {0x412e, 4, "LONGEST_LAT_CACHE.MISS"},
 	    [GEN_BRANCHES] = {0x00c4, 5, "BR_INST_RETIRED.ALL"},
@@ -90,27 +91,31 @@ int intel_arch_generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, st
 	static const int fixed_generic[3] = {GEN_INSTRUCTIONS, GEN_CYCLES, GEN_REF_CYCLES};
 	const struct pmu_counter *c;
 
-	if ((unsigned)g >= GEN_COUNT || ctr >= p->n || !map[g].name)
-		return -1;
+	if ((unsigned)g >= GEN_COUNT || !map[g].name)
+		return HW_UNSUPPORTED;
+	if (ctr >= p->n)
+		return HW_REFUSED;
 	c = &p->ctr[ctr];
 	pmh_memset(out, 0, sizeof(*out));
 	if (c->kind == PMU_CTR_FIXED) {
 		if (c->index >= 3 || fixed_generic[c->index] != (int)g)
-			return -1;
+			return HW_REFUSED; /* the counter counts another event */
 		out->code = intel_arch_fixed_event[c->index] & 0xff;
 		out->umask = (uint8_t)(intel_arch_fixed_event[c->index] >> 8);
 		out->counters = 1u << ctr;
 		out->fixed_only = g == GEN_REF_CYCLES; /* 0x0300 is a pseudo-encoding */
 		pmh_fmt(out->name, sizeof(out->name), "%s (fixed%u)", map[g].name, c->index);
-		return 0;
+		return HW_OK;
 	}
 	/* A set EBX bit makes the GP encoding unavailable (facts §4
 	 * intel_arch_events_quirk); fixed counters are enumerated by EDX/ECX
 	 * instead, so the check applies to GP counters. */
+	if (!map[g].enc)
+		return HW_REFUSED; /* fixed counter 2's event only */
 	if (p->arch_ebx & (1u << map[g].ebx))
-		return -1;
+		return HW_UNSUPPORTED;
 	out->code = map[g].enc & 0xff;
 	out->umask = (uint8_t)(map[g].enc >> 8);
 	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
-	return 0;
+	return HW_OK;
 }

@@ -268,14 +268,16 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 	    [GEN_CACHE_REFS] = {0x28, "DATA_READ_OR_WRITE"},
 	    [GEN_CACHE_MISSES] = {0x29, "DATA_READ_MISS_OR_WRITE_MISS"},
 	};
-	if (!valid_ctr(p, ctr) || (unsigned)g >= GEN_COUNT || !map[g].name)
-		return -1;
+	if ((unsigned)g >= GEN_COUNT || !map[g].name)
+		return HW_UNSUPPORTED;
+	if (!valid_ctr(p, ctr))
+		return HW_REFUSED;
 	pmh_memset(out, 0, sizeof(*out));
 	out->code = map[g].code;
 	out->umask = 0;
 	out->counters = (uint32_t)KNC_CTR_MASK;
 	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
-	return 0;
+	return HW_OK;
 }
 
 const struct pmu_ops pmu_intel_knc_ops = {

@@ -437,8 +437,6 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
  * jumps. The cache events have no generic P4 mapping here. */
 static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
 {
-	if (!valid_ctr(p, ctr))
-		return -1;
 	switch (g) {
 	case GEN_CYCLES:
 		netburst_make_event(out, EV_GLOBAL_POWER_EVENTS, 0x1); /* RUNNING */
@@ -453,11 +451,11 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 		netburst_make_event(out, EV_MISPRED_BRANCH_RETIRED, 0x1); /* NBOGUS */
 		break;
 	default:
-		return -1;
+		return HW_UNSUPPORTED;
 	}
-	if (!(out->counters & (1u << ctr)))
-		return -1;
-	return 0;
+	if (!valid_ctr(p, ctr) || !(out->counters & (1u << ctr)))
+		return HW_REFUSED; /* the ESCR does not feed this counter */
+	return HW_OK;
 }
 
 const struct pmu_ops pmu_intel_netburst_ops = {

@@ -247,13 +247,15 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 	    [GEN_REF_CYCLES] = {0, 0, 0}, /* no reference-cycles event on P6 */
 	};
 
-	if ((unsigned)g >= GEN_COUNT || !valid(p, ctr) || !map[g].name)
-		return -1;
+	if ((unsigned)g >= GEN_COUNT || !map[g].name)
+		return HW_UNSUPPORTED;
+	if (!valid(p, ctr))
+		return HW_REFUSED;
 	pmh_memset(out, 0, sizeof(*out));
 	out->code = map[g].code;
 	out->umask = map[g].umask;
 	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
-	return 0;
+	return HW_OK;
 }
 
 const struct pmu_ops pmu_intel_p6_ops = {
