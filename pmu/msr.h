@@ -52,10 +52,11 @@
 #define MSR_KNC_GLOBAL_OVF_CTRL 0x2e
 #define MSR_KNC_GLOBAL_CTRL 0x2f
 
-/* AMD (§7) */
+/* AMD (§7): legacy PERF_CTL i / PERF_CTR i at +i; the core extension's at +2i */
 #define MSR_K7_EVNTSEL0 0xc0010000
 #define MSR_K7_PERFCTR0 0xc0010004
-#define MSR_F15H_PERF_CTL0 0xc0010200 /* CTL i = +2i, CTR i = +2i+1 */
+#define MSR_F15H_PERF_CTL0 0xc0010200
+#define MSR_F15H_PERF_CTR0 0xc0010201
 #define MSR_AMD_GLOBAL_STATUS 0xc0000300
 #define MSR_AMD_GLOBAL_CTL 0xc0000301
 #define MSR_AMD_GLOBAL_STATUS_CLR 0xc0000302

@@ -83,6 +83,58 @@ int pmu_sign_overflow(struct pmu *p, uint64_t *mask)
 	return ret;
 }
 
+int pmu_ctr_read(struct pmu *p, unsigned ctr, uint64_t *val)
+{
+	int st;
+
+	*val = 0;
+	if (ctr >= p->n)
+		return HW_REFUSED;
+	st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
+	*val &= pmu_width_mask(p->ctr[ctr].width);
+	return st;
+}
+
+int pmu_evtsel_enable(struct pmu *p, uint64_t mask, bool on)
+{
+	int ret = HW_OK;
+
+	for (unsigned i = 0; i < p->n_gp; i++) {
+		uint64_t sel;
+		int st;
+		if (!(mask & (1ull << i)))
+			continue;
+		st = hw_rdmsr(p->ctr[i].ctl_msr, &sel);
+		if (st == HW_OK)
+			st = hw_wrmsr(p->ctr[i].ctl_msr, on ? sel | EVTSEL_EN : sel & ~EVTSEL_EN);
+		if (st != HW_OK && ret == HW_OK)
+			ret = st;
+	}
+	return ret;
+}
+
+int pmu_zero_gp(struct pmu *p)
+{
+	int ret = HW_OK;
+
+	for (unsigned i = 0; i < p->n_gp; i++) {
+		int st = hw_wrmsr(p->ctr[i].ctl_msr, 0);
+		int st2 = hw_wrmsr(p->ctr[i].ctr_msr, 0);
+		if (ret == HW_OK)
+			ret = st != HW_OK ? st : st2;
+	}
+	return ret;
+}
+
+void pmu_msr_desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
+		  uint64_t rw_mask)
+{
+	d->addr = addr;
+	pmh_strlcpy(d->name, name, sizeof(d->name));
+	d->access = access;
+	d->rw_mask = rw_mask;
+}
+
 int pmu_preload(struct pmu *p, unsigned ctr, uint64_t n)
 {
 	const struct pmu_counter *c = &p->ctr[ctr];

@@ -45,6 +45,8 @@ struct pmu_counter {
 #define PMU_F_INV (1u << 23)
 #define PMU_F_CMASK(n) ((uint32_t)(n) << 24)
 #define PMU_F_CMASK_OF(f) (((f) >> 24) & 0xffu)
+/* Every flag a driver accepts. */
+#define PMU_F_ALL (PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
 
 /* A hardware event in the family's own encoding. */
 struct pmu_event {
@@ -183,6 +185,28 @@ void pmu_track_armed(struct pmu *p, unsigned ctr, uint64_t held);
 /* ORs into *mask the armed counters whose top bit is clear; returns HW_OK
  * or the first read fault (the other counters are still scanned). */
 int pmu_sign_overflow(struct pmu *p, uint64_t *mask);
+
+/* Pieces the drivers share. Each returns HW_OK or the first fault; a
+ * failing counter does not stop the others. */
+/* The read op of every driver: the counter MSR's implemented bits. */
+int pmu_ctr_read(struct pmu *p, unsigned ctr, uint64_t *val);
+/* Sets or clears EVTSEL_EN in the event selects of the GP counters in mask
+ * (read-modify-write, so the programmed event is kept). */
+int pmu_evtsel_enable(struct pmu *p, uint64_t mask, bool on);
+/* Writes 0 to the control and the counter MSR of every GP counter: each
+ * stops and reads 0 (the reset of P6-style event selects). */
+int pmu_zero_gp(struct pmu *p);
+/* One entry of a driver's msrs() listing. */
+void pmu_msr_desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
+		  uint64_t rw_mask);
+
+/* The ops table of a driver whose ops are static functions named after the
+ * members (init, program, ...), reading counters with pmu_ctr_read; the
+ * driver adds msrs, generic_event and the optional release. */
+#define PMU_DRIVER_OPS(drv_name, drv_id)                                                           \
+	.name = (drv_name), .id = (drv_id), .init = init, .program = program, .write = write,      \
+	.read = pmu_ctr_read, .start = start, .stop = stop, .overflow_status = overflow_status,    \
+	.ack = ack, .pmi_collect = pmi_collect, .reset = reset
 
 extern const struct pmu_ops pmu_intel_p6_ops, pmu_intel_arch_ops, pmu_intel_netburst_ops,
 	pmu_intel_knc_ops, pmu_amd_legacy_ops, pmu_amd_core_ops;
