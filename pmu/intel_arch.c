@@ -15,7 +15,6 @@
 #define GLOBAL_FIXED_BIT 32
 #define STATUS_CONDCHGD (1ull << 63)
 #define STATUS_BUF_OVF (1ull << 62)
-#define PMI_MAX_ROUNDS 100 /* Linux gives up after 100 rounds (facts §9) */
 
 /* Driver-private state in p->drv[]. */
 #define FIXED_SHADOW drv[0] /* FIXED_CTR_CTRL as programmed, all fields */
@@ -191,7 +190,7 @@ static int init(struct pmu *p)
 
 	p->version = a->eax & 0xff;
 	if (!leaf0a_usable(p, n_gp, mask_len, gp_width))
-		return -1;
+		return HW_UNSUPPORTED;
 	if (n_gp > 32)
 		n_gp = 32; /* GLOBAL_CTRL has 32 GP enable bits */
 	/* A set EBX bit marks an architectural event unavailable (facts §4). */
@@ -225,7 +224,7 @@ static int init(struct pmu *p)
 	 * first nothing is lost by unmasking last (KNC §1.4.3.9). */
 	p->pmi_flags = PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE;
 	force_abort_detect(p, n_gp);
-	return 0;
+	return HW_OK;
 }
 
 static int write_fixed_ctrl(struct pmu *p)
@@ -242,13 +241,13 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	const struct pmu_counter *c;
 
 	if (!valid(p, ctr) || !ev)
-		return -1;
+		return HW_REFUSED;
 	if (ev->counters && !(ev->counters & (1u << ctr)))
-		return -1;
+		return HW_REFUSED;
 	c = &p->ctr[ctr];
 	if (c->kind == PMU_CTR_GP) {
 		if (ev->fixed_only || ev->code > 0xff)
-			return -1;
+			return HW_REFUSED;
 		p->active &= ~(1ull << ctr);
 		p->ENABLED &= ~(1ull << ctr);
 		/* EN stays clear until start() */
@@ -258,7 +257,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	/* A fixed counter counts one event only. */
 	if (c->index >= 4 ||
 	    (uint16_t)(ev->umask << 8 | ev->code) != intel_arch_fixed_event[c->index])
-		return -1;
+		return HW_REFUSED;
 	p->active &= ~(1ull << ctr);
 	p->ENABLED &= ~(1ull << ctr);
 	uint64_t f = ((flags & PMU_F_OS) ? FIX_OS : 0) | ((flags & PMU_F_USR) ? FIX_USR : 0) |
@@ -277,7 +276,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	int st;
 
 	if (!valid(p, ctr))
-		return -1;
+		return HW_REFUSED;
 	c = &p->ctr[ctr];
 	wmask = pmu_width_mask(c->width);
 	if (c->kind == PMU_CTR_FIXED) {
@@ -286,7 +285,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 		st = hw_wrmsr(c->ctr_msr, held);
 	} else if (path == PMU_WRITE_FULL || (path == PMU_WRITE_PRELOAD && c->full_msr)) {
 		if (!c->full_msr)
-			return -1; /* no full-width alias without PERF_CAPABILITIES[13] */
+			return HW_UNSUPPORTED; /* no alias without PERF_CAPABILITIES[13] */
 		held = val & wmask;
 		st = hw_wrmsr(c->full_msr, held);
 	} else {
@@ -299,18 +298,6 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 		return st;
 	pmu_track_armed(p, ctr, held);
 	return HW_OK;
-}
-
-static int read(struct pmu *p, unsigned ctr, uint64_t *val)
-{
-	int st;
-
-	*val = 0;
-	if (!valid(p, ctr))
-		return -1;
-	st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
-	*val &= pmu_width_mask(p->ctr[ctr].width);
-	return st;
 }
 
 /* Sets or clears EVNTSEL.EN of GP counters in mask (read-modify-write, so
@@ -428,9 +415,9 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 		return st;
 	st = hw_rdmsr(MSR_PERF_GLOBAL_STATUS, &s);
 	for (unsigned round = 0; st == HW_OK && s; round++) {
-		if (round >= PMI_MAX_ROUNDS) {
+		if (round >= PMU_PMI_MAX_ROUNDS) {
 			p->armed &= ~*mask;
-			return -1; /* status does not clear */
+			return HW_STUCK; /* status does not clear */
 		}
 		st = hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL, s);
 		if (st != HW_OK)
@@ -444,31 +431,27 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 
 static int reset(struct pmu *p)
 {
-	int bad = 0;
+	int ret = has_globals(p) ? hw_wrmsr(MSR_PERF_GLOBAL_CTRL, 0) : HW_OK;
 
-	if (has_globals(p))
-		bad |= hw_wrmsr(MSR_PERF_GLOBAL_CTRL, 0);
-	for (unsigned i = 0; i < p->n_gp; i++) {
-		bad |= hw_wrmsr(p->ctr[i].ctl_msr, 0);
-		bad |= hw_wrmsr(p->ctr[i].ctr_msr, 0);
-	}
+	ret = pmu_first_err(ret, pmu_zero_gp(p));
 	if (p->n_fixed)
-		bad |= hw_wrmsr(MSR_FIXED_CTR_CTRL, 0);
+		ret = pmu_first_err(ret, hw_wrmsr(MSR_FIXED_CTR_CTRL, 0));
 	for (unsigned i = p->n_gp; i < p->n; i++)
-		bad |= hw_wrmsr(p->ctr[i].ctr_msr, 0);
+		ret = pmu_first_err(ret, hw_wrmsr(p->ctr[i].ctr_msr, 0));
 	if (has_globals(p)) {
 		uint64_t all = intel_arch_global_bits(p, pmu_all_mask(p));
-		bad |= hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL, all | STATUS_BUF_OVF | STATUS_CONDCHGD);
+		ret = pmu_first_err(ret, hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL,
+						  all | STATUS_BUF_OVF | STATUS_CONDCHGD));
 	}
 	/* Linux sets TFA while PMC3 is in use; the harness may use it in any
 	 * check, so from its first reset until release(). */
 	if (p->TFA)
-		bad |= hw_wrmsr(MSR_TSX_FORCE_ABORT, 1);
+		ret = pmu_first_err(ret, hw_wrmsr(MSR_TSX_FORCE_ABORT, 1));
 	p->active = 0;
 	p->armed = 0;
 	p->FIXED_SHADOW = 0;
 	p->ENABLED = 0;
-	return bad ? -1 : HW_OK;
+	return ret;
 }
 
 static void release(struct pmu *p)
@@ -476,19 +459,9 @@ static void release(struct pmu *p)
 	if (p->TFA) /* RTM and PMC3 back as they were found */
 		hw_wrmsr(MSR_TSX_FORCE_ABORT, p->TFA_FOUND);
 }
+
 const struct pmu_ops pmu_intel_arch_ops = {
-    .name = "intel-arch",
-    .id = PMU_DRV_INTEL_ARCH,
-    .init = init,
-    .program = program,
-    .write = write,
-    .read = read,
-    .start = start,
-    .stop = stop,
-    .overflow_status = overflow_status,
-    .ack = ack,
-    .pmi_collect = pmi_collect,
-    .reset = reset,
+    PMU_DRIVER_OPS("intel-arch", PMU_DRV_INTEL_ARCH),
     .msrs = intel_arch_msrs,
     .generic_event = intel_arch_generic_event,
     .release = release,

@@ -56,24 +56,15 @@ static int init(struct pmu *p)
 	/* ... and the ISR clears the status to 0 before it unmasks: the 1-bit
 	 * line only rises again on a 0->1 change (KNC §1.4.3.9). */
 	p->pmi_flags |= PMU_PMI_UNMASK_LATE;
-	return 0;
+	return HW_OK;
 }
 
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
 {
 	(void)path; /* one full 40-bit write path (KNC §1.4.3.2) */
 	if (!valid_ctr(p, ctr))
-		return -1;
+		return HW_REFUSED;
 	return hw_wrmsr(p->ctr[ctr].ctr_msr, val & pmu_width_mask(KNC_WIDTH));
-}
-
-static int read(struct pmu *p, unsigned ctr, uint64_t *val)
-{
-	if (!valid_ctr(p, ctr))
-		return -1;
-	int st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
-	*val &= pmu_width_mask(KNC_WIDTH);
-	return st;
 }
 
 /* L2 and snoop events Linux restricts to counter 0 (facts §6). */
@@ -93,13 +84,13 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	uint64_t sel;
 
 	if (!valid_ctr(p, ctr) || ev->fixed_only || ev->code > 0xff)
-		return -1;
+		return HW_REFUSED;
 	if (ev->counters && !(ev->counters & (1u << ctr)))
-		return -1;
+		return HW_REFUSED;
 	if (ctr != 0 && counter0_only(ev->code))
-		return -1;
+		return HW_REFUSED;
 	if (flags & ~KNC_FLAGS)
-		return -1;
+		return HW_REFUSED;
 	/* Written stopped: EN clear; start() sets EN and the global bit. */
 	sel = (uint64_t)ev->code | (uint64_t)ev->umask << 8 | (flags & KNC_FLAGS);
 	return hw_wrmsr(p->ctr[ctr].ctl_msr, sel);
@@ -178,7 +169,7 @@ static int ack(struct pmu *p, uint64_t mask)
  * raises a PMI only on a 0->1 change, so the handler stops the counters (no
  * new overflow can keep the line high), then clears the status register
  * until it reads 0; only then may LVTPC be unmasked. GLOBAL_CTRL stays 0:
- * p->active names the counters to restart. Returns -1 when the status did
+ * p->active names the counters to restart. HW_STUCK when the status did
  * not clear within the bound. */
 static int pmi_collect(struct pmu *p, uint64_t *mask)
 {
@@ -193,7 +184,7 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 	for (unsigned loop = 0; st == HW_OK && (s & KNC_CTR_MASK); loop++) {
 		if (loop == KNC_PMI_LOOPS) {
 			*mask = m;
-			return -1;
+			return HW_STUCK;
 		}
 		m |= s & KNC_CTR_MASK;
 		st = hw_wrmsr(MSR_KNC_GLOBAL_OVF_CTRL, s & KNC_CTR_MASK);
@@ -206,20 +197,15 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 
 static int reset(struct pmu *p)
 {
-	int rc = HW_OK;
-
 	/* Global off first, then each counter, then all status (KNC §1.4.4:
 	 * a reset leaves everything zero). */
-	if (hw_wrmsr(MSR_KNC_GLOBAL_CTRL, 0) != HW_OK)
-		rc = -1;
-	for (unsigned i = 0; i < p->n; i++) {
-		if (hw_wrmsr(p->ctr[i].ctl_msr, 0) != HW_OK)
-			rc = -1;
-		if (hw_wrmsr(p->ctr[i].ctr_msr, 0) != HW_OK)
-			rc = -1;
-	}
-	if (hw_wrmsr(MSR_KNC_GLOBAL_OVF_CTRL, KNC_CTR_MASK) != HW_OK)
-		rc = -1;
+	int rc = hw_wrmsr(MSR_KNC_GLOBAL_CTRL, 0), st = pmu_zero_gp(p);
+
+	if (rc == HW_OK)
+		rc = st;
+	st = hw_wrmsr(MSR_KNC_GLOBAL_OVF_CTRL, KNC_CTR_MASK);
+	if (rc == HW_OK)
+		rc = st;
 	p->active = 0;
 	p->armed = 0;
 	return rc;
@@ -245,12 +231,8 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 	};
 	size_t n = 0;
 	(void)p;
-	for (unsigned k = 0; k < sizeof(t) / sizeof(t[0]) && n < max; k++, n++) {
-		out[n].addr = t[k].addr;
-		pmh_strlcpy(out[n].name, t[k].name, sizeof(out[n].name));
-		out[n].access = t[k].access;
-		out[n].rw_mask = t[k].rw;
-	}
+	for (unsigned k = 0; k < sizeof(t) / sizeof(t[0]) && n < max; k++, n++)
+		pmu_msr_desc(&out[n], t[k].addr, t[k].name, t[k].access, t[k].rw);
 	return n;
 }
 
@@ -281,18 +263,7 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 }
 
 const struct pmu_ops pmu_intel_knc_ops = {
-    .name = "intel-knc",
-    .id = PMU_DRV_INTEL_KNC,
-    .init = init,
-    .program = program,
-    .write = write,
-    .read = read,
-    .start = start,
-    .stop = stop,
-    .overflow_status = overflow_status,
-    .ack = ack,
-    .pmi_collect = pmi_collect,
-    .reset = reset,
+    PMU_DRIVER_OPS("intel-knc", PMU_DRV_INTEL_KNC),
     .msrs = msrs,
     .generic_event = generic_event,
 };

@@ -81,14 +81,14 @@ static int init(struct pmu *p)
 	if (st != HW_OK) {
 		pmh_fmt(p->reason, sizeof(p->reason), "reading IA32_MISC_ENABLE (0x1a0) raised %s",
 			hw_err_name(st));
-		return -1;
+		return st;
 	}
 	if (!(misc & MISC_ENABLE_EMON)) {
 		pmh_fmt(p->reason, sizeof(p->reason),
 			"IA32_MISC_ENABLE (0x1a0) = 0x%llx: bit 7 (EMON, performance monitoring "
 			"available) is clear",
 			(unsigned long long)misc);
-		return -1;
+		return HW_UNSUPPORTED;
 	}
 	p->n_gp = P4_NCTR;
 	p->n_fixed = 0;
@@ -117,14 +117,14 @@ static int init(struct pmu *p)
 	p->pmi_flags = PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE;
 	p->global_ctrl_msr = p->global_status_msr = p->global_ovf_msr = 0;
 	p->global_status_set_msr = 0;
-	return 0;
+	return HW_OK;
 }
 
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
 {
 	(void)path; /* every path is the same full 40-bit write */
 	if (!valid_ctr(p, ctr))
-		return -1;
+		return HW_REFUSED;
 	val &= pmu_width_mask(P4_WIDTH);
 	int st = ctr_write(p, ctr, val);
 	if (st != HW_OK)
@@ -135,15 +135,6 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	return HW_OK;
 }
 
-static int read(struct pmu *p, unsigned ctr, uint64_t *val)
-{
-	if (!valid_ctr(p, ctr))
-		return -1;
-	int st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
-	*val &= pmu_width_mask(P4_WIDTH);
-	return st;
-}
-
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
 	const struct escr *e;
@@ -152,16 +143,16 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	int st;
 
 	if (!valid_ctr(p, ctr) || ev->fixed_only)
-		return -1;
+		return HW_REFUSED;
 	if (ev->counters && !(ev->counters & (1u << ctr)))
-		return -1;
+		return HW_REFUSED;
 	/* The binding must exist in hardware: the ESCR feeds this counter and
 	 * the select value is the one that picks it (facts §5, SDM table). */
 	e = netburst_escr_find(ev->escr_msr);
 	if (!e || !(netburst_escr_counters(e) & (1u << ctr)) || e->select != ev->escr_select)
-		return -1;
+		return HW_REFUSED;
 	if (ev->code > 0x3f || ev->escr_mask > 0xffff || thr > 15)
-		return -1;
+		return HW_REFUSED;
 
 	escr = (uint64_t)ev->code << ESCR_EVENT_SHIFT | (uint64_t)ev->escr_mask << ESCR_MASK_SHIFT;
 	if (flags & PMU_F_OS)
@@ -176,8 +167,11 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 		if (i == ctr || p->ctr[i].aux_msr != e->addr)
 			continue;
 		if (p->active >> i & 1) {
-			if (hw_rdmsr(e->addr, &cur) != HW_OK || cur != escr)
-				return -1;
+			st = hw_rdmsr(e->addr, &cur);
+			if (st != HW_OK)
+				return st;
+			if (cur != escr)
+				return HW_REFUSED;
 		} else {
 			p->ctr[i].aux_msr = 0;
 		}
@@ -344,7 +338,7 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 	for (unsigned i = 0; i < p->n; i++)
 		if (p->active >> i & 1)
 			set_enable(p, i, false);
-	for (unsigned pass = 0; pass < 100; pass++) {
+	for (unsigned pass = 0; pass < PMU_PMI_MAX_ROUNDS; pass++) {
 		uint64_t found = 0;
 		for (unsigned i = 0; i < p->n; i++) {
 			uint64_t cccr;
@@ -363,7 +357,7 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 			if (!(m >> i & 1))
 				found |= 1ull << i;
 			else if (flagged)
-				rc = -1;
+				rc = HW_STUCK;
 			m |= 1ull << i;
 			if (!flagged)
 				unflagged |= 1ull << i;
@@ -384,10 +378,9 @@ static int reset(struct pmu *p)
 	 * interrupt stays asserted (facts §5); init on kdump kernels zeroes all
 	 * 18 CCCRs for the same reason (facts §10). */
 	for (unsigned i = 0; i < p->n; i++) {
-		if (hw_wrmsr(p->ctr[i].ctl_msr, 0) != HW_OK)
-			rc = -1;
-		if (ctr_write(p, i, 0) != HW_OK)
-			rc = -1;
+		int st = hw_wrmsr(p->ctr[i].ctl_msr, 0), st2 = ctr_write(p, i, 0);
+		if (rc == HW_OK)
+			rc = st != HW_OK ? st : st2;
 		if (p->ctr[i].aux_msr)
 			hw_wrmsr(p->ctr[i].aux_msr, 0);
 		p->ctr[i].aux_msr = 0;
@@ -459,18 +452,7 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 }
 
 const struct pmu_ops pmu_intel_netburst_ops = {
-    .name = "intel-netburst",
-    .id = PMU_DRV_INTEL_NETBURST,
-    .init = init,
-    .program = program,
-    .write = write,
-    .read = read,
-    .start = start,
-    .stop = stop,
-    .overflow_status = overflow_status,
-    .ack = ack,
-    .pmi_collect = pmi_collect,
-    .reset = reset,
+    PMU_DRIVER_OPS("intel-netburst", PMU_DRV_INTEL_NETBURST),
     .msrs = msrs,
     .generic_event = generic_event,
 };

@@ -53,7 +53,7 @@ static int init(struct pmu *p)
 	 * the unmask can wait until the overflows are collected: an overflow in
 	 * between cannot raise a second PMI for what this one collects. */
 	p->pmi_flags = is_pentium_m(p) ? PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE : 0;
-	return 0;
+	return HW_OK;
 }
 
 static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
@@ -87,9 +87,9 @@ static int sync(struct pmu *p)
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
 	if (!valid(p, ctr) || !ev || ev->fixed_only || ev->code > 0xff)
-		return -1;
+		return HW_REFUSED;
 	if (ev->counters && !(ev->counters & (1u << ctr)))
-		return -1;
+		return HW_REFUSED;
 	SHADOW(p, ctr) = (uint64_t)ev->code | (uint64_t)ev->umask << 8 | (flags & P6_FLAG_MASK);
 	p->active &= ~(1ull << ctr);
 	if (!(p->active & 3)) /* nothing counts: write the event itself, EN clear */
@@ -106,30 +106,18 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	int st;
 
 	if (!valid(p, ctr))
-		return -1;
+		return HW_REFUSED;
 	c = &p->ctr[ctr];
 	/* P6 has no full-width path: only the low 32 bits are written, with
 	 * the high word 0 as Linux writes it (facts §2). */
 	if (path == PMU_WRITE_FULL)
-		return -1;
+		return HW_UNSUPPORTED;
 	st = hw_wrmsr(c->ctr_msr, val & 0xffffffffull);
 	if (st != HW_OK)
 		return st;
 	held = sext32(val) & pmu_width_mask(c->width);
 	pmu_track_armed(p, ctr, held);
 	return HW_OK;
-}
-
-static int read(struct pmu *p, unsigned ctr, uint64_t *val)
-{
-	int st;
-
-	*val = 0;
-	if (!valid(p, ctr))
-		return -1;
-	st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
-	*val &= pmu_width_mask(p->ctr[ctr].width);
-	return st;
 }
 
 static int start(struct pmu *p, uint64_t mask)
@@ -190,27 +178,11 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 
 static int reset(struct pmu *p)
 {
-	int st = HW_OK;
-
 	p->active = 0;
 	p->armed = 0;
-	for (unsigned i = 0; i < p->n_gp; i++) {
+	for (unsigned i = 0; i < p->n_gp; i++)
 		SHADOW(p, i) = 0;
-		if (hw_wrmsr(p->ctr[i].ctl_msr, 0) != HW_OK)
-			st = -1;
-		if (hw_wrmsr(p->ctr[i].ctr_msr, 0) != HW_OK)
-			st = -1;
-	}
-	return st;
-}
-
-static void desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
-		 uint64_t rw)
-{
-	d->addr = addr;
-	pmh_strlcpy(d->name, name, sizeof(d->name));
-	d->access = access;
-	d->rw_mask = rw;
+	return pmu_zero_gp(p);
 }
 
 static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
@@ -221,10 +193,10 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 		char name[24];
 		/* Counters: 32 written bits, the rest is bit 31's extension. */
 		pmh_fmt(name, sizeof(name), "PERFCTR%u", i);
-		desc(&out[n++], p->ctr[i].ctr_msr, name, PMU_MSR_RW, 0xffffffffull);
+		pmu_msr_desc(&out[n++], p->ctr[i].ctr_msr, name, PMU_MSR_RW, 0xffffffffull);
 		/* Event selects: bit 21 reserved; EN exists in EVNTSEL0 only. */
 		pmh_fmt(name, sizeof(name), "EVNTSEL%u", i);
-		desc(&out[n++], p->ctr[i].ctl_msr, name, PMU_MSR_RW,
+		pmu_msr_desc(&out[n++], p->ctr[i].ctl_msr, name, PMU_MSR_RW,
 		     i == 0 ? 0xffdfffffull : 0xff9fffffull);
 	}
 	return n;
@@ -259,18 +231,7 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 }
 
 const struct pmu_ops pmu_intel_p6_ops = {
-    .name = "intel-p6",
-    .id = PMU_DRV_INTEL_P6,
-    .init = init,
-    .program = program,
-    .write = write,
-    .read = read,
-    .start = start,
-    .stop = stop,
-    .overflow_status = overflow_status,
-    .ack = ack,
-    .pmi_collect = pmi_collect,
-    .reset = reset,
+    PMU_DRIVER_OPS("intel-p6", PMU_DRV_INTEL_P6),
     .msrs = msrs,
     .generic_event = generic_event,
 };

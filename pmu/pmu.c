@@ -141,7 +141,7 @@ int pmu_preload(struct pmu *p, unsigned ctr, uint64_t n)
 	uint64_t v;
 
 	if (n == 0 || n > pmu_max_period(p, ctr))
-		return -1;
+		return HW_REFUSED;
 	/* -n in the counter's width; on sign-extending families the low 32
 	 * bits are written and bit 31 extends into the upper bits. */
 	v = (0 - n) & pmu_width_mask(c->width);
@@ -256,7 +256,7 @@ void pmu_attach(struct pmu *p, const struct cpu_info *ci)
 		pmh_strlcpy(p->reason, ci->driver_reason, sizeof(p->reason));
 		return;
 	}
-	if (p->ops->init(p) != 0) {
+	if (p->ops->init(p) != HW_OK) {
 		p->status = PMU_ABSENT;
 		if (!p->reason[0])
 			pmh_strlcpy(p->reason, "driver found no counters", sizeof(p->reason));

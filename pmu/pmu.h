@@ -110,11 +110,16 @@ struct pmu_msr_desc {
 #define PMU_MSR_RO 1
 #define PMU_MSR_WO 2
 
+/* Every op that returns int returns an enum hw_err (hw.h): HW_OK, the fault
+ * an access raised, HW_REFUSED for a request the PMU does not allow (a
+ * counter, event or value), HW_UNSUPPORTED for what the family lacks (a
+ * register, write path or event), HW_STUCK for a flag that did not clear
+ * within PMU_PMI_MAX_ROUNDS. */
 struct pmu_ops {
 	const char *name;
 	enum pmu_driver_id id;
 	/* Fill counters, widths, MSRs and capabilities from CPUID; no MSR writes.
-	 * Returns 0, or -1 with p->reason set. */
+	 * Returns HW_OK, or an error with p->reason set. */
 	int (*init)(struct pmu *p);
 	/* Program flat counter ctr (stopped) with an event and PMU_F_* flags. */
 	int (*program)(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags);
@@ -135,7 +140,7 @@ struct pmu_ops {
 	int (*reset)(struct pmu *p);
 	/* The PMU MSRs this family documents. */
 	size_t (*msrs)(struct pmu *p, struct pmu_msr_desc *out, size_t max);
-	/* The encoding of a generic event for a counter; -1 if unavailable. */
+	/* The encoding of a generic event for a counter, or HW_UNSUPPORTED / HW_REFUSED. */
 	int (*generic_event)(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out);
 	/* Optional: undo what the driver set beyond the counters (Skylake's
 	 * TSX force-abort) before the harness returns to the firmware. */
@@ -174,7 +179,7 @@ void pmu_release(struct pmu *p);
 const char *pmu_status_name(enum pmu_status s);
 uint64_t pmu_width_mask(unsigned bits);
 /* Preload so that the counter overflows after exactly n events (n >= 1,
- * n <= pmu_max_period()); uses the PRELOAD path. */
+ * n <= pmu_max_period(), else HW_REFUSED); uses the PRELOAD path. */
 int pmu_preload(struct pmu *p, unsigned ctr, uint64_t n);
 uint64_t pmu_max_period(const struct pmu *p, unsigned ctr);
 uint64_t pmu_all_mask(const struct pmu *p);
@@ -185,6 +190,13 @@ void pmu_track_armed(struct pmu *p, unsigned ctr, uint64_t held);
 /* ORs into *mask the armed counters whose top bit is clear; returns HW_OK
  * or the first read fault (the other counters are still scanned). */
 int pmu_sign_overflow(struct pmu *p, uint64_t *mask);
+
+/* The first error of two results: a sequence of writes that goes on after
+ * a fault reports the first one. */
+static inline int pmu_first_err(int a, int b)
+{
+	return a != HW_OK ? a : b;
+}
 
 /* Pieces the drivers share. Each returns HW_OK or the first fault; a
  * failing counter does not stop the others. */

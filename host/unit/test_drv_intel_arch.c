@@ -647,7 +647,7 @@ static void fault_ack_ignored(void **st)
 	hw_run_workload(&wl_loop, 10);
 	assert_int_equal(p->ops->ack(p, 1), 0);
 	assert_int_equal(drv_ovf(p), 1);		  /* still pending */
-	assert_int_equal(p->ops->pmi_collect(p, &m), -1); /* gives up after 100 rounds */
+	assert_int_equal(p->ops->pmi_collect(p, &m), HW_STUCK); /* gives up after 100 rounds */
 	assert_int_equal(m, 1);
 }
 
