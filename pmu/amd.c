@@ -22,7 +22,7 @@
 #define AMD_ZEN_FAMILY 0x17  /* the Fam17h+ event map (facts §7) */
 /* PERF_CTL bits that hold written values: 31:0 less reserved bit 21 (K8 BKDG
  * §10.2), event[11:8] at 35:32 and GuestOnly/HostOnly at 41:40 (facts §1). */
-#define CTL_RW_LOW 0xffdfffffull
+#define CTL_RW_LOW (EVTSEL_LOW32 & ~EVTSEL_ANY)
 #define CTL_EVENT_HI 0xf00000000ull
 #define CTL_GUEST_HOST 0x30000000000ull
 /* GlobalStatus bit 58: LBR stack frozen (facts §7). */

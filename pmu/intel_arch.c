@@ -10,8 +10,6 @@
 #include "intel_arch.h"
 #include "msr.h"
 
-#define ARCH_FLAG_MASK                                                                             \
-	(PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
 #define GLOBAL_FIXED_BIT 32
 #define STATUS_CONDCHGD (1ull << 63)
 #define STATUS_BUF_OVF (1ull << 62)
@@ -69,7 +67,7 @@ static void set_counter(struct pmu_counter *c, enum pmu_ctr_kind kind, unsigned 
 	} else {
 		c->ctr_msr = MSR_FIXED_CTR0 + index;
 		c->ctl_msr = MSR_FIXED_CTR_CTRL;
-		c->rdpmc = (1u << 30) | index; /* facts §2 RDPMC encoding */
+		c->rdpmc = RDPMC_FIXED | index;
 		/* fixed counters take full-width writes (facts §10, last bullet) */
 		c->preload_bits = (uint8_t)width;
 		c->sign_extends = false;
@@ -252,7 +250,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 		p->ENABLED &= ~(1ull << ctr);
 		/* EN stays clear until start() */
 		return hw_wrmsr(c->ctl_msr, (uint64_t)ev->code | (uint64_t)ev->umask << 8 |
-						(flags & ARCH_FLAG_MASK));
+						(flags & PMU_F_ALL));
 	}
 	/* A fixed counter counts one event only. */
 	if (c->index >= 4 ||

@@ -13,34 +13,25 @@
  * TOPDOWN.SLOTS (pseudo 0x0400). */
 const uint16_t intel_arch_fixed_event[4] = {0x00c0, 0x003c, 0x0300, 0x0400};
 
-static void desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
-		 uint64_t rw)
-{
-	d->addr = addr;
-	pmh_strlcpy(d->name, name, sizeof(d->name));
-	d->access = access;
-	d->rw_mask = rw;
-}
-
 size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 {
 	size_t n = 0;
 	char name[24];
 	uint64_t fixed_rw = 0;
 	/* EVNTSEL bits 31:0; ANY (bit 21) only from v3 (facts §1). */
-	uint64_t sel_rw = p->version >= 3 ? 0xffffffffull : 0xffffffffull & ~EVTSEL_ANY;
+	uint64_t sel_rw = p->version >= 3 ? EVTSEL_LOW32 : EVTSEL_LOW32 & ~EVTSEL_ANY;
 
 	for (unsigned i = 0; i < p->n_gp; i++) {
 		const struct pmu_counter *c = &p->ctr[i];
 		if (n + 3 > max)
 			return n;
 		pmh_fmt(name, sizeof(name), "IA32_PMC%u", i);
-		desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, 0xffffffffull);
+		pmu_msr_desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, pmu_width_mask(PMC_WRITE_BITS));
 		pmh_fmt(name, sizeof(name), "IA32_PERFEVTSEL%u", i);
-		desc(&out[n++], c->ctl_msr, name, PMU_MSR_RW, sel_rw);
+		pmu_msr_desc(&out[n++], c->ctl_msr, name, PMU_MSR_RW, sel_rw);
 		if (c->full_msr) {
 			pmh_fmt(name, sizeof(name), "IA32_A_PMC%u", i);
-			desc(&out[n++], c->full_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
+			pmu_msr_desc(&out[n++], c->full_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
 		}
 	}
 	for (unsigned i = p->n_gp; i < p->n; i++) {
@@ -48,23 +39,23 @@ size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 		if (n >= max)
 			return n;
 		pmh_fmt(name, sizeof(name), "IA32_FIXED_CTR%u", c->index);
-		desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
+		pmu_msr_desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
 		fixed_rw |= (FIX_OS | FIX_USR | FIX_PMI | (p->version >= 3 ? FIX_ANY : 0))
 			    << FIX_SHIFT(c->index);
 	}
 	if (p->n_fixed && n < max)
-		desc(&out[n++], MSR_FIXED_CTR_CTRL, "IA32_FIXED_CTR_CTRL", PMU_MSR_RW, fixed_rw);
+		pmu_msr_desc(&out[n++], MSR_FIXED_CTR_CTRL, "IA32_FIXED_CTR_CTRL", PMU_MSR_RW, fixed_rw);
 	if (p->version >= 2 && n + 3 <= max) { /* the global registers, v2+ (facts §4) */
 		uint64_t bits = intel_arch_global_bits(p, pmu_all_mask(p));
-		desc(&out[n++], MSR_PERF_GLOBAL_CTRL, "PERF_GLOBAL_CTRL", PMU_MSR_RW, bits);
-		desc(&out[n++], MSR_PERF_GLOBAL_STATUS, "PERF_GLOBAL_STATUS", PMU_MSR_RO, 0);
-		desc(&out[n++], MSR_PERF_GLOBAL_OVF_CTRL, "PERF_GLOBAL_OVF_CTRL", PMU_MSR_WO, 0);
+		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_CTRL, "PERF_GLOBAL_CTRL", PMU_MSR_RW, bits);
+		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_STATUS, "PERF_GLOBAL_STATUS", PMU_MSR_RO, 0);
+		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_OVF_CTRL, "PERF_GLOBAL_OVF_CTRL", PMU_MSR_WO, 0);
 	}
 	if (p->version >= 4 && n < max)
-		desc(&out[n++], MSR_PERF_GLOBAL_STATUS_SET, "PERF_GLOBAL_STATUS_SET", PMU_MSR_WO,
+		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_STATUS_SET, "PERF_GLOBAL_STATUS_SET", PMU_MSR_WO,
 		     0);
 	if ((p->cpu->ids.leaf1.ecx & CPUID1_ECX_PDCM) && n < max)
-		desc(&out[n++], MSR_PERF_CAPABILITIES, "IA32_PERF_CAPABILITIES", PMU_MSR_RO, 0);
+		pmu_msr_desc(&out[n++], MSR_PERF_CAPABILITIES, "IA32_PERF_CAPABILITIES", PMU_MSR_RO, 0);
 	return n;
 }
 

@@ -15,8 +15,7 @@
 #define KNC_CTR_MASK 0x3ull
 /* EVNTSEL: 31:24 CMASK, 23 INV, 22 EN, 21 thread mode, 20 INT, 19 reserved,
  * 18 E, 17 OS, 16 USR, 15:8 UMASK, 7:0 event (KNC table 1-5). */
-#define KNC_EVTSEL_RW 0xfff7ffffull
-#define KNC_FLAGS (PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
+#define KNC_EVTSEL_RW (EVTSEL_LOW32 & ~EVTSEL_PC)
 #define KNC_SPFLT_RW ((1ull << 63) | KNC_CTR_MASK) /* KNC table 1-7 */
 #define KNC_PMI_LOOPS 100			   /* Linux's bound (facts §9 KNC) */
 
@@ -89,10 +88,10 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 		return HW_REFUSED;
 	if (ctr != 0 && counter0_only(ev->code))
 		return HW_REFUSED;
-	if (flags & ~KNC_FLAGS)
+	if (flags & ~PMU_F_ALL)
 		return HW_REFUSED;
 	/* Written stopped: EN clear; start() sets EN and the global bit. */
-	sel = (uint64_t)ev->code | (uint64_t)ev->umask << 8 | (flags & KNC_FLAGS);
+	sel = (uint64_t)ev->code | (uint64_t)ev->umask << 8 | (flags & PMU_F_ALL);
 	return hw_wrmsr(p->ctr[ctr].ctl_msr, sel);
 }
 

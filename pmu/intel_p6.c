@@ -13,9 +13,10 @@
  * counter by programming it, because EN cannot be cleared per counter
  * (facts §3). */
 #define P6_NOP_EVENT 0x2eull
-/* Event-select bits a caller may set through PMU_F_* (facts §1; bit 21 is
- * reserved on P6). */
-#define P6_FLAG_MASK (PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
+/* EVNTSEL bits that hold written values: 31:0 less reserved bit 21, and
+ * less EN in EVNTSEL1 (facts §1, §3). */
+#define P6_EVNTSEL0_RW (EVTSEL_LOW32 & ~EVTSEL_ANY)
+#define P6_EVNTSEL1_RW (P6_EVNTSEL0_RW & ~EVTSEL_EN)
 
 /* drv[0], drv[1]: the programmed event select of each counter, EN clear. */
 #define SHADOW(p, i) ((p)->drv[(i)])
@@ -90,7 +91,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 		return HW_REFUSED;
 	if (ev->counters && !(ev->counters & (1u << ctr)))
 		return HW_REFUSED;
-	SHADOW(p, ctr) = (uint64_t)ev->code | (uint64_t)ev->umask << 8 | (flags & P6_FLAG_MASK);
+	SHADOW(p, ctr) = (uint64_t)ev->code | (uint64_t)ev->umask << 8 | (flags & PMU_F_ALL);
 	p->active &= ~(1ull << ctr);
 	if (!(p->active & 3)) /* nothing counts: write the event itself, EN clear */
 		return hw_wrmsr(p->ctr[ctr].ctl_msr, SHADOW(p, ctr));
@@ -112,7 +113,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	 * the high word 0 as Linux writes it (facts §2). */
 	if (path == PMU_WRITE_FULL)
 		return HW_UNSUPPORTED;
-	st = hw_wrmsr(c->ctr_msr, val & 0xffffffffull);
+	st = hw_wrmsr(c->ctr_msr, val & pmu_width_mask(PMC_WRITE_BITS));
 	if (st != HW_OK)
 		return st;
 	held = sext32(val) & pmu_width_mask(c->width);
@@ -193,11 +194,12 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 		char name[24];
 		/* Counters: 32 written bits, the rest is bit 31's extension. */
 		pmh_fmt(name, sizeof(name), "PERFCTR%u", i);
-		pmu_msr_desc(&out[n++], p->ctr[i].ctr_msr, name, PMU_MSR_RW, 0xffffffffull);
+		pmu_msr_desc(&out[n++], p->ctr[i].ctr_msr, name, PMU_MSR_RW,
+			     pmu_width_mask(PMC_WRITE_BITS));
 		/* Event selects: bit 21 reserved; EN exists in EVNTSEL0 only. */
 		pmh_fmt(name, sizeof(name), "EVNTSEL%u", i);
 		pmu_msr_desc(&out[n++], p->ctr[i].ctl_msr, name, PMU_MSR_RW,
-		     i == 0 ? 0xffdfffffull : 0xff9fffffull);
+			     i == 0 ? P6_EVNTSEL0_RW : P6_EVNTSEL1_RW);
 	}
 	return n;
 }

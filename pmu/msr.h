@@ -17,11 +17,13 @@
 
 /* P6 and architectural perfmon (§3, §4) */
 #define MSR_P6_PERFCTR0 0xc1
+#define PMC_WRITE_BITS 32 /* 0xC1+i keep bits 31:0 of a write, sign-extended (§2) */
 #define MSR_P6_EVNTSEL0 0x186
 #define MSR_IA32_PMC0 0x4c1 /* full-width alias */
 #define MSR_PERF_CAPABILITIES 0x345
 #define PERF_CAP_FW_WRITE (1ull << 13)
 #define MSR_FIXED_CTR0 0x309
+#define RDPMC_FIXED (1u << 30) /* RDPMC ECX of fixed counter i: RDPMC_FIXED | i (§2) */
 #define MSR_FIXED_CTR_CTRL 0x38d
 #define MSR_PERF_GLOBAL_STATUS 0x38e
 #define MSR_PERF_GLOBAL_CTRL 0x38f
@@ -30,6 +32,7 @@
 #define MSR_DEBUGCTL 0x1d9
 
 /* Event-select bits shared by P6, arch, AMD and KNC (§1) */
+#define EVTSEL_LOW32 0xffffffffull /* bits 31:0, the select of P6, arch v1-v5 and KNC */
 #define EVTSEL_USR (1ull << 16)
 #define EVTSEL_OS (1ull << 17)
 #define EVTSEL_EDGE (1ull << 18)

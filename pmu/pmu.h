@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "cpu.h"
+#include "msr.h"
 
 #define PMU_MAX_COUNTERS 32
 
@@ -36,16 +37,18 @@ struct pmu_counter {
 	char name[16];	    /* "gp0", "fixed1", "MS_COUNTER0" */
 };
 
-/* Event flags, given in the P6/arch event-select bit positions; each driver
- * translates them (NetBurst: ESCR T0_OS/T0_USR and CCCR edge/compare). */
-#define PMU_F_USR (1u << 16)
-#define PMU_F_OS (1u << 17)
-#define PMU_F_EDGE (1u << 18)
-#define PMU_F_INT (1u << 20)
-#define PMU_F_INV (1u << 23)
-#define PMU_F_CMASK(n) ((uint32_t)(n) << 24)
-#define PMU_F_CMASK_OF(f) (((f) >> 24) & 0xffu)
-/* Every flag a driver accepts. */
+/* Event flags, given in the P6/arch event-select bit positions (msr.h
+ * EVTSEL_*), so that P6, arch, KNC and AMD write them as they are; NetBurst
+ * translates them (ESCR T0_OS/T0_USR and CCCR edge/compare). */
+#define PMU_F_USR ((uint32_t)EVTSEL_USR)
+#define PMU_F_OS ((uint32_t)EVTSEL_OS)
+#define PMU_F_EDGE ((uint32_t)EVTSEL_EDGE)
+#define PMU_F_INT ((uint32_t)EVTSEL_INT)
+#define PMU_F_INV ((uint32_t)EVTSEL_INV)
+#define PMU_F_CMASK(n) ((uint32_t)(n) << EVTSEL_CMASK_SHIFT)
+#define PMU_F_CMASK_OF(f) (((f) >> EVTSEL_CMASK_SHIFT) & 0xffu)
+/* Every flag there is: the mask of what a driver writes (never PC, ANY or
+ * EN, which the drivers own). */
 #define PMU_F_ALL (PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
 
 /* A hardware event in the family's own encoding. */
