@@ -1,5 +1,6 @@
 /* Event catalogue: table selection, lookup, spec parsing and validation. */
 #include "events.h"
+#include "../pmu/intel_arch.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 
@@ -97,15 +98,7 @@ static void fill_event(struct pmu_event *ev, const struct event_def *e)
 
 int events_fixed_index(const struct pmu_event *ev)
 {
-	if (!ev->fixed_only)
-		return -1;
-	if (ev->code == 0xc0 && ev->umask == 0)
-		return 0;
-	if (ev->code == 0x3c && ev->umask == 0)
-		return 1;
-	if (ev->code == 0 && (ev->umask == 3 || ev->umask == 4))
-		return ev->umask - 1;
-	return -1;
+	return ev->fixed_only ? intel_arch_fixed_index((uint16_t)(ev->umask << 8 | ev->code)) : -1;
 }
 
 /* ---- spec parsing ------------------------------------------------------- */

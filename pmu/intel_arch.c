@@ -253,7 +253,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 						(flags & PMU_F_ALL));
 	}
 	/* A fixed counter counts one event only. */
-	if (c->index >= 4 ||
+	if (c->index >= ARCH_FIXED_EVENTS ||
 	    (uint16_t)(ev->umask << 8 | ev->code) != intel_arch_fixed_event[c->index])
 		return HW_REFUSED;
 	p->active &= ~(1ull << ctr);

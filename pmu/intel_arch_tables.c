@@ -8,10 +8,16 @@
 #include "intel_arch.h"
 #include "msr.h"
 
-/* The event each fixed counter counts (umask << 8 | event), facts §4:
- * INST_RETIRED.ANY, CPU_CLK_UNHALTED.CORE, .REF (pseudo 0x0300),
- * TOPDOWN.SLOTS (pseudo 0x0400). */
-const uint16_t intel_arch_fixed_event[4] = {0x00c0, 0x003c, 0x0300, 0x0400};
+const uint16_t intel_arch_fixed_event[ARCH_FIXED_EVENTS] = {
+    ARCH_FIXED0_EVENT, ARCH_FIXED1_EVENT, ARCH_FIXED2_EVENT, ARCH_FIXED3_EVENT};
+
+int intel_arch_fixed_index(uint16_t enc)
+{
+	for (int i = 0; i < ARCH_FIXED_EVENTS; i++)
+		if (intel_arch_fixed_event[i] == enc)
+			return i;
+	return -1;
+}
 
 size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 {
@@ -70,13 +76,14 @@ int intel_arch_generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, st
 		int8_t ebx;
 		const char *name;
 	} map[GEN_COUNT] = {
-	    [GEN_CYCLES] = {0x003c, 0, "CPU_CLK_UNHALTED.CORE"},
-	    [GEN_INSTRUCTIONS] = {0x00c0, 1, "INST_RETIRED.ANY"},
-	    [GEN_REF_CYCLES] = {0, 2, "CPU_CLK_UNHALTED.REF"},
-	    [GEN_CACHE_REFS] = {0x4f2e, 3, "LONGEST_LAT_CACHE.REFERENCE"},
-	    [GEN_CACHE_MISSES] = {0x412e, 4, "LONGEST_LAT_CACHE.MISS"},
-	    [GEN_BRANCHES] = {0x00c4, 5, "BR_INST_RETIRED.ALL"},
-	    [GEN_BRANCH_MISSES] = {0x00c5, 6, "BR_MISP_RETIRED.ALL"},
+	    [GEN_CYCLES] = {ARCH_EV_CORE_CYCLES, ARCH_EBX_CORE_CYCLES, "CPU_CLK_UNHALTED.CORE"},
+	    [GEN_INSTRUCTIONS] = {ARCH_EV_INSTRUCTIONS, ARCH_EBX_INSTRUCTIONS, "INST_RETIRED.ANY"},
+	    [GEN_REF_CYCLES] = {0, ARCH_EBX_REF_CYCLES, "CPU_CLK_UNHALTED.REF"},
+	    [GEN_CACHE_REFS] = {ARCH_EV_LLC_REFS, ARCH_EBX_LLC_REFS, "LONGEST_LAT_CACHE.REFERENCE"},
+	    [GEN_CACHE_MISSES] = {ARCH_EV_LLC_MISSES, ARCH_EBX_LLC_MISSES, "LONGEST_LAT_CACHE.MISS"},
+	    [GEN_BRANCHES] = {ARCH_EV_BRANCHES, ARCH_EBX_BRANCHES, "BR_INST_RETIRED.ALL"},
+	    [GEN_BRANCH_MISSES] = {ARCH_EV_BRANCH_MISSES, ARCH_EBX_BRANCH_MISSES,
+				   "BR_MISP_RETIRED.ALL"},
 	};
 	/* The generic event each fixed counter provides. */
 	static const int fixed_generic[3] = {GEN_INSTRUCTIONS, GEN_CYCLES, GEN_REF_CYCLES};

@@ -393,8 +393,10 @@ static int reset(struct pmu *p)
 
 /* The ESCRs this driver binds events to (the thread-0 and thread-1 pair of
  * each event it knows). */
-static const uint32_t used_escrs[] = {0x3a0, 0x3a1, 0x3a2, 0x3a3, 0x3b8,
-				      0x3b9, 0x3c2, 0x3c3, 0x3cc, 0x3cd};
+static const uint32_t used_escrs[] = {
+    MSR_P4_BSU_ESCR0, MSR_P4_BSU_ESCR0 + 1,   MSR_P4_FSB_ESCR0, MSR_P4_FSB_ESCR0 + 1,
+    MSR_P4_CRU_ESCR0, MSR_P4_CRU_ESCR0 + 1,   MSR_P4_TBPU_ESCR0, MSR_P4_TBPU_ESCR0 + 1,
+    MSR_P4_CRU_ESCR2, MSR_P4_CRU_ESCR2 + 1};
 
 static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 {

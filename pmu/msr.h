@@ -43,9 +43,15 @@
 #define EVTSEL_INV (1ull << 23)
 #define EVTSEL_CMASK_SHIFT 24
 
-/* NetBurst (§5) */
+/* NetBurst (§5); the ESCRs the driver and the catalogue bind events to,
+ * thread 0's (ESCRn0): thread 1's ESCRn1 is the next address */
 #define MSR_P4_COUNTER0 0x300
 #define MSR_P4_CCCR0 0x360
+#define MSR_P4_BSU_ESCR0 0x3a0
+#define MSR_P4_FSB_ESCR0 0x3a2
+#define MSR_P4_CRU_ESCR0 0x3b8
+#define MSR_P4_TBPU_ESCR0 0x3c2
+#define MSR_P4_CRU_ESCR2 0x3cc
 
 /* Knights Corner (KNC §1.4.3, table 1-2) */
 #define MSR_KNC_PERFCTR0 0x20
