@@ -13,6 +13,7 @@
  * bit 47 clear on a counter it preloaded with bit 47 set (p->armed). */
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "cpuid.h"
 #include "msr.h"
 #include "pmu.h"
 
@@ -27,10 +28,8 @@
 #define CTL_GUEST_HOST 0x30000000000ull
 /* GlobalStatus bit 58: LBR stack frozen (facts §7). */
 #define V2_LBR_FROZEN (1ull << 58)
-/* RDPMC 6-9 read the northbridge / data fabric counters with 8000_0001h
- * ECX[24], 10-15 the L3 counters with ECX[28] (AMD APM Vol. 3 RDPMC). */
-#define EXT1_ECX_PERFCTR_NB (1u << 24)
-#define EXT1_ECX_PERFCTR_LLC (1u << 28)
+/* RDPMC 6-9 read the northbridge / data fabric counters, 10-15 the L3
+ * counters, where CPUID reports them (AMD APM Vol. 3 RDPMC). */
 #define RDPMC_PAST_NB 10
 #define RDPMC_PAST_LLC 16
 
@@ -74,7 +73,7 @@ static bool wide_events(const struct pmu *p)
 /* PerfMonV2: the counter count of 8000_0022h EBX[3:0] and the globals. */
 static void init_v2(struct pmu *p, const struct cpu_ids *ids)
 {
-	unsigned n = ids->ext22.ebx & 0xf;
+	unsigned n = CPUID_AMD_PERFMON_EBX_CORE_PMCS(ids->ext22.ebx);
 
 	/* A zero count would leave no counters: keep the extension's six. */
 	if (n)
@@ -116,16 +115,17 @@ static int init(struct pmu *p)
 	p->version = 0;
 	p->caps = PMU_CAP_EDGE_INV_CMASK;
 	p->cmask_max = l->cmask_max;
-	if (l == &layout_core && ids && ids->max_ext_leaf >= 0x80000022u && (ids->ext22.eax & 1))
+	if (l == &layout_core && ids && ids->max_ext_leaf >= CPUID_LEAF_AMD_PERFMON &&
+	    (ids->ext22.eax & CPUID_AMD_PERFMON_EAX_V2))
 		init_v2(p, ids);
 	else
 		p->caps |= PMU_CAP_SIGN_OVERFLOW;
 	init_counters(p, l);
 	/* The first RDPMC index with no counter behind it is past the
 	 * northbridge and L3 counters where CPUID reports them. */
-	if (ids && (ids->ext1.ecx & EXT1_ECX_PERFCTR_NB))
+	if (ids && (ids->ext1.ecx & CPUID_AMD_ECX_PERFCTR_NB))
 		p->rdpmc_bad = RDPMC_PAST_NB;
-	if (ids && (ids->ext1.ecx & EXT1_ECX_PERFCTR_LLC))
+	if (ids && (ids->ext1.ecx & CPUID_AMD_ECX_PERFCTR_LLC))
 		p->rdpmc_bad = RDPMC_PAST_LLC;
 	/* The AMD local APIC does not mask LVTPC on delivery (facts §8); a
 	 * late PMI for an overflow already handled is documented (NMI

@@ -7,12 +7,15 @@
  * clear, as on P6. */
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "cpuid.h"
 #include "intel_arch.h"
 #include "msr.h"
 
 #define GLOBAL_FIXED_BIT 32
 #define STATUS_CONDCHGD (1ull << 63)
 #define STATUS_BUF_OVF (1ull << 62)
+
+#define TFA_PMC 3 /* the counter TSX_FORCE_ABORT takes (facts §10 Skylake TSX) */
 
 /* Driver-private state in p->drv[]. */
 #define FIXED_SHADOW drv[0] /* FIXED_CTR_CTRL as programmed, all fields */
@@ -80,7 +83,7 @@ static void set_counter(struct pmu_counter *c, enum pmu_ctr_kind kind, unsigned 
 static bool full_width_writes(const struct pmu *p)
 {
 	uint64_t cap;
-	if (!(p->cpu->ids.leaf1.ecx & CPUID1_ECX_PDCM))
+	if (!(p->cpu->ids.leaf1.ecx & CPUID_1_ECX_PDCM))
 		return false;
 	if (hw_rdmsr(MSR_PERF_CAPABILITIES, &cap) != HW_OK)
 		return false;
@@ -113,7 +116,7 @@ static bool leaf0a_usable(struct pmu *p, unsigned n_gp, unsigned mask_len, unsig
 static uint32_t fixed_layout(const struct pmu *p, unsigned gp_width, unsigned *width)
 {
 	const struct cpuid_regs *a = &p->cpu->ids.leaf0a;
-	unsigned nf = a->edx & 0x1f;
+	unsigned nf = CPUID_0A_EDX_FIXED_COUNTERS(a->edx);
 	uint32_t mask;
 
 	*width = 0;
@@ -127,7 +130,7 @@ static uint32_t fixed_layout(const struct pmu *p, unsigned gp_width, unsigned *w
 	mask = nf >= 32 ? 0xffffffffu : (1u << nf) - 1;
 	if (p->version >= 5)
 		mask |= a->ecx;
-	*width = (a->edx >> 5) & 0xff;
+	*width = CPUID_0A_EDX_FIXED_WIDTH(a->edx);
 	if (*width == 0) /* not reported: they share the GP width */
 		*width = gp_width;
 	if (*width > 64)
@@ -169,10 +172,10 @@ static void force_abort_detect(struct pmu *p, unsigned n_gp)
 
 	p->TFA = 0;
 	p->TFA_FOUND = 0;
-	if (p->cpu->ids.max_leaf < 7 || n_gp <= 3)
+	if (p->cpu->ids.max_leaf < CPUID_LEAF_EXT_FEATURES || n_gp <= TFA_PMC)
 		return;
-	hw_cpuid(7, 0, &r);
-	p->TFA = (r.edx >> 13 & 1) && !(r.edx >> 11 & 1);
+	hw_cpuid(CPUID_LEAF_EXT_FEATURES, 0, &r);
+	p->TFA = (r.edx & CPUID_7_EDX_TSX_FORCE_ABORT) && !(r.edx & CPUID_7_EDX_RTM_ALWAYS_ABORT);
 	if (p->TFA && hw_rdmsr(MSR_TSX_FORCE_ABORT, &p->TFA_FOUND) != HW_OK)
 		p->TFA_FOUND = 0; /* unreadable: power-on's 0 */
 }
@@ -180,13 +183,13 @@ static void force_abort_detect(struct pmu *p, unsigned n_gp)
 static int init(struct pmu *p)
 {
 	const struct cpuid_regs *a = &p->cpu->ids.leaf0a;
-	unsigned n_gp = (a->eax >> 8) & 0xff, gp_width = (a->eax >> 16) & 0xff;
-	unsigned mask_len = a->eax >> 24;
+	unsigned n_gp = CPUID_0A_EAX_GP_COUNTERS(a->eax), gp_width = CPUID_0A_EAX_GP_WIDTH(a->eax);
+	unsigned mask_len = CPUID_0A_EAX_EBX_LENGTH(a->eax);
 	uint32_t fixed_mask;
 	unsigned fixed_width;
 	bool fw;
 
-	p->version = a->eax & 0xff;
+	p->version = CPUID_0A_EAX_VERSION(a->eax);
 	if (!leaf0a_usable(p, n_gp, mask_len, gp_width))
 		return HW_UNSUPPORTED;
 	if (n_gp > 32)

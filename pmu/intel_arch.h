@@ -6,8 +6,6 @@
 #define PMH_PMU_INTEL_ARCH_H
 
 #include "pmu.h"
-
-#define CPUID1_ECX_PDCM (1u << 15)
 /* FIXED_CTR_CTRL field of fixed counter i: bit0 OS, bit1 USR, bit2
  * AnyThread (v3+), bit3 PMI (facts §4). */
 #define FIX_OS	     0x1ull

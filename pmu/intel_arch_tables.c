@@ -5,6 +5,7 @@
  * keeps the path that programs, reads and acknowledges the counters. */
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "cpuid.h"
 #include "intel_arch.h"
 #include "msr.h"
 
@@ -60,7 +61,7 @@ size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 	if (p->version >= 4 && n < max)
 		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_STATUS_SET, "PERF_GLOBAL_STATUS_SET", PMU_MSR_WO,
 		     0);
-	if ((p->cpu->ids.leaf1.ecx & CPUID1_ECX_PDCM) && n < max)
+	if ((p->cpu->ids.leaf1.ecx & CPUID_1_ECX_PDCM) && n < max)
 		pmu_msr_desc(&out[n++], MSR_PERF_CAPABILITIES, "IA32_PERF_CAPABILITIES", PMU_MSR_RO, 0);
 	return n;
 }

@@ -10,6 +10,7 @@
  * pmi_collect found overflowed without CCCR.OVF (unflagged). */
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "cpuid.h"
 #include "intel_netburst.h"
 #include "msr.h"
 
@@ -59,7 +60,8 @@ static bool valid_ctr(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 static bool thread1(const struct pmu *p)
 {
 	const struct cpuid_regs *r = &p->cpu->ids.leaf1;
-	return (r->edx >> 28 & 1) && ((r->ebx >> 16) & 0xff) > 1 && (r->ebx >> 24 & 1);
+	return (r->edx & CPUID_1_EDX_HTT) && CPUID_1_EBX_LOGICAL(r->ebx) > 1 &&
+	       (CPUID_1_EBX_APIC_ID(r->ebx) & 1);
 }
 
 /* Erratum N15: a counter write may not take, so Linux writes twice

@@ -15,13 +15,12 @@
 /* clang-format on */
 
 #include "sim_drv.h"
-
-#define CPUID1_ECX_HYPERVISOR (1u << 31)
+#include "../../pmu/cpuid.h"
 
 /* Replaces CPUID.0AH of the running model (before cpu_identify). */
 static void set_leaf0a(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
-	sim_set_cpuid(&sim, 0x0a, 0, a, b, c, d);
+	sim_set_cpuid(&sim, CPUID_LEAF_PERFMON, 0, a, b, c, d);
 }
 
 static struct pmu *reattach(void)
@@ -175,7 +174,7 @@ static void fixed_counter_count(void **st)
 	set_leaf0a(0x07280202, 0, 0, 0);
 	struct cpuid_regs r;
 	hw_cpuid(1, 0, &r);
-	sim_set_cpuid(&sim, 1, 0, r.eax, r.ebx, r.ecx | CPUID1_ECX_HYPERVISOR, r.edx);
+	sim_set_cpuid(&sim, 1, 0, r.eax, r.ebx, r.ecx | CPUID_1_ECX_HYPERVISOR, r.edx);
 	p = reattach();
 	assert_int_equal(p->n_fixed, 0);
 	assert_int_equal(p->caps & PMU_CAP_FIXED, 0);
