@@ -115,6 +115,7 @@ static int init(struct pmu *p)
 	p->version = 0;
 	p->caps = PMU_CAP_EDGE_INV_CMASK;
 	p->cmask_max = l->cmask_max;
+	p->ctl_enable = EVTSEL_EN;
 	if (l == &layout_core && ids && ids->max_ext_leaf >= CPUID_LEAF_AMD_PERFMON &&
 	    (ids->ext22.eax & CPUID_AMD_PERFMON_EAX_V2))
 		init_v2(p, ids);

@@ -143,6 +143,7 @@ static void set_caps(struct pmu *p, bool fw)
 {
 	p->caps = PMU_CAP_EDGE_INV_CMASK;
 	p->cmask_max = 255; /* CMASK 31:24 (facts §1) */
+	p->ctl_enable = EVTSEL_EN;
 	if (has_globals(p)) {
 		p->caps |= PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG;
 		p->global_ctrl_msr = MSR_PERF_GLOBAL_CTRL;

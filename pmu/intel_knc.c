@@ -49,6 +49,7 @@ static int init(struct pmu *p)
 	p->global_status_set_msr = 0;
 	p->caps = PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG | PMU_CAP_EDGE_INV_CMASK;
 	p->cmask_max = 255; /* CMASK 31:24 (KNC table 1-5) */
+	p->ctl_enable = EVTSEL_EN;
 	/* The document quotes the SDM: the local APIC sets the LVT mask flag
 	 * when it delivers the counter interrupt (KNC §1.4.3.9). */
 	p->pmi_flags = PMU_PMI_AUTOMASK;

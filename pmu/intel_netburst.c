@@ -114,6 +114,7 @@ static int init(struct pmu *p)
 	}
 	p->caps = PMU_CAP_STICKY_OVF | PMU_CAP_EDGE_INV_CMASK;
 	p->cmask_max = 15; /* CCCR THRESHOLD 23:20 (facts §5) */
+	p->ctl_enable = CCCR_ENABLE;
 	/* LVTPC is masked on delivery and the line stays asserted while OVF is
 	 * set: unmask only after OVF is cleared (facts §8, §9 P4 step 4). */
 	p->pmi_flags = PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE;

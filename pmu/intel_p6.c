@@ -49,6 +49,7 @@ static int init(struct pmu *p)
 	p->n = p->n_gp;
 	p->caps = PMU_CAP_SIGN_OVERFLOW | PMU_CAP_SINGLE_ENABLE | PMU_CAP_EDGE_INV_CMASK;
 	p->cmask_max = 255; /* CMASK 31:24 (facts §1) */
+	p->ctl_enable = EVTSEL_EN;
 	/* Pentium M needs LVTPC re-unmasked after each PMI; other P6 parts do
 	 * not mask it (facts §8, §10 P6). pmi_collect stops counting first, so
 	 * the unmask can wait until the overflows are collected: an overflow in

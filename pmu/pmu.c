@@ -163,13 +163,13 @@ static const char *hv_note(const struct cpu_info *ci, char *buf, size_t n)
  * counter, reg_safe), or p->n_gp when there is none. */
 static unsigned firmware_counters(struct pmu *p)
 {
-	uint64_t en = p->ops->id == PMU_DRV_INTEL_NETBURST ? (1ull << 12) : EVTSEL_EN, ctl;
+	uint64_t ctl;
 	unsigned safe = p->n_gp, left = 0;
 
 	for (unsigned i = 0; i < p->n_gp; i++) {
 		/* a control that cannot be read is not known to be enabled: the
 		 * probe reports what its counter does */
-		if (hw_rdmsr(p->ctr[i].ctl_msr, &ctl) != HW_OK || !(ctl & en)) {
+		if (hw_rdmsr(p->ctr[i].ctl_msr, &ctl) != HW_OK || !(ctl & p->ctl_enable)) {
 			if (safe == p->n_gp)
 				safe = i;
 			continue;

@@ -162,6 +162,8 @@ struct pmu {
 	uint32_t caps;	    /* PMU_CAP_* */
 	uint8_t cmask_max;  /* largest documented counter mask / threshold */
 	uint32_t pmi_flags; /* PMU_PMI_* */
+	uint64_t ctl_enable; /* the enable bit of a GP counter's ctl_msr (EVTSEL_EN,
+			      * NetBurst CCCR.ENABLE), for the firmware check */
 	uint32_t arch_ebx;  /* Intel arch: unavailable-event bits */
 	uint32_t rdpmc_bad; /* an RDPMC index the family has no counter for (driver, or
 			     * one past the last GP counter when the driver leaves 0) */
