@@ -60,8 +60,6 @@ static const struct amd_layout *layout(const struct pmu *p)
 
 static bool v2(const struct pmu *p) { return (p->caps & PMU_CAP_PERFMON_V2) != 0; }
 
-static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
-
 /* Event select bits 35:32 hold event[11:8] from Fam10h on (facts §1); the K7
  * and K8 select is 8 bits wide (K8 BKDG §10.2 EVENT_SELECT bits 7-0). Every
  * core-extension part is Fam15h or later. */
@@ -85,26 +83,6 @@ static void init_v2(struct pmu *p, const struct cpu_ids *ids)
 	p->global_ovf_msr = MSR_AMD_GLOBAL_STATUS_CLR;
 }
 
-static void init_counters(struct pmu *p, const struct amd_layout *l)
-{
-	for (unsigned i = 0; i < p->n_gp; i++) {
-		struct pmu_counter *c = &p->ctr[i];
-		c->kind = PMU_CTR_GP;
-		c->index = (uint8_t)i;
-		c->width = AMD_WIDTH;
-		/* Writes keep all 48 bits: Linux writes (-left) & cntval_mask
-		 * (facts §2), so a preload can use the full width. */
-		c->preload_bits = AMD_WIDTH;
-		c->sign_extends = false;
-		c->ctl_msr = l->ctl0 + l->stride * i;
-		c->ctr_msr = l->ctr0 + l->stride * i;
-		c->full_msr = 0;
-		c->rdpmc = i;
-		pmh_fmt(c->name, sizeof(c->name), "gp%u", i);
-	}
-	p->n = p->n_gp;
-}
-
 static int init(struct pmu *p)
 {
 	const struct amd_layout *l = layout(p);
@@ -121,7 +99,12 @@ static int init(struct pmu *p)
 		init_v2(p, ids);
 	else
 		p->caps |= PMU_CAP_SIGN_OVERFLOW;
-	init_counters(p, l);
+	/* Writes keep all 48 bits: Linux writes (-left) & cntval_mask (facts
+	 * §2), so a preload can use the full width. */
+	for (unsigned i = 0; i < p->n_gp; i++)
+		pmu_gp_counter(&p->ctr[i], i, AMD_WIDTH, l->ctl0 + l->stride * i,
+			       l->ctr0 + l->stride * i);
+	p->n = p->n_gp;
 	/* The first RDPMC index with no counter behind it is past the
 	 * northbridge and L3 counters where CPUID reports them. */
 	if (ids && (ids->ext1.ecx & CPUID_AMD_ECX_PERFCTR_NB))
@@ -139,7 +122,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 {
 	uint64_t sel;
 
-	if (!valid(p, ctr) || !ev || ev->fixed_only || ev->code > AMD_EVENT_MAX)
+	if (!pmu_has_ctr(p, ctr) || !ev || ev->fixed_only || ev->code > AMD_EVENT_MAX)
 		return HW_REFUSED;
 	if (ev->counters && !(ev->counters & (1ull << ctr)))
 		return HW_REFUSED;
@@ -159,7 +142,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	int st;
 
 	(void)path; /* one full-width counter MSR for every path (facts §2) */
-	if (!valid(p, ctr))
+	if (!pmu_has_ctr(p, ctr))
 		return HW_REFUSED;
 	val &= pmu_width_mask(AMD_WIDTH);
 	st = hw_wrmsr(p->ctr[ctr].ctr_msr, val);
@@ -340,14 +323,9 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 	return n;
 }
 
-struct amd_gen {
-	uint16_t cfg; /* Linux's config: umask << 8 | event */
-	const char *name;
-};
-
-/* facts §7 event maps, by family whatever the layout; ref-cycles has no AMD
- * encoding. */
-static const struct amd_gen map_k7[GEN_COUNT] = {
+/* facts §7 event maps, by family whatever the layout (Linux's config:
+ * umask << 8 | event); ref-cycles has no AMD encoding. */
+static const struct pmu_gen_map map_k7[GEN_COUNT] = {
     [GEN_CYCLES] = {0x0076, "cpu-clocks-not-halted"},
     [GEN_INSTRUCTIONS] = {0x00c0, "retired-instructions"},
     [GEN_BRANCHES] = {0x00c2, "retired-branches"},
@@ -356,7 +334,7 @@ static const struct amd_gen map_k7[GEN_COUNT] = {
     [GEN_CACHE_MISSES] = {0x077e, "l2-misses"},
 };
 
-static const struct amd_gen map_f17[GEN_COUNT] = {
+static const struct pmu_gen_map map_f17[GEN_COUNT] = {
     [GEN_CYCLES] = {0x0076, "cycles-not-in-halt"},
     [GEN_INSTRUCTIONS] = {0x00c0, "ex_ret_instr"},
     [GEN_BRANCHES] = {0x00c2, "ex_ret_brn"},
@@ -367,18 +345,8 @@ static const struct amd_gen map_f17[GEN_COUNT] = {
 
 static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
 {
-	const struct amd_gen *map =
-	    (p->cpu && p->cpu->family >= AMD_ZEN_FAMILY) ? map_f17 : map_k7;
-
-	if ((unsigned)g >= GEN_COUNT || !map[g].name)
-		return HW_UNSUPPORTED;
-	if (!valid(p, ctr))
-		return HW_REFUSED;
-	pmh_memset(out, 0, sizeof(*out));
-	out->code = map[g].cfg & 0xff;
-	out->umask = (uint8_t)(map[g].cfg >> 8);
-	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
-	return HW_OK;
+	bool zen = p->cpu && p->cpu->family >= AMD_ZEN_FAMILY;
+	return pmu_generic_from_map(p, zen ? map_f17 : map_k7, g, ctr, out);
 }
 
 const struct pmu_ops pmu_amd_legacy_ops = {

@@ -25,8 +25,6 @@
 
 static bool has_globals(const struct pmu *p) { return p->version >= 2; }
 
-static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
-
 static bool is_fixed(const struct pmu *p, unsigned ctr)
 {
 	return p->ctr[ctr].kind == PMU_CTR_FIXED;
@@ -52,30 +50,20 @@ static uint64_t flat_mask(const struct pmu *p, uint64_t bits)
 	return m;
 }
 
-static void set_counter(struct pmu_counter *c, enum pmu_ctr_kind kind, unsigned index,
-			unsigned width)
+/* Fixed counter index under FIXED_CTR_CTRL; it takes full-width writes
+ * (facts §10, last bullet). */
+static void set_fixed(struct pmu_counter *c, unsigned index, unsigned width)
 {
 	pmh_memset(c, 0, sizeof(*c));
-	c->kind = kind;
+	c->kind = PMU_CTR_FIXED;
 	c->index = (uint8_t)index;
 	c->width = (uint8_t)width;
-	if (kind == PMU_CTR_GP) {
-		c->ctr_msr = MSR_P6_PERFCTR0 + index;
-		c->ctl_msr = MSR_P6_EVNTSEL0 + index;
-		c->rdpmc = index;
-		/* 0xC1+i writes keep 32 bits and sign-extend bit 31 (facts §2) */
-		c->preload_bits = 32;
-		c->sign_extends = true;
-		pmh_fmt(c->name, sizeof(c->name), "gp%u", index);
-	} else {
-		c->ctr_msr = MSR_FIXED_CTR0 + index;
-		c->ctl_msr = MSR_FIXED_CTR_CTRL;
-		c->rdpmc = RDPMC_FIXED | index;
-		/* fixed counters take full-width writes (facts §10, last bullet) */
-		c->preload_bits = (uint8_t)width;
-		c->sign_extends = false;
-		pmh_fmt(c->name, sizeof(c->name), "fixed%u", index);
-	}
+	c->ctr_msr = MSR_FIXED_CTR0 + index;
+	c->ctl_msr = MSR_FIXED_CTR_CTRL;
+	c->rdpmc = RDPMC_FIXED | index;
+	c->preload_bits = (uint8_t)width;
+	c->sign_extends = false;
+	pmh_fmt(c->name, sizeof(c->name), "fixed%u", index);
 }
 
 /* PERF_CAPABILITIES is there when CPUID.1:ECX[15] (PDCM); bit 13 allows
@@ -203,7 +191,7 @@ static int init(struct pmu *p)
 	p->n_gp = 0;
 	for (unsigned i = 0; i < n_gp && p->n_gp < PMU_MAX_COUNTERS; i++) {
 		struct pmu_counter *c = &p->ctr[p->n_gp++];
-		set_counter(c, PMU_CTR_GP, i, gp_width);
+		pmu_p6_counter(c, i, gp_width);
 		if (fw) {
 			c->full_msr = MSR_IA32_PMC0 + i;
 			c->preload_bits = (uint8_t)gp_width;
@@ -212,7 +200,7 @@ static int init(struct pmu *p)
 	p->n_fixed = 0;
 	for (unsigned i = 0; i < 32 && p->n_gp + p->n_fixed < PMU_MAX_COUNTERS; i++) {
 		if (fixed_mask & (1u << i))
-			set_counter(&p->ctr[p->n_gp + p->n_fixed++], PMU_CTR_FIXED, i, fixed_width);
+			set_fixed(&p->ctr[p->n_gp + p->n_fixed++], i, fixed_width);
 	}
 	p->n = p->n_gp + p->n_fixed;
 	set_caps(p, fw);
@@ -242,7 +230,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 {
 	const struct pmu_counter *c;
 
-	if (!valid(p, ctr) || !ev)
+	if (!pmu_has_ctr(p, ctr) || !ev)
 		return HW_REFUSED;
 	if (ev->counters && !(ev->counters & (1u << ctr)))
 		return HW_REFUSED;
@@ -277,7 +265,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	uint64_t wmask, held;
 	int st;
 
-	if (!valid(p, ctr))
+	if (!pmu_has_ctr(p, ctr))
 		return HW_REFUSED;
 	c = &p->ctr[ctr];
 	wmask = pmu_width_mask(c->width);
@@ -302,27 +290,6 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	return HW_OK;
 }
 
-/* Sets or clears EVNTSEL.EN of GP counters in mask (read-modify-write, so
- * the programmed event is kept). */
-static int gp_enable(struct pmu *p, uint64_t mask, bool on)
-{
-	uint64_t v;
-	int st;
-
-	for (unsigned i = 0; i < p->n_gp; i++) {
-		if (!(mask & (1ull << i)))
-			continue;
-		st = hw_rdmsr(p->ctr[i].ctl_msr, &v);
-		if (st != HW_OK)
-			return st;
-		v = on ? v | EVTSEL_EN : v & ~EVTSEL_EN;
-		st = hw_wrmsr(p->ctr[i].ctl_msr, v);
-		if (st != HW_OK)
-			return st;
-	}
-	return HW_OK;
-}
-
 static uint64_t fixed_flat(const struct pmu *p)
 {
 	return pmu_all_mask(p) & ~pmu_width_mask(p->n_gp);
@@ -335,7 +302,7 @@ static int start(struct pmu *p, uint64_t mask)
 	mask &= pmu_all_mask(p);
 	/* Each counter's own enable (EN, fixed field), then the global
 	 * enable on v2+ (facts §4 enable_all). */
-	st = gp_enable(p, mask & ~p->ENABLED, true);
+	st = pmu_evtsel_enable(p, mask & ~p->ENABLED, true);
 	if (st != HW_OK)
 		return st;
 	p->ENABLED |= mask;
@@ -362,9 +329,9 @@ static int stop(struct pmu *p, uint64_t mask)
 	 * per-event disable does, so that a stopped GP counter never rests on
 	 * the global enable alone (count.enable tests that gate by itself). */
 	if (!has_globals(p))
-		return gp_enable(p, mask, false);
+		return pmu_evtsel_enable(p, mask, false);
 	st = hw_wrmsr(MSR_PERF_GLOBAL_CTRL, intel_arch_global_bits(p, p->active));
-	gp_enable(p, mask, false);
+	pmu_evtsel_enable(p, mask, false);
 	return st;
 }
 
@@ -402,7 +369,7 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 	if (!has_globals(p)) {
 		/* v1: stop every counter by EN, then the top-bit rule; start()
 		 * with p->active resumes. */
-		st = gp_enable(p, p->active, false);
+		st = pmu_evtsel_enable(p, p->active, false);
 		p->ENABLED &= ~p->active;
 		if (st != HW_OK)
 			return st;

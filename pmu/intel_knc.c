@@ -17,9 +17,6 @@
  * 18 E, 17 OS, 16 USR, 15:8 UMASK, 7:0 event (KNC table 1-5). */
 #define KNC_EVTSEL_RW (EVTSEL_LOW32 & ~EVTSEL_PC)
 #define KNC_SPFLT_RW ((1ull << 63) | KNC_CTR_MASK) /* KNC table 1-7 */
-#define KNC_PMI_LOOPS 100			   /* Linux's bound (facts §9 KNC) */
-
-static bool valid_ctr(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 
 static int init(struct pmu *p)
 {
@@ -27,22 +24,11 @@ static int init(struct pmu *p)
 	p->n_fixed = 0;
 	p->n = KNC_NCTR;
 	p->version = 0;
-	for (unsigned i = 0; i < KNC_NCTR; i++) {
-		struct pmu_counter *c = &p->ctr[i];
-		c->kind = PMU_CTR_GP;
-		c->index = (uint8_t)i;
-		c->width = KNC_WIDTH;
-		/* "reads and writes set all 40 bits", unlike the sign-extending
-		 * IA-32 counters (KNC §1.4.3.2) */
-		c->preload_bits = KNC_WIDTH;
-		c->sign_extends = false;
-		c->ctr_msr = MSR_KNC_PERFCTR0 + i;
-		c->full_msr = 0;
-		c->ctl_msr = MSR_KNC_EVNTSEL0 + i;
-		c->aux_msr = 0;
-		c->rdpmc = i; /* RDPMC ECX 0/1 (KNC table 1-1) */
-		pmh_fmt(c->name, sizeof(c->name), "gp%u", i);
-	}
+	/* "reads and writes set all 40 bits", unlike the sign-extending IA-32
+	 * counters (KNC §1.4.3.2); RDPMC ECX 0/1 (KNC table 1-1) */
+	for (unsigned i = 0; i < KNC_NCTR; i++)
+		pmu_gp_counter(&p->ctr[i], i, KNC_WIDTH, MSR_KNC_EVNTSEL0 + i,
+			       MSR_KNC_PERFCTR0 + i);
 	p->global_ctrl_msr = MSR_KNC_GLOBAL_CTRL;
 	p->global_status_msr = MSR_KNC_GLOBAL_STATUS;
 	p->global_ovf_msr = MSR_KNC_GLOBAL_OVF_CTRL;
@@ -62,7 +48,7 @@ static int init(struct pmu *p)
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
 {
 	(void)path; /* one full 40-bit write path (KNC §1.4.3.2) */
-	if (!valid_ctr(p, ctr))
+	if (!pmu_has_ctr(p, ctr))
 		return HW_REFUSED;
 	return hw_wrmsr(p->ctr[ctr].ctr_msr, val & pmu_width_mask(KNC_WIDTH));
 }
@@ -83,7 +69,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 {
 	uint64_t sel;
 
-	if (!valid_ctr(p, ctr) || ev->fixed_only || ev->code > 0xff)
+	if (!pmu_has_ctr(p, ctr) || ev->fixed_only || ev->code > 0xff)
 		return HW_REFUSED;
 	if (ev->counters && !(ev->counters & (1u << ctr)))
 		return HW_REFUSED;
@@ -182,7 +168,7 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 		return st;
 	st = hw_rdmsr(MSR_KNC_GLOBAL_STATUS, &s);
 	for (unsigned loop = 0; st == HW_OK && (s & KNC_CTR_MASK); loop++) {
-		if (loop == KNC_PMI_LOOPS) {
+		if (loop == PMU_PMI_MAX_ROUNDS) {
 			*mask = m;
 			return HW_STUCK;
 		}
@@ -239,10 +225,7 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 /* Linux's KNC event map (facts §6), codes from KNC table 1-6 (UMASK 0). */
 static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
 {
-	static const struct {
-		uint8_t code;
-		const char *name;
-	} map[GEN_COUNT] = {
+	static const struct pmu_gen_map map[GEN_COUNT] = {
 	    [GEN_CYCLES] = {0x2a, "CPU_CLK_UNHALTED"},
 	    [GEN_INSTRUCTIONS] = {0x16, "INSTRUCTIONS_EXECUTED"},
 	    [GEN_BRANCHES] = {0x12, "BRANCHES"},
@@ -250,16 +233,11 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 	    [GEN_CACHE_REFS] = {0x28, "DATA_READ_OR_WRITE"},
 	    [GEN_CACHE_MISSES] = {0x29, "DATA_READ_MISS_OR_WRITE_MISS"},
 	};
-	if ((unsigned)g >= GEN_COUNT || !map[g].name)
-		return HW_UNSUPPORTED;
-	if (!valid_ctr(p, ctr))
-		return HW_REFUSED;
-	pmh_memset(out, 0, sizeof(*out));
-	out->code = map[g].code;
-	out->umask = 0;
-	out->counters = (uint32_t)KNC_CTR_MASK;
-	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
-	return HW_OK;
+	int st = pmu_generic_from_map(p, map, g, ctr, out);
+
+	if (st == HW_OK)
+		out->counters = (uint32_t)KNC_CTR_MASK;
+	return st;
 }
 
 const struct pmu_ops pmu_intel_knc_ops = {

@@ -47,9 +47,15 @@
 /* Counter groups (facts §5): 0-3 BPU, 4-7 MS, 8-11 FLAME, 12-17 IQ. */
 static const char *const group_name[4] = {"BPU", "MS", "FLAME", "IQ"};
 
-static unsigned ctr_group(unsigned i) { return i < 4 ? 0 : i < 8 ? 1 : i < 12 ? 2 : 3; }
+static const uint8_t group_first[4] = {0, 4, 8, 12};
 
-static bool valid_ctr(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
+static unsigned ctr_group(unsigned i)
+{
+	unsigned g = 3;
+	while (i < group_first[g])
+		g--;
+	return g;
+}
 
 /* The harness runs on logical processor 1 of a Hyper-Threading package:
  * CPUID.1 EDX[28] HTT, EBX[23:16] > 1 logical processors and bit 0 of the
@@ -96,21 +102,12 @@ static int init(struct pmu *p)
 	p->n_fixed = 0;
 	p->n = P4_NCTR;
 	p->version = 0;
+	/* Counter writes set all 40 bits (facts §2); named by group. */
 	for (unsigned i = 0; i < P4_NCTR; i++) {
 		struct pmu_counter *c = &p->ctr[i];
 		unsigned g = ctr_group(i);
-		unsigned first = g == 0 ? 0 : g == 1 ? 4 : g == 2 ? 8 : 12;
-		c->kind = PMU_CTR_GP;
-		c->index = (uint8_t)i;
-		c->width = P4_WIDTH;
-		c->preload_bits = P4_WIDTH; /* counter writes set all 40 bits (facts §2) */
-		c->sign_extends = false;
-		c->ctr_msr = MSR_P4_COUNTER0 + i;
-		c->full_msr = 0;
-		c->ctl_msr = MSR_P4_CCCR0 + i;
-		c->aux_msr = 0;
-		c->rdpmc = i;
-		pmh_fmt(c->name, sizeof(c->name), "%s_COUNTER%u", group_name[g], i - first);
+		pmu_gp_counter(c, i, P4_WIDTH, MSR_P4_CCCR0 + i, MSR_P4_COUNTER0 + i);
+		pmh_fmt(c->name, sizeof(c->name), "%s_COUNTER%u", group_name[g], i - group_first[g]);
 	}
 	p->caps = PMU_CAP_STICKY_OVF | PMU_CAP_EDGE_INV_CMASK;
 	p->cmask_max = 15; /* CCCR THRESHOLD 23:20 (facts §5) */
@@ -126,7 +123,7 @@ static int init(struct pmu *p)
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
 {
 	(void)path; /* every path is the same full 40-bit write */
-	if (!valid_ctr(p, ctr))
+	if (!pmu_has_ctr(p, ctr))
 		return HW_REFUSED;
 	val &= pmu_width_mask(P4_WIDTH);
 	int st = ctr_write(p, ctr, val);
@@ -145,7 +142,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	unsigned thr = PMU_F_CMASK_OF(flags);
 	int st;
 
-	if (!valid_ctr(p, ctr) || ev->fixed_only)
+	if (!pmu_has_ctr(p, ctr) || ev->fixed_only)
 		return HW_REFUSED;
 	if (ev->counters && !(ev->counters & (1u << ctr)))
 		return HW_REFUSED;
@@ -403,28 +400,20 @@ static const uint32_t used_escrs[] = {
 
 static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 {
+	char name[24];
 	size_t n = 0;
 
-	for (unsigned i = 0; i < p->n && n < max; i++, n++) {
-		out[n].addr = p->ctr[i].ctr_msr;
-		pmh_strlcpy(out[n].name, p->ctr[i].name, sizeof(out[n].name));
-		out[n].access = PMU_MSR_RW;
-		out[n].rw_mask = pmu_width_mask(P4_WIDTH);
-	}
+	for (unsigned i = 0; i < p->n && n < max; i++, n++)
+		pmu_msr_desc(&out[n], p->ctr[i].ctr_msr, p->ctr[i].name, PMU_MSR_RW,
+			     pmu_width_mask(P4_WIDTH));
 	for (unsigned i = 0; i < p->n && n < max; i++, n++) {
 		unsigned g = ctr_group(i);
-		unsigned first = g == 0 ? 0 : g == 1 ? 4 : g == 2 ? 8 : 12;
-		out[n].addr = p->ctr[i].ctl_msr;
-		pmh_fmt(out[n].name, sizeof(out[n].name), "%s_CCCR%u", group_name[g], i - first);
-		out[n].access = PMU_MSR_RW;
-		out[n].rw_mask = CCCR_RW_MASK;
+		pmh_fmt(name, sizeof(name), "%s_CCCR%u", group_name[g], i - group_first[g]);
+		pmu_msr_desc(&out[n], p->ctr[i].ctl_msr, name, PMU_MSR_RW, CCCR_RW_MASK);
 	}
 	for (unsigned k = 0; k < sizeof(used_escrs) / sizeof(used_escrs[0]) && n < max; k++, n++) {
 		const struct escr *e = netburst_escr_find(used_escrs[k]);
-		out[n].addr = e->addr;
-		pmh_strlcpy(out[n].name, e->name, sizeof(out[n].name));
-		out[n].access = PMU_MSR_RW;
-		out[n].rw_mask = ESCR_RW_MASK;
+		pmu_msr_desc(&out[n], e->addr, e->name, PMU_MSR_RW, ESCR_RW_MASK);
 	}
 	return n;
 }
@@ -451,7 +440,7 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 	default:
 		return HW_UNSUPPORTED;
 	}
-	if (!valid_ctr(p, ctr) || !(out->counters & (1u << ctr)))
+	if (!pmu_has_ctr(p, ctr) || !(out->counters & (1u << ctr)))
 		return HW_REFUSED; /* the ESCR does not feed this counter */
 	return HW_OK;
 }

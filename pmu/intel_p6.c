@@ -32,20 +32,9 @@ static int init(struct pmu *p)
 	p->n_gp = 2;
 	p->n_fixed = 0;
 	p->version = 0;
-	for (unsigned i = 0; i < p->n_gp; i++) {
-		struct pmu_counter *c = &p->ctr[i];
-		c->kind = PMU_CTR_GP;
-		c->index = (uint8_t)i;
-		c->width = P6_WIDTH;
-		/* Only 32 bits are writable, bits 39:32 follow bit 31 (facts §2). */
-		c->preload_bits = 32;
-		c->sign_extends = true;
-		c->ctr_msr = MSR_P6_PERFCTR0 + i;
-		c->full_msr = 0;
-		c->ctl_msr = MSR_P6_EVNTSEL0 + i;
-		c->rdpmc = i;
-		pmh_fmt(c->name, sizeof(c->name), "gp%u", i);
-	}
+	/* Only 32 bits are writable, bits 39:32 follow bit 31 (facts §2). */
+	for (unsigned i = 0; i < p->n_gp; i++)
+		pmu_p6_counter(&p->ctr[i], i, P6_WIDTH);
 	p->n = p->n_gp;
 	p->caps = PMU_CAP_SIGN_OVERFLOW | PMU_CAP_SINGLE_ENABLE | PMU_CAP_EDGE_INV_CMASK;
 	p->cmask_max = 255; /* CMASK 31:24 (facts §1) */
@@ -57,8 +46,6 @@ static int init(struct pmu *p)
 	p->pmi_flags = is_pentium_m(p) ? PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE : 0;
 	return HW_OK;
 }
-
-static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 
 /* Writes both event selects from the shadow and the active set: an active
  * counter gets its event, an inactive one the NOP event while the other
@@ -88,7 +75,7 @@ static int sync(struct pmu *p)
 
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
-	if (!valid(p, ctr) || !ev || ev->fixed_only || ev->code > 0xff)
+	if (!pmu_has_ctr(p, ctr) || !ev || ev->fixed_only || ev->code > 0xff)
 		return HW_REFUSED;
 	if (ev->counters && !(ev->counters & (1u << ctr)))
 		return HW_REFUSED;
@@ -107,7 +94,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	uint64_t held;
 	int st;
 
-	if (!valid(p, ctr))
+	if (!pmu_has_ctr(p, ctr))
 		return HW_REFUSED;
 	c = &p->ctr[ctr];
 	/* P6 has no full-width path: only the low 32 bits are written, with
@@ -205,32 +192,18 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 	return n;
 }
 
+/* facts §3 event map; no reference-cycles event on P6. */
 static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
 {
-	static const struct {
-		uint16_t code;
-		uint8_t umask;
-		const char *name;
-	} map[GEN_COUNT] = {
-	    /* facts §3 event map */
-	    [GEN_CYCLES] = {0x79, 0x00, "CPU_CLK_UNHALTED"},
-	    [GEN_INSTRUCTIONS] = {0xc0, 0x00, "INST_RETIRED"},
-	    [GEN_BRANCHES] = {0xc4, 0x00, "BR_INST_RETIRED"},
-	    [GEN_BRANCH_MISSES] = {0xc5, 0x00, "BR_MISS_PRED_RETIRED"},
-	    [GEN_CACHE_REFS] = {0x2e, 0x0f, "L2_RQSTS.MESI"},
-	    [GEN_CACHE_MISSES] = {0x2e, 0x01, "L2_RQSTS.I"},
-	    [GEN_REF_CYCLES] = {0, 0, 0}, /* no reference-cycles event on P6 */
+	static const struct pmu_gen_map map[GEN_COUNT] = {
+	    [GEN_CYCLES] = {0x0079, "CPU_CLK_UNHALTED"},
+	    [GEN_INSTRUCTIONS] = {0x00c0, "INST_RETIRED"},
+	    [GEN_BRANCHES] = {0x00c4, "BR_INST_RETIRED"},
+	    [GEN_BRANCH_MISSES] = {0x00c5, "BR_MISS_PRED_RETIRED"},
+	    [GEN_CACHE_REFS] = {0x0f2e, "L2_RQSTS.MESI"},
+	    [GEN_CACHE_MISSES] = {0x012e, "L2_RQSTS.I"},
 	};
-
-	if ((unsigned)g >= GEN_COUNT || !map[g].name)
-		return HW_UNSUPPORTED;
-	if (!valid(p, ctr))
-		return HW_REFUSED;
-	pmh_memset(out, 0, sizeof(*out));
-	out->code = map[g].code;
-	out->umask = map[g].umask;
-	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
-	return HW_OK;
+	return pmu_generic_from_map(p, map, g, ctr, out);
 }
 
 const struct pmu_ops pmu_intel_p6_ops = {

@@ -88,7 +88,7 @@ int pmu_ctr_read(struct pmu *p, unsigned ctr, uint64_t *val)
 	int st;
 
 	*val = 0;
-	if (ctr >= p->n)
+	if (!pmu_has_ctr(p, ctr))
 		return HW_REFUSED;
 	st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
 	*val &= pmu_width_mask(p->ctr[ctr].width);
@@ -124,6 +124,42 @@ int pmu_zero_gp(struct pmu *p)
 			ret = st != HW_OK ? st : st2;
 	}
 	return ret;
+}
+
+void pmu_gp_counter(struct pmu_counter *c, unsigned i, unsigned width, uint32_t ctl_msr,
+		    uint32_t ctr_msr)
+{
+	pmh_memset(c, 0, sizeof(*c));
+	c->kind = PMU_CTR_GP;
+	c->index = (uint8_t)i;
+	c->width = (uint8_t)width;
+	c->preload_bits = (uint8_t)width;
+	c->sign_extends = false;
+	c->ctl_msr = ctl_msr;
+	c->ctr_msr = ctr_msr;
+	c->rdpmc = i;
+	pmh_fmt(c->name, sizeof(c->name), "gp%u", i);
+}
+
+void pmu_p6_counter(struct pmu_counter *c, unsigned i, unsigned width)
+{
+	pmu_gp_counter(c, i, width, MSR_P6_EVNTSEL0 + i, MSR_P6_PERFCTR0 + i);
+	c->preload_bits = PMC_WRITE_BITS;
+	c->sign_extends = true;
+}
+
+int pmu_generic_from_map(const struct pmu *p, const struct pmu_gen_map *map, enum pmu_generic g,
+			 unsigned ctr, struct pmu_event *out)
+{
+	if ((unsigned)g >= GEN_COUNT || !map[g].name)
+		return HW_UNSUPPORTED;
+	if (ctr >= p->n_gp)
+		return HW_REFUSED;
+	pmh_memset(out, 0, sizeof(*out));
+	out->code = map[g].enc & 0xff;
+	out->umask = (uint8_t)(map[g].enc >> 8);
+	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
+	return HW_OK;
 }
 
 void pmu_msr_desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,

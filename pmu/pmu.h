@@ -196,6 +196,12 @@ void pmu_track_armed(struct pmu *p, unsigned ctr, uint64_t held);
  * or the first read fault (the other counters are still scanned). */
 int pmu_sign_overflow(struct pmu *p, uint64_t *mask);
 
+/* Whether the PMU has flat counter ctr. */
+static inline bool pmu_has_ctr(const struct pmu *p, unsigned ctr)
+{
+	return ctr < p->n;
+}
+
 /* The first error of two results: a sequence of writes that goes on after
  * a fault reports the first one. */
 static inline int pmu_first_err(int a, int b)
@@ -213,6 +219,25 @@ int pmu_evtsel_enable(struct pmu *p, uint64_t mask, bool on);
 /* Writes 0 to the control and the counter MSR of every GP counter: each
  * stops and reads 0 (the reset of P6-style event selects). */
 int pmu_zero_gp(struct pmu *p);
+/* Counter c as GP counter i with its control and counter MSR, RDPMC index i
+ * and name "gp<i>"; writes keep every bit (a driver whose writes
+ * sign-extend says so after). */
+void pmu_gp_counter(struct pmu_counter *c, unsigned i, unsigned width, uint32_t ctl_msr,
+		    uint32_t ctr_msr);
+/* Counter c as P6 / arch GP counter i: EVNTSEL 0x186+i, PERFCTR 0xC1+i,
+ * whose writes keep 32 bits and sign-extend bit 31 (facts §2). */
+void pmu_p6_counter(struct pmu_counter *c, unsigned i, unsigned width);
+/* A generic-event map entry: umask << 8 | event and the event's name; a
+ * map is indexed by enum pmu_generic, a null name meaning "none". */
+struct pmu_gen_map {
+	uint16_t enc;
+	const char *name;
+};
+/* The generic_event of a family with one map for every GP counter:
+ * HW_UNSUPPORTED when the map has no g, HW_REFUSED for a counter the PMU
+ * lacks. */
+int pmu_generic_from_map(const struct pmu *p, const struct pmu_gen_map *map, enum pmu_generic g,
+			 unsigned ctr, struct pmu_event *out);
 /* One entry of a driver's msrs() listing. */
 void pmu_msr_desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
 		  uint64_t rw_mask);
