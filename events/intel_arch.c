@@ -14,12 +14,12 @@
 /* enc is umask << 8 | event, from the driver's names (pmu/intel_arch.h). */
 #define A(nm, enc, bit, d)                                                                         \
 	{                                                                                          \
-		.name = nm, .code = (enc) & 0xff, .umask = (enc) >> 8, .umask_bits = (enc) >> 8,   \
+		.name = nm, .code = (enc)&0xff, .umask = (enc) >> 8, .umask_bits = (enc) >> 8,     \
 		.fixed_index = -1, .cpuid_bit = bit, .desc = d                                     \
 	}
 #define F(nm, enc, idx, d)                                                                         \
 	{                                                                                          \
-		.name = nm, .code = (enc) & 0xff, .umask = (enc) >> 8, .umask_bits = (enc) >> 8,   \
+		.name = nm, .code = (enc)&0xff, .umask = (enc) >> 8, .umask_bits = (enc) >> 8,     \
 		.fixed_index = idx, .cpuid_bit = -1, .flags = EVF_FIXED, .desc = d                 \
 	}
 
@@ -30,7 +30,8 @@ static const struct event_def arch[] = {
       "Instructions retired (EBX bit 1)"),
     A("UNHALTED_REFERENCE_CYCLES", ARCH_EV_REF_CYCLES, ARCH_EBX_REF_CYCLES,
       "Reference cycles while not halted (EBX bit 2)"),
-    A("LLC_REFERENCE", ARCH_EV_LLC_REFS, ARCH_EBX_LLC_REFS, "Last-level cache references (EBX bit 3)"),
+    A("LLC_REFERENCE", ARCH_EV_LLC_REFS, ARCH_EBX_LLC_REFS,
+      "Last-level cache references (EBX bit 3)"),
     A("LLC_MISSES", ARCH_EV_LLC_MISSES, ARCH_EBX_LLC_MISSES, "Last-level cache misses (EBX bit 4)"),
     A("BRANCH_INSTRUCTION_RETIRED", ARCH_EV_BRANCHES, ARCH_EBX_BRANCHES,
       "Branch instructions retired (EBX bit 5)"),

@@ -21,9 +21,9 @@
 		.flags = EVF_CTR_RESTRICTED | (fl), .desc = d                                      \
 	}
 
-#define IR(nm, m, fl, d) N(nm, 0x02, m, 0xf, MSR_P4_CRU_ESCR0, 4, IQ_T0, fl, d)
-#define BR(nm, m, fl, d) N(nm, 0x06, m, 0xf, MSR_P4_CRU_ESCR2, 5, IQ_T0, fl, d)
-#define MB(nm, m, fl, d) N(nm, 0x03, m, 0x1, MSR_P4_CRU_ESCR0, 4, IQ_T0, fl, d)
+#define IR(nm, m, fl, d)  N(nm, 0x02, m, 0xf, MSR_P4_CRU_ESCR0, 4, IQ_T0, fl, d)
+#define BR(nm, m, fl, d)  N(nm, 0x06, m, 0xf, MSR_P4_CRU_ESCR2, 5, IQ_T0, fl, d)
+#define MB(nm, m, fl, d)  N(nm, 0x03, m, 0x1, MSR_P4_CRU_ESCR0, 4, IQ_T0, fl, d)
 #define RBT(nm, m, fl, d) N(nm, 0x04, m, 0x1e, MSR_P4_TBPU_ESCR0, 2, CTR(4) | CTR(5), fl, d)
 #define BSQ(nm, m, fl, d) N(nm, 0x0c, m, 0x73f, MSR_P4_BSU_ESCR0, 7, CTR(0), fl, d)
 
@@ -83,4 +83,7 @@ const char *events_netburst_escr_name(uint32_t addr)
 	return e ? e->name : 0;
 }
 
-size_t events_netburst_escr_count(void) { return netburst_escr_count(); }
+size_t events_netburst_escr_count(void)
+{
+	return netburst_escr_count();
+}

@@ -17,20 +17,20 @@
 #include "msr.h"
 #include "pmu.h"
 
-#define AMD_WIDTH 48	     /* every AMD counter (facts §2) */
-#define AMD_EVENT_MAX 0xfff  /* 12-bit event select: bits 7:0 and 35:32 (facts §1) */
-#define AMD_WIDE_FAMILY 0x10 /* event[11:8] exists from Fam10h (facts §1) */
-#define AMD_ZEN_FAMILY 0x17  /* the Fam17h+ event map (facts §7) */
+#define AMD_WIDTH	48    /* every AMD counter (facts §2) */
+#define AMD_EVENT_MAX	0xfff /* 12-bit event select: bits 7:0 and 35:32 (facts §1) */
+#define AMD_WIDE_FAMILY 0x10  /* event[11:8] exists from Fam10h (facts §1) */
+#define AMD_ZEN_FAMILY	0x17  /* the Fam17h+ event map (facts §7) */
 /* PERF_CTL bits that hold written values: 31:0 less reserved bit 21 (K8 BKDG
  * §10.2), event[11:8] at 35:32 and GuestOnly/HostOnly at 41:40 (facts §1). */
-#define CTL_RW_LOW (EVTSEL_LOW32 & ~EVTSEL_ANY)
-#define CTL_EVENT_HI 0xf00000000ull
+#define CTL_RW_LOW     (EVTSEL_LOW32 & ~EVTSEL_ANY)
+#define CTL_EVENT_HI   0xf00000000ull
 #define CTL_GUEST_HOST 0x30000000000ull
 /* GlobalStatus bit 58: LBR stack frozen (facts §7). */
 #define V2_LBR_FROZEN (1ull << 58)
 /* RDPMC 6-9 read the northbridge / data fabric counters, 10-15 the L3
  * counters, where CPUID reports them (AMD APM Vol. 3 RDPMC). */
-#define RDPMC_PAST_NB 10
+#define RDPMC_PAST_NB  10
 #define RDPMC_PAST_LLC 16
 
 /* What differs between the two register layouts. */
@@ -45,12 +45,25 @@ struct amd_layout {
 /* K8 BKDG §10.2: CNT_MASK 1-3 (at most 3 events a cycle), 4-255 reserved;
  * the K7 guide gives no range, and K8's fits it. PC is a field on K7 and
  * K8 (K7 guide, K8 BKDG §10.2). */
-static const struct amd_layout layout_legacy = {MSR_K7_EVNTSEL0, MSR_K7_PERFCTR0, 1, 4, 3, true};
+static const struct amd_layout layout_legacy = {
+    .ctl0 = MSR_K7_EVNTSEL0,
+    .ctr0 = MSR_K7_PERFCTR0,
+    .stride = 1,
+    .n = 4,
+    .cmask_max = 3,
+    .pin_control = true,
+};
 /* CntMask is 8 bits (facts §1); the reserved range after K8 is not in our
  * documents: 15 is above any core's events per cycle. Bit 19 has no field
  * on the extension's cores (facts §1). */
-static const struct amd_layout layout_core = {MSR_F15H_PERF_CTL0, MSR_F15H_PERF_CTR0, 2, 6, 15,
-					      false};
+static const struct amd_layout layout_core = {
+    .ctl0 = MSR_F15H_PERF_CTL0,
+    .ctr0 = MSR_F15H_PERF_CTR0,
+    .stride = 2,
+    .n = 6,
+    .cmask_max = 15,
+    .pin_control = false,
+};
 
 /* The layout of the ops table the harness chose (cpu_select_driver). */
 static const struct amd_layout *layout(const struct pmu *p)
@@ -58,7 +71,10 @@ static const struct amd_layout *layout(const struct pmu *p)
 	return p->ops == &pmu_amd_core_ops ? &layout_core : &layout_legacy;
 }
 
-static bool v2(const struct pmu *p) { return (p->caps & PMU_CAP_PERFMON_V2) != 0; }
+static bool v2(const struct pmu *p)
+{
+	return (p->caps & PMU_CAP_PERFMON_V2) != 0;
+}
 
 /* Event select bits 35:32 hold event[11:8] from Fam10h on (facts §1); the K7
  * and K8 select is 8 bits wide (K8 BKDG §10.2 EVENT_SELECT bits 7-0). Every
@@ -120,21 +136,17 @@ static int init(struct pmu *p)
 
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
-	uint64_t sel;
-
 	if (!pmu_has_ctr(p, ctr) || !ev || ev->fixed_only || ev->code > AMD_EVENT_MAX)
 		return HW_REFUSED;
 	if (ev->counters && !(ev->counters & (1ull << ctr)))
 		return HW_REFUSED;
-	if (ev->code > 0xff && !wide_events(p))
+	if (ev->code > EVTSEL_EVENT_MAX && !wide_events(p))
 		return HW_REFUSED;
-	/* PC (bit 19) toggles an external pin: never set (PMU_F_ALL). */
-	sel = (uint64_t)(ev->code & 0xff) | ((uint64_t)(ev->code >> 8) << 32) |
-	      ((uint64_t)ev->umask << 8) | (flags & PMU_F_ALL);
 	/* Written with EN clear: K8 BKDG §10.2 asks to change the event with
-	 * the counter disabled and enable it with a second write (start). */
+	 * the counter disabled and enable it with a second write (start). PC
+	 * (bit 19) toggles an external pin: never set. */
 	p->active &= ~(1ull << ctr);
-	return hw_wrmsr(p->ctr[ctr].ctl_msr, sel);
+	return hw_wrmsr(p->ctr[ctr].ctl_msr, pmu_evtsel(ev, flags));
 }
 
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)

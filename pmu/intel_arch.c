@@ -11,9 +11,14 @@
 #include "intel_arch.h"
 #include "msr.h"
 
-#define GLOBAL_FIXED_BIT 32
-#define STATUS_CONDCHGD (1ull << 63)
+#define GLOBAL_FIXED_BIT 32 /* GLOBAL_CTRL/STATUS bit 32+i is fixed counter i (facts §4) */
+#define GLOBAL_MAX	 32 /* GP and fixed counters each have 32 bits there */
+#define STATUS_CONDCHGD	 (1ull << 63) /* facts §4 GLOBAL_STATUS */
 #define STATUS_BUF_OVF (1ull << 62)
+#define EBX_LENGTH_MIN	 7  /* Linux gives up below (facts §0) */
+#define GP_WIDTH_MIN	 32 /* a width below the 32 written bits is nonsense */
+#define WIDTH_MAX	 64
+#define FIXED_MIN	 3 /* v2-v4 on bare metal: max(EDX[4:0], 3) (facts §4) */
 
 #define TFA_PMC 3 /* the counter TSX_FORCE_ABORT takes (facts §10 Skylake TSX) */
 
@@ -23,7 +28,10 @@
 #define TFA_FOUND drv[6]    /* MSR_TSX_FORCE_ABORT as init found it */
 #define TFA drv[7]	    /* 1: PMC3 needs MSR_TSX_FORCE_ABORT bit 0 */
 
-static bool has_globals(const struct pmu *p) { return p->version >= 2; }
+static bool has_globals(const struct pmu *p)
+{
+	return p->version >= ARCH_V_GLOBALS;
+}
 
 static bool is_fixed(const struct pmu *p, unsigned ctr)
 {
@@ -86,12 +94,13 @@ static bool leaf0a_usable(struct pmu *p, unsigned n_gp, unsigned mask_len, unsig
 			"CPUID.0AH reports version %u with %u GP counters", p->version, n_gp);
 		return false;
 	}
-	if (mask_len < 7) { /* facts §0: Linux gives up */
+	if (mask_len < EBX_LENGTH_MIN) {
 		pmh_fmt(p->reason, sizeof(p->reason),
-			"CPUID.0AH:EAX[31:24] event mask length %u is below 7", mask_len);
+			"CPUID.0AH:EAX[31:24] event mask length %u is below %u", mask_len,
+			EBX_LENGTH_MIN);
 		return false;
 	}
-	if (gp_width < 32 || gp_width > 64) {
+	if (gp_width < GP_WIDTH_MIN || gp_width > WIDTH_MAX) {
 		pmh_fmt(p->reason, sizeof(p->reason), "CPUID.0AH reports a GP width of %u bits",
 			gp_width);
 		return false;
@@ -108,21 +117,21 @@ static uint32_t fixed_layout(const struct pmu *p, unsigned gp_width, unsigned *w
 	uint32_t mask;
 
 	*width = 0;
-	if (p->version < 2)
+	if (!has_globals(p))
 		return 0;
 	/* facts §4 fixed-counter count: v2-v4 assume at least 3 on bare metal
 	 * (v2 parts may not report them), as-is under a hypervisor; v5 adds
 	 * the ECX bitmask. */
-	if (p->version < 5 && !p->cpu->hypervisor && nf < 3)
-		nf = 3;
-	mask = nf >= 32 ? 0xffffffffu : (1u << nf) - 1;
-	if (p->version >= 5)
+	if (p->version < ARCH_V_FIXED_MASK && !p->cpu->hypervisor && nf < FIXED_MIN)
+		nf = FIXED_MIN;
+	mask = (uint32_t)pmu_width_mask(nf);
+	if (p->version >= ARCH_V_FIXED_MASK)
 		mask |= a->ecx;
 	*width = CPUID_0A_EDX_FIXED_WIDTH(a->edx);
 	if (*width == 0) /* not reported: they share the GP width */
 		*width = gp_width;
-	if (*width > 64)
-		*width = 64;
+	if (*width > WIDTH_MAX)
+		*width = WIDTH_MAX;
 	return mask;
 }
 
@@ -142,7 +151,7 @@ static void set_caps(struct pmu *p, bool fw)
 	}
 	if (p->n_fixed)
 		p->caps |= PMU_CAP_FIXED;
-	if (p->version >= 4) {
+	if (p->version >= ARCH_V_STATUS_SET) {
 		p->caps |= PMU_CAP_STATUS_SET;
 		p->global_status_set_msr = MSR_PERF_GLOBAL_STATUS_SET;
 	}
@@ -181,10 +190,10 @@ static int init(struct pmu *p)
 	p->version = CPUID_0A_EAX_VERSION(a->eax);
 	if (!leaf0a_usable(p, n_gp, mask_len, gp_width))
 		return HW_UNSUPPORTED;
-	if (n_gp > 32)
-		n_gp = 32; /* GLOBAL_CTRL has 32 GP enable bits */
+	if (n_gp > GLOBAL_MAX)
+		n_gp = GLOBAL_MAX;
 	/* A set EBX bit marks an architectural event unavailable (facts §4). */
-	p->arch_ebx = a->ebx & (mask_len >= 32 ? 0xffffffffu : (1u << mask_len) - 1);
+	p->arch_ebx = a->ebx & (uint32_t)pmu_width_mask(mask_len);
 
 	fixed_mask = fixed_layout(p, gp_width, &fixed_width);
 	fw = full_width_writes(p);
@@ -198,7 +207,7 @@ static int init(struct pmu *p)
 		}
 	}
 	p->n_fixed = 0;
-	for (unsigned i = 0; i < 32 && p->n_gp + p->n_fixed < PMU_MAX_COUNTERS; i++) {
+	for (unsigned i = 0; i < GLOBAL_MAX && p->n_gp + p->n_fixed < PMU_MAX_COUNTERS; i++) {
 		if (fixed_mask & (1u << i))
 			set_fixed(&p->ctr[p->n_gp + p->n_fixed++], i, fixed_width);
 	}
@@ -236,17 +245,17 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 		return HW_REFUSED;
 	c = &p->ctr[ctr];
 	if (c->kind == PMU_CTR_GP) {
-		if (ev->fixed_only || ev->code > 0xff)
+		if (ev->fixed_only || ev->code > EVTSEL_EVENT_MAX)
 			return HW_REFUSED;
 		p->active &= ~(1ull << ctr);
 		p->ENABLED &= ~(1ull << ctr);
 		/* EN stays clear until start() */
-		return hw_wrmsr(c->ctl_msr, (uint64_t)ev->code | (uint64_t)ev->umask << 8 |
-						(flags & PMU_F_ALL));
+		return hw_wrmsr(c->ctl_msr, pmu_evtsel(ev, flags));
 	}
 	/* A fixed counter counts one event only. */
 	if (c->index >= ARCH_FIXED_EVENTS ||
-	    (uint16_t)(ev->umask << 8 | ev->code) != intel_arch_fixed_event[c->index])
+	    (uint16_t)(ev->umask << EVTSEL_UMASK_SHIFT | ev->code) !=
+		intel_arch_fixed_event[c->index])
 		return HW_REFUSED;
 	p->active &= ~(1ull << ctr);
 	p->ENABLED &= ~(1ull << ctr);

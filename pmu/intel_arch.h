@@ -6,6 +6,12 @@
 #define PMH_PMU_INTEL_ARCH_H
 
 #include "pmu.h"
+/* What each architectural perfmon version adds (facts §1, §4). */
+#define ARCH_V_GLOBALS 2    /* global ctrl/status/ovf registers, fixed counters */
+#define ARCH_V_ANYTHREAD 3  /* EVNTSEL.ANY and the fixed AnyThread bits */
+#define ARCH_V_STATUS_SET 4 /* GLOBAL_STATUS_SET */
+#define ARCH_V_FIXED_MASK 5 /* CPUID.0AH:ECX fixed-counter bitmask */
+
 /* FIXED_CTR_CTRL field of fixed counter i: bit0 OS, bit1 USR, bit2
  * AnyThread (v3+), bit3 PMI (facts §4). */
 #define FIX_OS	     0x1ull

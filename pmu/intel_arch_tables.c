@@ -9,8 +9,8 @@
 #include "intel_arch.h"
 #include "msr.h"
 
-const uint16_t intel_arch_fixed_event[ARCH_FIXED_EVENTS] = {
-    ARCH_FIXED0_EVENT, ARCH_FIXED1_EVENT, ARCH_FIXED2_EVENT, ARCH_FIXED3_EVENT};
+const uint16_t intel_arch_fixed_event[ARCH_FIXED_EVENTS] = {ARCH_FIXED0_EVENT, ARCH_FIXED1_EVENT,
+							    ARCH_FIXED2_EVENT, ARCH_FIXED3_EVENT};
 
 int intel_arch_fixed_index(uint16_t enc)
 {
@@ -26,19 +26,22 @@ size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 	char name[24];
 	uint64_t fixed_rw = 0;
 	/* EVNTSEL bits 31:0; ANY (bit 21) only from v3 (facts §1). */
-	uint64_t sel_rw = p->version >= 3 ? EVTSEL_LOW32 : EVTSEL_LOW32 & ~EVTSEL_ANY;
+	uint64_t sel_rw =
+	    p->version >= ARCH_V_ANYTHREAD ? EVTSEL_LOW32 : EVTSEL_LOW32 & ~EVTSEL_ANY;
 
 	for (unsigned i = 0; i < p->n_gp; i++) {
 		const struct pmu_counter *c = &p->ctr[i];
 		if (n + 3 > max)
 			return n;
 		pmh_fmt(name, sizeof(name), "IA32_PMC%u", i);
-		pmu_msr_desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, pmu_width_mask(PMC_WRITE_BITS));
+		pmu_msr_desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW,
+			     pmu_width_mask(PMC_WRITE_BITS));
 		pmh_fmt(name, sizeof(name), "IA32_PERFEVTSEL%u", i);
 		pmu_msr_desc(&out[n++], c->ctl_msr, name, PMU_MSR_RW, sel_rw);
 		if (c->full_msr) {
 			pmh_fmt(name, sizeof(name), "IA32_A_PMC%u", i);
-			pmu_msr_desc(&out[n++], c->full_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
+			pmu_msr_desc(&out[n++], c->full_msr, name, PMU_MSR_RW,
+				     pmu_width_mask(c->width));
 		}
 	}
 	for (unsigned i = p->n_gp; i < p->n; i++) {
@@ -47,22 +50,27 @@ size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 			return n;
 		pmh_fmt(name, sizeof(name), "IA32_FIXED_CTR%u", c->index);
 		pmu_msr_desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
-		fixed_rw |= (FIX_OS | FIX_USR | FIX_PMI | (p->version >= 3 ? FIX_ANY : 0))
-			    << FIX_SHIFT(c->index);
+		fixed_rw |=
+		    (FIX_OS | FIX_USR | FIX_PMI | (p->version >= ARCH_V_ANYTHREAD ? FIX_ANY : 0))
+		    << FIX_SHIFT(c->index);
 	}
 	if (p->n_fixed && n < max)
-		pmu_msr_desc(&out[n++], MSR_FIXED_CTR_CTRL, "IA32_FIXED_CTR_CTRL", PMU_MSR_RW, fixed_rw);
-	if (p->version >= 2 && n + 3 <= max) { /* the global registers, v2+ (facts §4) */
+		pmu_msr_desc(&out[n++], MSR_FIXED_CTR_CTRL, "IA32_FIXED_CTR_CTRL", PMU_MSR_RW,
+			     fixed_rw);
+	if (p->version >= ARCH_V_GLOBALS && n + 3 <= max) { /* the global registers (facts §4) */
 		uint64_t bits = intel_arch_global_bits(p, pmu_all_mask(p));
 		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_CTRL, "PERF_GLOBAL_CTRL", PMU_MSR_RW, bits);
-		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_STATUS, "PERF_GLOBAL_STATUS", PMU_MSR_RO, 0);
-		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_OVF_CTRL, "PERF_GLOBAL_OVF_CTRL", PMU_MSR_WO, 0);
+		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_STATUS, "PERF_GLOBAL_STATUS", PMU_MSR_RO,
+			     0);
+		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_OVF_CTRL, "PERF_GLOBAL_OVF_CTRL",
+			     PMU_MSR_WO, 0);
 	}
-	if (p->version >= 4 && n < max)
-		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_STATUS_SET, "PERF_GLOBAL_STATUS_SET", PMU_MSR_WO,
-		     0);
+	if (p->version >= ARCH_V_STATUS_SET && n < max)
+		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_STATUS_SET, "PERF_GLOBAL_STATUS_SET",
+			     PMU_MSR_WO, 0);
 	if ((p->cpu->ids.leaf1.ecx & CPUID_1_ECX_PDCM) && n < max)
-		pmu_msr_desc(&out[n++], MSR_PERF_CAPABILITIES, "IA32_PERF_CAPABILITIES", PMU_MSR_RO, 0);
+		pmu_msr_desc(&out[n++], MSR_PERF_CAPABILITIES, "IA32_PERF_CAPABILITIES", PMU_MSR_RO,
+			     0);
 	return n;
 }
 
@@ -81,7 +89,8 @@ int intel_arch_generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, st
 	    [GEN_INSTRUCTIONS] = {ARCH_EV_INSTRUCTIONS, ARCH_EBX_INSTRUCTIONS, "INST_RETIRED.ANY"},
 	    [GEN_REF_CYCLES] = {0, ARCH_EBX_REF_CYCLES, "CPU_CLK_UNHALTED.REF"},
 	    [GEN_CACHE_REFS] = {ARCH_EV_LLC_REFS, ARCH_EBX_LLC_REFS, "LONGEST_LAT_CACHE.REFERENCE"},
-	    [GEN_CACHE_MISSES] = {ARCH_EV_LLC_MISSES, ARCH_EBX_LLC_MISSES, "LONGEST_LAT_CACHE.MISS"},
+	    [GEN_CACHE_MISSES] = {ARCH_EV_LLC_MISSES, ARCH_EBX_LLC_MISSES,
+				  "LONGEST_LAT_CACHE.MISS"},
 	    [GEN_BRANCHES] = {ARCH_EV_BRANCHES, ARCH_EBX_BRANCHES, "BR_INST_RETIRED.ALL"},
 	    [GEN_BRANCH_MISSES] = {ARCH_EV_BRANCH_MISSES, ARCH_EBX_BRANCH_MISSES,
 				   "BR_MISP_RETIRED.ALL"},

@@ -67,9 +67,7 @@ static bool counter0_only(uint16_t code)
 
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
-	uint64_t sel;
-
-	if (!pmu_has_ctr(p, ctr) || ev->fixed_only || ev->code > 0xff)
+	if (!pmu_has_ctr(p, ctr) || ev->fixed_only || ev->code > EVTSEL_EVENT_MAX)
 		return HW_REFUSED;
 	if (ev->counters && !(ev->counters & (1u << ctr)))
 		return HW_REFUSED;
@@ -78,8 +76,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	if (flags & ~PMU_F_ALL)
 		return HW_REFUSED;
 	/* Written stopped: EN clear; start() sets EN and the global bit. */
-	sel = (uint64_t)ev->code | (uint64_t)ev->umask << 8 | (flags & PMU_F_ALL);
-	return hw_wrmsr(p->ctr[ctr].ctl_msr, sel);
+	return hw_wrmsr(p->ctr[ctr].ctl_msr, pmu_evtsel(ev, flags));
 }
 
 static int start(struct pmu *p, uint64_t mask)

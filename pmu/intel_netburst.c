@@ -25,6 +25,7 @@
 #define CCCR_COMPARE (1ull << 18)
 #define CCCR_COMPLEMENT (1ull << 19)
 #define CCCR_THRESHOLD_SHIFT 20
+#define CCCR_THRESHOLD_MAX 15 /* 23:20 */
 #define CCCR_EDGE (1ull << 24)
 #define CCCR_FORCE_OVF (1ull << 25)
 #define CCCR_OVF_PMI_T0 (1ull << 26)
@@ -37,7 +38,9 @@
 
 /* ESCR bits (facts §5) */
 #define ESCR_EVENT_SHIFT 25
+#define ESCR_EVENT_MAX 0x3f /* 30:25 */
 #define ESCR_MASK_SHIFT 9
+#define ESCR_EMASK_MAX 0xffff /* 24:9 */
 #define ESCR_T0_OS (1ull << 3)
 #define ESCR_T0_USR (1ull << 2)
 #define ESCR_T1_OS (1ull << 1)
@@ -107,10 +110,11 @@ static int init(struct pmu *p)
 		struct pmu_counter *c = &p->ctr[i];
 		unsigned g = ctr_group(i);
 		pmu_gp_counter(c, i, P4_WIDTH, MSR_P4_CCCR0 + i, MSR_P4_COUNTER0 + i);
-		pmh_fmt(c->name, sizeof(c->name), "%s_COUNTER%u", group_name[g], i - group_first[g]);
+		pmh_fmt(c->name, sizeof(c->name), "%s_COUNTER%u", group_name[g],
+			i - group_first[g]);
 	}
 	p->caps = PMU_CAP_STICKY_OVF | PMU_CAP_EDGE_INV_CMASK;
-	p->cmask_max = 15; /* CCCR THRESHOLD 23:20 (facts §5) */
+	p->cmask_max = CCCR_THRESHOLD_MAX; /* the CCCR threshold (facts §5) */
 	p->ctl_enable = CCCR_ENABLE;
 	/* LVTPC is masked on delivery and the line stays asserted while OVF is
 	 * set: unmask only after OVF is cleared (facts §8, §9 P4 step 4). */
@@ -135,11 +139,63 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	return HW_OK;
 }
 
+/* The ESCR value of an event for this thread's OS/USR flags. */
+static uint64_t escr_value(const struct pmu *p, const struct pmu_event *ev, uint32_t flags)
+{
+	uint64_t escr = (uint64_t)ev->code << ESCR_EVENT_SHIFT;
+
+	escr |= (uint64_t)ev->escr_mask << ESCR_MASK_SHIFT;
+	if (flags & PMU_F_OS)
+		escr |= thread1(p) ? ESCR_T1_OS : ESCR_T0_OS;
+	if (flags & PMU_F_USR)
+		escr |= thread1(p) ? ESCR_T1_USR : ESCR_T0_USR;
+	return escr;
+}
+
+/* The CCCR value (ENABLE clear) that selects ESCR e with the flags' filters:
+ * threshold and complement through COMPARE, edge, and this thread's PMI. */
+static uint64_t cccr_value(const struct pmu *p, const struct escr *e, uint32_t flags)
+{
+	unsigned thr = PMU_F_CMASK_OF(flags);
+	uint64_t cccr = (uint64_t)e->select << CCCR_ESCR_SEL_SHIFT | CCCR_ACTIVE_THREAD_ANY;
+
+	if (thr || (flags & PMU_F_INV))
+		cccr |= CCCR_COMPARE | (uint64_t)thr << CCCR_THRESHOLD_SHIFT;
+	if (flags & PMU_F_INV)
+		cccr |= CCCR_COMPLEMENT;
+	if (flags & PMU_F_EDGE)
+		cccr |= CCCR_EDGE;
+	if (flags & PMU_F_INT)
+		cccr |= thread1(p) ? CCCR_OVF_PMI_T1 : CCCR_OVF_PMI_T0;
+	return cccr;
+}
+
+/* One ESCR serves every counter that selects it: refuse to change the event
+ * under another running counter; a stopped one loses its binding. */
+static int escr_claim(struct pmu *p, unsigned ctr, const struct escr *e, uint64_t escr)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		uint64_t cur;
+		int st;
+		if (i == ctr || p->ctr[i].aux_msr != e->addr)
+			continue;
+		if (!(p->active >> i & 1)) {
+			p->ctr[i].aux_msr = 0;
+			continue;
+		}
+		st = hw_rdmsr(e->addr, &cur);
+		if (st != HW_OK)
+			return st;
+		if (cur != escr)
+			return HW_REFUSED;
+	}
+	return HW_OK;
+}
+
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
 	const struct escr *e;
-	uint64_t escr, cccr;
-	unsigned thr = PMU_F_CMASK_OF(flags);
+	uint64_t escr;
 	int st;
 
 	if (!pmu_has_ctr(p, ctr) || ev->fixed_only)
@@ -151,50 +207,19 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	e = netburst_escr_find(ev->escr_msr);
 	if (!e || !(netburst_escr_counters(e) & (1u << ctr)) || e->select != ev->escr_select)
 		return HW_REFUSED;
-	if (ev->code > 0x3f || ev->escr_mask > 0xffff || thr > 15)
+	if (ev->code > ESCR_EVENT_MAX || ev->escr_mask > ESCR_EMASK_MAX ||
+	    PMU_F_CMASK_OF(flags) > CCCR_THRESHOLD_MAX)
 		return HW_REFUSED;
-
-	escr = (uint64_t)ev->code << ESCR_EVENT_SHIFT | (uint64_t)ev->escr_mask << ESCR_MASK_SHIFT;
-	if (flags & PMU_F_OS)
-		escr |= thread1(p) ? ESCR_T1_OS : ESCR_T0_OS;
-	if (flags & PMU_F_USR)
-		escr |= thread1(p) ? ESCR_T1_USR : ESCR_T0_USR;
-
-	/* One ESCR serves every counter that selects it: refuse to change the
-	 * event under a running counter; a stopped one loses its binding. */
-	for (unsigned i = 0; i < p->n; i++) {
-		uint64_t cur;
-		if (i == ctr || p->ctr[i].aux_msr != e->addr)
-			continue;
-		if (p->active >> i & 1) {
-			st = hw_rdmsr(e->addr, &cur);
-			if (st != HW_OK)
-				return st;
-			if (cur != escr)
-				return HW_REFUSED;
-		} else {
-			p->ctr[i].aux_msr = 0;
-		}
-	}
-
-	cccr = (uint64_t)e->select << CCCR_ESCR_SEL_SHIFT | CCCR_ACTIVE_THREAD_ANY;
-	if (thr || (flags & PMU_F_INV))
-		cccr |= CCCR_COMPARE | (uint64_t)thr << CCCR_THRESHOLD_SHIFT;
-	if (flags & PMU_F_INV)
-		cccr |= CCCR_COMPLEMENT;
-	if (flags & PMU_F_EDGE)
-		cccr |= CCCR_EDGE;
-	if (flags & PMU_F_INT)
-		cccr |= thread1(p) ? CCCR_OVF_PMI_T1 : CCCR_OVF_PMI_T0;
-
+	escr = escr_value(p, ev, flags);
+	st = escr_claim(p, ctr, e, escr);
+	if (st != HW_OK)
+		return st;
 	/* Stop the counter first, then ESCR before CCCR (facts §5 enable order). */
 	st = hw_wrmsr(p->ctr[ctr].ctl_msr, 0);
-	if (st != HW_OK)
-		return st;
-	st = hw_wrmsr(e->addr, escr);
-	if (st != HW_OK)
-		return st;
-	st = hw_wrmsr(p->ctr[ctr].ctl_msr, cccr);
+	if (st == HW_OK)
+		st = hw_wrmsr(e->addr, escr);
+	if (st == HW_OK)
+		st = hw_wrmsr(p->ctr[ctr].ctl_msr, cccr_value(p, e, flags));
 	if (st != HW_OK)
 		return st;
 	p->ctr[ctr].aux_msr = e->addr;
@@ -394,8 +419,8 @@ static int reset(struct pmu *p)
 /* The ESCRs this driver binds events to (the thread-0 and thread-1 pair of
  * each event it knows). */
 static const uint32_t used_escrs[] = {
-    MSR_P4_BSU_ESCR0, MSR_P4_BSU_ESCR0 + 1,   MSR_P4_FSB_ESCR0, MSR_P4_FSB_ESCR0 + 1,
-    MSR_P4_CRU_ESCR0, MSR_P4_CRU_ESCR0 + 1,   MSR_P4_TBPU_ESCR0, MSR_P4_TBPU_ESCR0 + 1,
+    MSR_P4_BSU_ESCR0, MSR_P4_BSU_ESCR0 + 1, MSR_P4_FSB_ESCR0,  MSR_P4_FSB_ESCR0 + 1,
+    MSR_P4_CRU_ESCR0, MSR_P4_CRU_ESCR0 + 1, MSR_P4_TBPU_ESCR0, MSR_P4_TBPU_ESCR0 + 1,
     MSR_P4_CRU_ESCR2, MSR_P4_CRU_ESCR2 + 1};
 
 static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)

@@ -49,7 +49,10 @@ uint32_t netburst_escr_counters(const struct escr *e)
 	return e->half ? half1[e->group] : half0[e->group];
 }
 
-size_t netburst_escr_count(void) { return N_ESCR; }
+size_t netburst_escr_count(void)
+{
+	return N_ESCR;
+}
 
 const struct escr *netburst_escr_find(uint32_t addr)
 {

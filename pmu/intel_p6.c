@@ -8,7 +8,12 @@
 #include "msr.h"
 #include "pmu.h"
 
+#define P6_NCTR 2 /* facts §2 */
+#define P6_CTR_MASK 0x3 /* both counters */
 #define P6_WIDTH 40
+#define P6_FAMILY 6
+#define P6_MODEL_BANIAS 9 /* the Pentium M models (facts §3) */
+#define P6_MODEL_DOTHAN 13
 /* L2_RQSTS with an empty MESI umask counts nothing; Linux stops a single
  * counter by programming it, because EN cannot be cleared per counter
  * (facts §3). */
@@ -23,13 +28,13 @@
 
 static bool is_pentium_m(const struct pmu *p)
 {
-	/* Pentium M Banias (9) and Dothan (13), facts §3. */
-	return p->cpu && p->cpu->family == 6 && (p->cpu->model == 9 || p->cpu->model == 13);
+	return p->cpu && p->cpu->family == P6_FAMILY &&
+	       (p->cpu->model == P6_MODEL_BANIAS || p->cpu->model == P6_MODEL_DOTHAN);
 }
 
 static int init(struct pmu *p)
 {
-	p->n_gp = 2;
+	p->n_gp = P6_NCTR;
 	p->n_fixed = 0;
 	p->version = 0;
 	/* Only 32 bits are writable, bits 39:32 follow bit 31 (facts §2). */
@@ -56,7 +61,7 @@ static int init(struct pmu *p)
  * writes is counted or not depending on it). */
 static int sync(struct pmu *p)
 {
-	bool en = (p->active & 3) != 0;
+	bool en = (p->active & P6_CTR_MASK) != 0;
 	int st;
 
 	for (unsigned k = 0; k < p->n_gp; k++) {
@@ -75,13 +80,13 @@ static int sync(struct pmu *p)
 
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
-	if (!pmu_has_ctr(p, ctr) || !ev || ev->fixed_only || ev->code > 0xff)
+	if (!pmu_has_ctr(p, ctr) || !ev || ev->fixed_only || ev->code > EVTSEL_EVENT_MAX)
 		return HW_REFUSED;
 	if (ev->counters && !(ev->counters & (1u << ctr)))
 		return HW_REFUSED;
-	SHADOW(p, ctr) = (uint64_t)ev->code | (uint64_t)ev->umask << 8 | (flags & PMU_F_ALL);
+	SHADOW(p, ctr) = pmu_evtsel(ev, flags);
 	p->active &= ~(1ull << ctr);
-	if (!(p->active & 3)) /* nothing counts: write the event itself, EN clear */
+	if (!(p->active & P6_CTR_MASK)) /* nothing counts: write the event itself, EN clear */
 		return hw_wrmsr(p->ctr[ctr].ctl_msr, SHADOW(p, ctr));
 	return sync(p);
 }
@@ -120,7 +125,7 @@ static int stop(struct pmu *p, uint64_t mask)
 	int st;
 
 	p->active &= ~mask;
-	if (p->active & 3)
+	if (p->active & P6_CTR_MASK)
 		return sync(p); /* the stopped counter gets the NOP event */
 	/* Nothing left: clear EN (disable_all) and park the stopped ones on
 	 * the NOP event as the per-counter disable does (facts §3). */
@@ -155,8 +160,9 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 	*mask = 0;
 	/* Stop counting: EN lives in EVNTSEL0 only (facts §3). p->active is
 	 * kept so that start(p->active) resumes. */
-	st = hw_wrmsr(p->ctr[0].ctl_msr,
-		      ((p->active & 3) && !(p->active & 1)) ? P6_NOP_EVENT : SHADOW(p, 0));
+	/* counter 1 alone active: counter 0 stays on the NOP event */
+	bool park0 = (p->active & P6_CTR_MASK) && !(p->active & 1);
+	st = hw_wrmsr(p->ctr[0].ctl_msr, park0 ? P6_NOP_EVENT : SHADOW(p, 0));
 	if (st != HW_OK)
 		return st;
 	st = overflow_status(p, mask);

@@ -33,6 +33,9 @@
 
 /* Event-select bits shared by P6, arch, AMD and KNC (§1) */
 #define EVTSEL_LOW32 0xffffffffull /* bits 31:0, the select of P6, arch v1-v5 and KNC */
+#define EVTSEL_EVENT_MAX 0xff	   /* event select 7:0 */
+#define EVTSEL_UMASK_SHIFT 8	   /* unit mask 15:8 */
+#define EVTSEL_EVENT_HI_SHIFT 32   /* AMD from Fam10h: event[11:8] at 35:32 */
 #define EVTSEL_USR (1ull << 16)
 #define EVTSEL_OS (1ull << 17)
 #define EVTSEL_EDGE (1ull << 18)

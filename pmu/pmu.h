@@ -196,6 +196,15 @@ void pmu_track_armed(struct pmu *p, unsigned ctr, uint64_t held);
  * or the first read fault (the other counters are still scanned). */
 int pmu_sign_overflow(struct pmu *p, uint64_t *mask);
 
+/* The P6-style event select (P6, arch, KNC, AMD) of an event with flags,
+ * EN clear; event[11:8] of a 12-bit AMD event goes to bits 35:32 (facts §1). */
+static inline uint64_t pmu_evtsel(const struct pmu_event *ev, uint32_t flags)
+{
+	return (uint64_t)(ev->code & EVTSEL_EVENT_MAX) |
+	       (uint64_t)(ev->code >> 8) << EVTSEL_EVENT_HI_SHIFT |
+	       (uint64_t)ev->umask << EVTSEL_UMASK_SHIFT | (flags & PMU_F_ALL);
+}
+
 /* Whether the PMU has flat counter ctr. */
 static inline bool pmu_has_ctr(const struct pmu *p, unsigned ctr)
 {

@@ -93,7 +93,8 @@ static void generic(void **st)
 	assert_string_equal(gen_catalogued(p, &ev).def->name, "REQUESTS_TO_L2.IC_DC_TLB_FILL");
 	p = gen_attach("opteron", 0);
 	assert_int_equal(gen_enc(p, GEN_CACHE_REFS, 0, &ev), 0x077d);
-	assert_string_equal(gen_catalogued(p, &ev).ev.name, "REQUESTS_TO_L2:0x07"); /* a K8 combination */
+	assert_string_equal(gen_catalogued(p, &ev).ev.name,
+			    "REQUESTS_TO_L2:0x07"); /* a K8 combination */
 	assert_int_equal(gen_enc(p, GEN_INSTRUCTIONS, 0, &ev), 0x00c0);
 	assert_string_equal(gen_catalogued(p, &ev).def->name, "RETIRED_INSTRUCTIONS");
 }
