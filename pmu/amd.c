@@ -231,28 +231,15 @@ static int ack(struct pmu *p, uint64_t mask)
 
 /* PerfMonV2 handler order (facts §9): GlobalCtl = 0, read GlobalStatus,
  * clear what was read through GlobalStatusClr, re-read until it reads 0.
- * The set to restart stays in p->active. HW_STUCK when the status does not
- * clear within the bound. */
+ * The set to restart stays in p->active. */
 static int collect_v2(struct pmu *p, uint64_t *mask)
 {
-	int st = hw_wrmsr(MSR_AMD_GLOBAL_CTL, 0);
+	uint64_t s;
+	int st = pmu_status_collect(p, ~0ull, &s);
 
-	if (st != HW_OK)
-		return st;
-	for (unsigned round = 0; round < PMU_PMI_MAX_ROUNDS; round++) {
-		uint64_t s;
-		st = hw_rdmsr(MSR_AMD_GLOBAL_STATUS, &s);
-		if (st != HW_OK)
-			return st;
-		if (!s)
-			return HW_OK;
-		*mask |= s & pmu_all_mask(p);
-		p->armed &= ~s;
-		st = hw_wrmsr(MSR_AMD_GLOBAL_STATUS_CLR, s);
-		if (st != HW_OK)
-			return st;
-	}
-	return HW_STUCK;
+	*mask = s & pmu_all_mask(p);
+	p->armed &= ~s;
+	return st;
 }
 
 /* Without PerfMonV2 the generic handler (facts §9): the counters are

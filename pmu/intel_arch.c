@@ -388,21 +388,8 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 	}
 	/* facts §9 intel_pmu_handle_irq: GLOBAL_CTRL = 0, read status, ack
 	 * with OVF_CTRL = status, re-read until 0, at most 100 rounds. */
-	st = hw_wrmsr(MSR_PERF_GLOBAL_CTRL, 0);
-	if (st != HW_OK)
-		return st;
-	st = hw_rdmsr(MSR_PERF_GLOBAL_STATUS, &s);
-	for (unsigned round = 0; st == HW_OK && s; round++) {
-		if (round >= PMU_PMI_MAX_ROUNDS) {
-			p->armed &= ~*mask;
-			return HW_STUCK; /* status does not clear */
-		}
-		st = hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL, s);
-		if (st != HW_OK)
-			break;
-		*mask |= flat_mask(p, s);
-		st = hw_rdmsr(MSR_PERF_GLOBAL_STATUS, &s);
-	}
+	st = pmu_status_collect(p, ~0ull, &s);
+	*mask = flat_mask(p, s);
 	p->armed &= ~*mask;
 	return st;
 }

@@ -156,26 +156,7 @@ static int ack(struct pmu *p, uint64_t mask)
  * not clear within the bound. */
 static int pmi_collect(struct pmu *p, uint64_t *mask)
 {
-	uint64_t s = 0, m = 0;
-	int st;
-
-	(void)p;
-	st = hw_wrmsr(MSR_KNC_GLOBAL_CTRL, 0);
-	if (st != HW_OK)
-		return st;
-	st = hw_rdmsr(MSR_KNC_GLOBAL_STATUS, &s);
-	for (unsigned loop = 0; st == HW_OK && (s & KNC_CTR_MASK); loop++) {
-		if (loop == PMU_PMI_MAX_ROUNDS) {
-			*mask = m;
-			return HW_STUCK;
-		}
-		m |= s & KNC_CTR_MASK;
-		st = hw_wrmsr(MSR_KNC_GLOBAL_OVF_CTRL, s & KNC_CTR_MASK);
-		if (st == HW_OK)
-			st = hw_rdmsr(MSR_KNC_GLOBAL_STATUS, &s);
-	}
-	*mask = m;
-	return st;
+	return pmu_status_collect(p, KNC_CTR_MASK, mask);
 }
 
 static int reset(struct pmu *p)

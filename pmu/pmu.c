@@ -162,6 +162,25 @@ int pmu_generic_from_map(const struct pmu *p, const struct pmu_gen_map *map, enu
 	return HW_OK;
 }
 
+int pmu_status_collect(struct pmu *p, uint64_t valid, uint64_t *seen)
+{
+	uint64_t s = 0;
+	int st = hw_wrmsr(p->global_ctrl_msr, 0);
+
+	*seen = 0;
+	if (st == HW_OK)
+		st = hw_rdmsr(p->global_status_msr, &s);
+	for (unsigned round = 0; st == HW_OK && (s & valid); round++) {
+		if (round == PMU_PMI_MAX_ROUNDS)
+			return HW_STUCK;
+		*seen |= s & valid;
+		st = hw_wrmsr(p->global_ovf_msr, s & valid);
+		if (st == HW_OK)
+			st = hw_rdmsr(p->global_status_msr, &s);
+	}
+	return st;
+}
+
 void pmu_msr_desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
 		  uint64_t rw_mask)
 {

@@ -247,6 +247,12 @@ struct pmu_gen_map {
  * lacks. */
 int pmu_generic_from_map(const struct pmu *p, const struct pmu_gen_map *map, enum pmu_generic g,
 			 unsigned ctr, struct pmu_event *out);
+/* The PMI loop of a PMU with global registers (facts §9: Intel v2+, KNC,
+ * AMD PerfMonV2): global control 0, then read the status and clear what it
+ * shows through the write-1-to-clear register until it reads 0. Only the
+ * status bits in valid count; *seen is every one read. HW_STUCK when the
+ * status has not cleared after PMU_PMI_MAX_ROUNDS rounds. */
+int pmu_status_collect(struct pmu *p, uint64_t valid, uint64_t *seen);
 /* One entry of a driver's msrs() listing. */
 void pmu_msr_desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
 		  uint64_t rw_mask);
