@@ -136,9 +136,7 @@ static int init(struct pmu *p)
 
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
-	if (!pmu_has_ctr(p, ctr) || !ev || ev->fixed_only || ev->code > AMD_EVENT_MAX)
-		return HW_REFUSED;
-	if (ev->counters && !(ev->counters & (1ull << ctr)))
+	if (!pmu_event_allowed(p, ctr, ev) || ev->fixed_only || ev->code > AMD_EVENT_MAX)
 		return HW_REFUSED;
 	if (ev->code > EVTSEL_EVENT_MAX && !wide_events(p))
 		return HW_REFUSED;

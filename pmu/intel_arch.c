@@ -239,9 +239,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 {
 	const struct pmu_counter *c;
 
-	if (!pmu_has_ctr(p, ctr) || !ev)
-		return HW_REFUSED;
-	if (ev->counters && !(ev->counters & (1u << ctr)))
+	if (!pmu_event_allowed(p, ctr, ev))
 		return HW_REFUSED;
 	c = &p->ctr[ctr];
 	if (c->kind == PMU_CTR_GP) {

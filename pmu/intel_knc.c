@@ -67,9 +67,7 @@ static bool counter0_only(uint16_t code)
 
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
-	if (!pmu_has_ctr(p, ctr) || ev->fixed_only || ev->code > EVTSEL_EVENT_MAX)
-		return HW_REFUSED;
-	if (ev->counters && !(ev->counters & (1u << ctr)))
+	if (!pmu_event_allowed(p, ctr, ev) || ev->fixed_only || ev->code > EVTSEL_EVENT_MAX)
 		return HW_REFUSED;
 	if (ctr != 0 && counter0_only(ev->code))
 		return HW_REFUSED;

@@ -198,9 +198,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	uint64_t escr;
 	int st;
 
-	if (!pmu_has_ctr(p, ctr) || ev->fixed_only)
-		return HW_REFUSED;
-	if (ev->counters && !(ev->counters & (1u << ctr)))
+	if (!pmu_event_allowed(p, ctr, ev) || ev->fixed_only)
 		return HW_REFUSED;
 	/* The binding must exist in hardware: the ESCR feeds this counter and
 	 * the select value is the one that picks it (facts §5, SDM table). */

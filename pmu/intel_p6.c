@@ -80,9 +80,7 @@ static int sync(struct pmu *p)
 
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
-	if (!pmu_has_ctr(p, ctr) || !ev || ev->fixed_only || ev->code > EVTSEL_EVENT_MAX)
-		return HW_REFUSED;
-	if (ev->counters && !(ev->counters & (1u << ctr)))
+	if (!pmu_event_allowed(p, ctr, ev) || ev->fixed_only || ev->code > EVTSEL_EVENT_MAX)
 		return HW_REFUSED;
 	SHADOW(p, ctr) = pmu_evtsel(ev, flags);
 	p->active &= ~(1ull << ctr);

@@ -211,6 +211,13 @@ static inline bool pmu_has_ctr(const struct pmu *p, unsigned ctr)
 	return ctr < p->n;
 }
 
+/* Whether ev may go on flat counter ctr as far as the event says: the
+ * counter exists and is in the event's counter list (0: any). */
+static inline bool pmu_event_allowed(const struct pmu *p, unsigned ctr, const struct pmu_event *ev)
+{
+	return ev && pmu_has_ctr(p, ctr) && (!ev->counters || (ev->counters >> ctr & 1));
+}
+
 /* The first error of two results: a sequence of writes that goes on after
  * a fault reports the first one. */
 static inline int pmu_first_err(int a, int b)

@@ -56,6 +56,19 @@ static void generic(void **st)
 	}
 }
 
+/* The map goes by family whatever the register layout (facts §7): a
+ * Fam17h part without the core extension (a hypervisor may hide it) gets
+ * the Fam17h map from the legacy layout. */
+static void generic_legacy_layout(void **st)
+{
+	(void)st;
+	struct pmu_event ev;
+	struct pmu *p = gen_attach("athlon", 0x17);
+	assert_int_equal(p->ops->id, PMU_DRV_AMD_LEGACY);
+	for (int g = 0; g < GEN_COUNT; g++)
+		assert_int_equal(gen_enc(p, (enum pmu_generic)g, 3, &ev), gen_expect[g]);
+}
+
 static void twelve_bit_events(void **st)
 {
 	(void)st;
@@ -75,6 +88,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(every_entry),
 	    cmocka_unit_test(generic),
+	    cmocka_unit_test(generic_legacy_layout),
 	    cmocka_unit_test(twelve_bit_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

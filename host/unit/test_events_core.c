@@ -83,15 +83,14 @@ static void case_insensitive_names(void **st)
 	assert_non_null(strstr(r.msg, "unknown event name \"nope\""));
 }
 
-/* facts §4 and §6 maps, NetBurst §5: the drivers' maps through their
- * generic_event op on a simulated CPU of the family. */
+/* The Intel drivers' maps through their generic_event op on a simulated
+ * CPU of the family: facts §4 (arch). ref-cycles is the pseudo-encoding
+ * 0x0300 of fixed counter 2 alone; 0x013c on a GP counter is Linux's
+ * bus-cycles. */
 static void generic_intel(void **st)
 {
 	(void)st;
-	/* ref-cycles is the pseudo-encoding 0x0300 of fixed counter 2 alone
-	 * (facts §4); 0x013c on a GP counter is Linux's bus-cycles. */
 	static const unsigned arch[GEN_COUNT] = {0x003c, 0x00c0, 0x00c4, 0x00c5, 0x4f2e, 0x412e, 0};
-	static const unsigned knc[GEN_COUNT] = {0x2a, 0x16, 0x12, 0x2b, 0x28, 0x29, 0};
 	struct pmu_event ev;
 	struct pmu *p = gen_attach("skylake", 0);
 	for (int g = 0; g < GEN_COUNT; g++) {
@@ -109,16 +108,30 @@ static void generic_intel(void **st)
 	gen_enc(p, GEN_INSTRUCTIONS, 0, &ev);
 	assert_string_equal(gen_catalogued(p, &ev).def->name, "INSTRUCTION_RETIRED");
 	assert_int_equal(p->ops->generic_event(p, GEN_COUNT, 0, &ev), HW_UNSUPPORTED);
+	assert_null(pmu_ops_for(PMU_DRV_NONE));
+	assert_string_equal(m_gen_name(GEN_BRANCH_MISSES), "branch-misses");
+}
 
-	p = gen_attach("knc", 0);
+/* facts §6: Linux's KNC map, unit mask 0. */
+static void generic_knc(void **st)
+{
+	(void)st;
+	static const unsigned knc[GEN_COUNT] = {0x2a, 0x16, 0x12, 0x2b, 0x28, 0x29, 0};
+	struct pmu_event ev;
+	struct pmu *p = gen_attach("knc", 0);
 	for (int g = 0; g < GEN_COUNT; g++) {
 		assert_int_equal(gen_enc(p, (enum pmu_generic)g, 0, &ev), knc[g]);
 		if (knc[g])
 			assert_int_equal(ev.umask, 0);
 	}
+}
 
-	/* NetBurst: branches are BRANCH_RETIRED with all four outcome bits (SDM
-	 * Table 18-64, "P6: EMON_BR_INST_RETIRED"); no cache events. */
+/* facts §5: branches are BRANCH_RETIRED with all four outcome bits (SDM
+ * Table 18-64, "P6: EMON_BR_INST_RETIRED"); no cache events. */
+static void generic_netburst(void **st)
+{
+	(void)st;
+	struct pmu_event ev;
 	static const struct {
 		unsigned code, mask, escr, sel, counters;
 	} nb[GEN_COUNT] = {
@@ -127,7 +140,7 @@ static void generic_intel(void **st)
 	    {0x06, 0xf, 0x3cc, 5, (1u << 12) | (1u << 13) | (1u << 16)}, /* MMNP|MMNM|MMTP|MMTM */
 	    {0x03, 0x1, 0x3b8, 4, (1u << 12) | (1u << 13) | (1u << 16)}, /* MISPRED:NBOGUS */
 	};
-	p = gen_attach("pentium4", 0);
+	struct pmu *p = gen_attach("pentium4", 0);
 	for (int g = 0; g < GEN_COUNT; g++) {
 		unsigned ctr = nb[g].counters ? (unsigned)__builtin_ctz(nb[g].counters) : 0;
 		int rc = p->ops->generic_event(p, (enum pmu_generic)g, ctr, &ev);
@@ -146,8 +159,6 @@ static void generic_intel(void **st)
 	assert_string_equal(gen_catalogued(p, &ev).def->name, "GLOBAL_POWER_EVENTS");
 	gen_enc(p, GEN_INSTRUCTIONS, 12, &ev);
 	assert_string_equal(gen_catalogued(p, &ev).ev.name, "INSTR_RETIRED:0x5");
-	assert_null(pmu_ops_for(PMU_DRV_NONE));
-	assert_string_equal(m_gen_name(GEN_BRANCH_MISSES), "branch-misses");
 }
 
 /* Tiny JSON structure check: brackets balance outside strings, strings close. */
@@ -271,9 +282,10 @@ static void option_handler(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(parse_errors),    cmocka_unit_test(case_insensitive_names),
-	    cmocka_unit_test(generic_intel),   cmocka_unit_test(listing),
-	    cmocka_unit_test(no_table_family), cmocka_unit_test(option_handler),
+	    cmocka_unit_test(parse_errors),	cmocka_unit_test(case_insensitive_names),
+	    cmocka_unit_test(generic_intel),	cmocka_unit_test(generic_knc),
+	    cmocka_unit_test(generic_netburst), cmocka_unit_test(listing),
+	    cmocka_unit_test(no_table_family),	cmocka_unit_test(option_handler),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
