@@ -35,9 +35,9 @@ LDFLAGS_HOST := $(SAN)
 LIB_SRC    := lib/fmt.c lib/str.c
 PMU_SRC    := pmu/cpu.c pmu/pmu.c pmu/intel_p6.c pmu/intel_arch.c pmu/intel_arch_tables.c \
               pmu/intel_netburst.c pmu/intel_netburst_tables.c pmu/intel_knc.c \
-              pmu/amd_legacy.c pmu/amd_core.c
+              pmu/amd.c
 APIC_SRC   := apic/apic.c apic/isr.c apic/pmi.c
-EVENTS_SRC := events/events.c events/events_list.c events/events_generic.c events/workloads.c \
+EVENTS_SRC := events/events.c events/events_list.c events/workloads.c \
               events/events_spec.c \
               events/events_resolve.c \
               events/amd_k7.c events/amd_k8.c events/amd_zen.c events/intel_p6.c \

@@ -3,6 +3,7 @@
  * events_spec.c, resolving a spec in events_resolve.c, listing and the
  * option front end in events_list.c (each builds on this file). */
 #include "events.h"
+#include "../pmu/intel_arch.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 
@@ -89,17 +90,7 @@ void events_def_event(const struct event_def *e, struct pmu_event *ev)
 
 int events_fixed_index(const struct pmu_event *ev)
 {
-	/* The pseudo encodings and their counters are the architectural
-	 * table's fixed entries (facts §4 MSR table). */
-	const struct event_table *t = &events_intel_arch;
-
-	if (!ev->fixed_only)
-		return -1;
-	for (size_t k = 0; k < t->n; k++)
-		if ((t->ev[k].flags & EVF_FIXED) && t->ev[k].code == ev->code &&
-		    t->ev[k].umask == ev->umask)
-			return t->ev[k].fixed_index;
-	return -1;
+	return ev->fixed_only ? intel_arch_fixed_index((uint16_t)(ev->umask << 8 | ev->code)) : -1;
 }
 
 /* Room for a counter list: "0,1,...,31" is 85 characters. */

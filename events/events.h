@@ -1,6 +1,6 @@
 /* The event catalogue: one table per PMU family, typed from the documents in
- * shared/specs/, plus the generic-event maps of the fact sheet, lookup by name
- * or raw encoding, validation and listing. Freestanding C11.
+ * shared/specs/, lookup by name or raw encoding, validation and listing (the
+ * generic-event maps ship in the drivers' generic_event). Freestanding C11.
  *
  * Event specification syntax (the `event` option, `--event SPEC`):
  *
@@ -153,11 +153,6 @@ enum ev_verdict events_check_counter(const struct pmu_event *ev, unsigned ctr, c
 /* "event=0xc0,umask=0x00" / NetBurst "escr=0x3b8,event=0x02,mask=0x0001,escr_sel=4". */
 size_t events_format(const struct pmu_event *ev, bool netburst, char *buf, size_t n);
 
-/* Generic events per family (facts §3-§7 event maps). Returns 0, or -1 when the
- * family has no encoding for g. family is the display family. */
-int events_generic(enum pmu_driver_id d, unsigned family, enum pmu_generic g,
-		   struct pmu_event *out);
-const char *events_generic_name(enum pmu_generic g);
 /* Fixed counter of an arch fixed pseudo event (0x00c0, 0x003c, 0x0300, 0x0400), else -1. */
 int events_fixed_index(const struct pmu_event *ev);
 

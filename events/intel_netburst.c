@@ -7,8 +7,9 @@
  * of Linux's p4.h). ESCR addresses and counters are thread 0's.
  *
  * Counts (the unit test checks them): 6 events, 23 event-mask bits, 29
- * entries; 46 ESCR addresses (facts §5). */
+ * entries; 46 ESCR addresses (facts §5), named by the driver's ESCR table. */
 #include "events.h"
+#include "../pmu/intel_netburst.h"
 
 #define CTR(a) (1u << (a))
 #define IQ_T0 (CTR(12) | CTR(13) | CTR(16))
@@ -20,22 +21,16 @@
 		.flags = EVF_CTR_RESTRICTED | (fl), .desc = d                                      \
 	}
 
-#define FSB_ESCR0 0x3a2
-#define CRU_ESCR0 0x3b8
-#define CRU_ESCR2 0x3cc
-#define TBPU_ESCR0 0x3c2
-#define BSU_ESCR0 0x3a0
-
-#define IR(nm, m, fl, d) N(nm, 0x02, m, 0xf, CRU_ESCR0, 4, IQ_T0, fl, d)
-#define BR(nm, m, fl, d) N(nm, 0x06, m, 0xf, CRU_ESCR2, 5, IQ_T0, fl, d)
-#define MB(nm, m, fl, d) N(nm, 0x03, m, 0x1, CRU_ESCR0, 4, IQ_T0, fl, d)
-#define RBT(nm, m, fl, d) N(nm, 0x04, m, 0x1e, TBPU_ESCR0, 2, CTR(4) | CTR(5), fl, d)
-#define BSQ(nm, m, fl, d) N(nm, 0x0c, m, 0x73f, BSU_ESCR0, 7, CTR(0), fl, d)
+#define IR(nm, m, fl, d)  N(nm, 0x02, m, 0xf, MSR_P4_CRU_ESCR0, 4, IQ_T0, fl, d)
+#define BR(nm, m, fl, d)  N(nm, 0x06, m, 0xf, MSR_P4_CRU_ESCR2, 5, IQ_T0, fl, d)
+#define MB(nm, m, fl, d)  N(nm, 0x03, m, 0x1, MSR_P4_CRU_ESCR0, 4, IQ_T0, fl, d)
+#define RBT(nm, m, fl, d) N(nm, 0x04, m, 0x1e, MSR_P4_TBPU_ESCR0, 2, CTR(4) | CTR(5), fl, d)
+#define BSQ(nm, m, fl, d) N(nm, 0x0c, m, 0x73f, MSR_P4_BSU_ESCR0, 7, CTR(0), fl, d)
 
 static const struct event_def netburst[] = {
-    N("GLOBAL_POWER_EVENTS", 0x13, 0x1, 0x1, FSB_ESCR0, 6, CTR(0), 0,
+    N("GLOBAL_POWER_EVENTS", 0x13, 0x1, 0x1, MSR_P4_FSB_ESCR0, 6, CTR(0), 0,
       "Time the processor is not stopped (Linux cycles)"),
-    N("GLOBAL_POWER_EVENTS.RUNNING", 0x13, 0x1, 0x1, FSB_ESCR0, 6, CTR(0), EVF_SUB,
+    N("GLOBAL_POWER_EVENTS.RUNNING", 0x13, 0x1, 0x1, MSR_P4_FSB_ESCR0, 6, CTR(0), EVF_SUB,
       "The processor is active"),
     IR("INSTR_RETIRED", 0xf, 0, "Instructions retired, all four tag/bogus combinations"),
     IR("INSTR_RETIRED.NBOGUSNTAG", 0x1, EVF_SUB, "Non-bogus instructions, not tagged"),
@@ -81,32 +76,14 @@ const struct event_table events_intel_netburst = {
     .n = sizeof(netburst) / sizeof(netburst[0]),
 };
 
-/* Every ESCR of facts §5, thread-0 and thread-1 halves (46). */
-struct escr_name {
-	uint16_t addr;
-	const char *name;
-};
-static const struct escr_name escrs[] = {
-    {0x3a0, "BSU_ESCR0"},  {0x3a1, "BSU_ESCR1"},  {0x3a2, "FSB_ESCR0"},	  {0x3a3, "FSB_ESCR1"},
-    {0x3a4, "FIRM_ESCR0"}, {0x3a5, "FIRM_ESCR1"}, {0x3a6, "FLAME_ESCR0"}, {0x3a7, "FLAME_ESCR1"},
-    {0x3a8, "DAC_ESCR0"},  {0x3a9, "DAC_ESCR1"},  {0x3aa, "MOB_ESCR0"},	  {0x3ab, "MOB_ESCR1"},
-    {0x3ac, "PMH_ESCR0"},  {0x3ad, "PMH_ESCR1"},  {0x3ae, "SAAT_ESCR0"},  {0x3af, "SAAT_ESCR1"},
-    {0x3b0, "U2L_ESCR0"},  {0x3b1, "U2L_ESCR1"},  {0x3b2, "BPU_ESCR0"},	  {0x3b3, "BPU_ESCR1"},
-    {0x3b4, "IS_ESCR0"},   {0x3b5, "IS_ESCR1"},	  {0x3b6, "ITLB_ESCR0"},  {0x3b7, "ITLB_ESCR1"},
-    {0x3b8, "CRU_ESCR0"},  {0x3b9, "CRU_ESCR1"},  {0x3ba, "IQ_ESCR0"},	  {0x3bb, "IQ_ESCR1"},
-    {0x3bc, "RAT_ESCR0"},  {0x3bd, "RAT_ESCR1"},  {0x3be, "SSU_ESCR0"},	  {0x3bf, "SSU_ESCR1"},
-    {0x3c0, "MS_ESCR0"},   {0x3c1, "MS_ESCR1"},	  {0x3c2, "TBPU_ESCR0"},  {0x3c3, "TBPU_ESCR1"},
-    {0x3c4, "TC_ESCR0"},   {0x3c5, "TC_ESCR1"},	  {0x3c8, "IX_ESCR0"},	  {0x3c9, "IX_ESCR1"},
-    {0x3ca, "ALF_ESCR0"},  {0x3cb, "ALF_ESCR1"},  {0x3cc, "CRU_ESCR2"},	  {0x3cd, "CRU_ESCR3"},
-    {0x3e0, "CRU_ESCR4"},  {0x3e1, "CRU_ESCR5"},
-};
-
+/* ESCR names and count: the driver's table of every ESCR (facts §5). */
 const char *events_netburst_escr_name(uint32_t addr)
 {
-	for (size_t i = 0; i < sizeof(escrs) / sizeof(escrs[0]); i++)
-		if (escrs[i].addr == addr)
-			return escrs[i].name;
-	return 0;
+	const struct escr *e = netburst_escr_find(addr);
+	return e ? e->name : 0;
 }
 
-size_t events_netburst_escr_count(void) { return sizeof(escrs) / sizeof(escrs[0]); }
+size_t events_netburst_escr_count(void)
+{
+	return netburst_escr_count();
+}

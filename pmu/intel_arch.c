@@ -7,15 +7,20 @@
  * clear, as on P6. */
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "cpuid.h"
 #include "intel_arch.h"
 #include "msr.h"
 
-#define ARCH_FLAG_MASK                                                                             \
-	(PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
-#define GLOBAL_FIXED_BIT 32
-#define STATUS_CONDCHGD (1ull << 63)
+#define GLOBAL_FIXED_BIT 32 /* GLOBAL_CTRL/STATUS bit 32+i is fixed counter i (facts §4) */
+#define GLOBAL_MAX	 32 /* GP and fixed counters each have 32 bits there */
+#define STATUS_CONDCHGD	 (1ull << 63) /* facts §4 GLOBAL_STATUS */
 #define STATUS_BUF_OVF (1ull << 62)
-#define PMI_MAX_ROUNDS 100 /* Linux gives up after 100 rounds (facts §9) */
+#define EBX_LENGTH_MIN	 7  /* Linux gives up below (facts §0) */
+#define GP_WIDTH_MIN	 32 /* a width below the 32 written bits is nonsense */
+#define WIDTH_MAX	 64
+#define FIXED_MIN	 3 /* v2-v4 on bare metal: max(EDX[4:0], 3) (facts §4) */
+
+#define TFA_PMC 3 /* the counter TSX_FORCE_ABORT takes (facts §10 Skylake TSX) */
 
 /* Driver-private state in p->drv[]. */
 #define FIXED_SHADOW drv[0] /* FIXED_CTR_CTRL as programmed, all fields */
@@ -23,9 +28,10 @@
 #define TFA_FOUND drv[6]    /* MSR_TSX_FORCE_ABORT as init found it */
 #define TFA drv[7]	    /* 1: PMC3 needs MSR_TSX_FORCE_ABORT bit 0 */
 
-static bool has_globals(const struct pmu *p) { return p->version >= 2; }
-
-static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
+static bool has_globals(const struct pmu *p)
+{
+	return p->version >= ARCH_V_GLOBALS;
+}
 
 static bool is_fixed(const struct pmu *p, unsigned ctr)
 {
@@ -52,30 +58,20 @@ static uint64_t flat_mask(const struct pmu *p, uint64_t bits)
 	return m;
 }
 
-static void set_counter(struct pmu_counter *c, enum pmu_ctr_kind kind, unsigned index,
-			unsigned width)
+/* Fixed counter index under FIXED_CTR_CTRL; it takes full-width writes
+ * (facts §10, last bullet). */
+static void set_fixed(struct pmu_counter *c, unsigned index, unsigned width)
 {
 	pmh_memset(c, 0, sizeof(*c));
-	c->kind = kind;
+	c->kind = PMU_CTR_FIXED;
 	c->index = (uint8_t)index;
 	c->width = (uint8_t)width;
-	if (kind == PMU_CTR_GP) {
-		c->ctr_msr = MSR_P6_PERFCTR0 + index;
-		c->ctl_msr = MSR_P6_EVNTSEL0 + index;
-		c->rdpmc = index;
-		/* 0xC1+i writes keep 32 bits and sign-extend bit 31 (facts §2) */
-		c->preload_bits = 32;
-		c->sign_extends = true;
-		pmh_fmt(c->name, sizeof(c->name), "gp%u", index);
-	} else {
-		c->ctr_msr = MSR_FIXED_CTR0 + index;
-		c->ctl_msr = MSR_FIXED_CTR_CTRL;
-		c->rdpmc = (1u << 30) | index; /* facts §2 RDPMC encoding */
-		/* fixed counters take full-width writes (facts §10, last bullet) */
-		c->preload_bits = (uint8_t)width;
-		c->sign_extends = false;
-		pmh_fmt(c->name, sizeof(c->name), "fixed%u", index);
-	}
+	c->ctr_msr = MSR_FIXED_CTR0 + index;
+	c->ctl_msr = MSR_FIXED_CTR_CTRL;
+	c->rdpmc = RDPMC_FIXED | index;
+	c->preload_bits = (uint8_t)width;
+	c->sign_extends = false;
+	pmh_fmt(c->name, sizeof(c->name), "fixed%u", index);
 }
 
 /* PERF_CAPABILITIES is there when CPUID.1:ECX[15] (PDCM); bit 13 allows
@@ -83,7 +79,7 @@ static void set_counter(struct pmu_counter *c, enum pmu_ctr_kind kind, unsigned 
 static bool full_width_writes(const struct pmu *p)
 {
 	uint64_t cap;
-	if (!(p->cpu->ids.leaf1.ecx & CPUID1_ECX_PDCM))
+	if (!(p->cpu->ids.leaf1.ecx & CPUID_1_ECX_PDCM))
 		return false;
 	if (hw_rdmsr(MSR_PERF_CAPABILITIES, &cap) != HW_OK)
 		return false;
@@ -98,12 +94,13 @@ static bool leaf0a_usable(struct pmu *p, unsigned n_gp, unsigned mask_len, unsig
 			"CPUID.0AH reports version %u with %u GP counters", p->version, n_gp);
 		return false;
 	}
-	if (mask_len < 7) { /* facts §0: Linux gives up */
+	if (mask_len < EBX_LENGTH_MIN) {
 		pmh_fmt(p->reason, sizeof(p->reason),
-			"CPUID.0AH:EAX[31:24] event mask length %u is below 7", mask_len);
+			"CPUID.0AH:EAX[31:24] event mask length %u is below %u", mask_len,
+			EBX_LENGTH_MIN);
 		return false;
 	}
-	if (gp_width < 32 || gp_width > 64) {
+	if (gp_width < GP_WIDTH_MIN || gp_width > WIDTH_MAX) {
 		pmh_fmt(p->reason, sizeof(p->reason), "CPUID.0AH reports a GP width of %u bits",
 			gp_width);
 		return false;
@@ -116,25 +113,25 @@ static bool leaf0a_usable(struct pmu *p, unsigned n_gp, unsigned mask_len, unsig
 static uint32_t fixed_layout(const struct pmu *p, unsigned gp_width, unsigned *width)
 {
 	const struct cpuid_regs *a = &p->cpu->ids.leaf0a;
-	unsigned nf = a->edx & 0x1f;
+	unsigned nf = CPUID_0A_EDX_FIXED_COUNTERS(a->edx);
 	uint32_t mask;
 
 	*width = 0;
-	if (p->version < 2)
+	if (!has_globals(p))
 		return 0;
 	/* facts §4 fixed-counter count: v2-v4 assume at least 3 on bare metal
 	 * (v2 parts may not report them), as-is under a hypervisor; v5 adds
 	 * the ECX bitmask. */
-	if (p->version < 5 && !p->cpu->hypervisor && nf < 3)
-		nf = 3;
-	mask = nf >= 32 ? 0xffffffffu : (1u << nf) - 1;
-	if (p->version >= 5)
+	if (p->version < ARCH_V_FIXED_MASK && !p->cpu->hypervisor && nf < FIXED_MIN)
+		nf = FIXED_MIN;
+	mask = (uint32_t)pmu_width_mask(nf);
+	if (p->version >= ARCH_V_FIXED_MASK)
 		mask |= a->ecx;
-	*width = (a->edx >> 5) & 0xff;
+	*width = CPUID_0A_EDX_FIXED_WIDTH(a->edx);
 	if (*width == 0) /* not reported: they share the GP width */
 		*width = gp_width;
-	if (*width > 64)
-		*width = 64;
+	if (*width > WIDTH_MAX)
+		*width = WIDTH_MAX;
 	return mask;
 }
 
@@ -143,6 +140,7 @@ static void set_caps(struct pmu *p, bool fw)
 {
 	p->caps = PMU_CAP_EDGE_INV_CMASK;
 	p->cmask_max = 255; /* CMASK 31:24 (facts §1) */
+	p->ctl_enable = EVTSEL_EN;
 	if (has_globals(p)) {
 		p->caps |= PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG;
 		p->global_ctrl_msr = MSR_PERF_GLOBAL_CTRL;
@@ -153,7 +151,7 @@ static void set_caps(struct pmu *p, bool fw)
 	}
 	if (p->n_fixed)
 		p->caps |= PMU_CAP_FIXED;
-	if (p->version >= 4) {
+	if (p->version >= ARCH_V_STATUS_SET) {
 		p->caps |= PMU_CAP_STATUS_SET;
 		p->global_status_set_msr = MSR_PERF_GLOBAL_STATUS_SET;
 	}
@@ -172,10 +170,10 @@ static void force_abort_detect(struct pmu *p, unsigned n_gp)
 
 	p->TFA = 0;
 	p->TFA_FOUND = 0;
-	if (p->cpu->ids.max_leaf < 7 || n_gp <= 3)
+	if (p->cpu->ids.max_leaf < CPUID_LEAF_EXT_FEATURES || n_gp <= TFA_PMC)
 		return;
-	hw_cpuid(7, 0, &r);
-	p->TFA = (r.edx >> 13 & 1) && !(r.edx >> 11 & 1);
+	hw_cpuid(CPUID_LEAF_EXT_FEATURES, 0, &r);
+	p->TFA = (r.edx & CPUID_7_EDX_TSX_FORCE_ABORT) && !(r.edx & CPUID_7_EDX_RTM_ALWAYS_ABORT);
 	if (p->TFA && hw_rdmsr(MSR_TSX_FORCE_ABORT, &p->TFA_FOUND) != HW_OK)
 		p->TFA_FOUND = 0; /* unreadable: power-on's 0 */
 }
@@ -183,35 +181,35 @@ static void force_abort_detect(struct pmu *p, unsigned n_gp)
 static int init(struct pmu *p)
 {
 	const struct cpuid_regs *a = &p->cpu->ids.leaf0a;
-	unsigned n_gp = (a->eax >> 8) & 0xff, gp_width = (a->eax >> 16) & 0xff;
-	unsigned mask_len = a->eax >> 24;
+	unsigned n_gp = CPUID_0A_EAX_GP_COUNTERS(a->eax), gp_width = CPUID_0A_EAX_GP_WIDTH(a->eax);
+	unsigned mask_len = CPUID_0A_EAX_EBX_LENGTH(a->eax);
 	uint32_t fixed_mask;
 	unsigned fixed_width;
 	bool fw;
 
-	p->version = a->eax & 0xff;
+	p->version = CPUID_0A_EAX_VERSION(a->eax);
 	if (!leaf0a_usable(p, n_gp, mask_len, gp_width))
-		return -1;
-	if (n_gp > 32)
-		n_gp = 32; /* GLOBAL_CTRL has 32 GP enable bits */
+		return HW_UNSUPPORTED;
+	if (n_gp > GLOBAL_MAX)
+		n_gp = GLOBAL_MAX;
 	/* A set EBX bit marks an architectural event unavailable (facts §4). */
-	p->arch_ebx = a->ebx & (mask_len >= 32 ? 0xffffffffu : (1u << mask_len) - 1);
+	p->arch_ebx = a->ebx & (uint32_t)pmu_width_mask(mask_len);
 
 	fixed_mask = fixed_layout(p, gp_width, &fixed_width);
 	fw = full_width_writes(p);
 	p->n_gp = 0;
 	for (unsigned i = 0; i < n_gp && p->n_gp < PMU_MAX_COUNTERS; i++) {
 		struct pmu_counter *c = &p->ctr[p->n_gp++];
-		set_counter(c, PMU_CTR_GP, i, gp_width);
+		pmu_p6_counter(c, i, gp_width);
 		if (fw) {
 			c->full_msr = MSR_IA32_PMC0 + i;
 			c->preload_bits = (uint8_t)gp_width;
 		}
 	}
 	p->n_fixed = 0;
-	for (unsigned i = 0; i < 32 && p->n_gp + p->n_fixed < PMU_MAX_COUNTERS; i++) {
+	for (unsigned i = 0; i < GLOBAL_MAX && p->n_gp + p->n_fixed < PMU_MAX_COUNTERS; i++) {
 		if (fixed_mask & (1u << i))
-			set_counter(&p->ctr[p->n_gp + p->n_fixed++], PMU_CTR_FIXED, i, fixed_width);
+			set_fixed(&p->ctr[p->n_gp + p->n_fixed++], i, fixed_width);
 	}
 	p->n = p->n_gp + p->n_fixed;
 	set_caps(p, fw);
@@ -225,7 +223,7 @@ static int init(struct pmu *p)
 	 * first nothing is lost by unmasking last (KNC §1.4.3.9). */
 	p->pmi_flags = PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE;
 	force_abort_detect(p, n_gp);
-	return 0;
+	return HW_OK;
 }
 
 static int write_fixed_ctrl(struct pmu *p)
@@ -241,24 +239,22 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 {
 	const struct pmu_counter *c;
 
-	if (!valid(p, ctr) || !ev)
-		return -1;
-	if (ev->counters && !(ev->counters & (1u << ctr)))
-		return -1;
+	if (!pmu_event_allowed(p, ctr, ev))
+		return HW_REFUSED;
 	c = &p->ctr[ctr];
 	if (c->kind == PMU_CTR_GP) {
-		if (ev->fixed_only || ev->code > 0xff)
-			return -1;
+		if (ev->fixed_only || ev->code > EVTSEL_EVENT_MAX)
+			return HW_REFUSED;
 		p->active &= ~(1ull << ctr);
 		p->ENABLED &= ~(1ull << ctr);
 		/* EN stays clear until start() */
-		return hw_wrmsr(c->ctl_msr, (uint64_t)ev->code | (uint64_t)ev->umask << 8 |
-						(flags & ARCH_FLAG_MASK));
+		return hw_wrmsr(c->ctl_msr, pmu_evtsel(ev, flags));
 	}
 	/* A fixed counter counts one event only. */
-	if (c->index >= 4 ||
-	    (uint16_t)(ev->umask << 8 | ev->code) != intel_arch_fixed_event[c->index])
-		return -1;
+	if (c->index >= ARCH_FIXED_EVENTS ||
+	    (uint16_t)(ev->umask << EVTSEL_UMASK_SHIFT | ev->code) !=
+		intel_arch_fixed_event[c->index])
+		return HW_REFUSED;
 	p->active &= ~(1ull << ctr);
 	p->ENABLED &= ~(1ull << ctr);
 	uint64_t f = ((flags & PMU_F_OS) ? FIX_OS : 0) | ((flags & PMU_F_USR) ? FIX_USR : 0) |
@@ -276,8 +272,8 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	uint64_t wmask, held;
 	int st;
 
-	if (!valid(p, ctr))
-		return -1;
+	if (!pmu_has_ctr(p, ctr))
+		return HW_REFUSED;
 	c = &p->ctr[ctr];
 	wmask = pmu_width_mask(c->width);
 	if (c->kind == PMU_CTR_FIXED) {
@@ -286,7 +282,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 		st = hw_wrmsr(c->ctr_msr, held);
 	} else if (path == PMU_WRITE_FULL || (path == PMU_WRITE_PRELOAD && c->full_msr)) {
 		if (!c->full_msr)
-			return -1; /* no full-width alias without PERF_CAPABILITIES[13] */
+			return HW_UNSUPPORTED; /* no alias without PERF_CAPABILITIES[13] */
 		held = val & wmask;
 		st = hw_wrmsr(c->full_msr, held);
 	} else {
@@ -298,39 +294,6 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	if (st != HW_OK)
 		return st;
 	pmu_track_armed(p, ctr, held);
-	return HW_OK;
-}
-
-static int read(struct pmu *p, unsigned ctr, uint64_t *val)
-{
-	int st;
-
-	*val = 0;
-	if (!valid(p, ctr))
-		return -1;
-	st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
-	*val &= pmu_width_mask(p->ctr[ctr].width);
-	return st;
-}
-
-/* Sets or clears EVNTSEL.EN of GP counters in mask (read-modify-write, so
- * the programmed event is kept). */
-static int gp_enable(struct pmu *p, uint64_t mask, bool on)
-{
-	uint64_t v;
-	int st;
-
-	for (unsigned i = 0; i < p->n_gp; i++) {
-		if (!(mask & (1ull << i)))
-			continue;
-		st = hw_rdmsr(p->ctr[i].ctl_msr, &v);
-		if (st != HW_OK)
-			return st;
-		v = on ? v | EVTSEL_EN : v & ~EVTSEL_EN;
-		st = hw_wrmsr(p->ctr[i].ctl_msr, v);
-		if (st != HW_OK)
-			return st;
-	}
 	return HW_OK;
 }
 
@@ -346,7 +309,7 @@ static int start(struct pmu *p, uint64_t mask)
 	mask &= pmu_all_mask(p);
 	/* Each counter's own enable (EN, fixed field), then the global
 	 * enable on v2+ (facts §4 enable_all). */
-	st = gp_enable(p, mask & ~p->ENABLED, true);
+	st = pmu_evtsel_enable(p, mask & ~p->ENABLED, true);
 	if (st != HW_OK)
 		return st;
 	p->ENABLED |= mask;
@@ -373,9 +336,9 @@ static int stop(struct pmu *p, uint64_t mask)
 	 * per-event disable does, so that a stopped GP counter never rests on
 	 * the global enable alone (count.enable tests that gate by itself). */
 	if (!has_globals(p))
-		return gp_enable(p, mask, false);
+		return pmu_evtsel_enable(p, mask, false);
 	st = hw_wrmsr(MSR_PERF_GLOBAL_CTRL, intel_arch_global_bits(p, p->active));
-	gp_enable(p, mask, false);
+	pmu_evtsel_enable(p, mask, false);
 	return st;
 }
 
@@ -413,7 +376,7 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 	if (!has_globals(p)) {
 		/* v1: stop every counter by EN, then the top-bit rule; start()
 		 * with p->active resumes. */
-		st = gp_enable(p, p->active, false);
+		st = pmu_evtsel_enable(p, p->active, false);
 		p->ENABLED &= ~p->active;
 		if (st != HW_OK)
 			return st;
@@ -423,52 +386,35 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 	}
 	/* facts §9 intel_pmu_handle_irq: GLOBAL_CTRL = 0, read status, ack
 	 * with OVF_CTRL = status, re-read until 0, at most 100 rounds. */
-	st = hw_wrmsr(MSR_PERF_GLOBAL_CTRL, 0);
-	if (st != HW_OK)
-		return st;
-	st = hw_rdmsr(MSR_PERF_GLOBAL_STATUS, &s);
-	for (unsigned round = 0; st == HW_OK && s; round++) {
-		if (round >= PMI_MAX_ROUNDS) {
-			p->armed &= ~*mask;
-			return -1; /* status does not clear */
-		}
-		st = hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL, s);
-		if (st != HW_OK)
-			break;
-		*mask |= flat_mask(p, s);
-		st = hw_rdmsr(MSR_PERF_GLOBAL_STATUS, &s);
-	}
+	st = pmu_status_collect(p, ~0ull, &s);
+	*mask = flat_mask(p, s);
 	p->armed &= ~*mask;
 	return st;
 }
 
 static int reset(struct pmu *p)
 {
-	int bad = 0;
+	int ret = has_globals(p) ? hw_wrmsr(MSR_PERF_GLOBAL_CTRL, 0) : HW_OK;
 
-	if (has_globals(p))
-		bad |= hw_wrmsr(MSR_PERF_GLOBAL_CTRL, 0);
-	for (unsigned i = 0; i < p->n_gp; i++) {
-		bad |= hw_wrmsr(p->ctr[i].ctl_msr, 0);
-		bad |= hw_wrmsr(p->ctr[i].ctr_msr, 0);
-	}
+	ret = pmu_first_err(ret, pmu_zero_gp(p));
 	if (p->n_fixed)
-		bad |= hw_wrmsr(MSR_FIXED_CTR_CTRL, 0);
+		ret = pmu_first_err(ret, hw_wrmsr(MSR_FIXED_CTR_CTRL, 0));
 	for (unsigned i = p->n_gp; i < p->n; i++)
-		bad |= hw_wrmsr(p->ctr[i].ctr_msr, 0);
+		ret = pmu_first_err(ret, hw_wrmsr(p->ctr[i].ctr_msr, 0));
 	if (has_globals(p)) {
 		uint64_t all = intel_arch_global_bits(p, pmu_all_mask(p));
-		bad |= hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL, all | STATUS_BUF_OVF | STATUS_CONDCHGD);
+		ret = pmu_first_err(ret, hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL,
+						  all | STATUS_BUF_OVF | STATUS_CONDCHGD));
 	}
 	/* Linux sets TFA while PMC3 is in use; the harness may use it in any
 	 * check, so from its first reset until release(). */
 	if (p->TFA)
-		bad |= hw_wrmsr(MSR_TSX_FORCE_ABORT, 1);
+		ret = pmu_first_err(ret, hw_wrmsr(MSR_TSX_FORCE_ABORT, 1));
 	p->active = 0;
 	p->armed = 0;
 	p->FIXED_SHADOW = 0;
 	p->ENABLED = 0;
-	return bad ? -1 : HW_OK;
+	return ret;
 }
 
 static void release(struct pmu *p)
@@ -476,19 +422,9 @@ static void release(struct pmu *p)
 	if (p->TFA) /* RTM and PMC3 back as they were found */
 		hw_wrmsr(MSR_TSX_FORCE_ABORT, p->TFA_FOUND);
 }
+
 const struct pmu_ops pmu_intel_arch_ops = {
-    .name = "intel-arch",
-    .id = PMU_DRV_INTEL_ARCH,
-    .init = init,
-    .program = program,
-    .write = write,
-    .read = read,
-    .start = start,
-    .stop = stop,
-    .overflow_status = overflow_status,
-    .ack = ack,
-    .pmi_collect = pmi_collect,
-    .reset = reset,
+    PMU_DRIVER_OPS("intel-arch", PMU_DRV_INTEL_ARCH),
     .msrs = intel_arch_msrs,
     .generic_event = intel_arch_generic_event,
     .release = release,

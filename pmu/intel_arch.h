@@ -1,12 +1,17 @@
 /* Intel architectural performance monitoring: what the driver
- * (intel_arch.c) and its tables (intel_arch_tables.c) share. Private to
- * the two. */
+ * (intel_arch.c), its tables (intel_arch_tables.c) and the event catalogue
+ * (events/intel_arch.c) share: the architectural events and the event of
+ * each fixed counter. */
 #ifndef PMH_PMU_INTEL_ARCH_H
 #define PMH_PMU_INTEL_ARCH_H
 
 #include "pmu.h"
+/* What each architectural perfmon version adds (facts §1, §4). */
+#define ARCH_V_GLOBALS 2    /* global ctrl/status/ovf registers, fixed counters */
+#define ARCH_V_ANYTHREAD 3  /* EVNTSEL.ANY and the fixed AnyThread bits */
+#define ARCH_V_STATUS_SET 4 /* GLOBAL_STATUS_SET */
+#define ARCH_V_FIXED_MASK 5 /* CPUID.0AH:ECX fixed-counter bitmask */
 
-#define CPUID1_ECX_PDCM (1u << 15)
 /* FIXED_CTR_CTRL field of fixed counter i: bit0 OS, bit1 USR, bit2
  * AnyThread (v3+), bit3 PMI (facts §4). */
 #define FIX_OS	     0x1ull
@@ -15,7 +20,37 @@
 #define FIX_PMI	     0x8ull
 #define FIX_SHIFT(i) (4u * (i))
 
-extern const uint16_t intel_arch_fixed_event[4];
+/* The architectural events (umask << 8 | event) in the order of their
+ * CPUID.0AH:EBX bits, a set bit marking one unavailable (facts §4). */
+enum arch_ebx_bit {
+	ARCH_EBX_CORE_CYCLES,
+	ARCH_EBX_INSTRUCTIONS,
+	ARCH_EBX_REF_CYCLES,
+	ARCH_EBX_LLC_REFS,
+	ARCH_EBX_LLC_MISSES,
+	ARCH_EBX_BRANCHES,
+	ARCH_EBX_BRANCH_MISSES,
+};
+#define ARCH_EV_CORE_CYCLES 0x003c
+#define ARCH_EV_INSTRUCTIONS 0x00c0
+#define ARCH_EV_REF_CYCLES 0x013c /* Linux counts it as bus-cycles */
+#define ARCH_EV_LLC_REFS 0x4f2e
+#define ARCH_EV_LLC_MISSES 0x412e
+#define ARCH_EV_BRANCHES 0x00c4
+#define ARCH_EV_BRANCH_MISSES 0x00c5
+
+/* The event of fixed counter i (facts §4 MSR table): INST_RETIRED.ANY,
+ * CPU_CLK_UNHALTED.CORE, and the pseudo-encodings of CPU_CLK_UNHALTED.REF
+ * and TOPDOWN.SLOTS. */
+#define ARCH_FIXED0_EVENT ARCH_EV_INSTRUCTIONS
+#define ARCH_FIXED1_EVENT ARCH_EV_CORE_CYCLES
+#define ARCH_FIXED2_EVENT 0x0300
+#define ARCH_FIXED3_EVENT 0x0400
+#define ARCH_FIXED_EVENTS 4
+
+extern const uint16_t intel_arch_fixed_event[ARCH_FIXED_EVENTS];
+/* The fixed counter whose event is enc (umask << 8 | event), or -1. */
+int intel_arch_fixed_index(uint16_t enc);
 
 /* Flat counter mask -> GLOBAL_CTRL/STATUS bit positions. */
 uint64_t intel_arch_global_bits(const struct pmu *p, uint64_t mask);

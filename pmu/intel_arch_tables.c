@@ -5,21 +5,19 @@
  * keeps the path that programs, reads and acknowledges the counters. */
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "cpuid.h"
 #include "intel_arch.h"
 #include "msr.h"
 
-/* The event each fixed counter counts (umask << 8 | event), facts §4:
- * INST_RETIRED.ANY, CPU_CLK_UNHALTED.CORE, .REF (pseudo 0x0300),
- * TOPDOWN.SLOTS (pseudo 0x0400). */
-const uint16_t intel_arch_fixed_event[4] = {0x00c0, 0x003c, 0x0300, 0x0400};
+const uint16_t intel_arch_fixed_event[ARCH_FIXED_EVENTS] = {ARCH_FIXED0_EVENT, ARCH_FIXED1_EVENT,
+							    ARCH_FIXED2_EVENT, ARCH_FIXED3_EVENT};
 
-static void desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
-		 uint64_t rw)
+int intel_arch_fixed_index(uint16_t enc)
 {
-	d->addr = addr;
-	pmh_strlcpy(d->name, name, sizeof(d->name));
-	d->access = access;
-	d->rw_mask = rw;
+	for (int i = 0; i < ARCH_FIXED_EVENTS; i++)
+		if (intel_arch_fixed_event[i] == enc)
+			return i;
+	return -1;
 }
 
 size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
@@ -28,19 +26,22 @@ size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 	char name[24];
 	uint64_t fixed_rw = 0;
 	/* EVNTSEL bits 31:0; ANY (bit 21) only from v3 (facts §1). */
-	uint64_t sel_rw = p->version >= 3 ? 0xffffffffull : 0xffffffffull & ~EVTSEL_ANY;
+	uint64_t sel_rw =
+	    p->version >= ARCH_V_ANYTHREAD ? EVTSEL_LOW32 : EVTSEL_LOW32 & ~EVTSEL_ANY;
 
 	for (unsigned i = 0; i < p->n_gp; i++) {
 		const struct pmu_counter *c = &p->ctr[i];
 		if (n + 3 > max)
 			return n;
 		pmh_fmt(name, sizeof(name), "IA32_PMC%u", i);
-		desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, 0xffffffffull);
+		pmu_msr_desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW,
+			     pmu_width_mask(PMC_WRITE_BITS));
 		pmh_fmt(name, sizeof(name), "IA32_PERFEVTSEL%u", i);
-		desc(&out[n++], c->ctl_msr, name, PMU_MSR_RW, sel_rw);
+		pmu_msr_desc(&out[n++], c->ctl_msr, name, PMU_MSR_RW, sel_rw);
 		if (c->full_msr) {
 			pmh_fmt(name, sizeof(name), "IA32_A_PMC%u", i);
-			desc(&out[n++], c->full_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
+			pmu_msr_desc(&out[n++], c->full_msr, name, PMU_MSR_RW,
+				     pmu_width_mask(c->width));
 		}
 	}
 	for (unsigned i = p->n_gp; i < p->n; i++) {
@@ -48,69 +49,81 @@ size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 		if (n >= max)
 			return n;
 		pmh_fmt(name, sizeof(name), "IA32_FIXED_CTR%u", c->index);
-		desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
-		fixed_rw |= (FIX_OS | FIX_USR | FIX_PMI | (p->version >= 3 ? FIX_ANY : 0))
-			    << FIX_SHIFT(c->index);
+		pmu_msr_desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
+		fixed_rw |=
+		    (FIX_OS | FIX_USR | FIX_PMI | (p->version >= ARCH_V_ANYTHREAD ? FIX_ANY : 0))
+		    << FIX_SHIFT(c->index);
 	}
 	if (p->n_fixed && n < max)
-		desc(&out[n++], MSR_FIXED_CTR_CTRL, "IA32_FIXED_CTR_CTRL", PMU_MSR_RW, fixed_rw);
-	if (p->version >= 2 && n + 3 <= max) { /* the global registers, v2+ (facts §4) */
+		pmu_msr_desc(&out[n++], MSR_FIXED_CTR_CTRL, "IA32_FIXED_CTR_CTRL", PMU_MSR_RW,
+			     fixed_rw);
+	if (p->version >= ARCH_V_GLOBALS && n + 3 <= max) { /* the global registers (facts §4) */
 		uint64_t bits = intel_arch_global_bits(p, pmu_all_mask(p));
-		desc(&out[n++], MSR_PERF_GLOBAL_CTRL, "PERF_GLOBAL_CTRL", PMU_MSR_RW, bits);
-		desc(&out[n++], MSR_PERF_GLOBAL_STATUS, "PERF_GLOBAL_STATUS", PMU_MSR_RO, 0);
-		desc(&out[n++], MSR_PERF_GLOBAL_OVF_CTRL, "PERF_GLOBAL_OVF_CTRL", PMU_MSR_WO, 0);
+		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_CTRL, "PERF_GLOBAL_CTRL", PMU_MSR_RW, bits);
+		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_STATUS, "PERF_GLOBAL_STATUS", PMU_MSR_RO,
+			     0);
+		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_OVF_CTRL, "PERF_GLOBAL_OVF_CTRL",
+			     PMU_MSR_WO, 0);
 	}
-	if (p->version >= 4 && n < max)
-		desc(&out[n++], MSR_PERF_GLOBAL_STATUS_SET, "PERF_GLOBAL_STATUS_SET", PMU_MSR_WO,
-		     0);
-	if ((p->cpu->ids.leaf1.ecx & CPUID1_ECX_PDCM) && n < max)
-		desc(&out[n++], MSR_PERF_CAPABILITIES, "IA32_PERF_CAPABILITIES", PMU_MSR_RO, 0);
+	if (p->version >= ARCH_V_STATUS_SET && n < max)
+		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_STATUS_SET, "PERF_GLOBAL_STATUS_SET",
+			     PMU_MSR_WO, 0);
+	if ((p->cpu->ids.leaf1.ecx & CPUID_1_ECX_PDCM) && n < max)
+		pmu_msr_desc(&out[n++], MSR_PERF_CAPABILITIES, "IA32_PERF_CAPABILITIES", PMU_MSR_RO,
+			     0);
 	return n;
 }
 
 int intel_arch_generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
 {
 	/* facts §4 event map; ebx = the CPUID.0AH:EBX bit that marks it
-	 * unavailable (-1: none). Reference cycles on a GP counter are the
-	 * architectural UnHalted Reference Cycles 0x013C. */
+	 * unavailable. Reference cycles are Linux's pseudo-encoding 0x0300,
+	 * fixed counter 2 alone (facts §4): no GP encoding (enc 0); 0x013C on
+	 * a GP counter is what Linux counts as bus-cycles. */
 	static const struct {
 		uint16_t enc; /* umask << 8 | event */
 		int8_t ebx;
 		const char *name;
 	} map[GEN_COUNT] = {
-	    [GEN_CYCLES] = {0x003c, 0, "CPU_CLK_UNHALTED.CORE"},
-	    [GEN_INSTRUCTIONS] = {0x00c0, 1, "INST_RETIRED.ANY"},
-	    [GEN_REF_CYCLES] = {0x013c, 2, "CPU_CLK_UNHALTED.REF"},
-	    [GEN_CACHE_REFS] = {0x4f2e, 3, "LONGEST_LAT_CACHE.REFERENCE"},
-	    [GEN_CACHE_MISSES] = {0x412e, 4, "LONGEST_LAT_CACHE.MISS"},
-	    [GEN_BRANCHES] = {0x00c4, 5, "BR_INST_RETIRED.ALL"},
-	    [GEN_BRANCH_MISSES] = {0x00c5, 6, "BR_MISP_RETIRED.ALL"},
+	    [GEN_CYCLES] = {ARCH_EV_CORE_CYCLES, ARCH_EBX_CORE_CYCLES, "CPU_CLK_UNHALTED.CORE"},
+	    [GEN_INSTRUCTIONS] = {ARCH_EV_INSTRUCTIONS, ARCH_EBX_INSTRUCTIONS, "INST_RETIRED.ANY"},
+	    [GEN_REF_CYCLES] = {0, ARCH_EBX_REF_CYCLES, "CPU_CLK_UNHALTED.REF"},
+	    [GEN_CACHE_REFS] = {ARCH_EV_LLC_REFS, ARCH_EBX_LLC_REFS, "LONGEST_LAT_CACHE.REFERENCE"},
+	    [GEN_CACHE_MISSES] = {ARCH_EV_LLC_MISSES, ARCH_EBX_LLC_MISSES,
+				  "LONGEST_LAT_CACHE.MISS"},
+	    [GEN_BRANCHES] = {ARCH_EV_BRANCHES, ARCH_EBX_BRANCHES, "BR_INST_RETIRED.ALL"},
+	    [GEN_BRANCH_MISSES] = {ARCH_EV_BRANCH_MISSES, ARCH_EBX_BRANCH_MISSES,
+				   "BR_MISP_RETIRED.ALL"},
 	};
 	/* The generic event each fixed counter provides. */
 	static const int fixed_generic[3] = {GEN_INSTRUCTIONS, GEN_CYCLES, GEN_REF_CYCLES};
 	const struct pmu_counter *c;
 
-	if ((unsigned)g >= GEN_COUNT || ctr >= p->n || !map[g].name)
-		return -1;
+	if ((unsigned)g >= GEN_COUNT || !map[g].name)
+		return HW_UNSUPPORTED;
+	if (ctr >= p->n)
+		return HW_REFUSED;
 	c = &p->ctr[ctr];
 	pmh_memset(out, 0, sizeof(*out));
 	if (c->kind == PMU_CTR_FIXED) {
 		if (c->index >= 3 || fixed_generic[c->index] != (int)g)
-			return -1;
+			return HW_REFUSED; /* the counter counts another event */
 		out->code = intel_arch_fixed_event[c->index] & 0xff;
 		out->umask = (uint8_t)(intel_arch_fixed_event[c->index] >> 8);
 		out->counters = 1u << ctr;
 		out->fixed_only = g == GEN_REF_CYCLES; /* 0x0300 is a pseudo-encoding */
 		pmh_fmt(out->name, sizeof(out->name), "%s (fixed%u)", map[g].name, c->index);
-		return 0;
+		return HW_OK;
 	}
 	/* A set EBX bit makes the GP encoding unavailable (facts §4
 	 * intel_arch_events_quirk); fixed counters are enumerated by EDX/ECX
 	 * instead, so the check applies to GP counters. */
+	if (!map[g].enc)
+		return HW_REFUSED; /* fixed counter 2's event only */
 	if (p->arch_ebx & (1u << map[g].ebx))
-		return -1;
+		return HW_UNSUPPORTED;
 	out->code = map[g].enc & 0xff;
 	out->umask = (uint8_t)(map[g].enc >> 8);
 	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
-	return 0;
+	return HW_OK;
 }

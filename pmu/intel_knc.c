@@ -15,12 +15,8 @@
 #define KNC_CTR_MASK 0x3ull
 /* EVNTSEL: 31:24 CMASK, 23 INV, 22 EN, 21 thread mode, 20 INT, 19 reserved,
  * 18 E, 17 OS, 16 USR, 15:8 UMASK, 7:0 event (KNC table 1-5). */
-#define KNC_EVTSEL_RW 0xfff7ffffull
-#define KNC_FLAGS (PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
+#define KNC_EVTSEL_RW (EVTSEL_LOW32 & ~EVTSEL_PC)
 #define KNC_SPFLT_RW ((1ull << 63) | KNC_CTR_MASK) /* KNC table 1-7 */
-#define KNC_PMI_LOOPS 100			   /* Linux's bound (facts §9 KNC) */
-
-static bool valid_ctr(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 
 static int init(struct pmu *p)
 {
@@ -28,52 +24,33 @@ static int init(struct pmu *p)
 	p->n_fixed = 0;
 	p->n = KNC_NCTR;
 	p->version = 0;
-	for (unsigned i = 0; i < KNC_NCTR; i++) {
-		struct pmu_counter *c = &p->ctr[i];
-		c->kind = PMU_CTR_GP;
-		c->index = (uint8_t)i;
-		c->width = KNC_WIDTH;
-		/* "reads and writes set all 40 bits", unlike the sign-extending
-		 * IA-32 counters (KNC §1.4.3.2) */
-		c->preload_bits = KNC_WIDTH;
-		c->sign_extends = false;
-		c->ctr_msr = MSR_KNC_PERFCTR0 + i;
-		c->full_msr = 0;
-		c->ctl_msr = MSR_KNC_EVNTSEL0 + i;
-		c->aux_msr = 0;
-		c->rdpmc = i; /* RDPMC ECX 0/1 (KNC table 1-1) */
-		pmh_fmt(c->name, sizeof(c->name), "gp%u", i);
-	}
+	/* "reads and writes set all 40 bits", unlike the sign-extending IA-32
+	 * counters (KNC §1.4.3.2); RDPMC ECX 0/1 (KNC table 1-1) */
+	for (unsigned i = 0; i < KNC_NCTR; i++)
+		pmu_gp_counter(&p->ctr[i], i, KNC_WIDTH, MSR_KNC_EVNTSEL0 + i,
+			       MSR_KNC_PERFCTR0 + i);
 	p->global_ctrl_msr = MSR_KNC_GLOBAL_CTRL;
 	p->global_status_msr = MSR_KNC_GLOBAL_STATUS;
 	p->global_ovf_msr = MSR_KNC_GLOBAL_OVF_CTRL;
 	p->global_status_set_msr = 0;
 	p->caps = PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG | PMU_CAP_EDGE_INV_CMASK;
 	p->cmask_max = 255; /* CMASK 31:24 (KNC table 1-5) */
+	p->ctl_enable = EVTSEL_EN;
 	/* The document quotes the SDM: the local APIC sets the LVT mask flag
 	 * when it delivers the counter interrupt (KNC §1.4.3.9). */
 	p->pmi_flags = PMU_PMI_AUTOMASK;
 	/* ... and the ISR clears the status to 0 before it unmasks: the 1-bit
 	 * line only rises again on a 0->1 change (KNC §1.4.3.9). */
 	p->pmi_flags |= PMU_PMI_UNMASK_LATE;
-	return 0;
+	return HW_OK;
 }
 
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
 {
 	(void)path; /* one full 40-bit write path (KNC §1.4.3.2) */
-	if (!valid_ctr(p, ctr))
-		return -1;
+	if (!pmu_has_ctr(p, ctr))
+		return HW_REFUSED;
 	return hw_wrmsr(p->ctr[ctr].ctr_msr, val & pmu_width_mask(KNC_WIDTH));
-}
-
-static int read(struct pmu *p, unsigned ctr, uint64_t *val)
-{
-	if (!valid_ctr(p, ctr))
-		return -1;
-	int st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
-	*val &= pmu_width_mask(KNC_WIDTH);
-	return st;
 }
 
 /* L2 and snoop events Linux restricts to counter 0 (facts §6). */
@@ -90,19 +67,14 @@ static bool counter0_only(uint16_t code)
 
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
-	uint64_t sel;
-
-	if (!valid_ctr(p, ctr) || ev->fixed_only || ev->code > 0xff)
-		return -1;
-	if (ev->counters && !(ev->counters & (1u << ctr)))
-		return -1;
+	if (!pmu_event_allowed(p, ctr, ev) || ev->fixed_only || ev->code > EVTSEL_EVENT_MAX)
+		return HW_REFUSED;
 	if (ctr != 0 && counter0_only(ev->code))
-		return -1;
-	if (flags & ~KNC_FLAGS)
-		return -1;
+		return HW_REFUSED;
+	if (flags & ~PMU_F_ALL)
+		return HW_REFUSED;
 	/* Written stopped: EN clear; start() sets EN and the global bit. */
-	sel = (uint64_t)ev->code | (uint64_t)ev->umask << 8 | (flags & KNC_FLAGS);
-	return hw_wrmsr(p->ctr[ctr].ctl_msr, sel);
+	return hw_wrmsr(p->ctr[ctr].ctl_msr, pmu_evtsel(ev, flags));
 }
 
 static int start(struct pmu *p, uint64_t mask)
@@ -178,48 +150,24 @@ static int ack(struct pmu *p, uint64_t mask)
  * raises a PMI only on a 0->1 change, so the handler stops the counters (no
  * new overflow can keep the line high), then clears the status register
  * until it reads 0; only then may LVTPC be unmasked. GLOBAL_CTRL stays 0:
- * p->active names the counters to restart. Returns -1 when the status did
+ * p->active names the counters to restart. HW_STUCK when the status did
  * not clear within the bound. */
 static int pmi_collect(struct pmu *p, uint64_t *mask)
 {
-	uint64_t s = 0, m = 0;
-	int st;
-
-	(void)p;
-	st = hw_wrmsr(MSR_KNC_GLOBAL_CTRL, 0);
-	if (st != HW_OK)
-		return st;
-	st = hw_rdmsr(MSR_KNC_GLOBAL_STATUS, &s);
-	for (unsigned loop = 0; st == HW_OK && (s & KNC_CTR_MASK); loop++) {
-		if (loop == KNC_PMI_LOOPS) {
-			*mask = m;
-			return -1;
-		}
-		m |= s & KNC_CTR_MASK;
-		st = hw_wrmsr(MSR_KNC_GLOBAL_OVF_CTRL, s & KNC_CTR_MASK);
-		if (st == HW_OK)
-			st = hw_rdmsr(MSR_KNC_GLOBAL_STATUS, &s);
-	}
-	*mask = m;
-	return st;
+	return pmu_status_collect(p, KNC_CTR_MASK, mask);
 }
 
 static int reset(struct pmu *p)
 {
-	int rc = HW_OK;
-
 	/* Global off first, then each counter, then all status (KNC §1.4.4:
 	 * a reset leaves everything zero). */
-	if (hw_wrmsr(MSR_KNC_GLOBAL_CTRL, 0) != HW_OK)
-		rc = -1;
-	for (unsigned i = 0; i < p->n; i++) {
-		if (hw_wrmsr(p->ctr[i].ctl_msr, 0) != HW_OK)
-			rc = -1;
-		if (hw_wrmsr(p->ctr[i].ctr_msr, 0) != HW_OK)
-			rc = -1;
-	}
-	if (hw_wrmsr(MSR_KNC_GLOBAL_OVF_CTRL, KNC_CTR_MASK) != HW_OK)
-		rc = -1;
+	int rc = hw_wrmsr(MSR_KNC_GLOBAL_CTRL, 0), st = pmu_zero_gp(p);
+
+	if (rc == HW_OK)
+		rc = st;
+	st = hw_wrmsr(MSR_KNC_GLOBAL_OVF_CTRL, KNC_CTR_MASK);
+	if (rc == HW_OK)
+		rc = st;
 	p->active = 0;
 	p->armed = 0;
 	return rc;
@@ -245,22 +193,15 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 	};
 	size_t n = 0;
 	(void)p;
-	for (unsigned k = 0; k < sizeof(t) / sizeof(t[0]) && n < max; k++, n++) {
-		out[n].addr = t[k].addr;
-		pmh_strlcpy(out[n].name, t[k].name, sizeof(out[n].name));
-		out[n].access = t[k].access;
-		out[n].rw_mask = t[k].rw;
-	}
+	for (unsigned k = 0; k < sizeof(t) / sizeof(t[0]) && n < max; k++, n++)
+		pmu_msr_desc(&out[n], t[k].addr, t[k].name, t[k].access, t[k].rw);
 	return n;
 }
 
 /* Linux's KNC event map (facts §6), codes from KNC table 1-6 (UMASK 0). */
 static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
 {
-	static const struct {
-		uint8_t code;
-		const char *name;
-	} map[GEN_COUNT] = {
+	static const struct pmu_gen_map map[GEN_COUNT] = {
 	    [GEN_CYCLES] = {0x2a, "CPU_CLK_UNHALTED"},
 	    [GEN_INSTRUCTIONS] = {0x16, "INSTRUCTIONS_EXECUTED"},
 	    [GEN_BRANCHES] = {0x12, "BRANCHES"},
@@ -268,29 +209,15 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 	    [GEN_CACHE_REFS] = {0x28, "DATA_READ_OR_WRITE"},
 	    [GEN_CACHE_MISSES] = {0x29, "DATA_READ_MISS_OR_WRITE_MISS"},
 	};
-	if (!valid_ctr(p, ctr) || (unsigned)g >= GEN_COUNT || !map[g].name)
-		return -1;
-	pmh_memset(out, 0, sizeof(*out));
-	out->code = map[g].code;
-	out->umask = 0;
-	out->counters = (uint32_t)KNC_CTR_MASK;
-	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
-	return 0;
+	int st = pmu_generic_from_map(p, map, g, ctr, out);
+
+	if (st == HW_OK)
+		out->counters = (uint32_t)KNC_CTR_MASK;
+	return st;
 }
 
 const struct pmu_ops pmu_intel_knc_ops = {
-    .name = "intel-knc",
-    .id = PMU_DRV_INTEL_KNC,
-    .init = init,
-    .program = program,
-    .write = write,
-    .read = read,
-    .start = start,
-    .stop = stop,
-    .overflow_status = overflow_status,
-    .ack = ack,
-    .pmi_collect = pmi_collect,
-    .reset = reset,
+    PMU_DRIVER_OPS("intel-knc", PMU_DRV_INTEL_KNC),
     .msrs = msrs,
     .generic_event = generic_event,
 };

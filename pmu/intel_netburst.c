@@ -10,6 +10,7 @@
  * pmi_collect found overflowed without CCCR.OVF (unflagged). */
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "cpuid.h"
 #include "intel_netburst.h"
 #include "msr.h"
 
@@ -24,6 +25,7 @@
 #define CCCR_COMPARE (1ull << 18)
 #define CCCR_COMPLEMENT (1ull << 19)
 #define CCCR_THRESHOLD_SHIFT 20
+#define CCCR_THRESHOLD_MAX 15 /* 23:20 */
 #define CCCR_EDGE (1ull << 24)
 #define CCCR_FORCE_OVF (1ull << 25)
 #define CCCR_OVF_PMI_T0 (1ull << 26)
@@ -36,7 +38,9 @@
 
 /* ESCR bits (facts §5) */
 #define ESCR_EVENT_SHIFT 25
+#define ESCR_EVENT_MAX 0x3f /* 30:25 */
 #define ESCR_MASK_SHIFT 9
+#define ESCR_EMASK_MAX 0xffff /* 24:9 */
 #define ESCR_T0_OS (1ull << 3)
 #define ESCR_T0_USR (1ull << 2)
 #define ESCR_T1_OS (1ull << 1)
@@ -46,9 +50,15 @@
 /* Counter groups (facts §5): 0-3 BPU, 4-7 MS, 8-11 FLAME, 12-17 IQ. */
 static const char *const group_name[4] = {"BPU", "MS", "FLAME", "IQ"};
 
-static unsigned ctr_group(unsigned i) { return i < 4 ? 0 : i < 8 ? 1 : i < 12 ? 2 : 3; }
+static const uint8_t group_first[4] = {0, 4, 8, 12};
 
-static bool valid_ctr(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
+static unsigned ctr_group(unsigned i)
+{
+	unsigned g = 3;
+	while (i < group_first[g])
+		g--;
+	return g;
+}
 
 /* The harness runs on logical processor 1 of a Hyper-Threading package:
  * CPUID.1 EDX[28] HTT, EBX[23:16] > 1 logical processors and bit 0 of the
@@ -59,7 +69,8 @@ static bool valid_ctr(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 static bool thread1(const struct pmu *p)
 {
 	const struct cpuid_regs *r = &p->cpu->ids.leaf1;
-	return (r->edx >> 28 & 1) && ((r->ebx >> 16) & 0xff) > 1 && (r->ebx >> 24 & 1);
+	return (r->edx & CPUID_1_EDX_HTT) && CPUID_1_EBX_LOGICAL(r->ebx) > 1 &&
+	       (CPUID_1_EBX_APIC_ID(r->ebx) & 1);
 }
 
 /* Erratum N15: a counter write may not take, so Linux writes twice
@@ -81,50 +92,43 @@ static int init(struct pmu *p)
 	if (st != HW_OK) {
 		pmh_fmt(p->reason, sizeof(p->reason), "reading IA32_MISC_ENABLE (0x1a0) raised %s",
 			hw_err_name(st));
-		return -1;
+		return st;
 	}
 	if (!(misc & MISC_ENABLE_EMON)) {
 		pmh_fmt(p->reason, sizeof(p->reason),
 			"IA32_MISC_ENABLE (0x1a0) = 0x%llx: bit 7 (EMON, performance monitoring "
 			"available) is clear",
 			(unsigned long long)misc);
-		return -1;
+		return HW_UNSUPPORTED;
 	}
 	p->n_gp = P4_NCTR;
 	p->n_fixed = 0;
 	p->n = P4_NCTR;
 	p->version = 0;
+	/* Counter writes set all 40 bits (facts §2); named by group. */
 	for (unsigned i = 0; i < P4_NCTR; i++) {
 		struct pmu_counter *c = &p->ctr[i];
 		unsigned g = ctr_group(i);
-		unsigned first = g == 0 ? 0 : g == 1 ? 4 : g == 2 ? 8 : 12;
-		c->kind = PMU_CTR_GP;
-		c->index = (uint8_t)i;
-		c->width = P4_WIDTH;
-		c->preload_bits = P4_WIDTH; /* counter writes set all 40 bits (facts §2) */
-		c->sign_extends = false;
-		c->ctr_msr = MSR_P4_COUNTER0 + i;
-		c->full_msr = 0;
-		c->ctl_msr = MSR_P4_CCCR0 + i;
-		c->aux_msr = 0;
-		c->rdpmc = i;
-		pmh_fmt(c->name, sizeof(c->name), "%s_COUNTER%u", group_name[g], i - first);
+		pmu_gp_counter(c, i, P4_WIDTH, MSR_P4_CCCR0 + i, MSR_P4_COUNTER0 + i);
+		pmh_fmt(c->name, sizeof(c->name), "%s_COUNTER%u", group_name[g],
+			i - group_first[g]);
 	}
 	p->caps = PMU_CAP_STICKY_OVF | PMU_CAP_EDGE_INV_CMASK;
-	p->cmask_max = 15; /* CCCR THRESHOLD 23:20 (facts §5) */
+	p->cmask_max = CCCR_THRESHOLD_MAX; /* the CCCR threshold (facts §5) */
+	p->ctl_enable = CCCR_ENABLE;
 	/* LVTPC is masked on delivery and the line stays asserted while OVF is
 	 * set: unmask only after OVF is cleared (facts §8, §9 P4 step 4). */
 	p->pmi_flags = PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE;
 	p->global_ctrl_msr = p->global_status_msr = p->global_ovf_msr = 0;
 	p->global_status_set_msr = 0;
-	return 0;
+	return HW_OK;
 }
 
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
 {
 	(void)path; /* every path is the same full 40-bit write */
-	if (!valid_ctr(p, ctr))
-		return -1;
+	if (!pmu_has_ctr(p, ctr))
+		return HW_REFUSED;
 	val &= pmu_width_mask(P4_WIDTH);
 	int st = ctr_write(p, ctr, val);
 	if (st != HW_OK)
@@ -135,55 +139,26 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	return HW_OK;
 }
 
-static int read(struct pmu *p, unsigned ctr, uint64_t *val)
+/* The ESCR value of an event for this thread's OS/USR flags. */
+static uint64_t escr_value(const struct pmu *p, const struct pmu_event *ev, uint32_t flags)
 {
-	if (!valid_ctr(p, ctr))
-		return -1;
-	int st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
-	*val &= pmu_width_mask(P4_WIDTH);
-	return st;
-}
+	uint64_t escr = (uint64_t)ev->code << ESCR_EVENT_SHIFT;
 
-static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
-{
-	const struct escr *e;
-	uint64_t escr, cccr;
-	unsigned thr = PMU_F_CMASK_OF(flags);
-	int st;
-
-	if (!valid_ctr(p, ctr) || ev->fixed_only)
-		return -1;
-	if (ev->counters && !(ev->counters & (1u << ctr)))
-		return -1;
-	/* The binding must exist in hardware: the ESCR feeds this counter and
-	 * the select value is the one that picks it (facts §5, SDM table). */
-	e = netburst_escr_find(ev->escr_msr);
-	if (!e || !(netburst_escr_counters(e) & (1u << ctr)) || e->select != ev->escr_select)
-		return -1;
-	if (ev->code > 0x3f || ev->escr_mask > 0xffff || thr > 15)
-		return -1;
-
-	escr = (uint64_t)ev->code << ESCR_EVENT_SHIFT | (uint64_t)ev->escr_mask << ESCR_MASK_SHIFT;
+	escr |= (uint64_t)ev->escr_mask << ESCR_MASK_SHIFT;
 	if (flags & PMU_F_OS)
 		escr |= thread1(p) ? ESCR_T1_OS : ESCR_T0_OS;
 	if (flags & PMU_F_USR)
 		escr |= thread1(p) ? ESCR_T1_USR : ESCR_T0_USR;
+	return escr;
+}
 
-	/* One ESCR serves every counter that selects it: refuse to change the
-	 * event under a running counter; a stopped one loses its binding. */
-	for (unsigned i = 0; i < p->n; i++) {
-		uint64_t cur;
-		if (i == ctr || p->ctr[i].aux_msr != e->addr)
-			continue;
-		if (p->active >> i & 1) {
-			if (hw_rdmsr(e->addr, &cur) != HW_OK || cur != escr)
-				return -1;
-		} else {
-			p->ctr[i].aux_msr = 0;
-		}
-	}
+/* The CCCR value (ENABLE clear) that selects ESCR e with the flags' filters:
+ * threshold and complement through COMPARE, edge, and this thread's PMI. */
+static uint64_t cccr_value(const struct pmu *p, const struct escr *e, uint32_t flags)
+{
+	unsigned thr = PMU_F_CMASK_OF(flags);
+	uint64_t cccr = (uint64_t)e->select << CCCR_ESCR_SEL_SHIFT | CCCR_ACTIVE_THREAD_ANY;
 
-	cccr = (uint64_t)e->select << CCCR_ESCR_SEL_SHIFT | CCCR_ACTIVE_THREAD_ANY;
 	if (thr || (flags & PMU_F_INV))
 		cccr |= CCCR_COMPARE | (uint64_t)thr << CCCR_THRESHOLD_SHIFT;
 	if (flags & PMU_F_INV)
@@ -192,15 +167,57 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 		cccr |= CCCR_EDGE;
 	if (flags & PMU_F_INT)
 		cccr |= thread1(p) ? CCCR_OVF_PMI_T1 : CCCR_OVF_PMI_T0;
+	return cccr;
+}
 
+/* One ESCR serves every counter that selects it: refuse to change the event
+ * under another running counter; a stopped one loses its binding. */
+static int escr_claim(struct pmu *p, unsigned ctr, const struct escr *e, uint64_t escr)
+{
+	for (unsigned i = 0; i < p->n; i++) {
+		uint64_t cur;
+		int st;
+		if (i == ctr || p->ctr[i].aux_msr != e->addr)
+			continue;
+		if (!(p->active >> i & 1)) {
+			p->ctr[i].aux_msr = 0;
+			continue;
+		}
+		st = hw_rdmsr(e->addr, &cur);
+		if (st != HW_OK)
+			return st;
+		if (cur != escr)
+			return HW_REFUSED;
+	}
+	return HW_OK;
+}
+
+static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
+{
+	const struct escr *e;
+	uint64_t escr;
+	int st;
+
+	if (!pmu_event_allowed(p, ctr, ev) || ev->fixed_only)
+		return HW_REFUSED;
+	/* The binding must exist in hardware: the ESCR feeds this counter and
+	 * the select value is the one that picks it (facts §5, SDM table). */
+	e = netburst_escr_find(ev->escr_msr);
+	if (!e || !(netburst_escr_counters(e) & (1u << ctr)) || e->select != ev->escr_select)
+		return HW_REFUSED;
+	if (ev->code > ESCR_EVENT_MAX || ev->escr_mask > ESCR_EMASK_MAX ||
+	    PMU_F_CMASK_OF(flags) > CCCR_THRESHOLD_MAX)
+		return HW_REFUSED;
+	escr = escr_value(p, ev, flags);
+	st = escr_claim(p, ctr, e, escr);
+	if (st != HW_OK)
+		return st;
 	/* Stop the counter first, then ESCR before CCCR (facts §5 enable order). */
 	st = hw_wrmsr(p->ctr[ctr].ctl_msr, 0);
-	if (st != HW_OK)
-		return st;
-	st = hw_wrmsr(e->addr, escr);
-	if (st != HW_OK)
-		return st;
-	st = hw_wrmsr(p->ctr[ctr].ctl_msr, cccr);
+	if (st == HW_OK)
+		st = hw_wrmsr(e->addr, escr);
+	if (st == HW_OK)
+		st = hw_wrmsr(p->ctr[ctr].ctl_msr, cccr_value(p, e, flags));
 	if (st != HW_OK)
 		return st;
 	p->ctr[ctr].aux_msr = e->addr;
@@ -344,7 +361,7 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 	for (unsigned i = 0; i < p->n; i++)
 		if (p->active >> i & 1)
 			set_enable(p, i, false);
-	for (unsigned pass = 0; pass < 100; pass++) {
+	for (unsigned pass = 0; pass < PMU_PMI_MAX_ROUNDS; pass++) {
 		uint64_t found = 0;
 		for (unsigned i = 0; i < p->n; i++) {
 			uint64_t cccr;
@@ -363,7 +380,7 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 			if (!(m >> i & 1))
 				found |= 1ull << i;
 			else if (flagged)
-				rc = -1;
+				rc = HW_STUCK;
 			m |= 1ull << i;
 			if (!flagged)
 				unflagged |= 1ull << i;
@@ -384,10 +401,9 @@ static int reset(struct pmu *p)
 	 * interrupt stays asserted (facts §5); init on kdump kernels zeroes all
 	 * 18 CCCRs for the same reason (facts §10). */
 	for (unsigned i = 0; i < p->n; i++) {
-		if (hw_wrmsr(p->ctr[i].ctl_msr, 0) != HW_OK)
-			rc = -1;
-		if (ctr_write(p, i, 0) != HW_OK)
-			rc = -1;
+		int st = hw_wrmsr(p->ctr[i].ctl_msr, 0), st2 = ctr_write(p, i, 0);
+		if (rc == HW_OK)
+			rc = st != HW_OK ? st : st2;
 		if (p->ctr[i].aux_msr)
 			hw_wrmsr(p->ctr[i].aux_msr, 0);
 		p->ctr[i].aux_msr = 0;
@@ -400,33 +416,27 @@ static int reset(struct pmu *p)
 
 /* The ESCRs this driver binds events to (the thread-0 and thread-1 pair of
  * each event it knows). */
-static const uint32_t used_escrs[] = {0x3a0, 0x3a1, 0x3a2, 0x3a3, 0x3b8,
-				      0x3b9, 0x3c2, 0x3c3, 0x3cc, 0x3cd};
+static const uint32_t used_escrs[] = {
+    MSR_P4_BSU_ESCR0, MSR_P4_BSU_ESCR0 + 1, MSR_P4_FSB_ESCR0,  MSR_P4_FSB_ESCR0 + 1,
+    MSR_P4_CRU_ESCR0, MSR_P4_CRU_ESCR0 + 1, MSR_P4_TBPU_ESCR0, MSR_P4_TBPU_ESCR0 + 1,
+    MSR_P4_CRU_ESCR2, MSR_P4_CRU_ESCR2 + 1};
 
 static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 {
+	char name[24];
 	size_t n = 0;
 
-	for (unsigned i = 0; i < p->n && n < max; i++, n++) {
-		out[n].addr = p->ctr[i].ctr_msr;
-		pmh_strlcpy(out[n].name, p->ctr[i].name, sizeof(out[n].name));
-		out[n].access = PMU_MSR_RW;
-		out[n].rw_mask = pmu_width_mask(P4_WIDTH);
-	}
+	for (unsigned i = 0; i < p->n && n < max; i++, n++)
+		pmu_msr_desc(&out[n], p->ctr[i].ctr_msr, p->ctr[i].name, PMU_MSR_RW,
+			     pmu_width_mask(P4_WIDTH));
 	for (unsigned i = 0; i < p->n && n < max; i++, n++) {
 		unsigned g = ctr_group(i);
-		unsigned first = g == 0 ? 0 : g == 1 ? 4 : g == 2 ? 8 : 12;
-		out[n].addr = p->ctr[i].ctl_msr;
-		pmh_fmt(out[n].name, sizeof(out[n].name), "%s_CCCR%u", group_name[g], i - first);
-		out[n].access = PMU_MSR_RW;
-		out[n].rw_mask = CCCR_RW_MASK;
+		pmh_fmt(name, sizeof(name), "%s_CCCR%u", group_name[g], i - group_first[g]);
+		pmu_msr_desc(&out[n], p->ctr[i].ctl_msr, name, PMU_MSR_RW, CCCR_RW_MASK);
 	}
 	for (unsigned k = 0; k < sizeof(used_escrs) / sizeof(used_escrs[0]) && n < max; k++, n++) {
 		const struct escr *e = netburst_escr_find(used_escrs[k]);
-		out[n].addr = e->addr;
-		pmh_strlcpy(out[n].name, e->name, sizeof(out[n].name));
-		out[n].access = PMU_MSR_RW;
-		out[n].rw_mask = ESCR_RW_MASK;
+		pmu_msr_desc(&out[n], e->addr, e->name, PMU_MSR_RW, ESCR_RW_MASK);
 	}
 	return n;
 }
@@ -437,8 +447,6 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
  * jumps. The cache events have no generic P4 mapping here. */
 static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
 {
-	if (!valid_ctr(p, ctr))
-		return -1;
 	switch (g) {
 	case GEN_CYCLES:
 		netburst_make_event(out, EV_GLOBAL_POWER_EVENTS, 0x1); /* RUNNING */
@@ -453,26 +461,15 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 		netburst_make_event(out, EV_MISPRED_BRANCH_RETIRED, 0x1); /* NBOGUS */
 		break;
 	default:
-		return -1;
+		return HW_UNSUPPORTED;
 	}
-	if (!(out->counters & (1u << ctr)))
-		return -1;
-	return 0;
+	if (!pmu_has_ctr(p, ctr) || !(out->counters & (1u << ctr)))
+		return HW_REFUSED; /* the ESCR does not feed this counter */
+	return HW_OK;
 }
 
 const struct pmu_ops pmu_intel_netburst_ops = {
-    .name = "intel-netburst",
-    .id = PMU_DRV_INTEL_NETBURST,
-    .init = init,
-    .program = program,
-    .write = write,
-    .read = read,
-    .start = start,
-    .stop = stop,
-    .overflow_status = overflow_status,
-    .ack = ack,
-    .pmi_collect = pmi_collect,
-    .reset = reset,
+    PMU_DRIVER_OPS("intel-netburst", PMU_DRV_INTEL_NETBURST),
     .msrs = msrs,
     .generic_event = generic_event,
 };

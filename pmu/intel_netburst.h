@@ -1,5 +1,6 @@
-/* Intel NetBurst: what the driver (intel_netburst.c) and its tables
- * (intel_netburst_tables.c) share. Private to the two. */
+/* Intel NetBurst: what the driver (intel_netburst.c), its tables
+ * (intel_netburst_tables.c) and the event catalogue (events/intel_netburst.c)
+ * share: the one table of ESCRs. */
 #ifndef PMH_PMU_INTEL_NETBURST_H
 #define PMH_PMU_INTEL_NETBURST_H
 
@@ -26,6 +27,7 @@ enum {
 };
 
 const struct escr *netburst_escr_find(uint32_t addr); /* 0: no such ESCR */
+size_t netburst_escr_count(void);
 uint32_t netburst_escr_counters(const struct escr *e);
 /* Fills ev with event which (EV_*) and ESCR event mask mask. */
 void netburst_make_event(struct pmu_event *ev, unsigned which, uint32_t mask);

@@ -5,6 +5,7 @@
  * entry; the driver keeps the logic that programs CCCRs and ESCRs. */
 #include "../lib/str.h"
 #include "intel_netburst.h"
+#include "msr.h"
 
 /* Every ESCR of facts §5 (46; IQ_ESCR0/1 exist on models 1-2 only) with the
  * ESCR-select number the SDM gives it within its counter group. ESCRx0 feeds
@@ -48,6 +49,11 @@ uint32_t netburst_escr_counters(const struct escr *e)
 	return e->half ? half1[e->group] : half0[e->group];
 }
 
+size_t netburst_escr_count(void)
+{
+	return N_ESCR;
+}
+
 const struct escr *netburst_escr_find(uint32_t addr)
 {
 	for (unsigned k = 0; k < N_ESCR; k++)
@@ -63,12 +69,12 @@ void netburst_make_event(struct pmu_event *ev, unsigned which, uint32_t mask)
 		uint32_t escr;
 		const char *name;
 	} t[] = {
-	    [EV_GLOBAL_POWER_EVENTS] = {0x13, 6, 0x3a2, "GLOBAL_POWER_EVENTS"},
-	    [EV_INSTR_RETIRED] = {0x02, 4, 0x3b8, "INSTR_RETIRED"},
-	    [EV_BRANCH_RETIRED] = {0x06, 5, 0x3cc, "BRANCH_RETIRED"},
-	    [EV_MISPRED_BRANCH_RETIRED] = {0x03, 4, 0x3b8, "MISPRED_BRANCH_RETIRED"},
-	    [EV_RETIRED_BRANCH_TYPE] = {0x04, 2, 0x3c2, "RETIRED_BRANCH_TYPE"},
-	    [EV_BSQ_CACHE_REFERENCE] = {0x0c, 7, 0x3a0, "BSQ_CACHE_REFERENCE"},
+	    [EV_GLOBAL_POWER_EVENTS] = {0x13, 6, MSR_P4_FSB_ESCR0, "GLOBAL_POWER_EVENTS"},
+	    [EV_INSTR_RETIRED] = {0x02, 4, MSR_P4_CRU_ESCR0, "INSTR_RETIRED"},
+	    [EV_BRANCH_RETIRED] = {0x06, 5, MSR_P4_CRU_ESCR2, "BRANCH_RETIRED"},
+	    [EV_MISPRED_BRANCH_RETIRED] = {0x03, 4, MSR_P4_CRU_ESCR0, "MISPRED_BRANCH_RETIRED"},
+	    [EV_RETIRED_BRANCH_TYPE] = {0x04, 2, MSR_P4_TBPU_ESCR0, "RETIRED_BRANCH_TYPE"},
+	    [EV_BSQ_CACHE_REFERENCE] = {0x0c, 7, MSR_P4_BSU_ESCR0, "BSQ_CACHE_REFERENCE"},
 	};
 	pmh_memset(ev, 0, sizeof(*ev));
 	ev->code = t[which].code;

@@ -8,55 +8,49 @@
 #include "msr.h"
 #include "pmu.h"
 
+#define P6_NCTR 2 /* facts §2 */
+#define P6_CTR_MASK 0x3 /* both counters */
 #define P6_WIDTH 40
+#define P6_FAMILY 6
+#define P6_MODEL_BANIAS 9 /* the Pentium M models (facts §3) */
+#define P6_MODEL_DOTHAN 13
 /* L2_RQSTS with an empty MESI umask counts nothing; Linux stops a single
  * counter by programming it, because EN cannot be cleared per counter
  * (facts §3). */
 #define P6_NOP_EVENT 0x2eull
-/* Event-select bits a caller may set through PMU_F_* (facts §1; bit 21 is
- * reserved on P6). */
-#define P6_FLAG_MASK (PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
+/* EVNTSEL bits that hold written values: 31:0 less reserved bit 21, and
+ * less EN in EVNTSEL1 (facts §1, §3). */
+#define P6_EVNTSEL0_RW (EVTSEL_LOW32 & ~EVTSEL_ANY)
+#define P6_EVNTSEL1_RW (P6_EVNTSEL0_RW & ~EVTSEL_EN)
 
 /* drv[0], drv[1]: the programmed event select of each counter, EN clear. */
 #define SHADOW(p, i) ((p)->drv[(i)])
 
 static bool is_pentium_m(const struct pmu *p)
 {
-	/* Pentium M Banias (9) and Dothan (13), facts §3. */
-	return p->cpu && p->cpu->family == 6 && (p->cpu->model == 9 || p->cpu->model == 13);
+	return p->cpu && p->cpu->family == P6_FAMILY &&
+	       (p->cpu->model == P6_MODEL_BANIAS || p->cpu->model == P6_MODEL_DOTHAN);
 }
 
 static int init(struct pmu *p)
 {
-	p->n_gp = 2;
+	p->n_gp = P6_NCTR;
 	p->n_fixed = 0;
 	p->version = 0;
-	for (unsigned i = 0; i < p->n_gp; i++) {
-		struct pmu_counter *c = &p->ctr[i];
-		c->kind = PMU_CTR_GP;
-		c->index = (uint8_t)i;
-		c->width = P6_WIDTH;
-		/* Only 32 bits are writable, bits 39:32 follow bit 31 (facts §2). */
-		c->preload_bits = 32;
-		c->sign_extends = true;
-		c->ctr_msr = MSR_P6_PERFCTR0 + i;
-		c->full_msr = 0;
-		c->ctl_msr = MSR_P6_EVNTSEL0 + i;
-		c->rdpmc = i;
-		pmh_fmt(c->name, sizeof(c->name), "gp%u", i);
-	}
+	/* Only 32 bits are writable, bits 39:32 follow bit 31 (facts §2). */
+	for (unsigned i = 0; i < p->n_gp; i++)
+		pmu_p6_counter(&p->ctr[i], i, P6_WIDTH);
 	p->n = p->n_gp;
 	p->caps = PMU_CAP_SIGN_OVERFLOW | PMU_CAP_SINGLE_ENABLE | PMU_CAP_EDGE_INV_CMASK;
 	p->cmask_max = 255; /* CMASK 31:24 (facts §1) */
+	p->ctl_enable = EVTSEL_EN;
 	/* Pentium M needs LVTPC re-unmasked after each PMI; other P6 parts do
 	 * not mask it (facts §8, §10 P6). pmi_collect stops counting first, so
 	 * the unmask can wait until the overflows are collected: an overflow in
 	 * between cannot raise a second PMI for what this one collects. */
 	p->pmi_flags = is_pentium_m(p) ? PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE : 0;
-	return 0;
+	return HW_OK;
 }
-
-static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
 
 /* Writes both event selects from the shadow and the active set: an active
  * counter gets its event, an inactive one the NOP event while the other
@@ -67,7 +61,7 @@ static bool valid(const struct pmu *p, unsigned ctr) { return ctr < p->n; }
  * writes is counted or not depending on it). */
 static int sync(struct pmu *p)
 {
-	bool en = (p->active & 3) != 0;
+	bool en = (p->active & P6_CTR_MASK) != 0;
 	int st;
 
 	for (unsigned k = 0; k < p->n_gp; k++) {
@@ -86,13 +80,11 @@ static int sync(struct pmu *p)
 
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
-	if (!valid(p, ctr) || !ev || ev->fixed_only || ev->code > 0xff)
-		return -1;
-	if (ev->counters && !(ev->counters & (1u << ctr)))
-		return -1;
-	SHADOW(p, ctr) = (uint64_t)ev->code | (uint64_t)ev->umask << 8 | (flags & P6_FLAG_MASK);
+	if (!pmu_event_allowed(p, ctr, ev) || ev->fixed_only || ev->code > EVTSEL_EVENT_MAX)
+		return HW_REFUSED;
+	SHADOW(p, ctr) = pmu_evtsel(ev, flags);
 	p->active &= ~(1ull << ctr);
-	if (!(p->active & 3)) /* nothing counts: write the event itself, EN clear */
+	if (!(p->active & P6_CTR_MASK)) /* nothing counts: write the event itself, EN clear */
 		return hw_wrmsr(p->ctr[ctr].ctl_msr, SHADOW(p, ctr));
 	return sync(p);
 }
@@ -105,31 +97,19 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	uint64_t held;
 	int st;
 
-	if (!valid(p, ctr))
-		return -1;
+	if (!pmu_has_ctr(p, ctr))
+		return HW_REFUSED;
 	c = &p->ctr[ctr];
 	/* P6 has no full-width path: only the low 32 bits are written, with
 	 * the high word 0 as Linux writes it (facts §2). */
 	if (path == PMU_WRITE_FULL)
-		return -1;
-	st = hw_wrmsr(c->ctr_msr, val & 0xffffffffull);
+		return HW_UNSUPPORTED;
+	st = hw_wrmsr(c->ctr_msr, val & pmu_width_mask(PMC_WRITE_BITS));
 	if (st != HW_OK)
 		return st;
 	held = sext32(val) & pmu_width_mask(c->width);
 	pmu_track_armed(p, ctr, held);
 	return HW_OK;
-}
-
-static int read(struct pmu *p, unsigned ctr, uint64_t *val)
-{
-	int st;
-
-	*val = 0;
-	if (!valid(p, ctr))
-		return -1;
-	st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
-	*val &= pmu_width_mask(p->ctr[ctr].width);
-	return st;
 }
 
 static int start(struct pmu *p, uint64_t mask)
@@ -143,7 +123,7 @@ static int stop(struct pmu *p, uint64_t mask)
 	int st;
 
 	p->active &= ~mask;
-	if (p->active & 3)
+	if (p->active & P6_CTR_MASK)
 		return sync(p); /* the stopped counter gets the NOP event */
 	/* Nothing left: clear EN (disable_all) and park the stopped ones on
 	 * the NOP event as the per-counter disable does (facts §3). */
@@ -178,8 +158,9 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 	*mask = 0;
 	/* Stop counting: EN lives in EVNTSEL0 only (facts §3). p->active is
 	 * kept so that start(p->active) resumes. */
-	st = hw_wrmsr(p->ctr[0].ctl_msr,
-		      ((p->active & 3) && !(p->active & 1)) ? P6_NOP_EVENT : SHADOW(p, 0));
+	/* counter 1 alone active: counter 0 stays on the NOP event */
+	bool park0 = (p->active & P6_CTR_MASK) && !(p->active & 1);
+	st = hw_wrmsr(p->ctr[0].ctl_msr, park0 ? P6_NOP_EVENT : SHADOW(p, 0));
 	if (st != HW_OK)
 		return st;
 	st = overflow_status(p, mask);
@@ -190,27 +171,11 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 
 static int reset(struct pmu *p)
 {
-	int st = HW_OK;
-
 	p->active = 0;
 	p->armed = 0;
-	for (unsigned i = 0; i < p->n_gp; i++) {
+	for (unsigned i = 0; i < p->n_gp; i++)
 		SHADOW(p, i) = 0;
-		if (hw_wrmsr(p->ctr[i].ctl_msr, 0) != HW_OK)
-			st = -1;
-		if (hw_wrmsr(p->ctr[i].ctr_msr, 0) != HW_OK)
-			st = -1;
-	}
-	return st;
-}
-
-static void desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
-		 uint64_t rw)
-{
-	d->addr = addr;
-	pmh_strlcpy(d->name, name, sizeof(d->name));
-	d->access = access;
-	d->rw_mask = rw;
+	return pmu_zero_gp(p);
 }
 
 static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
@@ -221,54 +186,32 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 		char name[24];
 		/* Counters: 32 written bits, the rest is bit 31's extension. */
 		pmh_fmt(name, sizeof(name), "PERFCTR%u", i);
-		desc(&out[n++], p->ctr[i].ctr_msr, name, PMU_MSR_RW, 0xffffffffull);
+		pmu_msr_desc(&out[n++], p->ctr[i].ctr_msr, name, PMU_MSR_RW,
+			     pmu_width_mask(PMC_WRITE_BITS));
 		/* Event selects: bit 21 reserved; EN exists in EVNTSEL0 only. */
 		pmh_fmt(name, sizeof(name), "EVNTSEL%u", i);
-		desc(&out[n++], p->ctr[i].ctl_msr, name, PMU_MSR_RW,
-		     i == 0 ? 0xffdfffffull : 0xff9fffffull);
+		pmu_msr_desc(&out[n++], p->ctr[i].ctl_msr, name, PMU_MSR_RW,
+			     i == 0 ? P6_EVNTSEL0_RW : P6_EVNTSEL1_RW);
 	}
 	return n;
 }
 
+/* facts §3 event map; no reference-cycles event on P6. */
 static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
 {
-	static const struct {
-		uint16_t code;
-		uint8_t umask;
-		const char *name;
-	} map[GEN_COUNT] = {
-	    /* facts §3 event map */
-	    [GEN_CYCLES] = {0x79, 0x00, "CPU_CLK_UNHALTED"},
-	    [GEN_INSTRUCTIONS] = {0xc0, 0x00, "INST_RETIRED"},
-	    [GEN_BRANCHES] = {0xc4, 0x00, "BR_INST_RETIRED"},
-	    [GEN_BRANCH_MISSES] = {0xc5, 0x00, "BR_MISS_PRED_RETIRED"},
-	    [GEN_CACHE_REFS] = {0x2e, 0x0f, "L2_RQSTS.MESI"},
-	    [GEN_CACHE_MISSES] = {0x2e, 0x01, "L2_RQSTS.I"},
-	    [GEN_REF_CYCLES] = {0, 0, 0}, /* no reference-cycles event on P6 */
+	static const struct pmu_gen_map map[GEN_COUNT] = {
+	    [GEN_CYCLES] = {0x0079, "CPU_CLK_UNHALTED"},
+	    [GEN_INSTRUCTIONS] = {0x00c0, "INST_RETIRED"},
+	    [GEN_BRANCHES] = {0x00c4, "BR_INST_RETIRED"},
+	    [GEN_BRANCH_MISSES] = {0x00c5, "BR_MISS_PRED_RETIRED"},
+	    [GEN_CACHE_REFS] = {0x0f2e, "L2_RQSTS.MESI"},
+	    [GEN_CACHE_MISSES] = {0x012e, "L2_RQSTS.I"},
 	};
-
-	if ((unsigned)g >= GEN_COUNT || !valid(p, ctr) || !map[g].name)
-		return -1;
-	pmh_memset(out, 0, sizeof(*out));
-	out->code = map[g].code;
-	out->umask = map[g].umask;
-	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
-	return 0;
+	return pmu_generic_from_map(p, map, g, ctr, out);
 }
 
 const struct pmu_ops pmu_intel_p6_ops = {
-    .name = "intel-p6",
-    .id = PMU_DRV_INTEL_P6,
-    .init = init,
-    .program = program,
-    .write = write,
-    .read = read,
-    .start = start,
-    .stop = stop,
-    .overflow_status = overflow_status,
-    .ack = ack,
-    .pmi_collect = pmi_collect,
-    .reset = reset,
+    PMU_DRIVER_OPS("intel-p6", PMU_DRV_INTEL_P6),
     .msrs = msrs,
     .generic_event = generic_event,
 };

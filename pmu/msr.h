@@ -17,11 +17,13 @@
 
 /* P6 and architectural perfmon (§3, §4) */
 #define MSR_P6_PERFCTR0 0xc1
+#define PMC_WRITE_BITS 32 /* 0xC1+i keep bits 31:0 of a write, sign-extended (§2) */
 #define MSR_P6_EVNTSEL0 0x186
 #define MSR_IA32_PMC0 0x4c1 /* full-width alias */
 #define MSR_PERF_CAPABILITIES 0x345
 #define PERF_CAP_FW_WRITE (1ull << 13)
 #define MSR_FIXED_CTR0 0x309
+#define RDPMC_FIXED (1u << 30) /* RDPMC ECX of fixed counter i: RDPMC_FIXED | i (§2) */
 #define MSR_FIXED_CTR_CTRL 0x38d
 #define MSR_PERF_GLOBAL_STATUS 0x38e
 #define MSR_PERF_GLOBAL_CTRL 0x38f
@@ -30,6 +32,10 @@
 #define MSR_DEBUGCTL 0x1d9
 
 /* Event-select bits shared by P6, arch, AMD and KNC (§1) */
+#define EVTSEL_LOW32 0xffffffffull /* bits 31:0, the select of P6, arch v1-v5 and KNC */
+#define EVTSEL_EVENT_MAX 0xff	   /* event select 7:0 */
+#define EVTSEL_UMASK_SHIFT 8	   /* unit mask 15:8 */
+#define EVTSEL_EVENT_HI_SHIFT 32   /* AMD from Fam10h: event[11:8] at 35:32 */
 #define EVTSEL_USR (1ull << 16)
 #define EVTSEL_OS (1ull << 17)
 #define EVTSEL_EDGE (1ull << 18)
@@ -40,9 +46,15 @@
 #define EVTSEL_INV (1ull << 23)
 #define EVTSEL_CMASK_SHIFT 24
 
-/* NetBurst (§5) */
+/* NetBurst (§5); the ESCRs the driver and the catalogue bind events to,
+ * thread 0's (ESCRn0): thread 1's ESCRn1 is the next address */
 #define MSR_P4_COUNTER0 0x300
 #define MSR_P4_CCCR0 0x360
+#define MSR_P4_BSU_ESCR0 0x3a0
+#define MSR_P4_FSB_ESCR0 0x3a2
+#define MSR_P4_CRU_ESCR0 0x3b8
+#define MSR_P4_TBPU_ESCR0 0x3c2
+#define MSR_P4_CRU_ESCR2 0x3cc
 
 /* Knights Corner (KNC §1.4.3, table 1-2) */
 #define MSR_KNC_PERFCTR0 0x20
@@ -52,10 +64,11 @@
 #define MSR_KNC_GLOBAL_OVF_CTRL 0x2e
 #define MSR_KNC_GLOBAL_CTRL 0x2f
 
-/* AMD (§7) */
+/* AMD (§7): legacy PERF_CTL i / PERF_CTR i at +i; the core extension's at +2i */
 #define MSR_K7_EVNTSEL0 0xc0010000
 #define MSR_K7_PERFCTR0 0xc0010004
-#define MSR_F15H_PERF_CTL0 0xc0010200 /* CTL i = +2i, CTR i = +2i+1 */
+#define MSR_F15H_PERF_CTL0 0xc0010200
+#define MSR_F15H_PERF_CTR0 0xc0010201
 #define MSR_AMD_GLOBAL_STATUS 0xc0000300
 #define MSR_AMD_GLOBAL_CTL 0xc0000301
 #define MSR_AMD_GLOBAL_STATUS_CLR 0xc0000302

@@ -83,13 +83,120 @@ int pmu_sign_overflow(struct pmu *p, uint64_t *mask)
 	return ret;
 }
 
+int pmu_ctr_read(struct pmu *p, unsigned ctr, uint64_t *val)
+{
+	int st;
+
+	*val = 0;
+	if (!pmu_has_ctr(p, ctr))
+		return HW_REFUSED;
+	st = hw_rdmsr(p->ctr[ctr].ctr_msr, val);
+	*val &= pmu_width_mask(p->ctr[ctr].width);
+	return st;
+}
+
+int pmu_evtsel_enable(struct pmu *p, uint64_t mask, bool on)
+{
+	int ret = HW_OK;
+
+	for (unsigned i = 0; i < p->n_gp; i++) {
+		uint64_t sel;
+		int st;
+		if (!(mask & (1ull << i)))
+			continue;
+		st = hw_rdmsr(p->ctr[i].ctl_msr, &sel);
+		if (st == HW_OK)
+			st = hw_wrmsr(p->ctr[i].ctl_msr, on ? sel | EVTSEL_EN : sel & ~EVTSEL_EN);
+		if (st != HW_OK && ret == HW_OK)
+			ret = st;
+	}
+	return ret;
+}
+
+int pmu_zero_gp(struct pmu *p)
+{
+	int ret = HW_OK;
+
+	for (unsigned i = 0; i < p->n_gp; i++) {
+		int st = hw_wrmsr(p->ctr[i].ctl_msr, 0);
+		int st2 = hw_wrmsr(p->ctr[i].ctr_msr, 0);
+		if (ret == HW_OK)
+			ret = st != HW_OK ? st : st2;
+	}
+	return ret;
+}
+
+void pmu_gp_counter(struct pmu_counter *c, unsigned i, unsigned width, uint32_t ctl_msr,
+		    uint32_t ctr_msr)
+{
+	pmh_memset(c, 0, sizeof(*c));
+	c->kind = PMU_CTR_GP;
+	c->index = (uint8_t)i;
+	c->width = (uint8_t)width;
+	c->preload_bits = (uint8_t)width;
+	c->sign_extends = false;
+	c->ctl_msr = ctl_msr;
+	c->ctr_msr = ctr_msr;
+	c->rdpmc = i;
+	pmh_fmt(c->name, sizeof(c->name), "gp%u", i);
+}
+
+void pmu_p6_counter(struct pmu_counter *c, unsigned i, unsigned width)
+{
+	pmu_gp_counter(c, i, width, MSR_P6_EVNTSEL0 + i, MSR_P6_PERFCTR0 + i);
+	c->preload_bits = PMC_WRITE_BITS;
+	c->sign_extends = true;
+}
+
+int pmu_generic_from_map(const struct pmu *p, const struct pmu_gen_map *map, enum pmu_generic g,
+			 unsigned ctr, struct pmu_event *out)
+{
+	if ((unsigned)g >= GEN_COUNT || !map[g].name)
+		return HW_UNSUPPORTED;
+	if (ctr >= p->n_gp)
+		return HW_REFUSED;
+	pmh_memset(out, 0, sizeof(*out));
+	out->code = map[g].enc & 0xff;
+	out->umask = (uint8_t)(map[g].enc >> 8);
+	pmh_strlcpy(out->name, map[g].name, sizeof(out->name));
+	return HW_OK;
+}
+
+int pmu_status_collect(struct pmu *p, uint64_t valid, uint64_t *seen)
+{
+	uint64_t s = 0;
+	int st = hw_wrmsr(p->global_ctrl_msr, 0);
+
+	*seen = 0;
+	if (st == HW_OK)
+		st = hw_rdmsr(p->global_status_msr, &s);
+	for (unsigned round = 0; st == HW_OK && (s & valid); round++) {
+		if (round == PMU_PMI_MAX_ROUNDS)
+			return HW_STUCK;
+		*seen |= s & valid;
+		st = hw_wrmsr(p->global_ovf_msr, s & valid);
+		if (st == HW_OK)
+			st = hw_rdmsr(p->global_status_msr, &s);
+	}
+	return st;
+}
+
+void pmu_msr_desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
+		  uint64_t rw_mask)
+{
+	d->addr = addr;
+	pmh_strlcpy(d->name, name, sizeof(d->name));
+	d->access = access;
+	d->rw_mask = rw_mask;
+}
+
 int pmu_preload(struct pmu *p, unsigned ctr, uint64_t n)
 {
 	const struct pmu_counter *c = &p->ctr[ctr];
 	uint64_t v;
 
 	if (n == 0 || n > pmu_max_period(p, ctr))
-		return -1;
+		return HW_REFUSED;
 	/* -n in the counter's width; on sign-extending families the low 32
 	 * bits are written and bit 31 extends into the upper bits. */
 	v = (0 - n) & pmu_width_mask(c->width);
@@ -111,13 +218,13 @@ static const char *hv_note(const struct cpu_info *ci, char *buf, size_t n)
  * counter, reg_safe), or p->n_gp when there is none. */
 static unsigned firmware_counters(struct pmu *p)
 {
-	uint64_t en = p->ops->id == PMU_DRV_INTEL_NETBURST ? (1ull << 12) : EVTSEL_EN, ctl;
+	uint64_t ctl;
 	unsigned safe = p->n_gp, left = 0;
 
 	for (unsigned i = 0; i < p->n_gp; i++) {
 		/* a control that cannot be read is not known to be enabled: the
 		 * probe reports what its counter does */
-		if (hw_rdmsr(p->ctr[i].ctl_msr, &ctl) != HW_OK || !(ctl & en)) {
+		if (hw_rdmsr(p->ctr[i].ctl_msr, &ctl) != HW_OK || !(ctl & p->ctl_enable)) {
 			if (safe == p->n_gp)
 				safe = i;
 			continue;
@@ -204,7 +311,7 @@ void pmu_attach(struct pmu *p, const struct cpu_info *ci)
 		pmh_strlcpy(p->reason, ci->driver_reason, sizeof(p->reason));
 		return;
 	}
-	if (p->ops->init(p) != 0) {
+	if (p->ops->init(p) != HW_OK) {
 		p->status = PMU_ABSENT;
 		if (!p->reason[0])
 			pmh_strlcpy(p->reason, "driver found no counters", sizeof(p->reason));

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "cpu.h"
+#include "msr.h"
 
 #define PMU_MAX_COUNTERS 32
 
@@ -36,15 +37,19 @@ struct pmu_counter {
 	char name[16];	    /* "gp0", "fixed1", "MS_COUNTER0" */
 };
 
-/* Event flags, given in the P6/arch event-select bit positions; each driver
- * translates them (NetBurst: ESCR T0_OS/T0_USR and CCCR edge/compare). */
-#define PMU_F_USR (1u << 16)
-#define PMU_F_OS (1u << 17)
-#define PMU_F_EDGE (1u << 18)
-#define PMU_F_INT (1u << 20)
-#define PMU_F_INV (1u << 23)
-#define PMU_F_CMASK(n) ((uint32_t)(n) << 24)
-#define PMU_F_CMASK_OF(f) (((f) >> 24) & 0xffu)
+/* Event flags, given in the P6/arch event-select bit positions (msr.h
+ * EVTSEL_*), so that P6, arch, KNC and AMD write them as they are; NetBurst
+ * translates them (ESCR T0_OS/T0_USR and CCCR edge/compare). */
+#define PMU_F_USR ((uint32_t)EVTSEL_USR)
+#define PMU_F_OS ((uint32_t)EVTSEL_OS)
+#define PMU_F_EDGE ((uint32_t)EVTSEL_EDGE)
+#define PMU_F_INT ((uint32_t)EVTSEL_INT)
+#define PMU_F_INV ((uint32_t)EVTSEL_INV)
+#define PMU_F_CMASK(n) ((uint32_t)(n) << EVTSEL_CMASK_SHIFT)
+#define PMU_F_CMASK_OF(f) (((f) >> EVTSEL_CMASK_SHIFT) & 0xffu)
+/* Every flag there is: the mask of what a driver writes (never PC, ANY or
+ * EN, which the drivers own). */
+#define PMU_F_ALL (PMU_F_USR | PMU_F_OS | PMU_F_EDGE | PMU_F_INT | PMU_F_INV | PMU_F_CMASK(0xff))
 
 /* A hardware event in the family's own encoding. */
 struct pmu_event {
@@ -108,11 +113,16 @@ struct pmu_msr_desc {
 #define PMU_MSR_RO 1
 #define PMU_MSR_WO 2
 
+/* Every op that returns int returns an enum hw_err (hw.h): HW_OK, the fault
+ * an access raised, HW_REFUSED for a request the PMU does not allow (a
+ * counter, event or value), HW_UNSUPPORTED for what the family lacks (a
+ * register, write path or event), HW_STUCK for a flag that did not clear
+ * within PMU_PMI_MAX_ROUNDS. */
 struct pmu_ops {
 	const char *name;
 	enum pmu_driver_id id;
 	/* Fill counters, widths, MSRs and capabilities from CPUID; no MSR writes.
-	 * Returns 0, or -1 with p->reason set. */
+	 * Returns HW_OK, or an error with p->reason set. */
 	int (*init)(struct pmu *p);
 	/* Program flat counter ctr (stopped) with an event and PMU_F_* flags. */
 	int (*program)(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags);
@@ -133,7 +143,7 @@ struct pmu_ops {
 	int (*reset)(struct pmu *p);
 	/* The PMU MSRs this family documents. */
 	size_t (*msrs)(struct pmu *p, struct pmu_msr_desc *out, size_t max);
-	/* The encoding of a generic event for a counter; -1 if unavailable. */
+	/* The encoding of a generic event for a counter, or HW_UNSUPPORTED / HW_REFUSED. */
 	int (*generic_event)(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out);
 	/* Optional: undo what the driver set beyond the counters (Skylake's
 	 * TSX force-abort) before the harness returns to the firmware. */
@@ -152,6 +162,8 @@ struct pmu {
 	uint32_t caps;	    /* PMU_CAP_* */
 	uint8_t cmask_max;  /* largest documented counter mask / threshold */
 	uint32_t pmi_flags; /* PMU_PMI_* */
+	uint64_t ctl_enable; /* the enable bit of a GP counter's ctl_msr (EVTSEL_EN,
+			      * NetBurst CCCR.ENABLE), for the firmware check */
 	uint32_t arch_ebx;  /* Intel arch: unavailable-event bits */
 	uint32_t rdpmc_bad; /* an RDPMC index the family has no counter for (driver, or
 			     * one past the last GP counter when the driver leaves 0) */
@@ -172,7 +184,7 @@ void pmu_release(struct pmu *p);
 const char *pmu_status_name(enum pmu_status s);
 uint64_t pmu_width_mask(unsigned bits);
 /* Preload so that the counter overflows after exactly n events (n >= 1,
- * n <= pmu_max_period()); uses the PRELOAD path. */
+ * n <= pmu_max_period(), else HW_REFUSED); uses the PRELOAD path. */
 int pmu_preload(struct pmu *p, unsigned ctr, uint64_t n);
 uint64_t pmu_max_period(const struct pmu *p, unsigned ctr);
 uint64_t pmu_all_mask(const struct pmu *p);
@@ -183,6 +195,82 @@ void pmu_track_armed(struct pmu *p, unsigned ctr, uint64_t held);
 /* ORs into *mask the armed counters whose top bit is clear; returns HW_OK
  * or the first read fault (the other counters are still scanned). */
 int pmu_sign_overflow(struct pmu *p, uint64_t *mask);
+
+/* The P6-style event select (P6, arch, KNC, AMD) of an event with flags,
+ * EN clear; event[11:8] of a 12-bit AMD event goes to bits 35:32 (facts §1). */
+static inline uint64_t pmu_evtsel(const struct pmu_event *ev, uint32_t flags)
+{
+	return (uint64_t)(ev->code & EVTSEL_EVENT_MAX) |
+	       (uint64_t)(ev->code >> 8) << EVTSEL_EVENT_HI_SHIFT |
+	       (uint64_t)ev->umask << EVTSEL_UMASK_SHIFT | (flags & PMU_F_ALL);
+}
+
+/* Whether the PMU has flat counter ctr. */
+static inline bool pmu_has_ctr(const struct pmu *p, unsigned ctr)
+{
+	return ctr < p->n;
+}
+
+/* Whether ev may go on flat counter ctr as far as the event says: the
+ * counter exists and is in the event's counter list (0: any). */
+static inline bool pmu_event_allowed(const struct pmu *p, unsigned ctr, const struct pmu_event *ev)
+{
+	return ev && pmu_has_ctr(p, ctr) && (!ev->counters || (ev->counters >> ctr & 1));
+}
+
+/* The first error of two results: a sequence of writes that goes on after
+ * a fault reports the first one. */
+static inline int pmu_first_err(int a, int b)
+{
+	return a != HW_OK ? a : b;
+}
+
+/* Pieces the drivers share. Each returns HW_OK or the first fault; a
+ * failing counter does not stop the others. */
+/* The read op of every driver: the counter MSR's implemented bits. */
+int pmu_ctr_read(struct pmu *p, unsigned ctr, uint64_t *val);
+/* Sets or clears EVTSEL_EN in the event selects of the GP counters in mask
+ * (read-modify-write, so the programmed event is kept). */
+int pmu_evtsel_enable(struct pmu *p, uint64_t mask, bool on);
+/* Writes 0 to the control and the counter MSR of every GP counter: each
+ * stops and reads 0 (the reset of P6-style event selects). */
+int pmu_zero_gp(struct pmu *p);
+/* Counter c as GP counter i with its control and counter MSR, RDPMC index i
+ * and name "gp<i>"; writes keep every bit (a driver whose writes
+ * sign-extend says so after). */
+void pmu_gp_counter(struct pmu_counter *c, unsigned i, unsigned width, uint32_t ctl_msr,
+		    uint32_t ctr_msr);
+/* Counter c as P6 / arch GP counter i: EVNTSEL 0x186+i, PERFCTR 0xC1+i,
+ * whose writes keep 32 bits and sign-extend bit 31 (facts §2). */
+void pmu_p6_counter(struct pmu_counter *c, unsigned i, unsigned width);
+/* A generic-event map entry: umask << 8 | event and the event's name; a
+ * map is indexed by enum pmu_generic, a null name meaning "none". */
+struct pmu_gen_map {
+	uint16_t enc;
+	const char *name;
+};
+/* The generic_event of a family with one map for every GP counter:
+ * HW_UNSUPPORTED when the map has no g, HW_REFUSED for a counter the PMU
+ * lacks. */
+int pmu_generic_from_map(const struct pmu *p, const struct pmu_gen_map *map, enum pmu_generic g,
+			 unsigned ctr, struct pmu_event *out);
+/* The PMI loop of a PMU with global registers (facts §9: Intel v2+, KNC,
+ * AMD PerfMonV2): global control 0, then read the status and clear what it
+ * shows through the write-1-to-clear register until it reads 0. Only the
+ * status bits in valid count; *seen is every one read. HW_STUCK when the
+ * status has not cleared after PMU_PMI_MAX_ROUNDS rounds. */
+int pmu_status_collect(struct pmu *p, uint64_t valid, uint64_t *seen);
+/* One entry of a driver's msrs() listing. */
+void pmu_msr_desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8_t access,
+		  uint64_t rw_mask);
+
+/* The ops table of a driver whose ops are static functions named after the
+ * members (init, program, ...), reading counters with pmu_ctr_read; the
+ * driver adds msrs, generic_event and the optional release. */
+#define PMU_DRIVER_OPS(drv_name, drv_id)                                                           \
+	.name = (drv_name), .id = (drv_id), .init = init, .program = program, .write = write,      \
+	.read = pmu_ctr_read, .start = start, .stop = stop, .overflow_status = overflow_status,    \
+	.ack = ack, .pmi_collect = pmi_collect, .reset = reset
 
 extern const struct pmu_ops pmu_intel_p6_ops, pmu_intel_arch_ops, pmu_intel_netburst_ops,
 	pmu_intel_knc_ops, pmu_amd_legacy_ops, pmu_amd_core_ops;

@@ -153,19 +153,19 @@ static void program_evntsel(void **st)
 	memset(&ev, 0, sizeof(ev));
 	ev.code = 0xcb; /* L2_READ_MISS: counter 0 only (facts §6) */
 	ev.umask = 0x10;
-	assert_int_equal(p.ops->program(&p, 1, &ev, PMU_F_OS), -1);
+	assert_int_equal(p.ops->program(&p, 1, &ev, PMU_F_OS), HW_REFUSED);
 	assert_int_equal(p.ops->program(&p, 0, &ev, PMU_F_OS), 0);
 	assert_int_equal(hw_rdmsr(0x28, &v), HW_OK);
 	assert_int_equal(v, 0x10cb | (1u << 17));
 	ev.code = 0x16;
 	ev.umask = 0;
-	assert_int_equal(p.ops->program(&p, 0, &ev, PMU_F_OS | (1u << 19)), -1); /* no PC */
-	assert_int_equal(p.ops->program(&p, 2, &ev, PMU_F_OS), -1);
+	assert_int_equal(p.ops->program(&p, 0, &ev, PMU_F_OS | (1u << 19)), HW_REFUSED); /* no PC */
+	assert_int_equal(p.ops->program(&p, 2, &ev, PMU_F_OS), HW_REFUSED);
 	ev.counters = 1u << 1;
-	assert_int_equal(p.ops->program(&p, 0, &ev, PMU_F_OS), -1);
+	assert_int_equal(p.ops->program(&p, 0, &ev, PMU_F_OS), HW_REFUSED);
 	ev.counters = 0;
 	ev.fixed_only = true;
-	assert_int_equal(p.ops->program(&p, 0, &ev, PMU_F_OS), -1);
+	assert_int_equal(p.ops->program(&p, 0, &ev, PMU_F_OS), HW_REFUSED);
 }
 
 static void generic_events(void **st)
@@ -181,7 +181,7 @@ static void generic_events(void **st)
 		for (unsigned i = 0; i < 2; i++) {
 			int rc = p.ops->generic_event(&p, (enum pmu_generic)g, i, &ev);
 			if (g == GEN_REF_CYCLES) {
-				assert_int_equal(rc, -1);
+				assert_int_equal(rc, HW_UNSUPPORTED);
 				continue;
 			}
 			assert_int_equal(rc, 0);
@@ -189,7 +189,7 @@ static void generic_events(void **st)
 			assert_int_equal(ev.umask, 0);
 		}
 	}
-	assert_int_equal(p.ops->generic_event(&p, GEN_CYCLES, 2, &ev), -1);
+	assert_int_equal(p.ops->generic_event(&p, GEN_CYCLES, 2, &ev), HW_REFUSED);
 }
 
 static void read_write_40bit(void **st)
@@ -485,7 +485,7 @@ static void faults_change_results(void **st)
 	run_basic(10, 10, 0);
 	assert_int_equal(p.ops->ack(&p, 1), 0);
 	assert_int_equal(status(), 1);
-	assert_int_equal(p.ops->pmi_collect(&p, &m), -1); /* status never reaches 0 */
+	assert_int_equal(p.ops->pmi_collect(&p, &m), HW_STUCK); /* status never reaches 0 */
 	assert_int_equal(m, 1);
 }
 

@@ -175,7 +175,7 @@ static void program_escr_then_cccr(void **st)
 				   (3ull << 20) | (1ull << 24));
 	assert_int_equal(hw_rdmsr(0x3b8, &escr), HW_OK);
 	assert_int_equal(escr & 0xc, 0x8); /* T0_OS only */
-	assert_int_equal(p.ops->program(&p, C_INSTR, &ev, PMU_F_OS | PMU_F_CMASK(16)), -1);
+	assert_int_equal(p.ops->program(&p, C_INSTR, &ev, PMU_F_OS | PMU_F_CMASK(16)), HW_REFUSED);
 }
 
 static void binding_refused(void **st)
@@ -185,27 +185,27 @@ static void binding_refused(void **st)
 	boot(SF_NONE);
 	assert_int_equal(p.ops->generic_event(&p, GEN_INSTRUCTIONS, C_INSTR, &ev), 0);
 	/* not on the event's counters */
-	assert_int_equal(p.ops->program(&p, 0, &ev, PMU_F_OS), -1);
-	assert_int_equal(p.ops->program(&p, 14, &ev, PMU_F_OS), -1);
+	assert_int_equal(p.ops->program(&p, 0, &ev, PMU_F_OS), HW_REFUSED);
+	assert_int_equal(p.ops->program(&p, 14, &ev, PMU_F_OS), HW_REFUSED);
 	/* with no counter list, the ESCR wiring still decides: CRU_ESCR0 feeds
 	 * 12, 13 and 16 only */
 	ev.counters = 0;
-	assert_int_equal(p.ops->program(&p, 14, &ev, PMU_F_OS), -1);
-	assert_int_equal(p.ops->program(&p, 4, &ev, PMU_F_OS), -1);
+	assert_int_equal(p.ops->program(&p, 14, &ev, PMU_F_OS), HW_REFUSED);
+	assert_int_equal(p.ops->program(&p, 4, &ev, PMU_F_OS), HW_REFUSED);
 	assert_int_equal(p.ops->program(&p, 16, &ev, PMU_F_OS), 0);
 	assert_int_equal(p.ctr[16].aux_msr, 0x3b8);
 	/* CRU_ESCR1 is the thread-1 ESCR of the same event: counters 14,15,17 */
 	ev.escr_msr = 0x3b9;
 	assert_int_equal(p.ops->program(&p, 14, &ev, PMU_F_OS), 0);
-	assert_int_equal(p.ops->program(&p, 12, &ev, PMU_F_OS), -1);
+	assert_int_equal(p.ops->program(&p, 12, &ev, PMU_F_OS), HW_REFUSED);
 	/* a select that does not pick the ESCR */
 	ev.escr_msr = 0x3b8;
 	ev.escr_select = 5;
-	assert_int_equal(p.ops->program(&p, 12, &ev, PMU_F_OS), -1);
+	assert_int_equal(p.ops->program(&p, 12, &ev, PMU_F_OS), HW_REFUSED);
 	/* no such ESCR */
 	ev.escr_select = 4;
 	ev.escr_msr = 0x3c6;
-	assert_int_equal(p.ops->program(&p, 12, &ev, PMU_F_OS), -1);
+	assert_int_equal(p.ops->program(&p, 12, &ev, PMU_F_OS), HW_REFUSED);
 	/* RETIRED_BRANCH_TYPE: TBPU_ESCR0, select 2, MS counters 4,5 */
 	memset(&ev, 0, sizeof(ev));
 	ev.code = 0x04;
@@ -213,15 +213,15 @@ static void binding_refused(void **st)
 	ev.escr_select = 2;
 	ev.escr_msr = 0x3c2;
 	assert_int_equal(p.ops->program(&p, C_RBT, &ev, PMU_F_OS), 0);
-	assert_int_equal(p.ops->program(&p, 12, &ev, PMU_F_OS), -1);
+	assert_int_equal(p.ops->program(&p, 12, &ev, PMU_F_OS), HW_REFUSED);
 	/* BSQ_CACHE_REFERENCE: BSU_ESCR0, select 7, counters 0 (1) */
 	ev.code = 0x0c;
 	ev.escr_mask = 0x73f;
 	ev.escr_select = 7;
 	ev.escr_msr = 0x3a0;
 	assert_int_equal(p.ops->program(&p, 0, &ev, PMU_F_OS), 0);
-	assert_int_equal(p.ops->program(&p, 2, &ev, PMU_F_OS), -1);
-	assert_int_equal(p.ops->program(&p, 18, &ev, PMU_F_OS), -1);
+	assert_int_equal(p.ops->program(&p, 2, &ev, PMU_F_OS), HW_REFUSED);
+	assert_int_equal(p.ops->program(&p, 18, &ev, PMU_F_OS), HW_REFUSED);
 }
 
 static void generic_events(void **st)
@@ -238,9 +238,11 @@ static void generic_events(void **st)
 	for (unsigned g = 0; g < GEN_COUNT; g++)
 		for (unsigned i = 0; i < 18; i++)
 			assert_int_equal(p.ops->generic_event(&p, (enum pmu_generic)g, i, &ev),
-					 (allowed[g] >> i & 1) ? 0 : -1);
+					 !allowed[g]		 ? HW_UNSUPPORTED
+					 : (allowed[g] >> i & 1) ? HW_OK
+								 : HW_REFUSED);
 	/* CCCR1's ENABLE is broken (facts §10): no generic event uses it */
-	assert_int_equal(p.ops->generic_event(&p, GEN_CYCLES, C_BR1, &ev), -1);
+	assert_int_equal(p.ops->generic_event(&p, GEN_CYCLES, C_BR1, &ev), HW_REFUSED);
 	assert_int_equal(p.ops->generic_event(&p, GEN_CYCLES, 0, &ev), 0);
 	assert_int_equal(ev.code, 0x13);
 	assert_int_equal(ev.escr_mask, 0x1);
@@ -275,7 +277,7 @@ static void counts_through_binding(void **st)
 	 * runs INSTR_RETIRED through it, taken over once it is stopped */
 	struct pmu_event ev;
 	assert_int_equal(p.ops->generic_event(&p, GEN_BRANCH_MISSES, C_MISP, &ev), 0);
-	assert_int_equal(p.ops->program(&p, C_MISP, &ev, PMU_F_OS), -1);
+	assert_int_equal(p.ops->program(&p, C_MISP, &ev, PMU_F_OS), HW_REFUSED);
 	assert_int_equal(p.ctr[C_INSTR].aux_msr, 0x3b8);
 	assert_int_equal(p.ops->stop(&p, all), 0);
 	assert_int_equal(p.ops->program(&p, C_MISP, &ev, PMU_F_OS), 0);
@@ -346,7 +348,7 @@ static void read_write_40bit(void **st)
 	assert_int_equal(rd(5), 0x0000000001ull);
 	assert_int_equal(pmu_preload(&p, C_INSTR, 1ull << 39), 0);
 	assert_int_equal(rd(C_INSTR), BIT39);
-	assert_int_equal(pmu_preload(&p, C_INSTR, (1ull << 39) + 1), -1);
+	assert_int_equal(pmu_preload(&p, C_INSTR, (1ull << 39) + 1), HW_REFUSED);
 	assert_int_equal(hw_rdpmc(C_INSTR, &v), HW_OK);
 	assert_int_equal(v, BIT39);
 }
@@ -574,7 +576,7 @@ static void faults_change_results(void **st)
 	run_basic(10, 10, 0);
 	assert_int_equal(p.ops->ack(&p, 1), 0);
 	assert_int_equal(ovf_mask(), 1); /* OVF did not clear */
-	assert_int_equal(p.ops->pmi_collect(&p, &m), -1);
+	assert_int_equal(p.ops->pmi_collect(&p, &m), HW_STUCK);
 	assert_int_equal(m, 1);
 }
 

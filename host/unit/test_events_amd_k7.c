@@ -4,6 +4,8 @@
 #include "events_test.h"
 #include <strings.h>
 
+#include "generic_test.h"
+
 #define K7 PMU_DRV_AMD_LEGACY, 6, 1
 
 /* Bit positions typed from amd-athlon-k7-perfevtsel.txt (EVENT_SELECT from K8 §10.2). */
@@ -57,36 +59,44 @@ static void every_event(void **st)
 	resolve_expect(K7, "RETIRED_INSTRUCTIONS,counter=4", EV_REFUSED); /* four counters */
 }
 
-/* K7 to Fam16h share one map, legacy or core-extension driver. */
+/* K7 to Fam16h share one map (facts §7), legacy or core-extension driver:
+ * the driver's generic_event on a simulated CPU of each family. */
 static void generic(void **st)
 {
 	(void)st;
 	static const struct {
-		enum pmu_driver_id d;
+		const char *model;
 		unsigned fam;
-	} cpus[] = {{PMU_DRV_AMD_LEGACY, 6},
-		    {PMU_DRV_AMD_LEGACY, 0xf},
-		    {PMU_DRV_AMD_LEGACY, 0x10},
-		    {PMU_DRV_AMD_CORE, 0x15},
-		    {PMU_DRV_AMD_CORE, 0x16}};
-	for (size_t c = 0; c < N_OF(cpus); c++)
+		enum pmu_driver_id d;
+	} cpus[] = {{"athlon", 0, PMU_DRV_AMD_LEGACY},
+		    {"opteron", 0, PMU_DRV_AMD_LEGACY},
+		    {"opteron", 0x10, PMU_DRV_AMD_LEGACY},
+		    {"bulldozer", 0, PMU_DRV_AMD_CORE},
+		    {"bulldozer", 0x16, PMU_DRV_AMD_CORE}};
+	struct pmu_event ev;
+	for (size_t c = 0; c < N_OF(cpus); c++) {
+		struct pmu *p = gen_attach(cpus[c].model, cpus[c].fam);
+		assert_int_equal(p->ops->id, cpus[c].d);
 		for (int g = 0; g < GEN_COUNT; g++) {
-			struct pmu_event ev;
-			int rc = events_generic(cpus[c].d, cpus[c].fam, (enum pmu_generic)g, &ev);
+			int rc = p->ops->generic_event(p, (enum pmu_generic)g, 0, &ev);
 			if (!gen_expect[g]) {
-				assert_int_equal(rc, -1);
+				assert_int_equal(rc, HW_UNSUPPORTED);
 				continue;
 			}
-			assert_int_equal(rc, 0);
+			assert_int_equal(rc, HW_OK);
 			assert_int_equal(((unsigned)ev.umask << 8) | ev.code, gen_expect[g]);
 		}
-	struct pmu_event ev;
-	events_generic(PMU_DRV_AMD_LEGACY, 6, GEN_CACHE_REFS, &ev);
-	assert_string_equal(ev.name, "REQUESTS_TO_L2.IC_DC_TLB_FILL");
-	events_generic(PMU_DRV_AMD_LEGACY, 0xf, GEN_CACHE_REFS, &ev);
-	assert_string_equal(ev.name, "REQUESTS_TO_L2:0x7"); /* a K8 combination */
-	events_generic(PMU_DRV_AMD_LEGACY, 0xf, GEN_INSTRUCTIONS, &ev);
-	assert_string_equal(ev.name, "RETIRED_INSTRUCTIONS");
+	}
+	/* The catalogue names what the driver programs. */
+	struct pmu *p = gen_attach("athlon", 0);
+	assert_int_equal(gen_enc(p, GEN_CACHE_REFS, 0, &ev), 0x077d);
+	assert_string_equal(gen_catalogued(p, &ev).def->name, "REQUESTS_TO_L2.IC_DC_TLB_FILL");
+	p = gen_attach("opteron", 0);
+	assert_int_equal(gen_enc(p, GEN_CACHE_REFS, 0, &ev), 0x077d);
+	assert_string_equal(gen_catalogued(p, &ev).ev.name,
+			    "REQUESTS_TO_L2:0x07"); /* a K8 combination */
+	assert_int_equal(gen_enc(p, GEN_INSTRUCTIONS, 0, &ev), 0x00c0);
+	assert_string_equal(gen_catalogued(p, &ev).def->name, "RETIRED_INSTRUCTIONS");
 }
 
 int main(void)

@@ -5,6 +5,9 @@
 #include "events_test.h"
 #include <strings.h>
 
+#include "../../tests/measure.h"
+#include "generic_test.h"
+
 static char lines[1200][512];
 static size_t n_lines;
 
@@ -80,59 +83,82 @@ static void case_insensitive_names(void **st)
 	assert_non_null(strstr(r.msg, "unknown event name \"nope\""));
 }
 
-/* facts §4 and §6 maps; NetBurst §5. */
+/* The Intel drivers' maps through their generic_event op on a simulated
+ * CPU of the family: facts §4 (arch). ref-cycles is the pseudo-encoding
+ * 0x0300 of fixed counter 2 alone; 0x013c on a GP counter is Linux's
+ * bus-cycles. */
 static void generic_intel(void **st)
 {
 	(void)st;
-	static const unsigned arch[GEN_COUNT] = {0x003c, 0x00c0, 0x00c4, 0x00c5,
-						 0x4f2e, 0x412e, 0x0300};
-	static const unsigned knc[GEN_COUNT] = {0x2a, 0x16, 0x12, 0x2b, 0x28, 0x29, 0};
+	static const unsigned arch[GEN_COUNT] = {0x003c, 0x00c0, 0x00c4, 0x00c5, 0x4f2e, 0x412e, 0};
 	struct pmu_event ev;
+	struct pmu *p = gen_attach("skylake", 0);
 	for (int g = 0; g < GEN_COUNT; g++) {
-		assert_int_equal(events_generic(PMU_DRV_INTEL_ARCH, 6, (enum pmu_generic)g, &ev),
-				 0);
-		assert_int_equal(((unsigned)ev.umask << 8) | ev.code, arch[g]);
-		assert_int_equal(ev.fixed_only, g == GEN_REF_CYCLES);
-		int rc = events_generic(PMU_DRV_INTEL_KNC, 0xb, (enum pmu_generic)g, &ev);
-		assert_int_equal(rc, knc[g] ? 0 : -1);
-		if (!rc) {
-			assert_int_equal(ev.code, knc[g]);
-			assert_int_equal(ev.umask, 0);
+		assert_int_equal(gen_enc(p, (enum pmu_generic)g, 0, &ev), arch[g]);
+		if (arch[g]) {
+			assert_false(ev.fixed_only);
+			assert_non_null(gen_catalogued(p, &ev).def);
 		}
 	}
-	events_generic(PMU_DRV_INTEL_ARCH, 6, GEN_REF_CYCLES, &ev);
-	assert_string_equal(ev.name, "CPU_CLK_UNHALTED.REF");
+	assert_int_equal(gen_enc(p, GEN_REF_CYCLES, p->n_gp + 2, &ev), 0x0300);
+	assert_true(ev.fixed_only);
 	assert_int_equal(events_fixed_index(&ev), 2);
-	events_generic(PMU_DRV_INTEL_ARCH, 6, GEN_INSTRUCTIONS, &ev);
-	assert_string_equal(ev.name, "INSTRUCTION_RETIRED");
+	assert_string_equal(events_find_raw(&events_intel_arch, ev.code, ev.umask, 0, 0)->name,
+			    "CPU_CLK_UNHALTED.REF");
+	gen_enc(p, GEN_INSTRUCTIONS, 0, &ev);
+	assert_string_equal(gen_catalogued(p, &ev).def->name, "INSTRUCTION_RETIRED");
+	assert_int_equal(p->ops->generic_event(p, GEN_COUNT, 0, &ev), HW_UNSUPPORTED);
+	assert_null(pmu_ops_for(PMU_DRV_NONE));
+	assert_string_equal(m_gen_name(GEN_BRANCH_MISSES), "branch-misses");
+}
 
+/* facts §6: Linux's KNC map, unit mask 0. */
+static void generic_knc(void **st)
+{
+	(void)st;
+	static const unsigned knc[GEN_COUNT] = {0x2a, 0x16, 0x12, 0x2b, 0x28, 0x29, 0};
+	struct pmu_event ev;
+	struct pmu *p = gen_attach("knc", 0);
+	for (int g = 0; g < GEN_COUNT; g++) {
+		assert_int_equal(gen_enc(p, (enum pmu_generic)g, 0, &ev), knc[g]);
+		if (knc[g])
+			assert_int_equal(ev.umask, 0);
+	}
+}
+
+/* facts §5: branches are BRANCH_RETIRED with all four outcome bits (SDM
+ * Table 18-64, "P6: EMON_BR_INST_RETIRED"); no cache events. */
+static void generic_netburst(void **st)
+{
+	(void)st;
+	struct pmu_event ev;
 	static const struct {
 		unsigned code, mask, escr, sel, counters;
-	} nb[GEN_COUNT - 1] = {
+	} nb[GEN_COUNT] = {
 	    {0x13, 0x1, 0x3a2, 6, 1u << 0}, /* GLOBAL_POWER_EVENTS:RUNNING */
 	    {0x02, 0x5, 0x3b8, 4, (1u << 12) | (1u << 13) | (1u << 16)}, /* NBOGUSNTAG|BOGUSNTAG */
-	    {0x04, 0x1e, 0x3c2, 2, (1u << 4) | (1u << 5)}, /* RETIRED_BRANCH_TYPE all four */
+	    {0x06, 0xf, 0x3cc, 5, (1u << 12) | (1u << 13) | (1u << 16)}, /* MMNP|MMNM|MMTP|MMTM */
 	    {0x03, 0x1, 0x3b8, 4, (1u << 12) | (1u << 13) | (1u << 16)}, /* MISPRED:NBOGUS */
-	    {0x0c, 0x03f, 0x3a0, 7, 1u << 0},				 /* BSQ hits (Linux p4.c) */
-	    {0x0c, 0x700, 0x3a0, 7, 1u << 0},				 /* BSQ misses */
 	};
-	for (int g = 0; g < GEN_COUNT - 1; g++) {
-		assert_int_equal(
-		    events_generic(PMU_DRV_INTEL_NETBURST, 0xf, (enum pmu_generic)g, &ev), 0);
+	struct pmu *p = gen_attach("pentium4", 0);
+	for (int g = 0; g < GEN_COUNT; g++) {
+		unsigned ctr = nb[g].counters ? (unsigned)__builtin_ctz(nb[g].counters) : 0;
+		int rc = p->ops->generic_event(p, (enum pmu_generic)g, ctr, &ev);
+		if (!nb[g].counters) {
+			assert_int_equal(rc, HW_UNSUPPORTED);
+			continue;
+		}
+		assert_int_equal(rc, HW_OK);
 		assert_int_equal(ev.code, nb[g].code);
 		assert_int_equal(ev.escr_mask, nb[g].mask);
 		assert_int_equal(ev.escr_msr, nb[g].escr);
 		assert_int_equal(ev.escr_select, nb[g].sel);
 		assert_int_equal(ev.counters, nb[g].counters);
 	}
-	assert_int_equal(events_generic(PMU_DRV_INTEL_NETBURST, 0xf, GEN_REF_CYCLES, &ev), -1);
-	events_generic(PMU_DRV_INTEL_NETBURST, 0xf, GEN_CYCLES, &ev);
-	assert_string_equal(ev.name, "GLOBAL_POWER_EVENTS");
-	events_generic(PMU_DRV_INTEL_NETBURST, 0xf, GEN_INSTRUCTIONS, &ev);
-	assert_string_equal(ev.name, "INSTR_RETIRED:0x5");
-	assert_int_equal(events_generic(PMU_DRV_NONE, 6, GEN_CYCLES, &ev), -1);
-	assert_int_equal(events_generic(PMU_DRV_INTEL_ARCH, 6, GEN_COUNT, &ev), -1);
-	assert_string_equal(events_generic_name(GEN_BRANCH_MISSES), "branch-misses");
+	gen_enc(p, GEN_CYCLES, 0, &ev);
+	assert_string_equal(gen_catalogued(p, &ev).def->name, "GLOBAL_POWER_EVENTS");
+	gen_enc(p, GEN_INSTRUCTIONS, 12, &ev);
+	assert_string_equal(gen_catalogued(p, &ev).ev.name, "INSTR_RETIRED:0x5");
 }
 
 /* Tiny JSON structure check: brackets balance outside strings, strings close. */
@@ -256,9 +282,10 @@ static void option_handler(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(parse_errors),    cmocka_unit_test(case_insensitive_names),
-	    cmocka_unit_test(generic_intel),   cmocka_unit_test(listing),
-	    cmocka_unit_test(no_table_family), cmocka_unit_test(option_handler),
+	    cmocka_unit_test(parse_errors),	cmocka_unit_test(case_insensitive_names),
+	    cmocka_unit_test(generic_intel),	cmocka_unit_test(generic_knc),
+	    cmocka_unit_test(generic_netburst), cmocka_unit_test(listing),
+	    cmocka_unit_test(no_table_family),	cmocka_unit_test(option_handler),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,61 @@
+/* CPUID leaves and the bits and fields the harness reads, named once (as
+ * Linux's cpufeatures.h and kvm-unit-tests' X86_FEATURE_* do). Leaves are
+ * CPUID_LEAF_*; a bit is CPUID_<leaf>_<register>_<name>. Sources: SDM Vol. 2A
+ * CPUID, facts §0, §4, §7, AMD APM Vol. 3 CPUID and RDPMC. */
+#ifndef PMH_PMU_CPUID_H
+#define PMH_PMU_CPUID_H
+
+/* Basic leaves */
+#define CPUID_LEAF_MAX		0x0	    /* EAX highest basic leaf, EBX-EDX-ECX vendor */
+#define CPUID_LEAF_FEATURES	0x1	    /* signature and feature flags */
+#define CPUID_LEAF_EXT_FEATURES 0x7	    /* structured extended features, subleaf 0 */
+#define CPUID_LEAF_PERFMON	0xa	    /* Intel architectural performance monitoring */
+#define CPUID_LEAF_HYPERVISOR	0x40000000u /* EAX highest leaf, EBX-ECX-EDX signature */
+
+/* Extended leaves */
+#define CPUID_LEAF_EXT_MAX	 0x80000000u /* EAX highest extended leaf */
+#define CPUID_LEAF_EXT_MAX_VALID 0xffff0000u /* the bits of EAX that say it is one */
+#define CPUID_LEAF_AMD_FEATURES	 0x80000001u /* AMD feature flags */
+#define CPUID_LEAF_BRAND	 0x80000002u /* brand string, three leaves from here */
+#define CPUID_LEAF_BRAND_LAST	 0x80000004u
+#define CPUID_LEAF_AMD_PERFMON	 0x80000022u /* AMD extended performance monitoring */
+
+/* Leaf 1 EAX: signature fields (SDM Vol. 2A CPUID, figure 3-6) */
+#define CPUID_1_EAX_STEPPING(eax)   ((eax)&0xf)
+#define CPUID_1_EAX_MODEL(eax)	    (((eax) >> 4) & 0xf)
+#define CPUID_1_EAX_FAMILY(eax)	    (((eax) >> 8) & 0xf)
+#define CPUID_1_EAX_EXT_MODEL(eax)  (((eax) >> 16) & 0xf)
+#define CPUID_1_EAX_EXT_FAMILY(eax) (((eax) >> 20) & 0xff)
+/* Leaf 1 EBX: logical processors per package and the initial APIC ID */
+#define CPUID_1_EBX_LOGICAL(ebx) (((ebx) >> 16) & 0xff)
+#define CPUID_1_EBX_APIC_ID(ebx) ((ebx) >> 24)
+/* Leaf 1 ECX */
+#define CPUID_1_ECX_PDCM       (1u << 15) /* IA32_PERF_CAPABILITIES exists (facts §2) */
+#define CPUID_1_ECX_X2APIC     (1u << 21) /* x2APIC mode available */
+#define CPUID_1_ECX_HYPERVISOR (1u << 31) /* running under a hypervisor */
+/* Leaf 1 EDX */
+#define CPUID_1_EDX_APIC (1u << 9)  /* on-chip local APIC */
+#define CPUID_1_EDX_HTT	 (1u << 28) /* EBX[23:16] counts logical processors */
+
+/* Leaf 7 EDX (facts §10 Skylake TSX) */
+#define CPUID_7_EDX_RTM_ALWAYS_ABORT (1u << 11)
+#define CPUID_7_EDX_TSX_FORCE_ABORT  (1u << 13)
+
+/* Leaf 0AH (facts §4) */
+#define CPUID_0A_EAX_VERSION(eax)	 ((eax)&0xff)
+#define CPUID_0A_EAX_GP_COUNTERS(eax)	 (((eax) >> 8) & 0xff)
+#define CPUID_0A_EAX_GP_WIDTH(eax)	 (((eax) >> 16) & 0xff)
+#define CPUID_0A_EAX_EBX_LENGTH(eax)	 ((eax) >> 24)
+#define CPUID_0A_EDX_FIXED_COUNTERS(edx) ((edx)&0x1f)
+#define CPUID_0A_EDX_FIXED_WIDTH(edx)	 (((edx) >> 5) & 0xff)
+
+/* Leaf 8000_0001h ECX (facts §0, §7; AMD APM Vol. 3 RDPMC) */
+#define CPUID_AMD_ECX_PERFCTR_CORE (1u << 23) /* six core counters at C001_0200h */
+#define CPUID_AMD_ECX_PERFCTR_NB   (1u << 24) /* northbridge counters, RDPMC 6-9 */
+#define CPUID_AMD_ECX_PERFCTR_LLC  (1u << 28) /* L3 counters, RDPMC 10-15 */
+
+/* Leaf 8000_0022h (facts §7) */
+#define CPUID_AMD_PERFMON_EAX_V2	     (1u << 0) /* PerfMonV2: the global MSRs */
+#define CPUID_AMD_PERFMON_EBX_CORE_PMCS(ebx) ((ebx)&0xf)
+
+#endif
