@@ -95,7 +95,7 @@ $(BUILD)/pmuharness.so: $(TARGET_OBJ) linker/pmuharness.lds Makefile
 	$(LD) $(LDFLAGS_EFI) $(EFICRT0) $(TARGET_OBJ) -o $@ -lefi -lgnuefi
 
 $(EFI): $(BUILD)/pmuharness.so
-	$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .rel -j .rela \
+	$(OBJCOPY) --strip-all -j .text -j .sdata -j .data -j .dynamic -j .rel -j .rela \
 	  -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
 	@size=$$(stat -c %s $@); echo "$@: $$size bytes"; \
 	  if [ $$size -gt 262144 ]; then echo "error: $@ exceeds 256 KiB"; exit 1; fi
@@ -103,7 +103,7 @@ $(EFI): $(BUILD)/pmuharness.so
 $(BUILD)/minimal.so: $(patsubst %.c,$(BUILD)/efi/%.o,$(MINIMAL_SRC)) linker/pmuharness.lds
 	$(LD) $(LDFLAGS_EFI) $(EFICRT0) $< -o $@ -lefi -lgnuefi
 $(BUILD)/minimal.efi: $(BUILD)/minimal.so
-	$(OBJCOPY) -j .text -j .sdata -j .data -j .dynamic -j .rel -j .rela \
+	$(OBJCOPY) --strip-all -j .text -j .sdata -j .data -j .dynamic -j .rel -j .rela \
 	  -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
 
 # ---- host build -------------------------------------------------------------
