@@ -38,8 +38,6 @@ static unsigned open_depth;
 
 static void unmask(void) { apic_lvt_pc_write(lvt_armed); }
 
-static uint64_t tsc_per_us(void) { return hw_tsc_per_us() ? hw_tsc_per_us() : 4000; }
-
 static void storm(struct pmu *p)
 {
 	p->ops->stop(p, pmu_all_mask(p));
@@ -69,7 +67,7 @@ static void classify(uint32_t flags, uint64_t mask, uint64_t tsc)
 		seen_real = true;
 		last_real = tsc;
 	} else if ((flags & PMU_PMI_LATE_ECHO) && seen_real &&
-		   tsc - last_real < PMI_ECHO_US * tsc_per_us()) {
+		   tsc - last_real < PMI_ECHO_US * hw_wait_ticks_per_us()) {
 		stats.echo++;
 	} else {
 		stats.spurious++;
@@ -276,29 +274,22 @@ void pmi_window_close(const struct pmi_window *w)
 		hw_irq_enable();
 }
 
+static bool pmis_reached(const void *total)
+{
+	return stats.total >= *(const uint64_t *)total;
+}
+
 bool pmi_wait(uint64_t total, uint64_t timeout_us)
 {
-	/* Without a calibrated TSC assume 4 GHz: never shorter than asked on a
-	 * clock up to 4 GHz. */
-	uint64_t per_us = tsc_per_us();
-	uint64_t limit = timeout_us > UINT64_MAX / per_us ? UINT64_MAX : timeout_us * per_us;
 	/* A fixed-vector PMI cannot arrive with IF = 0, which is how firmware
 	 * may run an AP procedure: open a PMI window for the wait only. */
 	bool open = armed && delivery == PMI_FIXED && !hw_irq_enabled();
 	struct pmi_window w;
-	bool ok = true;
-	uint64_t t0;
+	bool ok;
 
 	if (open)
 		pmi_window_open(&w);
-	t0 = hw_rdtsc();
-	while (stats.total < total) {
-		if (hw_rdtsc() - t0 >= limit) {
-			ok = stats.total >= total;
-			break;
-		}
-		hw_relax();
-	}
+	ok = apic_wait_us(pmis_reached, &total, timeout_us);
 	if (open)
 		pmi_window_close(&w);
 	return ok;
