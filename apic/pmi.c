@@ -38,27 +38,44 @@ static unsigned open_depth;
 
 static void unmask(void) { apic_lvt_pc_write(lvt_armed); }
 
+/* Records a driver op of the handler that failed, for pmi_trouble() to
+ * name: a failed re-arm or restart would otherwise read as a lost PMI, a
+ * failed collect as a spurious one. */
+static void op_result(int e, const char *what)
+{
+	if (e == HW_OK)
+		return;
+	stats.op_failed++;
+	stats.op_what = what;
+	stats.op_err = (uint32_t)e;
+}
+
 static void storm(struct pmu *p)
 {
-	p->ops->stop(p, pmu_all_mask(p));
+	op_result(p->ops->stop(p, pmu_all_mask(p)), "stop");
 	stats.storm = true;
 	apic_lvt_pc_write(lvt_armed | LVT_MASKED);
 }
 
 /* The family's collect step. When it gives up (a flag still set after
- * Linux's 100 rounds, facts §9) the flags still pending are stuck: they are
- * recorded and the overflows collected are kept. Returns true when stuck. */
+ * PMU_PMI_MAX_ROUNDS rounds, facts §9) the flags still pending are stuck:
+ * they are recorded and the overflows collected are kept. Any other error
+ * is an op failure. Returns true when stuck. */
 static bool collect(struct pmu *p, uint64_t *mask)
 {
 	uint64_t left = 0;
+	int e;
 
 	*mask = 0;
-	if (p->ops->pmi_collect(p, mask) == 0 || !*mask)
+	e = p->ops->pmi_collect(p, mask);
+	if (e == HW_OK)
 		return false;
-	if (p->ops->overflow_status(p, &left) != 0 || !(left & *mask))
-		return false; /* an access fault, not a flag that stays */
-	stats.stuck |= left & pmu_all_mask(p);
-	return true;
+	if (*mask && p->ops->overflow_status(p, &left) == HW_OK && (left & *mask)) {
+		stats.stuck |= left & pmu_all_mask(p);
+		return true;
+	}
+	op_result(e, "collect"); /* an access fault, not a flag that stays */
+	return false;
 }
 
 static void classify(uint32_t flags, uint64_t mask, uint64_t tsc)
@@ -132,12 +149,12 @@ static void pmi_handler(struct int_frame *f)
 	}
 	for (unsigned i = 0; i < p->n && i < PMU_MAX_COUNTERS; i++)
 		if ((mask & (1ull << i)) && reload[i])
-			pmu_preload(p, i, reload[i]);
+			op_result(pmu_preload(p, i, reload[i]), "re-arm");
 	if ((flags & PMU_PMI_AUTOMASK) && (flags & PMU_PMI_UNMASK_LATE))
 		unmask();
 	if (delivery == PMI_FIXED)
 		apic_eoi();
-	p->ops->start(p, p->active);
+	op_result(p->ops->start(p, p->active), "restart");
 }
 
 /* An interrupt in the PMI's class but not on LVTPC's vector while armed:
@@ -248,6 +265,9 @@ void pmi_reset_stats(void)
 	stats.stuck = 0;
 	stats.wrong_vector = 0;
 	stats.stray_vector = 0;
+	stats.op_failed = 0;
+	stats.op_what = 0;
+	stats.op_err = 0;
 	stats.storm = false;
 	seen_real = false;
 }

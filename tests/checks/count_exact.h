@@ -38,12 +38,16 @@ static inline void count_exact(struct check_ctx *c, enum pmu_generic g, uint64_t
 		pmh_fmt(how, sizeof(how), "exact in a majority of repeats");
 	m_quiesce(c);
 	for (unsigned i = 0; i < p->n; i++) {
-		if (m_setup(c, i, g, PMU_F_OS | PMU_F_USR))
+		int st = m_setup(c, i, g, PMU_F_OS | PMU_F_USR);
+		if (st == M_REFUSED)
 			continue;
 		tested++;
-		if (m_diff(c, i, 1ull << i, 0, 0, w, n, &d)) {
-			check_fail(c, "%s: the measurement faulted or kept being disturbed",
-				   p->ctr[i].name);
+		if (st == M_OK)
+			st = m_diff(c, i, 1ull << i, 0, 0, w, n, &d);
+		if (st != M_OK) {
+			m_fail_status(c, st, 0, p->ctr[i].name);
+			if (st == M_FAULT)
+				break;
 			continue;
 		}
 		if (!count_matches(&d, e, tol))

@@ -14,14 +14,15 @@
  * harness's own code cancels; within 2 x m_slack() (AMD, K8 BKDG §10.1). */
 #include "../measure.h"
 
-/* One window of 20000 iterations from zero: ~0 when refused. */
+/* One window of 20000 iterations from zero: ~0 when refused or when an op
+ * failed (FAILed first). */
 static uint64_t count(struct check_ctx *c, unsigned i, uint32_t flags)
 {
 	uint64_t v = 0;
-	if (m_setup(c, i, GEN_INSTRUCTIONS, flags))
+	/* a window an SMI landed in is used as it is (not retried) */
+	if (m_setup(c, i, GEN_INSTRUCTIONS, flags) ||
+	    m_window(c, 1ull << i, &wl_loop, 20000) == M_FAULT || !m_read(c, i, &v))
 		return ~0ull;
-	m_window(c, 1ull << i, &wl_loop, 20000);
-	c->pmu->ops->read(c->pmu, i, &v);
 	return v;
 }
 
@@ -33,7 +34,7 @@ static uint64_t count(struct check_ctx *c, unsigned i, uint32_t flags)
 static int64_t per_n(struct check_ctx *c, unsigned i, uint32_t flags)
 {
 	int64_t v;
-	if (m_setup(c, i, GEN_INSTRUCTIONS, flags))
+	if (m_setup(c, i, GEN_INSTRUCTIONS, flags) != M_OK)
 		return REFUSED;
 	int st = m_per_n(c, i, 0, 0, &v);
 	if (st != M_OK) {

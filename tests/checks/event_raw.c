@@ -38,11 +38,14 @@ static void run(struct check_ctx *c)
 	}
 	m_quiesce(c);
 	uint32_t flags = PMU_F_OS | PMU_F_USR | r.flags;
-	if (p->ops->program(p, (unsigned)ctr, &r.ev, flags) != HW_OK) {
+	int e = p->ops->program(p, (unsigned)ctr, &r.ev, flags);
+	if (e == HW_REFUSED) {
 		check_fail(c, "event %s (%s): the driver refused it on %s", c->opt->event, enc,
 			   p->ctr[ctr].name);
 		return;
 	}
+	if (!m_op(c, e, MO_PROGRAM, 1ull << ctr, 0))
+		return;
 	/* signed N/2N differences: one that an SMI or the harness's jitter
 	 * made negative must not read as ~2^48 */
 	int mst = m_diff(c, (unsigned)ctr, 1ull << ctr, 0, 0, &wl_loop, 10000, &d);
@@ -53,7 +56,7 @@ static void run(struct check_ctx *c)
 		return;
 	}
 	if (mst) {
-		check_fail(c, "event %s: counting on %s faulted", c->opt->event, p->ctr[ctr].name);
+		m_fail_status(c, mst, 0, p->ctr[ctr].name);
 		m_quiesce(c);
 		return;
 	}
@@ -71,16 +74,14 @@ static void run(struct check_ctx *c)
 	uint64_t n = d.min < 2 ? 1 : (uint64_t)d.min / 2;
 	if (n > pmu_max_period(p, (unsigned)ctr))
 		n = pmu_max_period(p, (unsigned)ctr);
-	p->ops->program(p, (unsigned)ctr, &r.ev, flags | PMU_F_INT);
 	pmi_reset_stats();
-	if (pmu_preload(p, (unsigned)ctr, n)) {
+	if (!m_op(c, p->ops->program(p, (unsigned)ctr, &r.ev, flags | PMU_F_INT), MO_PROGRAM,
+		  1ull << ctr, 0) ||
+	    !m_preload(c, (unsigned)ctr, n) ||
+	    pmi_run(c, 1ull << ctr, &wl_loop, 10000) == M_FAULT) {
 		pmi_end(c);
-		check_fail(c, "event %s on %s: preload of -%llu refused (max period %llu)",
-			   c->opt->event, p->ctr[ctr].name, (unsigned long long)n,
-			   (unsigned long long)pmu_max_period(p, (unsigned)ctr));
 		return;
 	}
-	pmi_run(c, 1ull << ctr, &wl_loop, 10000);
 	bool got = pmi_wait(1, PMI_WAIT_US);
 	uint64_t ovf = s->overflows[ctr];
 	bool bad = pmi_trouble(c, p->ctr[ctr].name);

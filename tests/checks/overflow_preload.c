@@ -28,145 +28,165 @@ static struct tol tolerance(const struct check_ctx *c)
 	return inexact ? (struct tol){2, 5} : (struct tol){0, 0};
 }
 
-static bool overflowed(struct check_ctx *c, unsigned i)
+/* What a case or a counter comes to: STOP when an op failed, which FAILed
+ * (or SKIPped) the check already: nothing after it is measured. */
+enum { STOP = -1, HELD = 0, OFF = 1 };
+
+/* Preloads -n; FAILs naming the period and the longest the driver takes. */
+static bool preload(struct check_ctx *c, unsigned i, uint64_t n)
 {
-	uint64_t m = 0;
-	c->pmu->ops->overflow_status(c->pmu, &m);
-	return (m >> i) & 1;
+	int e = pmu_preload(c->pmu, i, n);
+
+	if (e != HW_OK)
+		check_fail(c, "%s: preload of -%llu refused (max period %llu): %s",
+			   c->pmu->ctr[i].name, (unsigned long long)n,
+			   (unsigned long long)pmu_max_period(c->pmu, i), hw_err_name(e));
+	return e == HW_OK;
 }
 
-/* Preload -n, run one window, compare with E. Returns 0 when it held, 1
- * when the value or flag was off (message in msg), -1 on a refused preload. */
-static int one(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e, char *msg, size_t len)
+/* Whether the value v read after preloading -n and a window of e events,
+ * and the flag, agree; the message in msg when not. */
+static bool agrees(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e, uint64_t v,
+		   bool got_ovf, char *msg, size_t len)
 {
-	struct pmu *p = c->pmu;
-	uint64_t mask = pmu_width_mask(p->ctr[i].width), v = 0;
+	uint64_t mask = pmu_width_mask(c->pmu->ctr[i].width);
+	const char *name = c->pmu->ctr[i].name;
 	struct tol t = tolerance(c);
-
-	p->ops->ack(p, 1ull << i);
-	if (pmu_preload(p, i, n))
-		return -1;
-	p->ops->read(p, i, &v);
-	if (v != ((0 - n) & mask)) {
-		pmh_fmt(msg, len, "%s: after preloading -%llu expected 0x%llx, read 0x%llx",
-			p->ctr[i].name, (unsigned long long)n, (unsigned long long)((0 - n) & mask),
-			(unsigned long long)v);
-		return 1;
-	}
-	m_window(c, 1ull << i, &wl_loop, 100);
-	p->ops->read(p, i, &v);
-	bool got_ovf = overflowed(c, i);
-	p->ops->ack(p, 1ull << i);
 	uint64_t seen = (v + n) & mask; /* events counted, as the value tells */
+
 	if (seen + t.lo < e || seen > e + t.hi) {
 		pmh_fmt(msg, len, "%s: preload -%llu then %llu events: expected 0x%llx, got 0x%llx",
-			p->ctr[i].name, (unsigned long long)n, (unsigned long long)e,
+			name, (unsigned long long)n, (unsigned long long)e,
 			(unsigned long long)((e - n) & mask), (unsigned long long)v);
-		return 1;
+		return false;
 	}
 	if (got_ovf != (seen >= n)) {
-		pmh_fmt(msg, len, "%s: preload -%llu then %llu events (0x%llx): expected the overflow "
+		pmh_fmt(msg, len,
+			"%s: preload -%llu then %llu events (0x%llx): expected the overflow "
 			"%s, got it %s",
-			p->ctr[i].name, (unsigned long long)n, (unsigned long long)seen,
+			name, (unsigned long long)n, (unsigned long long)seen,
 			(unsigned long long)v, seen >= n ? "flagged" : "not flagged",
 			got_ovf ? "flagged" : "not flagged");
-		return 1;
+		return false;
 	}
-	return 0;
+	return true;
 }
 
-/* A case that is off is measured again: a fault repeats, an SMI does not. */
-static void check_one(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e)
+/* Preload -n, run one window, compare with E: HELD, OFF (message in msg)
+ * or STOP. */
+static int one(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e, char *msg, size_t len)
+{
+	uint64_t mask = pmu_width_mask(c->pmu->ctr[i].width), v = 0, m = 0;
+
+	if (!m_ack(c, 1ull << i) || !preload(c, i, n) || !m_read(c, i, &v))
+		return STOP;
+	if (v != ((0 - n) & mask)) {
+		pmh_fmt(msg, len, "%s: after preloading -%llu expected 0x%llx, read 0x%llx",
+			c->pmu->ctr[i].name, (unsigned long long)n,
+			(unsigned long long)((0 - n) & mask), (unsigned long long)v);
+		return OFF;
+	}
+	/* an SMI in the window makes the case OFF: measured again below */
+	if (m_window(c, 1ull << i, &wl_loop, 100) == M_FAULT || !m_read(c, i, &v) ||
+	    !m_ovf(c, &m) || !m_ack(c, 1ull << i))
+		return STOP;
+	return agrees(c, i, n, e, v, (m >> i) & 1, msg, len) ? HELD : OFF;
+}
+
+/* A case that is off is measured again: a fault repeats, an SMI does not.
+ * False on STOP. */
+static bool check_one(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e)
 {
 	char msg[200];
-	int st = 1;
+	int st = OFF;
 
-	for (unsigned k = 0; k < TRIES && st == 1; k++)
+	for (unsigned k = 0; k < TRIES && st == OFF; k++)
 		st = one(c, i, n, e, msg, sizeof(msg));
-	if (st < 0)
-		check_fail(c, "%s: preload of -%llu refused (max period %llu)", c->pmu->ctr[i].name,
-			   (unsigned long long)n, (unsigned long long)pmu_max_period(c->pmu, i));
-	else if (st)
+	if (st == OFF)
 		check_fail(c, "%s", msg);
+	return st != STOP;
 }
 
 /* One preset of the PMI part, retried while an SMI was counted in its
- * window (its SMM code may have moved the wrap). Returns the PMIs taken, or
- * -1 (FAIL given) on a refused preload or the service's trouble, -2 when
- * every window saw an SMI. */
+ * window (its SMM code may have moved the wrap). Returns the PMIs taken,
+ * -1 when an op failed (STOP), -2 when every window saw an SMI, -3 on the
+ * service's trouble (FAILed; the other counters are still measured). */
 static int64_t boundary_one(struct check_ctx *c, unsigned i, uint64_t n)
 {
-	struct pmu *p = c->pmu;
 	const volatile struct pmi_stats *s = pmi_stats();
 
 	for (unsigned t = 0; t < TRIES; t++) {
-		p->ops->ack(p, 1ull << i);
-		pmi_reset_stats();
-		if (pmu_preload(p, i, n)) {
-			check_fail(c, "%s: preload of -%llu refused (max period %llu)",
-				   p->ctr[i].name, (unsigned long long)n,
-				   (unsigned long long)pmu_max_period(p, i));
+		if (!m_ack(c, 1ull << i))
 			return -1;
-		}
-		int smi = m_window(c, 1ull << i, &wl_loop, 100);
+		pmi_reset_stats();
+		if (!preload(c, i, n))
+			return -1;
+		int st = m_window(c, 1ull << i, &wl_loop, 100);
+		if (st == M_FAULT)
+			return -1;
 		pmi_wait(1, PMI_WAIT_US / 10);
 		pmi_wait(2, PMI_WAIT_US / 100);
-		if (pmi_trouble(c, p->ctr[i].name))
-			return -1;
-		if (!smi)
+		if (pmi_trouble(c, c->pmu->ctr[i].name))
+			return -3;
+		if (st != M_SMI)
 			return (int64_t)s->total;
 	}
 	return -2;
 }
 
-/* With INT: -over raises exactly one PMI, -under none. Returns false when
- * an SMI was counted in every window of a preset (not judged). */
-static bool boundary_pmi(struct check_ctx *c, unsigned i, uint64_t e, uint64_t over,
-			 uint64_t under)
+/* With INT: -over raises exactly one PMI, -under none. Returns HELD when
+ * judged, OFF when an SMI was counted in every window of a preset (not
+ * judged), STOP. */
+static int boundary_pmi(struct check_ctx *c, unsigned i, uint64_t e, uint64_t over, uint64_t under)
 {
-	struct pmu *p = c->pmu;
 	int64_t got[2] = {0, 0};
 	uint64_t pre[2] = {over, under};
+	int st = m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
 
-	if (m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT))
-		return true;
+	if (st != M_OK)
+		return st == M_REFUSED ? HELD : STOP;
 	for (unsigned k = 0; k < 2; k++) {
 		got[k] = boundary_one(c, i, pre[k]);
 		if (got[k] < 0)
 			break;
 	}
-	p->ops->ack(p, 1ull << i);
 	/* leave it zeroed without INT: on P6 it runs beside the next counter
 	 * (EN lives in EVNTSEL0 only, facts §3) */
-	m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
+	if (!m_ack(c, 1ull << i) || !m_setup_or_fail(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR))
+		return STOP;
+	if (got[0] == -1 || got[1] == -1)
+		return STOP;
 	if (got[0] == -2 || got[1] == -2)
-		return false;
+		return OFF;
 	if (got[0] < 0 || got[1] < 0)
-		return true; /* failed above */
+		return HELD; /* failed above */
 	if (got[0] != 1 || got[1] != 0)
-		check_fail(c, "%s: with INT, preset -%llu (past the window's %llu events) raised %llu "
-			      "PMIs, -%llu (short of them) %llu: expected 1 and 0 (%s)",
-			   p->ctr[i].name, (unsigned long long)over, (unsigned long long)e,
+		check_fail(c,
+			   "%s: with INT, preset -%llu (past the window's %llu events) raised %llu "
+			   "PMIs, -%llu (short of them) %llu: expected 1 and 0 (%s)",
+			   c->pmu->ctr[i].name, (unsigned long long)over, (unsigned long long)e,
 			   (unsigned long long)got[0], (unsigned long long)under,
 			   (unsigned long long)got[1], got[0] ? "extra PMI" : "PMI lost");
-	return true;
+	return HELD;
 }
 
-/* One window of counter i from zero; 1 when an SMI was counted in it. */
+/* One window of counter i from zero; 1 when an SMI was counted in it, -1
+ * when an op failed (FAILed). */
 static int ref_sample(struct check_ctx *c, void *arg, uint64_t *v)
 {
 	unsigned i = *(const unsigned *)arg;
 
-	if (c->pmu->ops->write(c->pmu, i, 0, PMU_WRITE_PRELOAD) != HW_OK)
+	if (!m_write(c, i, 0, PMU_WRITE_PRELOAD))
 		return -1;
-	if (m_window(c, 1ull << i, &wl_loop, 100) != 0)
-		return 1;
-	return c->pmu->ops->read(c->pmu, i, v) == HW_OK ? 0 : -1;
+	int st = m_window(c, 1ull << i, &wl_loop, 100);
+	if (st != M_OK)
+		return st == M_SMI ? 1 : -1;
+	return m_read(c, i, v) ? 0 : -1;
 }
 
 /* The window's count from zero: the median of the repeats without an SMI
  * (one the CPU cannot count makes an outlier, not the median). Returns 0,
- * -1 when a window faulted, -2 when an SMI was counted in every one. */
+ * -1 when an op failed (FAILed), -2 when an SMI was counted in every one. */
 static int reference(struct check_ctx *c, unsigned i, uint64_t *e)
 {
 	unsigned rep = c->opt->repeat < REF_MAX ? c->opt->repeat : REF_MAX;
@@ -179,8 +199,29 @@ static int reference(struct check_ctx *c, unsigned i, uint64_t *e)
 	return 0;
 }
 
-/* Returns false when the PMI part was not judged (an SMI in every window). */
-static bool one_counter(struct check_ctx *c, unsigned i, bool pmi, uint64_t *e)
+/* The cases of counter i without PMI, each preset measured against E.
+ * False on STOP. */
+static bool cases(struct check_ctx *c, unsigned i, uint64_t e, uint64_t over, uint64_t under)
+{
+	struct pmu *p = c->pmu;
+	struct tol t = tolerance(c);
+
+	if (!check_one(c, i, over, e) || !check_one(c, i, under, e))
+		return false;
+	if (!t.lo && !t.hi && !check_one(c, i, e, e)) /* exact: wraps to exactly 0 */
+		return false;
+	for (unsigned k = 0; k < c->opt->n_preloads; k++) {
+		uint64_t n = c->opt->preloads[k] ? c->opt->preloads[k] : pmu_max_period(p, i);
+		if (n <= pmu_max_period(p, i) && !check_one(c, i, n, e))
+			return false;
+	}
+	/* the sign-extension boundary */
+	return p->ctr[i].preload_bits != 32 || check_one(c, i, 1ull << 31, e);
+}
+
+/* Counter i: HELD, OFF when the PMI part was not judged (an SMI in every
+ * window), STOP. */
+static int one_counter(struct check_ctx *c, unsigned i, bool pmi, uint64_t *e)
 {
 	struct pmu *p = c->pmu;
 	struct tol t = tolerance(c);
@@ -188,30 +229,35 @@ static bool one_counter(struct check_ctx *c, unsigned i, bool pmi, uint64_t *e)
 
 	if (st == -2) {
 		check_skip(c, "%s: an SMI was counted in every reference window", p->ctr[i].name);
-		return true;
+		return HELD;
 	}
-	if (st) {
-		check_fail(c, "%s: reference window faulted", p->ctr[i].name);
-		return true;
-	}
+	if (st)
+		return STOP;
 	uint64_t over = *e - 1 - t.lo, under = *e + 1 + t.hi;
 	if (*e < t.lo + 3) {
 		check_skip(c, "%s: the reference window counted only %llu events", p->ctr[i].name,
 			   (unsigned long long)*e);
-		return true;
+		return HELD;
 	}
-	check_one(c, i, over, *e);
-	check_one(c, i, under, *e);
-	if (!t.lo && !t.hi)
-		check_one(c, i, *e, *e); /* exact: wraps to exactly 0 */
-	for (unsigned k = 0; k < c->opt->n_preloads; k++) {
-		uint64_t n = c->opt->preloads[k] ? c->opt->preloads[k] : pmu_max_period(p, i);
-		if (n <= pmu_max_period(p, i))
-			check_one(c, i, n, *e);
-	}
-	if (p->ctr[i].preload_bits == 32)
-		check_one(c, i, 1ull << 31, *e); /* the sign-extension boundary */
-	return !pmi || boundary_pmi(c, i, *e, over, under);
+	if (!cases(c, i, *e, over, under))
+		return STOP;
+	return pmi ? boundary_pmi(c, i, *e, over, under) : HELD;
+}
+
+/* The PASS line's note on the PMI part. */
+static void pmi_note(const char *why, unsigned unjudged, unsigned tested, char *note, size_t len)
+{
+	if (why)
+		pmh_fmt(note, len, "; PMI part not run: %s", why);
+	else if (unjudged)
+		pmh_fmt(note, len,
+			"; PMI part not judged on %u of %u counters: an SMI was counted in "
+			"every window",
+			unjudged, tested);
+	else
+		pmh_fmt(note, len,
+			"; 1 PMI for a preset one event past it (SDM note quoted by "
+			"kvm-unit-tests), 0 one short");
 }
 
 static void run(struct check_ctx *c)
@@ -229,27 +275,21 @@ static void run(struct check_ctx *c)
 		return;
 	m_quiesce(c);
 	for (unsigned i = 0; i < p->n; i++) {
-		if (m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR))
+		int st = m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
+		if (st == M_REFUSED)
 			continue;
 		tested++;
-		unjudged += !one_counter(c, i, pmi, &e);
+		st = st == M_OK ? one_counter(c, i, pmi, &e) : STOP;
+		if (st == STOP)
+			break;
+		unjudged += st == OFF;
 	}
 	if (pmi)
 		pmi_end(c);
 	else
 		m_quiesce(c);
 	struct tol t = tolerance(c);
-	if (!pmi)
-		pmh_fmt(note, sizeof(note), "; PMI part not run: %s", why);
-	else if (unjudged)
-		pmh_fmt(note, sizeof(note),
-			"; PMI part not judged on %u of %u counters: an SMI was counted in "
-			"every window",
-			unjudged, tested);
-	else
-		pmh_fmt(note, sizeof(note),
-			"; 1 PMI for a preset one event past it (SDM note quoted by "
-			"kvm-unit-tests), 0 one short");
+	pmi_note(why, unjudged, tested, note, sizeof(note));
 	if (!tested)
 		check_skip(c, "no counter can count instructions");
 	else

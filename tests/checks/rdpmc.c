@@ -15,7 +15,8 @@ static void run(struct check_ctx *c)
 		uint64_t pat = 0x123456789aull & pmu_width_mask(k->width) & 0x7fffffffull;
 		uint64_t a = 0, b = 0;
 		pat |= (uint64_t)i << 8;
-		p->ops->write(p, i, pat, PMU_WRITE_PRELOAD);
+		if (!m_write(c, i, pat, PMU_WRITE_PRELOAD))
+			return;
 		int st = hw_rdpmc(k->rdpmc, &a);
 		hw_rdmsr(k->ctr_msr, &b);
 		if (st != HW_OK)
@@ -25,7 +26,8 @@ static void run(struct check_ctx *c)
 			check_fail(c, "%s: RDPMC 0x%x read 0x%llx, RDMSR 0x%x read 0x%llx", k->name,
 				   k->rdpmc, (unsigned long long)a, k->ctr_msr,
 				   (unsigned long long)b);
-		p->ops->write(p, i, 0, PMU_WRITE_PRELOAD);
+		if (!m_write(c, i, 0, PMU_WRITE_PRELOAD))
+			return;
 	}
 	/* An index with no counter behind it must fault (#GP). */
 	uint64_t v;

@@ -37,26 +37,30 @@ struct skid_arg {
 
 /* One overflow of -n: v[0] the events counted past the wrap. 1 when an SMI
  * was counted in the window (SMM cycles counted: not a sample), -2 when
- * the PMI was lost, -3 on the service's trouble (FAILed). */
+ * the PMI was lost, -3 on the service's trouble or a failed op (FAILed or
+ * SKIPped). */
 static int skid_sample(struct check_ctx *c, void *arg, uint64_t *v)
 {
 	const struct skid_arg *a = arg;
 	const volatile struct pmi_stats *s = pmi_stats();
 	int st;
 
-	m_setup(c, a->ctr, a->g, PMU_F_OS | PMU_F_USR | PMU_F_INT);
+	if (!m_setup_or_fail(c, a->ctr, a->g, PMU_F_OS | PMU_F_USR | PMU_F_INT))
+		return -3;
 	pmi_reset_stats();
-	pmu_preload(c->pmu, a->ctr, a->n);
-	bool smi = pmi_run(c, 1ull << a->ctr, &wl_loop, 2000);
+	if (!m_preload(c, a->ctr, a->n))
+		return -3;
+	int run = pmi_run(c, 1ull << a->ctr, &wl_loop, 2000);
+	if (run == M_FAULT)
+		return -3;
 	if (!pmi_wait(1, PMI_WAIT_US) || !s->overflows[a->ctr])
 		st = -2;
 	else
-		st = smi;
+		st = run == M_SMI;
 	v[0] = s->skid[0];
 	if (pmi_trouble(c, c->pmu->ctr[a->ctr].name))
 		st = -3;
-	c->pmu->ops->ack(c->pmu, pmu_all_mask(c->pmu));
-	return st;
+	return m_ack(c, pmu_all_mask(c->pmu)) ? st : -3;
 }
 
 /* min/median/max of the skid over the repeats without an SMI. Returns 0,
@@ -84,7 +88,7 @@ static void run(struct check_ctx *c)
 	int b = a == -3 ? -3 : sample(c, GEN_CYCLES, 1000, &cyc);
 	pmi_end(c);
 	if (a == -3 || b == -3)
-		return; /* pmi_trouble failed it */
+		return; /* pmi_trouble or m_op gave the verdict */
 	if (a == -1) {
 		check_skip(c, "no counter can count instructions");
 	} else if (a == -2 || b == -2) {
