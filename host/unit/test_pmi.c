@@ -286,9 +286,9 @@ static void single_overflow(void **st)
 	assert_int_equal(sim.reg[R_STATUS], 0);
 	/* restarted: counter 0 keeps counting after the PMI */
 	uint64_t v0, v1;
-	tops.read(&pmu, 0, &v0);
+	assert_int_equal(tops.read(&pmu, 0, &v0), HW_OK);
 	run(5);
-	tops.read(&pmu, 0, &v1);
+	assert_int_equal(tops.read(&pmu, 0, &v1), HW_OK);
 	assert_int_equal(v1 - v0, 5);
 	assert_int_equal(s->total, 1);
 }
@@ -451,9 +451,9 @@ static void storm_guard(void **st)
 	assert_true(apic_lvt_pc_read() & LVT_MASKED);
 	assert_int_equal(sim.st.eoi, PMI_STORM_LIMIT + 1);
 	uint64_t v0, v1;
-	tops.read(&pmu, 0, &v0);
+	assert_int_equal(tops.read(&pmu, 0, &v0), HW_OK);
 	run(100);
-	tops.read(&pmu, 0, &v1);
+	assert_int_equal(tops.read(&pmu, 0, &v1), HW_OK);
 	assert_int_equal(v0, v1);
 	assert_int_equal(s->total, PMI_STORM_LIMIT + 1);
 	/* a new arm window starts clean and puts LVTPC back on disarm */
@@ -479,7 +479,7 @@ static void lost_pmi_times_out(void **st)
 	assert_true(waited < 1600 * hw_tsc_per_us());
 	assert_int_equal(pmi_stats()->total, 0);
 	uint64_t pending;
-	tops.overflow_status(&pmu, &pending);
+	assert_int_equal(tops.overflow_status(&pmu, &pending), HW_OK);
 	assert_int_equal(pending, 1); /* the overflow happened, the PMI did not */
 	assert_int_equal(sim.st.pmi_raised, 1);
 }

@@ -58,7 +58,7 @@ static const volatile struct pmi_stats *one_pmi(struct check_ctx *c, uint32_t fl
 	assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
 	assert_int_equal(m_setup(c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT), M_OK);
 	pmi_reset_stats();
-	pmu_preload(&drv_p, 0, 1000);
+	assert_int_equal(pmu_preload(&drv_p, 0, 1000), HW_OK);
 	assert_int_not_equal(pmi_run(c, 1, &wl_loop, 1000), M_FAULT);
 	pmi_wait(2, 10000);
 	pmi_disarm();
@@ -103,8 +103,8 @@ static const volatile struct pmi_stats *late_one(struct check_ctx *c, uint64_t d
 	assert_int_equal(m_setup(c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT), M_OK);
 	assert_int_equal(m_setup(c, 1, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT), M_OK);
 	pmi_reset_stats();
-	pmu_preload(&drv_p, 0, 300);
-	pmu_preload(&drv_p, 1, 300 + d);
+	assert_int_equal(pmu_preload(&drv_p, 0, 300), HW_OK);
+	assert_int_equal(pmu_preload(&drv_p, 1, 300 + d), HW_OK);
 	assert_int_not_equal(pmi_run(c, 3, &wl_loop, 1000), M_FAULT);
 	pmi_wait(3, 10000);
 	pmi_disarm();
@@ -158,7 +158,7 @@ static bool old_rearm_fails(struct check_ctx *c)
 	assert_int_equal(m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT), M_OK);
 	pmi_reset_stats();
 	pmi_set_reload(i, n);
-	pmu_preload(c->pmu, i, n);
+	assert_int_equal(pmu_preload(c->pmu, i, n), HW_OK);
 	assert_int_not_equal(pmi_run(c, 1ull << i, &wl_loop, iters), M_FAULT);
 	pmi_wait(lo, 100000);
 	pmi_wait(hi + 1, 10000);
@@ -207,9 +207,9 @@ static void old_pmi_run(struct check_ctx *c, uint64_t mask, uint64_t iters)
 {
 	bool irq = hw_irq_enabled();
 	hw_irq_enable();
-	c->pmu->ops->start(c->pmu, mask);
+	assert_int_equal(c->pmu->ops->start(c->pmu, mask), HW_OK);
 	hw_run_workload(&wl_loop, iters);
-	c->pmu->ops->stop(c->pmu, mask);
+	assert_int_equal(c->pmu->ops->stop(c->pmu, mask), HW_OK);
 	if (!irq)
 		hw_irq_disable();
 }
@@ -224,7 +224,7 @@ static uint64_t window_count(struct check_ctx *c, bool old)
 		old_pmi_run(c, 1, 20000);
 	else
 		assert_int_not_equal(pmi_run(c, 1, &wl_loop, 20000), M_FAULT);
-	c->pmu->ops->read(c->pmu, 0, &v);
+	assert_int_equal(c->pmu->ops->read(c->pmu, 0, &v), HW_OK);
 	return v;
 }
 
@@ -291,7 +291,8 @@ static void ap_wait_with_if0(void **st)
 		assert_int_equal(m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT),
 				 M_OK);
 		pmi_reset_stats();
-		pmu_preload(&drv_p, 0, 2990); /* the skid outlasts the window */
+		/* the skid outlasts the window */
+		assert_int_equal(pmu_preload(&drv_p, 0, 2990), HW_OK);
 		assert_int_not_equal(pmi_run(&c, 1, &wl_loop, 1000), M_FAULT);
 		assert_false(old_wait(1, 10000)); /* stuck in IRR: "PMI lost" */
 		assert_true(pmi_wait(1, 10000));
