@@ -162,14 +162,14 @@ static int t_pmi_collect(struct pmu *p, uint64_t *mask)
 	}
 	*mask = 0;
 	t_stop(p, 3);
-	for (unsigned n = 0; n < 100; n++) {
+	for (unsigned n = 0; n < PMU_PMI_MAX_ROUNDS; n++) {
 		t_status(p, &st);
 		if (!st)
-			return 0;
+			return HW_OK;
 		*mask |= st;
 		t_ack(p, st);
 	}
-	return -1;
+	return HW_STUCK;
 }
 
 static const struct pmu_ops tops = {
