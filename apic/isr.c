@@ -7,7 +7,6 @@
 static isr_handler_fn handlers[256];
 static void (*fatal_report)(const char *line);
 static struct pmh_jmpbuf *fatal_recover;
-static uint64_t n_fixups;
 static uint64_t n_unexpected_nmi;
 
 void isr_set_handler(unsigned vector, isr_handler_fn fn)
@@ -21,8 +20,6 @@ void isr_set_fatal(void (*report)(const char *line), struct pmh_jmpbuf *recover)
 	fatal_report = report;
 	fatal_recover = recover;
 }
-
-uint64_t isr_fixups(void) { return n_fixups; }
 
 uint64_t isr_unexpected_nmis(void) { return n_unexpected_nmi; }
 
@@ -79,7 +76,6 @@ void isr_dispatch(struct int_frame *f)
 	if (v == VEC_GP || v == VEC_UD) {
 		uint64_t fix = isr_fixup_for(f->rip);
 		if (fix) {
-			n_fixups++;
 			f->rax = v; /* the accessor returns the vector */
 			f->rip = fix;
 			return;

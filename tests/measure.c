@@ -141,7 +141,9 @@ int m_counter_for(struct check_ctx *c, enum pmu_generic g, unsigned from)
 	return -1;
 }
 
-bool m_smi_count(const struct check_ctx *c, uint64_t *v)
+/* MSR_SMI_COUNT (0x34, Intel from Nehalem on) where it reads: false
+ * elsewhere, where an SMI cannot be told. */
+static bool m_smi_count(const struct check_ctx *c, uint64_t *v)
 {
 	return c->cpu->vendor == VENDOR_INTEL && hw_rdmsr(MSR_SMI_COUNT, v) == HW_OK;
 }
@@ -208,7 +210,8 @@ static int zero_and_run(struct check_ctx *c, unsigned ctr, uint64_t start, uint3
 	return M_SMI;
 }
 
-void m_stat(uint64_t *v, unsigned n, struct stat3 *out)
+/* min/median/max of v[0..n-1] (sorted in place). */
+static void m_stat(uint64_t *v, unsigned n, struct stat3 *out)
 {
 	for (unsigned i = 1; i < n; i++) { /* insertion sort: n is small */
 		uint64_t x = v[i];

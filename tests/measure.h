@@ -46,9 +46,6 @@ bool m_setup_or_fail(struct check_ctx *c, unsigned ctr, enum pmu_generic g,
 /* The first counter >= from that can count g (or -1). */
 int m_counter_for(struct check_ctx *c, enum pmu_generic g, unsigned from);
 
-/* MSR_SMI_COUNT (0x34, Intel from Nehalem on) where it reads: false
- * elsewhere, where an SMI cannot be told. */
-bool m_smi_count(const struct check_ctx *c, uint64_t *v);
 /* What the measurements below return besides M_OK: negative, so that no
  * status reads as an hw_err (those are 0 and up). */
 enum m_status {
@@ -131,7 +128,6 @@ typedef int (*m_sample_fn)(struct check_ctx *c, void *arg, uint64_t *v);
 int m_median_clean(struct check_ctx *c, unsigned rep, unsigned k, m_sample_fn fn, void *arg,
 		   struct stat3 *out);
 
-void m_stat(uint64_t *v, unsigned n, struct stat3 *out);
 /* Stops and zeroes every counter: the clean-up between and around checks.
  * It judges nothing, on purpose: on the way out the verdict is taken, and
  * before a measurement every counter it uses is set up again through
