@@ -4,7 +4,7 @@
 #include "../lib/fmt.h"
 #include "../apic/pmi.h"
 
-#define MAX_REPEAT 1001
+#define MAX_REPEAT 1001 /* repeats at most (the repeat option), odd */
 #define M_TRIES 5 /* windows tried before SMIs are said to keep disturbing */
 
 const char *m_gen_name(enum pmu_generic g)
@@ -257,6 +257,12 @@ int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint
 	return 0;
 }
 
+bool m_overflow(struct check_ctx *c, unsigned ctr)
+{
+	return m_preload(c, ctr, M_OVF_PERIOD) &&
+	       m_window(c, 1ull << ctr, &wl_loop, M_OVF_ITERS) != M_FAULT;
+}
+
 int m_per_n(struct check_ctx *c, unsigned ctr, uint32_t msr, uint64_t val, int64_t *out)
 {
 	struct mdiff d;
@@ -280,6 +286,10 @@ void m_fail_status(struct check_ctx *c, int st, uint32_t msr, const char *what)
 			   what);
 }
 
+#define AMD_FAMILY_ZEN 0x17 /* Zen: family 17h on */
+#define AMD_SLACK_K7   8
+#define AMD_SLACK_ZEN  4
+
 unsigned m_slack(const struct check_ctx *c)
 {
 	if (c->cpu->vendor != VENDOR_AMD && c->cpu->vendor != VENDOR_HYGON)
@@ -287,8 +297,8 @@ unsigned m_slack(const struct check_ctx *c)
 	/* K8 BKDG §10.1 says only that identical measurements are not
 	 * assured, with no bound: the harness allows a few events, 8 per
 	 * window on K7 to Fam16h and 4 from Zen (family 17h) on, far below
-	 * the 10000 that one extra event per iteration adds to a window. */
-	return c->cpu->family >= 0x17 ? 4 : 8;
+	 * the M_N_ITERS that one extra event per iteration adds. */
+	return c->cpu->family >= AMD_FAMILY_ZEN ? AMD_SLACK_ZEN : AMD_SLACK_K7;
 }
 
 /* Value j of sample r lives in m_buf[j * M_CLEAN_MAX + r]: no buffer of

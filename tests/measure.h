@@ -84,11 +84,26 @@ struct mdiff {
  * tries, M_FAULT, M_WRITE_GP (the write of msr faulted): *out not set. */
 int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint64_t val,
 	   const struct workload *w, uint64_t n, struct mdiff *out) M_MUST_USE;
-/* The N of the N/2N differences that gate and filter checks take: 10000
- * iterations of wl_loop, whose one extra event per iteration (a leaking
- * gate, a filter ignored) stands far above the jitter of the harness's own
- * code and AMD's few events (m_slack). */
+/* The N of the N/2N differences the counting, gate and filter checks
+ * take: 10000 iterations of wl_loop, whose one extra event per iteration
+ * (a leaking gate, a filter ignored, an event counted twice) stands far
+ * above the jitter of the harness's own code and AMD's few events
+ * (m_slack, K8 BKDG §10.1). */
 #define M_N_ITERS 10000
+/* A forced overflow whose flag a check reads: -M_OVF_PERIOD preloaded, a
+ * window of M_OVF_ITERS iterations of wl_loop (300 instructions) takes the
+ * counter past the wrap, whatever the harness's own code adds. */
+#define M_OVF_PERIOD 10
+#define M_OVF_ITERS  100
+/* That overflow on ctr (programmed, interrupts off): an SMI in the window
+ * does not matter, the wrap comes either way. False when an op failed
+ * (FAILed). */
+bool m_overflow(struct check_ctx *c, unsigned ctr) M_MUST_USE;
+/* A forced overflow with its PMI: -M_PMI_PERIOD over M_PMI_ITERS
+ * iterations of wl_loop (3000 instructions) wraps a third of the way in,
+ * and the window runs on while the PMI is delivered (facts §8). */
+#define M_PMI_PERIOD 1000
+#define M_PMI_ITERS  1000
 /* Events ctr, started alone, counts per M_N_ITERS iterations of wl_loop
  * with msr = val written after start (msr 0: none): the median of the N/2N
  * differences into *out. Returns m_diff's status. */
@@ -102,9 +117,19 @@ int m_per_n(struct check_ctx *c, unsigned ctr, uint32_t msr, uint64_t val, int64
 void m_fail_status(struct check_ctx *c, int st, uint32_t msr, const char *what);
 /* Events by which two identical windows may differ on this CPU: 0 on Intel
  * (exact), a few on AMD, whose counts are "not assured of producing
- * identical measurements" (K8 BKDG §10.1). An N/2N difference spans two
- * windows: twice this. */
+ * identical measurements" (K8 BKDG §10.1). */
 unsigned m_slack(const struct check_ctx *c);
+/* The same for an N/2N difference, which spans two windows. */
+static inline int64_t m_diff_slack(const struct check_ctx *c)
+{
+	return 2 * (int64_t)m_slack(c);
+}
+/* An N/2N difference that is exactly e in a majority of the repeats (where
+ * the CPU counts exactly: Intel). */
+static inline bool m_exact(const struct mdiff *d, int64_t e)
+{
+	return d->med == e && d->agree * 2 > d->rep;
+}
 /* A closed gate (an enable bit or a global enable cleared) leaks when its
  * N/2N difference reaches 1/M_GATE_DIV of the open one: a working gate
  * leaves ~0 (what remains is the jitter of the harness's cycles and AMD's

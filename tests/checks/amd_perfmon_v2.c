@@ -3,6 +3,9 @@
  * flagging an overflow, GlobalStatusClr clearing it. */
 #include "../measure.h"
 
+/* CPUID 8000_0022h EBX[3:0]: the number of core counters (facts §7). */
+#define CPUID_EXT22_EBX_NCTR 0xfu
+
 /* GlobalCtl gates counter i: the N/2N difference with its bit clear
  * against the one with it set. */
 static void gate(struct check_ctx *c, unsigned i)
@@ -36,7 +39,7 @@ static bool status(struct check_ctx *c, unsigned i)
 	struct pmu *p = c->pmu;
 	uint64_t st = 0;
 
-	if (!m_preload(c, i, 10) || m_window(c, 1ull << i, &wl_loop, 100) == M_FAULT)
+	if (!m_overflow(c, i))
 		return false;
 	hw_rdmsr(p->global_status_msr, &st);
 	if (!((st >> i) & 1))
@@ -53,7 +56,7 @@ static bool status(struct check_ctx *c, unsigned i)
 static void run(struct check_ctx *c)
 {
 	struct pmu *p = c->pmu;
-	unsigned want = c->cpu->ids.ext22.ebx & 0xf;
+	unsigned want = c->cpu->ids.ext22.ebx & CPUID_EXT22_EBX_NCTR;
 
 	m_quiesce(c);
 	if (want && p->n_gp != want)

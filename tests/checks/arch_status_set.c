@@ -3,14 +3,18 @@
  * overflow, and GLOBAL_OVF_CTRL clears it (facts §4 MSR table). */
 #include "../measure.h"
 
+/* GLOBAL_STATUS and STATUS_SET: GP counter i is bit i, fixed counter i bit
+ * 32 + i (facts §4). */
+#define STATUS_FIXED0 32
+
 static void run(struct check_ctx *c)
 {
 	struct pmu *p = c->pmu;
 
 	m_quiesce(c);
 	for (unsigned i = 0; i < p->n; i++) {
-		unsigned bit =
-		    p->ctr[i].kind == PMU_CTR_FIXED ? 32 + p->ctr[i].index : p->ctr[i].index;
+		unsigned bit = p->ctr[i].kind == PMU_CTR_FIXED ? STATUS_FIXED0 + p->ctr[i].index
+							       : p->ctr[i].index;
 		uint64_t st = 0, m = 0;
 		int e = hw_wrmsr(p->global_status_set_msr, 1ull << bit);
 		if (e != HW_OK) {

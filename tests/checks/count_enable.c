@@ -9,6 +9,10 @@
 #include "../../pmu/msr.h"
 #include "../../lib/fmt.h"
 
+/* The windows judged exactly (nothing before start, nothing after stop):
+ * 3000 instructions of wl_loop, any of which would show. */
+#define EXACT_ITERS 1000
+
 /* One window from zero, started or not: what ctr counted in *v. False
  * when an op failed (FAILed). */
 static bool window_count(struct check_ctx *c, unsigned ctr, bool start, uint64_t *v)
@@ -17,7 +21,8 @@ static bool window_count(struct check_ctx *c, unsigned ctr, bool start, uint64_t
 	/* an SMI is not told apart: a counter that is not enabled counts
 	 * nothing in SMM either, and the stopped part reads the counter only */
 	return m_write(c, ctr, 0, PMU_WRITE_PRELOAD) &&
-	       m_window(c, start ? 1ull << ctr : 0, &wl_loop, 1000) != M_FAULT && m_read(c, ctr, v);
+	       m_window(c, start ? 1ull << ctr : 0, &wl_loop, EXACT_ITERS) != M_FAULT &&
+	       m_read(c, ctr, v);
 }
 
 /* One closed gate: msr = val written after start, `closed` naming it; FAILs
@@ -92,7 +97,7 @@ static bool one(struct check_ctx *c, unsigned i)
 	/* stopped: a further workload must not move the counter */
 	if (!window_count(c, i, true, &before) || !m_read(c, i, &before))
 		return false;
-	hw_run_workload(&wl_loop, 1000);
+	hw_run_workload(&wl_loop, EXACT_ITERS);
 	if (!m_read(c, i, &after))
 		return false;
 	if (after != before)

@@ -18,7 +18,7 @@
 static inline bool count_matches(const struct mdiff *d, int64_t e, int64_t tol)
 {
 	if (!tol)
-		return d->med == e && d->agree * 2 > d->rep;
+		return m_exact(d, e);
 	return d->med >= e - tol && d->med <= e + tol;
 }
 
@@ -26,8 +26,8 @@ static inline void count_exact(struct check_ctx *c, enum pmu_generic g, uint64_t
 			       const struct workload *w)
 {
 	struct pmu *p = c->pmu;
-	const uint64_t n = 10000;
-	const int64_t e = (int64_t)(n * per_iter), tol = 2 * (int64_t)m_slack(c);
+	const uint64_t n = M_N_ITERS;
+	const int64_t e = (int64_t)(n * per_iter), tol = m_diff_slack(c);
 	unsigned tested = 0;
 	struct mdiff d = {0, 0, 0, 0, 0};
 	char how[64];

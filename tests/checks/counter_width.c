@@ -6,6 +6,10 @@
  * Raw writes go out twice, as erratum N15 asks on NetBurst (facts §10 P4). */
 #include "../measure.h"
 
+/* 32 one bits through the legacy path: sign-extended to the full width
+ * where writes sign-extend (facts §2). */
+#define LEGACY_ONES 0xffffffffull
+
 static int raw(const struct pmu_counter *k, uint64_t *v)
 {
 	*v = 0;
@@ -43,7 +47,7 @@ static bool one(struct check_ctx *c, unsigned i)
 	/* the full-width path is tried first: a family without one says so */
 	if (p->ops->write(p, i, want, path) != HW_OK) {
 		path = PMU_WRITE_LEGACY;
-		if (!m_write(c, i, 0xffffffffull, path))
+		if (!m_write(c, i, LEGACY_ONES, path))
 			return false;
 	}
 	holds(c, k, want, "writing ones");

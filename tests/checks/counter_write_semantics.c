@@ -3,6 +3,16 @@
  * alias and the KNC / AMD / NetBurst counters keep every bit (KNC §1.4.3.2). */
 #include "../measure.h"
 
+/* Legacy writes take 32 bits and copy bit 31 into the bits above (facts
+ * §2): a value with it set, one with it clear (all 31 below set), and a
+ * small value under upper bits that must be dropped. */
+#define SX_BIT	 0x80000000ull
+#define SX_LOW	 0x7fffffffull
+#define SX_SMALL 0x1234ull
+#define SX_UPPER 0xffffffff00000000ull
+/* Full width: alternating bits over the whole width, top bit cleared. */
+#define FULL_PATTERN 0x5a5a5a5aa5a5a5a5ull
+
 /* Writes v through path and reads want back; FAILs naming what was
  * written when the value is off. False when an op failed (FAILed). */
 static bool expect(struct check_ctx *c, unsigned i, uint64_t v, enum pmu_write_path path,
@@ -30,11 +40,10 @@ static bool expect(struct check_ctx *c, unsigned i, uint64_t v, enum pmu_write_p
  * failed (FAILed). */
 static bool sign_extends(struct check_ctx *c, unsigned i, uint64_t mask)
 {
-	return expect(c, i, 0x80000000ull, PMU_WRITE_LEGACY, mask & ~0x7fffffffull,
+	return expect(c, i, SX_BIT, PMU_WRITE_LEGACY, mask & ~SX_LOW,
 		      "sign-extending (bit 31 set)") &&
-	       expect(c, i, 0x7fffffffull, PMU_WRITE_LEGACY, 0x7fffffffull,
-		      "sign-extending (bit 31 clear)") &&
-	       expect(c, i, 0xffffffff00001234ull & mask, PMU_WRITE_LEGACY, 0x1234,
+	       expect(c, i, SX_LOW, PMU_WRITE_LEGACY, SX_LOW, "sign-extending (bit 31 clear)") &&
+	       expect(c, i, (SX_UPPER | SX_SMALL) & mask, PMU_WRITE_LEGACY, SX_SMALL,
 		      "sign-extending (upper bits ignored)");
 }
 
@@ -55,7 +64,7 @@ static void run(struct check_ctx *c)
 		/* full-width path: an arbitrary pattern with bit 31 set and
 		 * the top bit clear must come back unchanged; a family
 		 * without one refuses it */
-		uint64_t pat = (0x5a5a5a5aa5a5a5a5ull & mask) & ~(1ull << (k->width - 1));
+		uint64_t pat = (FULL_PATTERN & mask) & ~(1ull << (k->width - 1));
 		if (p->ops->write(p, i, pat, PMU_WRITE_FULL) == HW_OK) {
 			if (!expect(c, i, pat, PMU_WRITE_FULL, pat, "full-width"))
 				return;

@@ -48,7 +48,7 @@ static void run(struct check_ctx *c)
 		return;
 	/* signed N/2N differences: one that an SMI or the harness's jitter
 	 * made negative must not read as ~2^48 */
-	int mst = m_diff(c, (unsigned)ctr, 1ull << ctr, 0, 0, &wl_loop, 10000, &d);
+	int mst = m_diff(c, (unsigned)ctr, 1ull << ctr, 0, 0, &wl_loop, M_N_ITERS, &d);
 	if (mst == M_SMI) {
 		m_quiesce(c);
 		check_skip(c, "event %s on %s: an SMI was counted in every window", c->opt->event,
@@ -69,8 +69,8 @@ static void run(struct check_ctx *c)
 	}
 	if (!pmi_begin(c))
 		return;
-	/* half the fewest events counted: overflows within one 10000-iteration
-	 * run, and never past the longest period a preload can take */
+	/* half the fewest events counted: overflows within one run of
+	 * M_N_ITERS, and never past the longest period a preload can take */
 	uint64_t n = d.min < 2 ? 1 : (uint64_t)d.min / 2;
 	if (n > pmu_max_period(p, (unsigned)ctr))
 		n = pmu_max_period(p, (unsigned)ctr);
@@ -78,7 +78,7 @@ static void run(struct check_ctx *c)
 	if (!m_op(c, p->ops->program(p, (unsigned)ctr, &r.ev, flags | PMU_F_INT), MO_PROGRAM,
 		  1ull << ctr, 0) ||
 	    !m_preload(c, (unsigned)ctr, n) ||
-	    pmi_run(c, 1ull << ctr, &wl_loop, 10000) == M_FAULT) {
+	    pmi_run(c, 1ull << ctr, &wl_loop, M_N_ITERS) == M_FAULT) {
 		pmi_end(c);
 		return;
 	}
@@ -92,10 +92,11 @@ static void run(struct check_ctx *c)
 		check_fail(c, "event %s on %s: preload -%llu did not raise an overflow PMI", c->opt->event,
 			   p->ctr[ctr].name, (unsigned long long)n);
 	else
-		check_pass(c, "event %s (%s) on %s: %lld/%lld/%lld per 10000 iterations, overflow PMI ok%s%s",
-			   c->opt->event, enc, p->ctr[ctr].name, (long long)d.min,
-			   (long long)d.med, (long long)d.max,
-			   v == EV_WARN ? "; warning: " : "", v == EV_WARN ? r.msg : "");
+		check_pass(
+		    c, "event %s (%s) on %s: %lld/%lld/%lld per %u iterations, overflow PMI ok%s%s",
+		    c->opt->event, enc, p->ctr[ctr].name, (long long)d.min, (long long)d.med,
+		    (long long)d.max, M_N_ITERS, v == EV_WARN ? "; warning: " : "",
+		    v == EV_WARN ? r.msg : "");
 }
 
 PMH_CHECK(event_raw, .id = "event.raw", .summary = "a configured event counts and overflows",

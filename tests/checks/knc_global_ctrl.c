@@ -4,10 +4,13 @@
 #include "../measure.h"
 #include "../../lib/fmt.h"
 
+/* GLOBAL_CTRL bits 0 and 1: gp0 and gp1 (KNC §1.4.3.7). */
+#define BOTH 3u
+
 /* gp<i> with GLOBAL_CTRL = g written right after start() set both bits:
  * the harness's code between the two counts, and cancels in the N/2N
  * difference, compared with the count with both bits set (open, from
- * g = 3). False when an op failed (FAILed). */
+ * g = BOTH). False when an op failed (FAILed). */
 static bool gate(struct check_ctx *c, unsigned g, unsigned i, int64_t *open)
 {
 	struct pmu *p = c->pmu;
@@ -18,13 +21,13 @@ static bool gate(struct check_ctx *c, unsigned g, unsigned i, int64_t *open)
 	if (!m_setup_or_fail(c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR) ||
 	    !m_setup_or_fail(c, 1, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR))
 		return false;
-	int st = m_diff(c, i, 3, p->global_ctrl_msr, g, &wl_loop, M_N_ITERS, &d);
+	int st = m_diff(c, i, BOTH, p->global_ctrl_msr, g, &wl_loop, M_N_ITERS, &d);
 	if (st != M_OK) {
 		pmh_fmt(what, sizeof(what), "GLOBAL_CTRL=0x%x: gp%u", g, i);
 		m_fail_status(c, st, p->global_ctrl_msr, what);
 		return st != M_FAULT;
 	}
-	if (g == 3)
+	if (g == BOTH)
 		*open = d.med;
 	if (on && d.med <= 0)
 		check_fail(c, "GLOBAL_CTRL=0x%x: gp%u did not count with its bit set", g, i);
@@ -47,7 +50,7 @@ static void run(struct check_ctx *c)
 		return;
 	}
 	m_quiesce(c);
-	for (unsigned g = 4; ok && g-- > 0;) { /* GLOBAL_CTRL = 3, 2, 1, 0 */
+	for (unsigned g = BOTH + 1; ok && g-- > 0;) { /* GLOBAL_CTRL = 3, 2, 1, 0 */
 		for (unsigned i = 0; ok && i < 2; i++)
 			ok = gate(c, g, i, &open[i]);
 		m_quiesce(c);

@@ -6,12 +6,15 @@
  * other extra PMI fails. */
 #include "pmi_common.h"
 
+#define US_PER_MS 1000
+
 /* One overflow of counter i, programmed by the caller: preload, run the
  * workload past it in a PMI window. False when an op failed (FAILed). */
 static bool overflow_once(struct check_ctx *c, unsigned i)
 {
 	pmi_reset_stats();
-	return m_preload(c, i, 1000) && pmi_run(c, 1ull << i, &wl_loop, 1000) != M_FAULT;
+	return m_preload(c, i, M_PMI_PERIOD) &&
+	       pmi_run(c, 1ull << i, &wl_loop, M_PMI_ITERS) != M_FAULT;
 }
 
 /* One counter, INT set: one PMI collecting one overflow. False when an op
@@ -25,12 +28,13 @@ static bool with_int(struct check_ctx *c, unsigned i)
 	if (!overflow_once(c, i))
 		return false;
 	bool got = pmi_wait(1, PMI_WAIT_US);
-	pmi_wait(2, PMI_WAIT_US / 10); /* give a second one time to show */
+	pmi_wait(2, PMI_QUIET_US); /* give a second one time to show */
 	if (pmi_trouble(c, n))
 		return true;
 	if (!got)
-		check_fail(c, "%s overflowed with INT set: expected 1 PMI, got none in %u ms (PMI lost)",
-			   n, PMI_WAIT_US / 1000);
+		check_fail(
+		    c, "%s overflowed with INT set: expected 1 PMI, got none in %u ms (PMI lost)",
+		    n, PMI_WAIT_US / US_PER_MS);
 	else if (s->total - s->echo != 1 || s->overflows[i] != 1)
 		check_fail(c, "%s: expected 1 PMI collecting 1 overflow, got %llu PMIs, %llu overflows "
 			      "(%s PMI)",
@@ -50,7 +54,7 @@ static bool without_int(struct check_ctx *c, unsigned i)
 	if (!m_setup_or_fail(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR) ||
 	    !m_ack(c, pmu_all_mask(p)) || !overflow_once(c, i))
 		return false;
-	if (pmi_wait(1, PMI_WAIT_US / 10))
+	if (pmi_wait(1, PMI_QUIET_US))
 		check_fail(c,
 			   "%s overflowed with INT clear: expected no PMI, got %llu (spurious PMI)",
 			   n, (unsigned long long)s->total);

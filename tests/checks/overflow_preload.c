@@ -16,7 +16,27 @@
 #include "../../lib/fmt.h"
 
 #define TRIES 3 /* windows per case: an SMI the CPU cannot count is one-off */
-#define REF_MAX 31
+#define REF_MAX 31 /* reference windows at most (odd: the median is one) */
+/* Every window: 100 iterations of wl_loop, a few hundred events with the
+ * harness's own code; E, its count from zero, is the reference. */
+#define WINDOW_ITERS 100
+/* AMD: a window may count -AMD_TOL_LO..+AMD_TOL_HI events off E, the range
+ * kvm-unit-tests accepts after its preset (K8 BKDG §10.1: not repeatable). */
+#define AMD_TOL_LO 2
+#define AMD_TOL_HI 5
+#define STR_(x)	   #x
+#define STR(x)	   STR_(x)
+#define AMD_TOL_TEXT                                                                               \
+	"-" STR(AMD_TOL_LO) "..+" STR(AMD_TOL_HI) ", AMD: K8 BKDG §10.1, kvm-unit-tests"
+/* The -(E-1) preset, moved out by the tolerance, is a period of at least
+ * OVER_MIN events, or the reference window is too short to judge. */
+#define OVER_MIN 2
+/* A second PMI right after the first: 1 ms (the check runs many windows). */
+#define SECOND_PMI_US (PMI_QUIET_US / 10)
+/* Where preloads take 32 bits (preload_bits), -2^31 is the largest period:
+ * the sign-extension boundary (facts §2). */
+#define PRELOAD32_BITS 32
+#define SIGN_BOUNDARY  (1ull << 31)
 
 struct tol {
 	uint64_t lo, hi;
@@ -25,12 +45,14 @@ struct tol {
 static struct tol tolerance(const struct check_ctx *c)
 {
 	bool inexact = c->cpu->vendor == VENDOR_AMD || c->cpu->vendor == VENDOR_HYGON;
-	return inexact ? (struct tol){2, 5} : (struct tol){0, 0};
+	return inexact ? (struct tol){AMD_TOL_LO, AMD_TOL_HI} : (struct tol){0, 0};
 }
 
 /* What a case or a counter comes to: STOP when an op failed, which FAILed
- * (or SKIPped) the check already: nothing after it is measured. */
-enum { STOP = -1, HELD = 0, OFF = 1 };
+ * (or SKIPped) the check already: nothing after it is measured. ALL_SMI:
+ * an SMI was counted in every window; TROUBLE: the PMI service's (FAILed,
+ * the other counters are still measured). */
+enum { TROUBLE = -3, ALL_SMI = -2, STOP = -1, HELD = 0, OFF = 1 };
 
 /* Preloads -n; FAILs naming the period and the longest the driver takes. */
 static bool preload(struct check_ctx *c, unsigned i, uint64_t n)
@@ -87,7 +109,7 @@ static int one(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e, char *ms
 		return OFF;
 	}
 	/* an SMI in the window makes the case OFF: measured again below */
-	if (m_window(c, 1ull << i, &wl_loop, 100) == M_FAULT || !m_read(c, i, &v) ||
+	if (m_window(c, 1ull << i, &wl_loop, WINDOW_ITERS) == M_FAULT || !m_read(c, i, &v) ||
 	    !m_ovf(c, &m) || !m_ack(c, 1ull << i))
 		return STOP;
 	return agrees(c, i, n, e, v, (m >> i) & 1, msg, len) ? HELD : OFF;
@@ -109,29 +131,28 @@ static bool check_one(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e)
 
 /* One preset of the PMI part, retried while an SMI was counted in its
  * window (its SMM code may have moved the wrap). Returns the PMIs taken,
- * -1 when an op failed (STOP), -2 when every window saw an SMI, -3 on the
- * service's trouble (FAILed; the other counters are still measured). */
+ * STOP, ALL_SMI or TROUBLE. */
 static int64_t boundary_one(struct check_ctx *c, unsigned i, uint64_t n)
 {
 	const volatile struct pmi_stats *s = pmi_stats();
 
 	for (unsigned t = 0; t < TRIES; t++) {
 		if (!m_ack(c, 1ull << i))
-			return -1;
+			return STOP;
 		pmi_reset_stats();
 		if (!preload(c, i, n))
-			return -1;
-		int st = m_window(c, 1ull << i, &wl_loop, 100);
+			return STOP;
+		int st = m_window(c, 1ull << i, &wl_loop, WINDOW_ITERS);
 		if (st == M_FAULT)
-			return -1;
-		pmi_wait(1, PMI_WAIT_US / 10);
-		pmi_wait(2, PMI_WAIT_US / 100);
+			return STOP;
+		pmi_wait(1, PMI_QUIET_US);
+		pmi_wait(2, SECOND_PMI_US);
 		if (pmi_trouble(c, c->pmu->ctr[i].name))
-			return -3;
+			return TROUBLE;
 		if (st != M_SMI)
 			return (int64_t)s->total;
 	}
-	return -2;
+	return ALL_SMI;
 }
 
 /* With INT: -over raises exactly one PMI, -under none. Returns HELD when
@@ -154,9 +175,9 @@ static int boundary_pmi(struct check_ctx *c, unsigned i, uint64_t e, uint64_t ov
 	 * (EN lives in EVNTSEL0 only, facts §3) */
 	if (!m_ack(c, 1ull << i) || !m_setup_or_fail(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR))
 		return STOP;
-	if (got[0] == -1 || got[1] == -1)
+	if (got[0] == STOP || got[1] == STOP)
 		return STOP;
-	if (got[0] == -2 || got[1] == -2)
+	if (got[0] == ALL_SMI || got[1] == ALL_SMI)
 		return OFF;
 	if (got[0] < 0 || got[1] < 0)
 		return HELD; /* failed above */
@@ -178,15 +199,15 @@ static int ref_sample(struct check_ctx *c, void *arg, uint64_t *v)
 
 	if (!m_write(c, i, 0, PMU_WRITE_PRELOAD))
 		return -1;
-	int st = m_window(c, 1ull << i, &wl_loop, 100);
+	int st = m_window(c, 1ull << i, &wl_loop, WINDOW_ITERS);
 	if (st != M_OK)
 		return st == M_SMI ? 1 : -1;
 	return m_read(c, i, v) ? 0 : -1;
 }
 
 /* The window's count from zero: the median of the repeats without an SMI
- * (one the CPU cannot count makes an outlier, not the median). Returns 0,
- * -1 when an op failed (FAILed), -2 when an SMI was counted in every one. */
+ * (one the CPU cannot count makes an outlier, not the median). Returns
+ * HELD, STOP or ALL_SMI. */
 static int reference(struct check_ctx *c, unsigned i, uint64_t *e)
 {
 	unsigned rep = c->opt->repeat < REF_MAX ? c->opt->repeat : REF_MAX;
@@ -194,9 +215,9 @@ static int reference(struct check_ctx *c, unsigned i, uint64_t *e)
 	int got = m_median_clean(c, rep, 1, ref_sample, &i, &st);
 
 	if (got <= 0)
-		return got < 0 ? -1 : -2;
+		return got < 0 ? STOP : ALL_SMI;
 	*e = st.med;
-	return 0;
+	return HELD;
 }
 
 /* The cases of counter i without PMI, each preset measured against E.
@@ -216,7 +237,7 @@ static bool cases(struct check_ctx *c, unsigned i, uint64_t e, uint64_t over, ui
 			return false;
 	}
 	/* the sign-extension boundary */
-	return p->ctr[i].preload_bits != 32 || check_one(c, i, 1ull << 31, e);
+	return p->ctr[i].preload_bits != PRELOAD32_BITS || check_one(c, i, SIGN_BOUNDARY, e);
 }
 
 /* Counter i: HELD, OFF when the PMI part was not judged (an SMI in every
@@ -227,14 +248,14 @@ static int one_counter(struct check_ctx *c, unsigned i, bool pmi, uint64_t *e)
 	struct tol t = tolerance(c);
 	int st = reference(c, i, e);
 
-	if (st == -2) {
+	if (st == ALL_SMI) {
 		check_skip(c, "%s: an SMI was counted in every reference window", p->ctr[i].name);
 		return HELD;
 	}
 	if (st)
 		return STOP;
 	uint64_t over = *e - 1 - t.lo, under = *e + 1 + t.hi;
-	if (*e < t.lo + 3) {
+	if (*e < t.lo + 1 + OVER_MIN) {
 		check_skip(c, "%s: the reference window counted only %llu events", p->ctr[i].name,
 			   (unsigned long long)*e);
 		return HELD;
@@ -293,10 +314,10 @@ static void run(struct check_ctx *c)
 	if (!tested)
 		check_skip(c, "no counter can count instructions");
 	else
-		check_pass(c, "%u counters overflow after exactly N events (window of %llu; tolerance "
-			      "%s)%s",
-			   tested, (unsigned long long)e,
-			   t.hi ? "-2..+5, AMD: K8 BKDG §10.1, kvm-unit-tests" : "none", note);
+		check_pass(c,
+			   "%u counters overflow after exactly N events (window of %llu; tolerance "
+			   "%s)%s",
+			   tested, (unsigned long long)e, t.hi ? AMD_TOL_TEXT : "none", note);
 }
 
 PMH_CHECK(overflow_preload, .id = "overflow.preload", .summary = "-N preload overflows after N",

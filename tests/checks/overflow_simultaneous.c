@@ -17,8 +17,8 @@ static bool overflow_both(struct check_ctx *c, unsigned a, unsigned b)
 	    !m_setup_or_fail(c, b, GEN_INSTRUCTIONS, flags))
 		return false;
 	pmi_reset_stats();
-	return m_preload(c, a, 1000) && m_preload(c, b, 1000) &&
-	       pmi_run(c, (1ull << a) | (1ull << b), &wl_loop, 1000) != M_FAULT;
+	return m_preload(c, a, M_PMI_PERIOD) && m_preload(c, b, M_PMI_PERIOD) &&
+	       pmi_run(c, (1ull << a) | (1ull << b), &wl_loop, M_PMI_ITERS) != M_FAULT;
 }
 
 static void run(struct check_ctx *c)
@@ -42,7 +42,7 @@ static void run(struct check_ctx *c)
 	}
 	bool got = pmi_wait(1, PMI_WAIT_US);
 	/* let a second, separate PMI arrive if the hardware sends one */
-	pmi_wait(2, PMI_WAIT_US / 10);
+	pmi_wait(2, PMI_QUIET_US);
 	bool merged = false;
 	for (uint64_t k = 0; k < s->n_log && k < PMI_LOG; k++)
 		if ((s->mask[k] & both) == both)

@@ -22,8 +22,7 @@ static bool one(struct check_ctx *c, unsigned i, bool flag)
 	if (m & (1ull << i))
 		check_fail(c, "%s: overflow status set before any overflow (0x%llx)", n,
 			   (unsigned long long)m);
-	if (!m_preload(c, i, 10) || m_window(c, 1ull << i, &wl_loop, 100) == M_FAULT ||
-	    !m_ovf(c, &m) || !m_ovf(c, &m2))
+	if (!m_overflow(c, i) || !m_ovf(c, &m) || !m_ovf(c, &m2))
 		return false;
 	if (!(m & (1ull << i)))
 		check_fail(c,

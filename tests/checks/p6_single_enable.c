@@ -6,6 +6,10 @@
 #include "../measure.h"
 #include "../../pmu/msr.h"
 
+/* gp1 with only EVNTSEL1.EN set counts nothing: one window of 3000
+ * instructions of wl_loop, any of which would show. */
+#define EXACT_ITERS 1000
+
 /* gp1 programmed (instructions) and gp0 (cycles), both stopped; *s is
  * EVNTSEL<i> as programmed (EN clear). False when an op failed (FAILed). */
 static bool setup(struct check_ctx *c, unsigned i, uint64_t *s)
@@ -28,7 +32,7 @@ static bool measure(struct check_ctx *c, int *st1, uint64_t *only1, int *st0, st
 
 	if (!setup(c, 1, &s1))
 		return false;
-	*st1 = m_window_write(c, 0, p->ctr[1].ctl_msr, s1 | EVTSEL_EN, &wl_loop, 1000);
+	*st1 = m_window_write(c, 0, p->ctr[1].ctl_msr, s1 | EVTSEL_EN, &wl_loop, EXACT_ITERS);
 	if (*st1 == M_FAULT || !m_read(c, 1, only1) || !setup(c, 0, &s0))
 		return false;
 	*st0 = m_diff(c, 1, 0, p->ctr[0].ctl_msr, s0 | EVTSEL_EN, &wl_loop, M_N_ITERS, only0);

@@ -9,6 +9,9 @@
 #include "../../apic/isr.h"
 #include "../../pmu/msr.h"
 
-#define PMI_WAIT_US 100000 /* 100 ms: far beyond any PMI latency */
+#define PMI_WAIT_US 100000 /* an expected PMI: 100 ms, far beyond any PMI latency */
+/* A PMI that must not come (INT clear, a second one for one overflow): 10
+ * ms without it, after the first had its PMI_WAIT_US. */
+#define PMI_QUIET_US (PMI_WAIT_US / 10)
 
 #endif
