@@ -149,6 +149,24 @@ static void verdict(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e, int
 		    (long long)h, again);
 }
 
+/* calibrate(), with its verdict where it did not come to E and h: false
+ * then (FAILed or SKIPped). */
+static bool calibrated(struct check_ctx *c, unsigned i, uint64_t *e, int64_t *h)
+{
+	const char *name = c->pmu->ctr[i].name;
+	int st = calibrate(c, i, e, h);
+
+	if (st == ONE_PMI_OFF && !pmi_trouble(c, name))
+		check_fail(c,
+			   "%s: one overflow of -%u: %llu PMIs collecting %llu overflows, "
+			   "expected 1 (PMI lost)",
+			   name, N_MIN, (unsigned long long)pmi_stats()->total,
+			   (unsigned long long)pmi_stats()->overflows[i]);
+	else if (st == ALL_SMI)
+		check_skip(c, "an SMI was counted in every reference window");
+	return st == 0;
+}
+
 static void run(struct check_ctx *c)
 {
 	int i = m_counter_for(c, GEN_INSTRUCTIONS, 0);
@@ -166,20 +184,8 @@ static void run(struct check_ctx *c)
 	name = c->pmu->ctr[i].name;
 	if (!pmi_begin(c))
 		return;
-	int st = calibrate(c, (unsigned)i, &e, &h);
-	if (st == ONE_PMI_OFF && !pmi_trouble(c, name))
-		check_fail(c,
-			   "%s: one overflow of -%u: %llu PMIs collecting %llu overflows, "
-			   "expected 1 (PMI lost)",
-			   name, N_MIN, (unsigned long long)pmi_stats()->total,
-			   (unsigned long long)pmi_stats()->overflows[i]);
-	if (st == STOPPED || st == ONE_PMI_OFF) {
+	if (!calibrated(c, (unsigned)i, &e, &h)) {
 		pmi_end(c);
-		return;
-	}
-	if (st == ALL_SMI) {
-		pmi_end(c);
-		check_skip(c, "an SMI was counted in every reference window");
 		return;
 	}
 	if (h > 0 && (uint64_t)h * HANDLER_MARGIN > n)
