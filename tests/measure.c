@@ -37,7 +37,8 @@ static void who(const struct pmu *p, uint64_t mask, char *buf, size_t len)
 
 bool m_op(struct check_ctx *c, int e, enum m_op op, uint64_t mask, uint64_t arg)
 {
-	static const char *const name[] = {
+	/* names in place, not pointers: no relocation entries in the image */
+	static const char name[][24] = {
 	    [MO_PROGRAM] = "programming",
 	    [MO_WRITE] = "write",
 	    [MO_READ] = "read",
@@ -130,6 +131,22 @@ bool m_setup_or_fail(struct check_ctx *c, unsigned ctr, enum pmu_generic g, uint
 		check_fail(c, "%s: programming %s (flags 0x%x) refused", w, m_gen_name(g), flags);
 	}
 	return st == M_OK;
+}
+
+unsigned m_each_counter(struct check_ctx *c, enum pmu_generic g, uint32_t flags, m_counter_fn one,
+			void *arg)
+{
+	unsigned tested = 0;
+
+	for (unsigned i = 0; i < c->pmu->n; i++) {
+		int st = m_setup(c, i, g, flags);
+		if (st == M_REFUSED)
+			continue;
+		tested++;
+		if (st != M_OK || !one(c, i, arg))
+			break;
+	}
+	return tested;
 }
 
 int m_counter_for(struct check_ctx *c, enum pmu_generic g, unsigned from)

@@ -43,6 +43,13 @@ int m_setup(struct check_ctx *c, unsigned ctr, enum pmu_generic g, uint32_t flag
  * on): a refusal FAILs too. Returns whether the counter is set up. */
 bool m_setup_or_fail(struct check_ctx *c, unsigned ctr, enum pmu_generic g,
 		     uint32_t flags) M_MUST_USE;
+/* Sets up each counter with g and flags (m_setup) and runs one(c, ctr,
+ * arg) on it; a counter that refuses is passed over. Stops when a set-up
+ * fails or one() returns false (an op failed: FAILed). Returns how many
+ * counters were tested. */
+typedef bool (*m_counter_fn)(struct check_ctx *c, unsigned ctr, void *arg);
+unsigned m_each_counter(struct check_ctx *c, enum pmu_generic g, uint32_t flags, m_counter_fn one,
+			void *arg);
 /* The first counter >= from that can count g (or -1). */
 int m_counter_for(struct check_ctx *c, enum pmu_generic g, unsigned from);
 

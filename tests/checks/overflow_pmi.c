@@ -63,27 +63,24 @@ static bool without_int(struct check_ctx *c, unsigned i)
 	return m_ack(c, pmu_all_mask(p));
 }
 
+/* Counter i with INT set, then clear; the echoes seen add to *arg. */
+static bool one(struct check_ctx *c, unsigned i, void *arg)
+{
+	if (!with_int(c, i))
+		return false;
+	*(uint64_t *)arg += pmi_stats()->echo;
+	return without_int(c, i);
+}
+
 static void run(struct check_ctx *c)
 {
-	struct pmu *p = c->pmu;
-	const volatile struct pmi_stats *s = pmi_stats();
-	unsigned tested = 0;
 	uint64_t echoes = 0;
 
 	uint32_t lvt0 = apic_lvt_pc_read();
 	if (!pmi_begin(c))
 		return;
-	for (unsigned i = 0; i < p->n; i++) {
-		int st = m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
-		if (st == M_REFUSED)
-			continue;
-		tested++;
-		if (st != M_OK || !with_int(c, i))
-			break;
-		echoes += s->echo;
-		if (!without_int(c, i))
-			break;
-	}
+	unsigned tested =
+	    m_each_counter(c, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT, one, &echoes);
 	pmi_end(c);
 	if (apic_lvt_pc_read() != lvt0)
 		check_fail(c, "LVTPC 0x%x after the check, expected the original 0x%x back",

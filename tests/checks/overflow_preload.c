@@ -281,43 +281,47 @@ static void pmi_note(const char *why, unsigned unjudged, unsigned tested, char *
 			"kvm-unit-tests), 0 one short");
 }
 
+/* What the counters come to over the check. */
+struct tally {
+	bool pmi;	   /* the PMI part runs */
+	uint64_t e;	   /* the last counter's reference count */
+	unsigned unjudged; /* counters whose PMI part was not judged */
+};
+
+static bool counter(struct check_ctx *c, unsigned i, void *arg)
+{
+	struct tally *t = arg;
+	int st = one_counter(c, i, t->pmi, &t->e);
+
+	t->unjudged += st == OFF;
+	return st != STOP;
+}
+
 static void run(struct check_ctx *c)
 {
-	struct pmu *p = c->pmu;
-	unsigned tested = 0, unjudged = 0;
-	uint64_t e = 0;
 	const char *why = apic_lvt_pc_unusable(c->apic);
-	bool pmi = !why;
+	struct tally y = {!why, 0, 0};
 	char note[160];
 
 	/* pmi_begin FAILs a flag the reset could not clear and LVTPC refusing
 	 * the delivery value; an APIC without LVTPC leaves the PMI part out. */
-	if (pmi && !pmi_begin(c))
+	if (y.pmi && !pmi_begin(c))
 		return;
 	m_quiesce(c);
-	for (unsigned i = 0; i < p->n; i++) {
-		int st = m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
-		if (st == M_REFUSED)
-			continue;
-		tested++;
-		st = st == M_OK ? one_counter(c, i, pmi, &e) : STOP;
-		if (st == STOP)
-			break;
-		unjudged += st == OFF;
-	}
-	if (pmi)
+	unsigned tested = m_each_counter(c, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR, counter, &y);
+	if (y.pmi)
 		pmi_end(c);
 	else
 		m_quiesce(c);
 	struct tol t = tolerance(c);
-	pmi_note(why, unjudged, tested, note, sizeof(note));
+	pmi_note(why, y.unjudged, tested, note, sizeof(note));
 	if (!tested)
 		check_skip(c, "no counter can count instructions");
 	else
 		check_pass(c,
 			   "%u counters overflow after exactly N events (window of %llu; tolerance "
 			   "%s)%s",
-			   tested, (unsigned long long)e, t.hi ? AMD_TOL_TEXT : "none", note);
+			   tested, (unsigned long long)y.e, t.hi ? AMD_TOL_TEXT : "none", note);
 }
 
 PMH_CHECK(overflow_preload, .id = "overflow.preload", .summary = "-N preload overflows after N",

@@ -11,9 +11,10 @@
 
 /* Counter i (programmed) overflows once: the flag before, after, read
  * again, and after ack. False when an op failed (FAILed). */
-static bool one(struct check_ctx *c, unsigned i, bool flag)
+static bool one(struct check_ctx *c, unsigned i, void *arg)
 {
 	struct pmu *p = c->pmu;
+	bool flag = *(const bool *)arg;
 	const char *n = p->ctr[i].name;
 	uint64_t m = 0, m2 = 0;
 
@@ -44,18 +45,10 @@ static bool one(struct check_ctx *c, unsigned i, bool flag)
 static void run(struct check_ctx *c)
 {
 	struct pmu *p = c->pmu;
-	unsigned tested = 0;
 	bool flag = !(p->caps & PMU_CAP_SIGN_OVERFLOW);
 
 	m_quiesce(c);
-	for (unsigned i = 0; i < p->n; i++) {
-		int st = m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
-		if (st == M_REFUSED)
-			continue;
-		tested++;
-		if (st != M_OK || !one(c, i, flag))
-			break;
-	}
+	unsigned tested = m_each_counter(c, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR, one, &flag);
 	m_quiesce(c);
 	if (!tested)
 		check_skip(c, "no counter can count instructions");
