@@ -153,7 +153,7 @@ int m_counter_for(struct check_ctx *c, enum pmu_generic g, unsigned from)
 {
 	struct pmu_event ev;
 	for (unsigned i = from; i < c->pmu->n; i++)
-		if (c->pmu->ops->generic_event(c->pmu, g, i, &ev) == 0)
+		if (c->pmu->ops->generic_event(c->pmu, g, i, &ev) == HW_OK)
 			return (int)i;
 	return -1;
 }
@@ -256,9 +256,9 @@ int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint
 	for (unsigned r = 0; r < rep; r++) {
 		uint64_t a, b;
 		int st = zero_and_run(c, ctr, start, msr, val, w, n, &a);
-		if (st == 0)
+		if (st == M_OK)
 			st = zero_and_run(c, ctr, start, msr, val, w, 2 * n, &b);
-		if (st)
+		if (st != M_OK)
 			return st;
 		/* sign-extend the difference from the counter's width */
 		m_buf[r] = (uint64_t)((int64_t)((b - a) << sh) >> sh) ^ SIGN_FLIP;
@@ -271,7 +271,7 @@ int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint
 	out->agree = 0;
 	for (unsigned r = 0; r < rep; r++)
 		out->agree += m_buf[r] == s.med;
-	return 0;
+	return M_OK;
 }
 
 bool m_overflow(struct check_ctx *c, unsigned ctr)

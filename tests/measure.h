@@ -11,7 +11,8 @@ struct stat3 {
 	uint64_t min, med, max;
 };
 
-#define M_MUST_USE __attribute__((warn_unused_result))
+/* The measurements' results are to be read as the ops' are. */
+#define M_MUST_USE PMU_MUST_USE
 
 /* Driver operations, judged. Every op returns an enum hw_err; a check runs
  * them through these and stops (after its clean-up) when one returns false:
@@ -148,7 +149,7 @@ static inline bool m_leaks(int64_t closed, int64_t open)
 }
 /* One sample of a calibration: fills v[0..k-1] from one window and returns
  * 0, 1 when an SMI was counted in that window (no sample), or a negative
- * error. It must not call m_diff or m_events (they share one buffer). */
+ * error. It must not call m_diff (they share one buffer). */
 typedef int (*m_sample_fn)(struct check_ctx *c, void *arg, uint64_t *v);
 #define M_CLEAN_MAX 64 /* samples kept */
 #define M_CLEAN_K 2    /* values per sample */

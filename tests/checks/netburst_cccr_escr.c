@@ -85,14 +85,14 @@ static void run(struct check_ctx *c)
 		return;
 	}
 	int r = m_counter_for(c, GEN_INSTRUCTIONS, 0);
-	if (r < 0 || p->ops->generic_event(p, GEN_INSTRUCTIONS, (unsigned)r, &ref) != 0) {
+	if (r < 0 || p->ops->generic_event(p, GEN_INSTRUCTIONS, (unsigned)r, &ref) != HW_OK) {
 		check_fail(c,
 			   "expected instr_retired on an IQ counter (facts §5), driver has none");
 		return;
 	}
 	m_quiesce(c);
 	for (unsigned i = 0; i < p->n && ok; i++) {
-		if (p->ops->generic_event(p, GEN_INSTRUCTIONS, i, &ev) != 0) {
+		if (p->ops->generic_event(p, GEN_INSTRUCTIONS, i, &ev) != HW_OK) {
 			/* a counter its ESCR does not feed: programming must be refused */
 			if (p->ops->program(p, i, &ref, PMU_F_OS) == HW_OK)
 				check_fail(
