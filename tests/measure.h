@@ -24,26 +24,26 @@ struct stat3 {
 enum m_op { MO_PROGRAM, MO_WRITE, MO_READ, MO_START, MO_STOP, MO_STATUS, MO_ACK, MO_PRELOAD };
 /* Judges e, the result of op on the counters in mask (0: the PMU as a
  * whole) with its argument arg (the value written, the preload period). */
-bool m_op(struct check_ctx *c, int e, enum m_op op, uint64_t mask, uint64_t arg) M_MUST_USE;
+M_MUST_USE bool m_op(struct check_ctx *c, int e, enum m_op op, uint64_t mask, uint64_t arg);
 /* The ops, run and judged. */
-bool m_preload(struct check_ctx *c, unsigned ctr, uint64_t n) M_MUST_USE;
-bool m_write(struct check_ctx *c, unsigned ctr, uint64_t v, enum pmu_write_path path) M_MUST_USE;
-bool m_read(struct check_ctx *c, unsigned ctr, uint64_t *v) M_MUST_USE;
-bool m_start(struct check_ctx *c, uint64_t mask) M_MUST_USE;
-bool m_stop(struct check_ctx *c, uint64_t mask) M_MUST_USE;
-bool m_ovf(struct check_ctx *c, uint64_t *mask) M_MUST_USE;
-bool m_ack(struct check_ctx *c, uint64_t mask) M_MUST_USE;
+M_MUST_USE bool m_preload(struct check_ctx *c, unsigned ctr, uint64_t n);
+M_MUST_USE bool m_write(struct check_ctx *c, unsigned ctr, uint64_t v, enum pmu_write_path path);
+M_MUST_USE bool m_read(struct check_ctx *c, unsigned ctr, uint64_t *v);
+M_MUST_USE bool m_start(struct check_ctx *c, uint64_t mask);
+M_MUST_USE bool m_stop(struct check_ctx *c, uint64_t mask);
+M_MUST_USE bool m_ovf(struct check_ctx *c, uint64_t *mask);
+M_MUST_USE bool m_ack(struct check_ctx *c, uint64_t mask);
 
 /* Programs counter ctr with generic event g and flags (stopped, zeroed).
  * Returns M_OK; M_REFUSED when the family has no such event on that
  * counter or the driver refused the programming (the caller SKIPs, reports
  * the refusal or picks another counter); M_FAULT when an op failed (m_op
  * FAILed the check). */
-int m_setup(struct check_ctx *c, unsigned ctr, enum pmu_generic g, uint32_t flags) M_MUST_USE;
+M_MUST_USE int m_setup(struct check_ctx *c, unsigned ctr, enum pmu_generic g, uint32_t flags);
 /* m_setup for a counter the check needs (one it already found the event
  * on): a refusal FAILs too. Returns whether the counter is set up. */
-bool m_setup_or_fail(struct check_ctx *c, unsigned ctr, enum pmu_generic g,
-		     uint32_t flags) M_MUST_USE;
+M_MUST_USE bool m_setup_or_fail(struct check_ctx *c, unsigned ctr, enum pmu_generic g,
+				uint32_t flags);
 /* Sets up each counter with g and flags (m_setup) and runs one(c, ctr,
  * arg) on it; a counter that refuses is passed over. Stops when a set-up
  * fails or one() returns false (an op failed: FAILed). Returns how many
@@ -67,14 +67,14 @@ enum m_status {
  * Counters must be programmed and preloaded by the caller. Returns M_SMI if
  * an SMI was seen during the window (where the CPU can tell), M_FAULT when
  * start or stop failed. */
-int m_window(struct check_ctx *c, uint64_t mask, const struct workload *w,
-	     uint64_t iters) M_MUST_USE;
+M_MUST_USE int m_window(struct check_ctx *c, uint64_t mask, const struct workload *w,
+			uint64_t iters);
 /* The same window with one MSR written between start and the workload
  * (msr 0: none), for checks that override an enable the driver just set.
  * M_WRITE_GP when that write faults: the window ran without it, and what
  * the counters hold says nothing about the gate it was to set. */
-int m_window_write(struct check_ctx *c, uint64_t mask, uint32_t msr, uint64_t val,
-		   const struct workload *w, uint64_t iters) M_MUST_USE;
+M_MUST_USE int m_window_write(struct check_ctx *c, uint64_t mask, uint32_t msr, uint64_t val,
+			      const struct workload *w, uint64_t iters);
 
 /* N/2N differences over the repeats, signed (an SMI in the N window makes
  * one negative): the median, the extremes, and how many repeats equal the
@@ -90,8 +90,8 @@ struct mdiff {
  * (MSR_SMI_COUNT), elsewhere the median keeps a rare SMI out. ctr must be
  * programmed. Returns M_OK; M_SMI when one window saw an SMI in each of its
  * tries, M_FAULT, M_WRITE_GP (the write of msr faulted): *out not set. */
-int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint64_t val,
-	   const struct workload *w, uint64_t n, struct mdiff *out) M_MUST_USE;
+M_MUST_USE int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint64_t val,
+		      const struct workload *w, uint64_t n, struct mdiff *out);
 /* The N of the N/2N differences the counting, gate and filter checks
  * take: 10000 iterations of wl_loop, whose one extra event per iteration
  * (a leaking gate, a filter ignored, an event counted twice) stands far
@@ -106,7 +106,7 @@ int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint
 /* That overflow on ctr (programmed, interrupts off): an SMI in the window
  * does not matter, the wrap comes either way. False when an op failed
  * (FAILed). */
-bool m_overflow(struct check_ctx *c, unsigned ctr) M_MUST_USE;
+M_MUST_USE bool m_overflow(struct check_ctx *c, unsigned ctr);
 /* A forced overflow with its PMI: -M_PMI_PERIOD over M_PMI_ITERS
  * iterations of wl_loop (3000 instructions) wraps a third of the way in,
  * and the window runs on while the PMI is delivered (facts §8). */
@@ -115,7 +115,7 @@ bool m_overflow(struct check_ctx *c, unsigned ctr) M_MUST_USE;
 /* Events ctr, started alone, counts per M_N_ITERS iterations of wl_loop
  * with msr = val written after start (msr 0: none): the median of the N/2N
  * differences into *out. Returns m_diff's status. */
-int m_per_n(struct check_ctx *c, unsigned ctr, uint32_t msr, uint64_t val, int64_t *out) M_MUST_USE;
+M_MUST_USE int m_per_n(struct check_ctx *c, unsigned ctr, uint32_t msr, uint64_t val, int64_t *out);
 /* Fails c for a measurement that returned st (not M_OK), naming what was
  * measured (what) and msr, the write inside the window: the gate write
  * raised #GP, SMIs kept disturbing the windows, or a driver op faulted
@@ -185,8 +185,8 @@ void pmi_end(struct check_ctx *c);
  * PMI_TPR), stop with interrupts off. Returns M_SMI when an SMI was counted
  * during the window (only where MSR_SMI_COUNT reads): its SMM code may have
  * been counted; M_FAULT when start or stop failed (m_op FAILed the check). */
-int pmi_run(struct check_ctx *c, uint64_t mask, const struct workload *w,
-	    uint64_t iters) M_MUST_USE;
+M_MUST_USE int pmi_run(struct check_ctx *c, uint64_t mask, const struct workload *w,
+		       uint64_t iters);
 /* FAILs (and returns true) for what the service saw that no healthy PMU
  * does: a driver op that failed in the handler, an overflow flag that will
  * not clear, a PMI storm, interrupts on the wrong vector, PMIs that found
