@@ -13,8 +13,10 @@ EFIINC     := /usr/include/efi
 EFILIB     := /usr/lib
 EFICRT0    := $(EFILIB)/crt0-efi-x86_64.o
 
+# -Werror=unused-result: a dropped driver-op result (PMU_MUST_USE) fails
+# the build even where -Werror is overridden.
 WARN       := -MMD -MP -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-              -Wno-missing-field-initializers
+              -Wno-missing-field-initializers -Werror=unused-result
 # Target: freestanding, no SSE anywhere (handlers and firmware state stay safe).
 CFLAGS_EFI := -std=c11 -Os -g0 -ffreestanding -fvisibility=hidden -ffunction-sections -fdata-sections -fno-builtin -fpic -fshort-wchar \
               -fno-stack-protector -fno-stack-check -fno-strict-aliasing \

@@ -92,22 +92,32 @@ bool apic_in_service(unsigned vector)
 	return (apic_read(APIC_ISR0 + (vector / 32) * 0x10) >> (vector % 32)) & 1;
 }
 
-/* xAPIC: wait until the ICR has sent the previous IPI (delivery status,
- * SDM Vol. 3A 11.6.1); x2APIC has no such bit. Bounded to about 1 ms. */
-static int icr_idle(void)
+bool apic_wait_us(bool (*done)(const void *arg), const void *arg, uint64_t us)
 {
-	uint64_t per_us = hw_tsc_per_us() ? hw_tsc_per_us() : 4000;
+	uint64_t per_us = hw_wait_ticks_per_us();
+	uint64_t limit = us > UINT64_MAX / per_us ? UINT64_MAX : us * per_us;
 	uint64_t t0 = hw_rdtsc();
 
-	if (mode != APIC_MODE_XAPIC)
-		return 0;
-	while (apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING) {
-		if (hw_rdtsc() - t0 > 1000 * per_us)
-			return -1;
+	while (!(done && done(arg))) {
+		if (hw_rdtsc() - t0 >= limit)
+			return done && done(arg);
 		hw_relax();
 	}
-	return 0;
+	return true;
 }
+
+/* The ICR has sent the previous IPI (delivery status, SDM Vol. 3A 11.6.1);
+ * x2APIC has no such bit. */
+static bool icr_sent(const void *arg)
+{
+	(void)arg;
+	return mode != APIC_MODE_XAPIC || !(apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING);
+}
+
+/* How long the ICR may stay busy before a send is called failed. */
+#define ICR_IDLE_US 1000
+
+static int icr_idle(void) { return apic_wait_us(icr_sent, 0, ICR_IDLE_US) ? 0 : -1; }
 
 /* Writes the ICR with interrupts off so that an interrupt handler cannot
  * change ICR_HI between the two xAPIC writes. */

@@ -69,4 +69,10 @@ int apic_self_ipi(uint8_t vector);
  * valid ICR combinations). Returns 0, or -1 if the ICR stayed busy. */
 int apic_self_nmi(void);
 
+/* Spins (hw_relax) until done(arg) holds or `us` microseconds have passed,
+ * timed by the TSC at hw_wait_ticks_per_us(): the one bounded wait of the
+ * APIC code, the PMI service and the APIC checks. done may be 0 (a plain
+ * delay). Returns whether done held, asked once more at the deadline. */
+bool apic_wait_us(bool (*done)(const void *arg), const void *arg, uint64_t us);
+
 #endif

@@ -7,7 +7,6 @@
 static isr_handler_fn handlers[256];
 static void (*fatal_report)(const char *line);
 static struct pmh_jmpbuf *fatal_recover;
-static uint64_t n_fixups;
 static uint64_t n_unexpected_nmi;
 
 void isr_set_handler(unsigned vector, isr_handler_fn fn)
@@ -22,9 +21,18 @@ void isr_set_fatal(void (*report)(const char *line), struct pmh_jmpbuf *recover)
 	fatal_recover = recover;
 }
 
-uint64_t isr_fixups(void) { return n_fixups; }
-
 uint64_t isr_unexpected_nmis(void) { return n_unexpected_nmi; }
+
+/* One line of a fatal report: six registers, named by fmt. */
+static void report_regs(const char *fmt, unsigned long long a, unsigned long long b,
+			unsigned long long c, unsigned long long d, unsigned long long e,
+			unsigned long long g)
+{
+	char line[160];
+
+	pmh_fmt(line, sizeof(line), fmt, a, b, c, d, e, g);
+	fatal_report(line);
+}
 
 static void fatal(struct int_frame *f)
 {
@@ -39,18 +47,10 @@ static void fatal(struct int_frame *f)
 			(unsigned long long)f->vector, (unsigned long long)f->error,
 			(unsigned long long)f->rip);
 		fatal_report(line);
-		pmh_fmt(line, sizeof(line),
-			"fatal: rax=%llx rbx=%llx rcx=%llx rdx=%llx rsi=%llx rdi=%llx",
-			(unsigned long long)f->rax, (unsigned long long)f->rbx,
-			(unsigned long long)f->rcx, (unsigned long long)f->rdx,
-			(unsigned long long)f->rsi, (unsigned long long)f->rdi);
-		fatal_report(line);
-		pmh_fmt(line, sizeof(line),
-			"fatal: rbp=%llx rsp=%llx r8=%llx r9=%llx rflags=%llx cs=%llx",
-			(unsigned long long)f->rbp, (unsigned long long)f->rsp,
-			(unsigned long long)f->r8, (unsigned long long)f->r9,
-			(unsigned long long)f->rflags, (unsigned long long)f->cs);
-		fatal_report(line);
+		report_regs("fatal: rax=%llx rbx=%llx rcx=%llx rdx=%llx rsi=%llx rdi=%llx", f->rax,
+			    f->rbx, f->rcx, f->rdx, f->rsi, f->rdi);
+		report_regs("fatal: rbp=%llx rsp=%llx r8=%llx r9=%llx rflags=%llx cs=%llx", f->rbp,
+			    f->rsp, f->r8, f->r9, f->rflags, f->cs);
 	}
 #ifndef PMH_HOST
 	if (fatal_recover) {
@@ -79,7 +79,6 @@ void isr_dispatch(struct int_frame *f)
 	if (v == VEC_GP || v == VEC_UD) {
 		uint64_t fix = isr_fixup_for(f->rip);
 		if (fix) {
-			n_fixups++;
 			f->rax = v; /* the accessor returns the vector */
 			f->rip = fix;
 			return;

@@ -38,29 +38,44 @@ static unsigned open_depth;
 
 static void unmask(void) { apic_lvt_pc_write(lvt_armed); }
 
-static uint64_t tsc_per_us(void) { return hw_tsc_per_us() ? hw_tsc_per_us() : 4000; }
+/* Records a driver op of the handler that failed, for pmi_trouble() to
+ * name: a failed re-arm or restart would otherwise read as a lost PMI, a
+ * failed collect as a spurious one. */
+static void op_result(int e, const char *what)
+{
+	if (e == HW_OK)
+		return;
+	stats.op_failed++;
+	stats.op_what = what;
+	stats.op_err = (uint32_t)e;
+}
 
 static void storm(struct pmu *p)
 {
-	p->ops->stop(p, pmu_all_mask(p));
+	op_result(p->ops->stop(p, pmu_all_mask(p)), "stop");
 	stats.storm = true;
 	apic_lvt_pc_write(lvt_armed | LVT_MASKED);
 }
 
 /* The family's collect step. When it gives up (a flag still set after
- * Linux's 100 rounds, facts §9) the flags still pending are stuck: they are
- * recorded and the overflows collected are kept. Returns true when stuck. */
+ * PMU_PMI_MAX_ROUNDS rounds, facts §9) the flags still pending are stuck:
+ * they are recorded and the overflows collected are kept. Any other error
+ * is an op failure. Returns true when stuck. */
 static bool collect(struct pmu *p, uint64_t *mask)
 {
 	uint64_t left = 0;
+	int e;
 
 	*mask = 0;
-	if (p->ops->pmi_collect(p, mask) == 0 || !*mask)
+	e = p->ops->pmi_collect(p, mask);
+	if (e == HW_OK)
 		return false;
-	if (p->ops->overflow_status(p, &left) != 0 || !(left & *mask))
-		return false; /* an access fault, not a flag that stays */
-	stats.stuck |= left & pmu_all_mask(p);
-	return true;
+	if (*mask && p->ops->overflow_status(p, &left) == HW_OK && (left & *mask)) {
+		stats.stuck |= left & pmu_all_mask(p);
+		return true;
+	}
+	op_result(e, "collect"); /* an access fault, not a flag that stays */
+	return false;
 }
 
 static void classify(uint32_t flags, uint64_t mask, uint64_t tsc)
@@ -69,7 +84,7 @@ static void classify(uint32_t flags, uint64_t mask, uint64_t tsc)
 		seen_real = true;
 		last_real = tsc;
 	} else if ((flags & PMU_PMI_LATE_ECHO) && seen_real &&
-		   tsc - last_real < PMI_ECHO_US * tsc_per_us()) {
+		   tsc - last_real < PMI_ECHO_US * hw_wait_ticks_per_us()) {
 		stats.echo++;
 	} else {
 		stats.spurious++;
@@ -134,12 +149,12 @@ static void pmi_handler(struct int_frame *f)
 	}
 	for (unsigned i = 0; i < p->n && i < PMU_MAX_COUNTERS; i++)
 		if ((mask & (1ull << i)) && reload[i])
-			pmu_preload(p, i, reload[i]);
+			op_result(pmu_preload(p, i, reload[i]), "re-arm");
 	if ((flags & PMU_PMI_AUTOMASK) && (flags & PMU_PMI_UNMASK_LATE))
 		unmask();
 	if (delivery == PMI_FIXED)
 		apic_eoi();
-	p->ops->start(p, p->active);
+	op_result(p->ops->start(p, p->active), "restart");
 }
 
 /* An interrupt in the PMI's class but not on LVTPC's vector while armed:
@@ -250,6 +265,9 @@ void pmi_reset_stats(void)
 	stats.stuck = 0;
 	stats.wrong_vector = 0;
 	stats.stray_vector = 0;
+	stats.op_failed = 0;
+	stats.op_what = 0;
+	stats.op_err = 0;
 	stats.storm = false;
 	seen_real = false;
 }
@@ -276,29 +294,22 @@ void pmi_window_close(const struct pmi_window *w)
 		hw_irq_enable();
 }
 
+static bool pmis_reached(const void *total)
+{
+	return stats.total >= *(const uint64_t *)total;
+}
+
 bool pmi_wait(uint64_t total, uint64_t timeout_us)
 {
-	/* Without a calibrated TSC assume 4 GHz: never shorter than asked on a
-	 * clock up to 4 GHz. */
-	uint64_t per_us = tsc_per_us();
-	uint64_t limit = timeout_us > UINT64_MAX / per_us ? UINT64_MAX : timeout_us * per_us;
 	/* A fixed-vector PMI cannot arrive with IF = 0, which is how firmware
 	 * may run an AP procedure: open a PMI window for the wait only. */
 	bool open = armed && delivery == PMI_FIXED && !hw_irq_enabled();
 	struct pmi_window w;
-	bool ok = true;
-	uint64_t t0;
+	bool ok;
 
 	if (open)
 		pmi_window_open(&w);
-	t0 = hw_rdtsc();
-	while (stats.total < total) {
-		if (hw_rdtsc() - t0 >= limit) {
-			ok = stats.total >= total;
-			break;
-		}
-		hw_relax();
-	}
+	ok = apic_wait_us(pmis_reached, &total, timeout_us);
 	if (open)
 		pmi_window_close(&w);
 	return ok;

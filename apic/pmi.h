@@ -54,6 +54,11 @@ struct pmi_stats {
 	uint64_t stuck;	       /* counters whose overflow flag would not clear */
 	uint64_t wrong_vector; /* interrupts on PMI_STRAY_FIRST..LAST while armed */
 	uint32_t stray_vector; /* the vector of the last of them */
+	/* driver ops that failed in the handler, which has no check to fail:
+	 * how many, and the last one's step and enum hw_err */
+	uint64_t op_failed;
+	const char *op_what;
+	uint32_t op_err;
 	bool storm; /* the storm guard tripped (or a flag stuck) and stopped the counters */
 };
 

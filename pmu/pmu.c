@@ -285,8 +285,10 @@ static void probe(struct pmu *p)
 		return;
 	}
 	st = hw_rdmsr(c0->ctr_msr, &back);
-	if (p->ops->write(p, k, orig & pmu_width_mask(c0->width), PMU_WRITE_FULL) != HW_OK)
-		p->ops->write(p, k, orig, PMU_WRITE_LEGACY);
+	if (p->ops->write(p, k, orig & pmu_width_mask(c0->width), PMU_WRITE_FULL) != HW_OK &&
+	    p->ops->write(p, k, orig, PMU_WRITE_LEGACY) != HW_OK) {
+		/* the firmware's value is lost; the probe's verdict stands */
+	}
 	if (st != HW_OK || back != val) {
 		p->status = PMU_NOT_FUNCTIONAL;
 		pmh_fmt(p->reason, sizeof(p->reason),

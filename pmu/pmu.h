@@ -11,6 +11,10 @@
 #include "msr.h"
 
 #define PMU_MAX_COUNTERS 32
+/* On every op and helper that returns an enum hw_err: a caller that drops
+ * the result fails the build (-Werror=unused-result), so that no failure
+ * reads on as a measurement. */
+#define PMU_MUST_USE __attribute__((warn_unused_result))
 
 enum pmu_status { PMU_ABSENT, PMU_NOT_FUNCTIONAL, PMU_FUNCTIONAL };
 
@@ -123,28 +127,31 @@ struct pmu_ops {
 	enum pmu_driver_id id;
 	/* Fill counters, widths, MSRs and capabilities from CPUID; no MSR writes.
 	 * Returns HW_OK, or an error with p->reason set. */
-	int (*init)(struct pmu *p);
+	PMU_MUST_USE int (*init)(struct pmu *p);
 	/* Program flat counter ctr (stopped) with an event and PMU_F_* flags. */
-	int (*program)(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags);
+	PMU_MUST_USE int (*program)(struct pmu *p, unsigned ctr, const struct pmu_event *ev,
+				    uint32_t flags);
 	/* Write a counter through a path; val is what the counter should hold. */
-	int (*write)(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path);
-	int (*read)(struct pmu *p, unsigned ctr, uint64_t *val);
+	PMU_MUST_USE int (*write)(struct pmu *p, unsigned ctr, uint64_t val,
+				  enum pmu_write_path path);
+	PMU_MUST_USE int (*read)(struct pmu *p, unsigned ctr, uint64_t *val);
 	/* Start / stop the counters in mask (enable bits and global control). */
-	int (*start)(struct pmu *p, uint64_t mask);
-	int (*stop)(struct pmu *p, uint64_t mask);
+	PMU_MUST_USE int (*start)(struct pmu *p, uint64_t mask);
+	PMU_MUST_USE int (*stop)(struct pmu *p, uint64_t mask);
 	/* Counters whose overflow is pending (status, CCCR.OVF or sign bit). */
-	int (*overflow_status)(struct pmu *p, uint64_t *mask);
+	PMU_MUST_USE int (*overflow_status)(struct pmu *p, uint64_t *mask);
 	/* Clear the pending overflow of the counters in mask. */
-	int (*ack)(struct pmu *p, uint64_t mask);
+	PMU_MUST_USE int (*ack)(struct pmu *p, uint64_t mask);
 	/* PMI protocol step: stop counting, collect and clear every pending
 	 * overflow until none is left; returns the flat mask collected. */
-	int (*pmi_collect)(struct pmu *p, uint64_t *mask);
+	PMU_MUST_USE int (*pmi_collect)(struct pmu *p, uint64_t *mask);
 	/* Disable and zero every counter and clear all status. */
-	int (*reset)(struct pmu *p);
+	PMU_MUST_USE int (*reset)(struct pmu *p);
 	/* The PMU MSRs this family documents. */
 	size_t (*msrs)(struct pmu *p, struct pmu_msr_desc *out, size_t max);
 	/* The encoding of a generic event for a counter, or HW_UNSUPPORTED / HW_REFUSED. */
-	int (*generic_event)(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out);
+	PMU_MUST_USE int (*generic_event)(struct pmu *p, enum pmu_generic g, unsigned ctr,
+					  struct pmu_event *out);
 	/* Optional: undo what the driver set beyond the counters (Skylake's
 	 * TSX force-abort) before the harness returns to the firmware. */
 	void (*release)(struct pmu *p);
@@ -185,7 +192,7 @@ const char *pmu_status_name(enum pmu_status s);
 uint64_t pmu_width_mask(unsigned bits);
 /* Preload so that the counter overflows after exactly n events (n >= 1,
  * n <= pmu_max_period(), else HW_REFUSED); uses the PRELOAD path. */
-int pmu_preload(struct pmu *p, unsigned ctr, uint64_t n);
+PMU_MUST_USE int pmu_preload(struct pmu *p, unsigned ctr, uint64_t n);
 uint64_t pmu_max_period(const struct pmu *p, unsigned ctr);
 uint64_t pmu_all_mask(const struct pmu *p);
 /* Sign-bit overflow (facts §9 step 2), for families without a status flag:
@@ -194,7 +201,7 @@ uint64_t pmu_all_mask(const struct pmu *p);
 void pmu_track_armed(struct pmu *p, unsigned ctr, uint64_t held);
 /* ORs into *mask the armed counters whose top bit is clear; returns HW_OK
  * or the first read fault (the other counters are still scanned). */
-int pmu_sign_overflow(struct pmu *p, uint64_t *mask);
+PMU_MUST_USE int pmu_sign_overflow(struct pmu *p, uint64_t *mask);
 
 /* The P6-style event select (P6, arch, KNC, AMD) of an event with flags,
  * EN clear; event[11:8] of a 12-bit AMD event goes to bits 35:32 (facts §1). */

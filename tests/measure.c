@@ -1,8 +1,10 @@
 #include "measure.h"
 #include "../pmu/msr.h"
 #include "../lib/str.h"
+#include "../lib/fmt.h"
+#include "../apic/pmi.h"
 
-#define MAX_REPEAT 1001
+#define MAX_REPEAT 1001 /* repeats at most (the repeat option), odd */
 #define M_TRIES 5 /* windows tried before SMIs are said to keep disturbing */
 
 const char *m_gen_name(enum pmu_generic g)
@@ -16,35 +18,149 @@ const char *m_gen_name(enum pmu_generic g)
 void m_quiesce(struct check_ctx *c)
 {
 	struct pmu *p = c->pmu;
-	p->ops->stop(p, pmu_all_mask(p));
-	p->ops->reset(p);
+	int e = p->ops->stop(p, pmu_all_mask(p));
+
+	e |= p->ops->reset(p);
+	(void)e; /* not judged: see measure.h */
+}
+
+/* The counter(s) an op was on: one counter by name, the PMU for mask 0. */
+static void who(const struct pmu *p, uint64_t mask, char *buf, size_t len)
+{
+	if (!mask)
+		pmh_fmt(buf, len, "%s", p->name);
+	else if (!(mask & (mask - 1)) && mask < (1ull << p->n))
+		pmh_fmt(buf, len, "%s", p->ctr[__builtin_ctzll(mask)].name);
+	else
+		pmh_fmt(buf, len, "counters 0x%llx", (unsigned long long)mask);
+}
+
+bool m_op(struct check_ctx *c, int e, enum m_op op, uint64_t mask, uint64_t arg)
+{
+	/* names in place, not pointers: no relocation entries in the image */
+	static const char name[][24] = {
+	    [MO_PROGRAM] = "programming",
+	    [MO_WRITE] = "write",
+	    [MO_READ] = "read",
+	    [MO_START] = "start",
+	    [MO_STOP] = "stop",
+	    [MO_STATUS] = "overflow status read",
+	    [MO_ACK] = "ack",
+	    [MO_PRELOAD] = "preload",
+	};
+	char w[24], what[48];
+
+	if (e == HW_OK)
+		return true;
+	who(c->pmu, mask, w, sizeof(w));
+	if (op == MO_PRELOAD)
+		pmh_fmt(what, sizeof(what), "preload of -%llu", (unsigned long long)arg);
+	else if (op == MO_WRITE)
+		pmh_fmt(what, sizeof(what), "write of 0x%llx", (unsigned long long)arg);
+	else
+		pmh_fmt(what, sizeof(what), "%s", name[op]);
+	if (e == HW_UNSUPPORTED)
+		check_skip(c, "%s: %s: not supported by %s", w, what, c->pmu->name);
+	else
+		check_fail(c, "%s: %s failed: %s", w, what, hw_err_name(e));
+	return false;
+}
+
+bool m_preload(struct check_ctx *c, unsigned ctr, uint64_t n)
+{
+	return m_op(c, pmu_preload(c->pmu, ctr, n), MO_PRELOAD, 1ull << ctr, n);
+}
+
+bool m_write(struct check_ctx *c, unsigned ctr, uint64_t v, enum pmu_write_path path)
+{
+	return m_op(c, c->pmu->ops->write(c->pmu, ctr, v, path), MO_WRITE, 1ull << ctr, v);
+}
+
+bool m_read(struct check_ctx *c, unsigned ctr, uint64_t *v)
+{
+	return m_op(c, c->pmu->ops->read(c->pmu, ctr, v), MO_READ, 1ull << ctr, 0);
+}
+
+bool m_start(struct check_ctx *c, uint64_t mask)
+{
+	return m_op(c, c->pmu->ops->start(c->pmu, mask), MO_START, mask, 0);
+}
+
+bool m_stop(struct check_ctx *c, uint64_t mask)
+{
+	return m_op(c, c->pmu->ops->stop(c->pmu, mask), MO_STOP, mask, 0);
+}
+
+bool m_ovf(struct check_ctx *c, uint64_t *mask)
+{
+	return m_op(c, c->pmu->ops->overflow_status(c->pmu, mask), MO_STATUS, 0, 0);
+}
+
+bool m_ack(struct check_ctx *c, uint64_t mask)
+{
+	return m_op(c, c->pmu->ops->ack(c->pmu, mask), MO_ACK, mask, 0);
 }
 
 int m_setup(struct check_ctx *c, unsigned ctr, enum pmu_generic g, uint32_t flags)
 {
 	struct pmu *p = c->pmu;
 	struct pmu_event ev;
+	int e;
 
-	if (ctr >= p->n || p->ops->generic_event(p, g, ctr, &ev) != 0)
-		return -1;
-	p->ops->stop(p, 1ull << ctr);
-	if (p->ops->program(p, ctr, &ev, flags) != HW_OK)
-		return -1;
-	if (p->ops->write(p, ctr, 0, PMU_WRITE_PRELOAD) != HW_OK)
-		return -1;
-	return 0;
+	if (ctr >= p->n || p->ops->generic_event(p, g, ctr, &ev) != HW_OK)
+		return M_REFUSED;
+	if (!m_stop(c, 1ull << ctr))
+		return M_FAULT;
+	/* a refusal is the driver's answer for this counter and these flags,
+	 * for the caller to take; a fault is a failure */
+	e = p->ops->program(p, ctr, &ev, flags);
+	if (e == HW_REFUSED || e == HW_UNSUPPORTED)
+		return M_REFUSED;
+	if (!m_op(c, e, MO_PROGRAM, 1ull << ctr, 0) || !m_write(c, ctr, 0, PMU_WRITE_PRELOAD))
+		return M_FAULT;
+	return M_OK;
+}
+
+bool m_setup_or_fail(struct check_ctx *c, unsigned ctr, enum pmu_generic g, uint32_t flags)
+{
+	int st = m_setup(c, ctr, g, flags);
+	char w[24];
+
+	if (st == M_REFUSED) {
+		who(c->pmu, 1ull << ctr, w, sizeof(w));
+		check_fail(c, "%s: programming %s (flags 0x%x) refused", w, m_gen_name(g), flags);
+	}
+	return st == M_OK;
+}
+
+unsigned m_each_counter(struct check_ctx *c, enum pmu_generic g, uint32_t flags, m_counter_fn one,
+			void *arg)
+{
+	unsigned tested = 0;
+
+	for (unsigned i = 0; i < c->pmu->n; i++) {
+		int st = m_setup(c, i, g, flags);
+		if (st == M_REFUSED)
+			continue;
+		tested++;
+		if (st != M_OK || !one(c, i, arg))
+			break;
+	}
+	return tested;
 }
 
 int m_counter_for(struct check_ctx *c, enum pmu_generic g, unsigned from)
 {
 	struct pmu_event ev;
 	for (unsigned i = from; i < c->pmu->n; i++)
-		if (c->pmu->ops->generic_event(c->pmu, g, i, &ev) == 0)
+		if (c->pmu->ops->generic_event(c->pmu, g, i, &ev) == HW_OK)
 			return (int)i;
 	return -1;
 }
 
-bool m_smi_count(const struct check_ctx *c, uint64_t *v)
+/* MSR_SMI_COUNT (0x34, Intel from Nehalem on) where it reads: false
+ * elsewhere, where an SMI cannot be told. */
+static bool m_smi_count(const struct check_ctx *c, uint64_t *v)
 {
 	return c->cpu->vendor == VENDOR_INTEL && hw_rdmsr(MSR_SMI_COUNT, v) == HW_OK;
 }
@@ -65,15 +181,21 @@ int m_window_write(struct check_ctx *c, uint64_t mask, uint32_t msr, uint64_t va
 
 	/* The firmware's timer must not land inside the window. */
 	hw_irq_disable();
-	p->ops->start(p, mask);
+	int on = p->ops->start(p, mask);
 	if (msr)
 		wst = hw_wrmsr(msr, val);
 	hw_run_workload(w, iters);
-	p->ops->stop(p, mask);
+	int off = p->ops->stop(p, mask);
 	if (irq)
 		hw_irq_enable();
+	if (!m_op(c, on, MO_START, mask, 0))
+		return M_FAULT;
+	/* Not measured. A stop refused too is the same write refused again
+	 * (the gate and stop() write one register): the gate write names it. */
 	if (wst != HW_OK)
 		return M_WRITE_GP;
+	if (!m_op(c, off, MO_STOP, mask, 0))
+		return M_FAULT;
 	if (smi && m_smi_count(c, &smi1) && smi1 != smi0)
 		return M_SMI;
 	return M_OK;
@@ -92,21 +214,21 @@ static unsigned repeats(const struct check_ctx *c)
 static int zero_and_run(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr,
 			uint64_t val, const struct workload *w, uint64_t iters, uint64_t *out)
 {
-	struct pmu *p = c->pmu;
 	for (int tries = 0; tries < M_TRIES; tries++) {
-		if (p->ops->write(p, ctr, 0, PMU_WRITE_PRELOAD) != HW_OK)
+		if (!m_write(c, ctr, 0, PMU_WRITE_PRELOAD))
 			return M_FAULT;
 		int st = m_window_write(c, start, msr, val, w, iters);
 		if (st == M_SMI)
 			continue; /* disturbed by an SMI: repeat, never report */
 		if (st != M_OK)
 			return st;
-		return p->ops->read(p, ctr, out) == HW_OK ? M_OK : M_FAULT;
+		return m_read(c, ctr, out) ? M_OK : M_FAULT;
 	}
 	return M_SMI;
 }
 
-void m_stat(uint64_t *v, unsigned n, struct stat3 *out)
+/* min/median/max of v[0..n-1] (sorted in place). */
+static void m_stat(uint64_t *v, unsigned n, struct stat3 *out)
 {
 	for (unsigned i = 1; i < n; i++) { /* insertion sort: n is small */
 		uint64_t x = v[i];
@@ -134,9 +256,9 @@ int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint
 	for (unsigned r = 0; r < rep; r++) {
 		uint64_t a, b;
 		int st = zero_and_run(c, ctr, start, msr, val, w, n, &a);
-		if (st == 0)
+		if (st == M_OK)
 			st = zero_and_run(c, ctr, start, msr, val, w, 2 * n, &b);
-		if (st)
+		if (st != M_OK)
 			return st;
 		/* sign-extend the difference from the counter's width */
 		m_buf[r] = (uint64_t)((int64_t)((b - a) << sh) >> sh) ^ SIGN_FLIP;
@@ -149,20 +271,13 @@ int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint
 	out->agree = 0;
 	for (unsigned r = 0; r < rep; r++)
 		out->agree += m_buf[r] == s.med;
-	return 0;
+	return M_OK;
 }
 
-int m_events(struct check_ctx *c, unsigned ctr, const struct workload *w, uint64_t n,
-	     struct stat3 *out)
+bool m_overflow(struct check_ctx *c, unsigned ctr)
 {
-	struct mdiff d = { 0, 0, 0, 0, 0 };
-	uint64_t mask = pmu_width_mask(c->pmu->ctr[ctr].width);
-	int st = m_diff(c, ctr, 1ull << ctr, 0, 0, w, n, &d);
-
-	out->min = (uint64_t)d.min & mask;
-	out->med = (uint64_t)d.med & mask;
-	out->max = (uint64_t)d.max & mask;
-	return st;
+	return m_preload(c, ctr, M_OVF_PERIOD) &&
+	       m_window(c, 1ull << ctr, &wl_loop, M_OVF_ITERS) != M_FAULT;
 }
 
 int m_per_n(struct check_ctx *c, unsigned ctr, uint32_t msr, uint64_t val, int64_t *out)
@@ -183,10 +298,14 @@ void m_fail_status(struct check_ctx *c, int st, uint32_t msr, const char *what)
 			   "%s: the measurement kept being disturbed (an SMI in each of %u "
 			   "windows): not measured",
 			   what, M_TRIES);
-	else
+	else if (c->v != V_FAIL && c->v != V_SKIP)
 		check_fail(c, "%s: the measurement faulted (preloading or reading the counter)",
 			   what);
 }
+
+#define AMD_FAMILY_ZEN 0x17 /* Zen: family 17h on */
+#define AMD_SLACK_K7   8
+#define AMD_SLACK_ZEN  4
 
 unsigned m_slack(const struct check_ctx *c)
 {
@@ -195,8 +314,8 @@ unsigned m_slack(const struct check_ctx *c)
 	/* K8 BKDG §10.1 says only that identical measurements are not
 	 * assured, with no bound: the harness allows a few events, 8 per
 	 * window on K7 to Fam16h and 4 from Zen (family 17h) on, far below
-	 * the 10000 that one extra event per iteration adds to a window. */
-	return c->cpu->family >= 0x17 ? 4 : 8;
+	 * the M_N_ITERS that one extra event per iteration adds. */
+	return c->cpu->family >= AMD_FAMILY_ZEN ? AMD_SLACK_ZEN : AMD_SLACK_K7;
 }
 
 /* Value j of sample r lives in m_buf[j * M_CLEAN_MAX + r]: no buffer of
@@ -224,4 +343,99 @@ int m_median_clean(struct check_ctx *c, unsigned rep, unsigned k, m_sample_fn fn
 	for (unsigned j = 0; j < k; j++)
 		m_stat(&m_buf[j * M_CLEAN_MAX], got, &out[j]);
 	return (int)got;
+}
+
+/* ---- PMI windows ---- */
+
+bool pmi_trouble(struct check_ctx *c, const char *what)
+{
+	const volatile struct pmi_stats *s = pmi_stats();
+
+	if (s->op_failed) {
+		check_fail(c, "%s: %llu driver ops failed in the PMI handler, the last its %s: %s",
+			   what, (unsigned long long)s->op_failed, s->op_what,
+			   hw_err_name((int)s->op_err));
+		return true;
+	}
+	if (s->stuck) {
+		check_fail(c,
+			   "%s: overflow flag of counter mask 0x%llx will not clear (stuck bit): "
+			   "PMI storm stopped after %llu PMIs",
+			   what, (unsigned long long)s->stuck, (unsigned long long)s->total);
+		return true;
+	}
+	if (s->storm) {
+		check_fail(c, "%s: PMI storm: more than %u PMIs in one window", what,
+			   PMI_STORM_LIMIT);
+		return true;
+	}
+	if (s->wrong_vector) {
+		check_fail(c,
+			   "%s: %llu interrupts in LVTPC's class 0x%x-0x%x off its vector 0x%x, "
+			   "the last on vector 0x%x (PMI on the wrong vector), %llu on 0x%x",
+			   what, (unsigned long long)s->wrong_vector, PMI_STRAY_FIRST,
+			   PMI_STRAY_LAST, VEC_PMI, s->stray_vector, (unsigned long long)s->total,
+			   VEC_PMI);
+		return true;
+	}
+	if (s->spurious) {
+		check_fail(c, "%s: %llu of %llu PMIs found no overflow pending (spurious PMI)",
+			   what, (unsigned long long)s->spurious, (unsigned long long)s->total);
+		return true;
+	}
+	return false;
+}
+
+bool pmi_begin(struct check_ctx *c)
+{
+	const char *why = apic_lvt_pc_unusable(c->apic);
+	int st;
+	if (why) {
+		check_skip(c, "%s", why);
+		return false;
+	}
+	m_quiesce(c);
+	/* The reset acked every flag: one still set will not clear, and on
+	 * KNC's edge-triggered line it blocks every later PMI (§1.4.3.9). */
+	uint64_t left = 0;
+	if (!m_ovf(c, &left))
+		return false;
+	if (left) {
+		check_fail(c,
+			   "overflow flag of counter mask 0x%llx still set after the reset acked "
+			   "it: it will not clear (stuck bit)",
+			   (unsigned long long)left);
+		return false;
+	}
+	st = pmi_arm(c->pmu, c->opt->pmi);
+	if (st && !(pmi_stats()->total && pmi_trouble(c, "arming the PMI")))
+		check_fail(c,
+			   "arming the PMI failed (%d): LVTPC did not take the %s delivery value",
+			   st, c->opt->pmi == PMI_NMI ? "NMI" : "fixed-vector");
+	return st == 0;
+}
+
+void pmi_end(struct check_ctx *c)
+{
+	m_quiesce(c);
+	pmi_disarm();
+}
+
+int pmi_run(struct check_ctx *c, uint64_t mask, const struct workload *w, uint64_t iters)
+{
+	uint64_t smi0 = 0, smi1 = 0;
+	bool smi = m_smi_count(c, &smi0);
+	struct pmi_window win;
+
+	pmi_window_open(&win);
+	int on = c->pmu->ops->start(c->pmu, mask);
+	hw_run_workload(w, iters);
+	/* A fixed-vector PMI taken inside stop() would restart what stop()
+	 * stopped so far: it waits until stop() is done. */
+	hw_irq_disable();
+	int off = c->pmu->ops->stop(c->pmu, mask);
+	pmi_window_close(&win);
+	if (!m_op(c, on, MO_START, mask, 0) || !m_op(c, off, MO_STOP, mask, 0))
+		return M_FAULT;
+	return smi && m_smi_count(c, &smi1) && smi1 != smi0 ? M_SMI : M_OK;
 }

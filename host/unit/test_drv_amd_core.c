@@ -28,6 +28,12 @@
 static struct cpu_info ci;
 static struct pmu p;
 
+/* An op result this test reads by its effect, not by its value. */
+static void unjudged(int st)
+{
+	(void)st;
+}
+
 static void boot_as(const char *model, enum sim_fault f, enum pmu_driver_id force)
 {
 	assert_int_equal(sim_start(model, f), 0);
@@ -542,7 +548,7 @@ static struct obs observe(const char *model, enum sim_fault f)
 	/* counter 4: EN set, then the PMI step clears GlobalCtl (zen4) */
 	count(4, 0xc0, 0);
 	pmi_calls = 0;
-	(void)p.ops->pmi_collect(&p, &m);
+	unjudged(p.ops->pmi_collect(&p, &m));
 	assert_int_equal(p.ops->stop(&p, 0x5), HW_OK);
 	assert_int_equal(p.ops->program(&p, 4, &e, PMU_F_OS), HW_OK);
 	assert_int_equal(hw_wrmsr(CTL(4), msr(CTL(4)) | EVTSEL_EN), HW_OK);
@@ -559,11 +565,11 @@ static struct obs observe(const char *model, enum sim_fault f)
 	count(5, 0x76, 0);
 	assert_int_equal(pmu_preload(&p, 5, 10), HW_OK);
 	hw_run_workload(&wl_loop, 10);
-	(void)p.ops->overflow_status(&p, &m);
+	unjudged(p.ops->overflow_status(&p, &m));
 	o.status_after_n = m;
-	(void)p.ops->overflow_status(&p, &o.status_again);
-	(void)p.ops->ack(&p, m);
-	(void)p.ops->overflow_status(&p, &m);
+	unjudged(p.ops->overflow_status(&p, &o.status_again));
+	unjudged(p.ops->ack(&p, m));
+	unjudged(p.ops->overflow_status(&p, &m));
 	o.status_after_ack = m;
 	o.collect_st = p.ops->pmi_collect(&p, &m);
 	isr_set_handler(VEC_PMI, 0);

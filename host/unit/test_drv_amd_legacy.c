@@ -22,6 +22,12 @@
 static struct cpu_info ci;
 static struct pmu p;
 
+/* An op result this test reads by its effect, not by its value. */
+static void unjudged(int st)
+{
+	(void)st;
+}
+
 static void boot_as(const char *model, enum sim_fault f, enum pmu_driver_id force)
 {
 	assert_int_equal(sim_start(model, f), 0);
@@ -475,7 +481,7 @@ static struct obs observe(const char *model, enum sim_fault f)
 	hw_run_workload(&wl_loop, 50);
 	o.pmis = pmi_calls;
 	o.pmi_mask = pmi_mask;
-	(void)p.ops->overflow_status(&p, &m);
+	unjudged(p.ops->overflow_status(&p, &m));
 	isr_set_handler(VEC_PMI, 0);
 	assert_int_equal(hw_wrmsr(MSR_K7_PERFCTR0 + 2, ~0ull), HW_OK);
 	o.raw_hi = msr(MSR_K7_PERFCTR0 + 2) >> 48;

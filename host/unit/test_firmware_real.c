@@ -35,7 +35,7 @@ static bool old_probe(struct pmu *p)
 	uint64_t orig = 0, back = 0, val;
 	hw_rdmsr(p->ctr[0].ctr_msr, &orig);
 	val = (orig ^ 0xffffull) & 0x7fffffffull;
-	p->ops->write(p, 0, val, PMU_WRITE_LEGACY);
+	assert_int_equal(p->ops->write(p, 0, val, PMU_WRITE_LEGACY), HW_OK);
 	hw_rdmsr(p->ctr[0].ctr_msr, &back);
 	return back == val;
 }

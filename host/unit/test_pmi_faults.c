@@ -62,26 +62,26 @@ static void old_handler(struct int_frame *f)
 		old.spurious++;
 	old.ovf += m & 1;
 	if (++old.window > PMI_STORM_LIMIT) {
-		drv_p.ops->stop(&drv_p, pmu_all_mask(&drv_p));
+		assert_int_equal(drv_p.ops->stop(&drv_p, pmu_all_mask(&drv_p)), HW_OK);
 		apic_lvt_pc_write(LVT_MASKED | VEC_PMI);
 		apic_eoi();
 		return;
 	}
 	apic_lvt_pc_write(VEC_PMI);
 	apic_eoi();
-	drv_p.ops->start(&drv_p, drv_p.active);
+	assert_int_equal(drv_p.ops->start(&drv_p, drv_p.active), HW_OK);
 }
 
 /* Counter 0 overflows once under the fault; its flag then never clears. */
 static void storm_window(struct check_ctx *c)
 {
-	m_setup(c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
-	pmu_preload(&drv_p, 0, 500);
+	assert_int_equal(m_setup(c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT), M_OK);
+	assert_int_equal(pmu_preload(&drv_p, 0, 500), HW_OK);
 	drv_p.active = 0;
-	drv_p.ops->start(&drv_p, 1);
+	assert_int_equal(drv_p.ops->start(&drv_p, 1), HW_OK);
 	hw_run_workload(&wl_loop, 1000);
 	pmi_wait(2, 10000);
-	drv_p.ops->stop(&drv_p, 1);
+	assert_int_equal(drv_p.ops->stop(&drv_p, 1), HW_OK);
 }
 
 static void storm_named_stuck(void **st)
@@ -205,12 +205,14 @@ static bool old_simultaneous_passes(struct check_ctx *c)
 	uint64_t both = 1ull << a | 1ull << b;
 	bool merged = false;
 	assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
-	m_setup(c, (unsigned)a, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
-	m_setup(c, (unsigned)b, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
+	assert_int_equal(
+	    m_setup(c, (unsigned)a, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT), M_OK);
+	assert_int_equal(
+	    m_setup(c, (unsigned)b, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT), M_OK);
 	pmi_reset_stats();
-	pmu_preload(&drv_p, (unsigned)a, 1000);
-	pmu_preload(&drv_p, (unsigned)b, 1000);
-	pmi_run(c, both, &wl_loop, 1000);
+	assert_int_equal(pmu_preload(&drv_p, (unsigned)a, 1000), HW_OK);
+	assert_int_equal(pmu_preload(&drv_p, (unsigned)b, 1000), HW_OK);
+	assert_int_not_equal(pmi_run(c, both, &wl_loop, 1000), M_FAULT);
 	pmi_wait(1, 100000);
 	pmi_wait(2, 10000);
 	for (uint64_t k = 0; k < s->n_log && k < PMI_LOG; k++)
@@ -262,12 +264,16 @@ static void overflow_joins_request(void **st)
 		const volatile struct pmi_stats *s = pmi_stats();
 		for (uint64_t d = 0; d < 120; d++) {
 			assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
-			m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
-			m_setup(&c, 1, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
+			assert_int_equal(
+			    m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT),
+			    M_OK);
+			assert_int_equal(
+			    m_setup(&c, 1, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT),
+			    M_OK);
 			pmi_reset_stats();
-			pmu_preload(&drv_p, 0, 300);
-			pmu_preload(&drv_p, 1, 300 + d);
-			pmi_run(&c, 3, &wl_loop, 1000);
+			assert_int_equal(pmu_preload(&drv_p, 0, 300), HW_OK);
+			assert_int_equal(pmu_preload(&drv_p, 1, 300 + d), HW_OK);
+			assert_int_not_equal(pmi_run(&c, 3, &wl_loop, 1000), M_FAULT);
 			pmi_wait(3, 10000);
 			pmi_disarm();
 			if (s->spurious)
@@ -306,10 +312,10 @@ static void tpr_holds_fixed_interrupts(void **st)
 	/* a PMI window's TPR lets the PMI in */
 	struct check_ctx c = up("core2", SF_NONE, 0, 1);
 	assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
-	m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
+	assert_int_equal(m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT), M_OK);
 	pmi_reset_stats();
-	pmu_preload(&drv_p, 0, 500);
-	pmi_run(&c, 1, &wl_loop, 1000);
+	assert_int_equal(pmu_preload(&drv_p, 0, 500), HW_OK);
+	assert_int_not_equal(pmi_run(&c, 1, &wl_loop, 1000), M_FAULT);
 	assert_int_equal(pmi_stats()->total, 1);
 	pmi_disarm();
 	/* an NMI ignores the TPR */
@@ -337,16 +343,18 @@ static void pmi_keeps_interrupted_path(void **st)
 			uint64_t v = 0, n = k ? 7000 : 2000;
 			struct pmi_window w;
 			assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
-			m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
+			assert_int_equal(
+			    m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT),
+			    M_OK);
 			pmi_reset_stats();
-			pmu_preload(&drv_p, 0, n);
+			assert_int_equal(pmu_preload(&drv_p, 0, n), HW_OK);
 			pmi_window_open(&w);
-			drv_p.ops->start(&drv_p, 1);
+			assert_int_equal(drv_p.ops->start(&drv_p, 1), HW_OK);
 			hw_run_workload(&wl_loop, 1500);
 			hw_run_workload(&wl_loop, 1500);
-			drv_p.ops->stop(&drv_p, 1);
+			assert_int_equal(drv_p.ops->stop(&drv_p, 1), HW_OK);
 			pmi_window_close(&w);
-			drv_p.ops->read(&drv_p, 0, &v);
+			assert_int_equal(drv_p.ops->read(&drv_p, 0, &v), HW_OK);
 			e[k] = v + n;
 			assert_int_equal(pmi_stats()->total, 1);
 			pmi_disarm();

@@ -38,7 +38,7 @@ static uint64_t window_from_zero(struct check_ctx *c, unsigned i, uint64_t iters
 {
 	uint64_t v = 0;
 	assert_int_equal(c->pmu->ops->write(c->pmu, i, 0, PMU_WRITE_PRELOAD), HW_OK);
-	m_window(c, 1ull << i, &wl_loop, iters);
+	assert_int_not_equal(m_window(c, 1ull << i, &wl_loop, iters), M_FAULT);
 	assert_int_equal(c->pmu->ops->read(c->pmu, i, &v), HW_OK);
 	return v;
 }
@@ -56,10 +56,10 @@ static const volatile struct pmi_stats *one_pmi(struct check_ctx *c, uint32_t fl
 {
 	drv_p.pmi_flags = flags;
 	assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
-	m_setup(c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
+	assert_int_equal(m_setup(c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT), M_OK);
 	pmi_reset_stats();
-	pmu_preload(&drv_p, 0, 1000);
-	pmi_run(c, 1, &wl_loop, 1000);
+	assert_int_equal(pmu_preload(&drv_p, 0, 1000), HW_OK);
+	assert_int_not_equal(pmi_run(c, 1, &wl_loop, 1000), M_FAULT);
 	pmi_wait(2, 10000);
 	pmi_disarm();
 	return pmi_stats();
@@ -100,12 +100,12 @@ static void late_ack_old_unmask_false_fail(void **st)
 static const volatile struct pmi_stats *late_one(struct check_ctx *c, uint64_t d)
 {
 	assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
-	m_setup(c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
-	m_setup(c, 1, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
+	assert_int_equal(m_setup(c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT), M_OK);
+	assert_int_equal(m_setup(c, 1, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT), M_OK);
 	pmi_reset_stats();
-	pmu_preload(&drv_p, 0, 300);
-	pmu_preload(&drv_p, 1, 300 + d);
-	pmi_run(c, 3, &wl_loop, 1000);
+	assert_int_equal(pmu_preload(&drv_p, 0, 300), HW_OK);
+	assert_int_equal(pmu_preload(&drv_p, 1, 300 + d), HW_OK);
+	assert_int_not_equal(pmi_run(c, 3, &wl_loop, 1000), M_FAULT);
 	pmi_wait(3, 10000);
 	pmi_disarm();
 	return pmi_stats();
@@ -151,15 +151,15 @@ static bool old_rearm_fails(struct check_ctx *c)
 	const uint64_t n = 1000, iters = 10000;
 	uint64_t e = 0;
 	unsigned i = (unsigned)m_counter_for(c, GEN_INSTRUCTIONS, 0);
-	m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
+	assert_int_equal(m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR), M_OK);
 	e = window_from_zero(c, i, iters);
 	assert_int_equal(pmi_arm(c->pmu, PMI_FIXED), 0);
 	uint64_t hi = e / n, lo = hi - hi / 10 - 1;
-	m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
+	assert_int_equal(m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT), M_OK);
 	pmi_reset_stats();
 	pmi_set_reload(i, n);
-	pmu_preload(c->pmu, i, n);
-	pmi_run(c, 1ull << i, &wl_loop, iters);
+	assert_int_equal(pmu_preload(c->pmu, i, n), HW_OK);
+	assert_int_not_equal(pmi_run(c, 1ull << i, &wl_loop, iters), M_FAULT);
 	pmi_wait(lo, 100000);
 	pmi_wait(hi + 1, 10000);
 	uint64_t ovf = pmi_stats()->overflows[i];
@@ -207,9 +207,9 @@ static void old_pmi_run(struct check_ctx *c, uint64_t mask, uint64_t iters)
 {
 	bool irq = hw_irq_enabled();
 	hw_irq_enable();
-	c->pmu->ops->start(c->pmu, mask);
+	assert_int_equal(c->pmu->ops->start(c->pmu, mask), HW_OK);
 	hw_run_workload(&wl_loop, iters);
-	c->pmu->ops->stop(c->pmu, mask);
+	assert_int_equal(c->pmu->ops->stop(c->pmu, mask), HW_OK);
 	if (!irq)
 		hw_irq_disable();
 }
@@ -217,14 +217,14 @@ static void old_pmi_run(struct check_ctx *c, uint64_t mask, uint64_t iters)
 static uint64_t window_count(struct check_ctx *c, bool old)
 {
 	uint64_t v = 0;
-	m_setup(c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
+	assert_int_equal(m_setup(c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR), M_OK);
 	/* a tick due inside the window: it lands at the first access after */
 	sim.real.timer_next = sim.tsc + 2000;
 	if (old)
 		old_pmi_run(c, 1, 20000);
 	else
-		pmi_run(c, 1, &wl_loop, 20000);
-	c->pmu->ops->read(c->pmu, 0, &v);
+		assert_int_not_equal(pmi_run(c, 1, &wl_loop, 20000), M_FAULT);
+	assert_int_equal(c->pmu->ops->read(c->pmu, 0, &v), HW_OK);
 	return v;
 }
 
@@ -236,7 +236,7 @@ static void timer_in_window_held_off(void **st)
 		struct check_ctx c = up(models[k], SF_NONE, EFFECT(SE_INTERRUPTS), 1);
 		sim.real.smi_next = ~0ull; /* timer ticks only */
 		uint64_t ticks = sim.st.timer_irqs, clean = 0;
-		m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
+		assert_int_equal(m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR), M_OK);
 		clean = window_from_zero(&c, 0, 20000);
 		uint64_t old = window_count(&c, true);
 		assert_true(sim.st.timer_irqs > ticks);
@@ -247,7 +247,7 @@ static void timer_in_window_held_off(void **st)
 		assert_int_equal(apic_read(APIC_TPR), 0); /* put back */
 		assert_true(sim.st.timer_irqs > ticks); /* taken after the window */
 		c = up(models[k], SF_NONE, 0, 1);
-		m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
+		assert_int_equal(m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR), M_OK);
 		clean = window_from_zero(&c, 0, 20000);
 		assert_int_equal(window_count(&c, true), clean);
 	}
@@ -258,13 +258,13 @@ static void smi_in_window_counted(void **st)
 	(void)st;
 	struct check_ctx c = up("skylake", SF_NONE, EFFECT(SE_INTERRUPTS), 1);
 	sim.real.timer_next = ~0ull;
-	m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
+	assert_int_equal(m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR), M_OK);
 	sim.real.smi_next = sim.tsc + 2000; /* due inside the window */
 	assert_true(pmi_run(&c, 1, &wl_loop, 20000));
 	assert_false(pmi_run(&c, 1, &wl_loop, 20000)); /* the next is ms away */
 	/* without MSR_SMI_COUNT (before Nehalem) nothing can be told */
 	c = up("core2", SF_NONE, EFFECT(SE_INTERRUPTS), 1);
-	m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
+	assert_int_equal(m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR), M_OK);
 	sim.real.smi_next = sim.tsc + 2000;
 	assert_false(pmi_run(&c, 1, &wl_loop, 20000));
 	assert_int_equal(sim.st.smis, 1);
@@ -288,10 +288,12 @@ static void ap_wait_with_if0(void **st)
 		struct check_ctx c = up("opteron", SF_NONE, EFFECT(SE_SKID), seed);
 		hw_irq_disable(); /* how the firmware runs an AP procedure */
 		assert_int_equal(pmi_arm(&drv_p, PMI_FIXED), 0);
-		m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
+		assert_int_equal(m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT),
+				 M_OK);
 		pmi_reset_stats();
-		pmu_preload(&drv_p, 0, 2990); /* the skid outlasts the window */
-		pmi_run(&c, 1, &wl_loop, 1000);
+		/* the skid outlasts the window */
+		assert_int_equal(pmu_preload(&drv_p, 0, 2990), HW_OK);
+		assert_int_not_equal(pmi_run(&c, 1, &wl_loop, 1000), M_FAULT);
 		assert_false(old_wait(1, 10000)); /* stuck in IRR: "PMI lost" */
 		assert_true(pmi_wait(1, 10000));
 		assert_false(hw_irq_enabled()); /* IF = 0 again */

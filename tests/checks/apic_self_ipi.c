@@ -21,15 +21,10 @@ static void on_ipi(struct int_frame *f)
 	apic_eoi();
 }
 
-/* Spins until `hits` reaches n or us microseconds pass (TSC bounded). */
-static void wait_hits(unsigned n, uint64_t us)
-{
-	uint64_t per_us = hw_tsc_per_us() ? hw_tsc_per_us() : 4000;
-	uint64_t t0 = hw_rdtsc();
+static bool reached(const void *n) { return hits >= *(const unsigned *)n; }
 
-	while (hits < n && hw_rdtsc() - t0 < us * per_us)
-		hw_relax();
-}
+/* Waits until `hits` reaches n or us microseconds pass. */
+static void wait_hits(unsigned n, uint64_t us) { apic_wait_us(reached, &n, us); }
 
 static void run(struct check_ctx *c)
 {

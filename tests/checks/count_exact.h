@@ -18,49 +18,60 @@
 static inline bool count_matches(const struct mdiff *d, int64_t e, int64_t tol)
 {
 	if (!tol)
-		return d->med == e && d->agree * 2 > d->rep;
+		return m_exact(d, e);
 	return d->med >= e - tol && d->med <= e + tol;
+}
+
+/* What every counter is judged against, and the last one's difference. */
+struct exact {
+	enum pmu_generic g;
+	const struct workload *w;
+	int64_t e, tol; /* the expected count per M_N_ITERS, its tolerance */
+	const char *how;
+	struct mdiff d;
+};
+
+/* Counter i (set up): its N/2N difference against x->e. False when an op
+ * failed (FAILed). */
+static inline bool count_one(struct check_ctx *c, unsigned i, void *arg)
+{
+	struct exact *x = arg;
+	const char *name = c->pmu->ctr[i].name;
+	int st = m_diff(c, i, 1ull << i, 0, 0, x->w, M_N_ITERS, &x->d);
+
+	if (st != M_OK) {
+		m_fail_status(c, st, 0, name);
+		return st != M_FAULT;
+	}
+	if (!count_matches(&x->d, x->e, x->tol))
+		check_fail(c,
+			   "%s counting %s over %u iterations of %s: expected %lld %s, got %lld "
+			   "(%u of %u repeats; min %lld max %lld)",
+			   name, m_gen_name(x->g), M_N_ITERS, x->w->name, (long long)x->e, x->how,
+			   (long long)x->d.med, x->d.agree, x->d.rep, (long long)x->d.min,
+			   (long long)x->d.max);
+	return true;
 }
 
 static inline void count_exact(struct check_ctx *c, enum pmu_generic g, uint64_t per_iter,
 			       const struct workload *w)
 {
-	struct pmu *p = c->pmu;
-	const uint64_t n = 10000;
-	const int64_t e = (int64_t)(n * per_iter), tol = 2 * (int64_t)m_slack(c);
-	unsigned tested = 0;
-	struct mdiff d = {0, 0, 0, 0, 0};
+	struct exact x = {g, w, (int64_t)(M_N_ITERS * per_iter), m_diff_slack(c), 0, {0}};
 	char how[64];
 
-	if (tol)
-		pmh_fmt(how, sizeof(how), "within +-%lld (AMD: K8 BKDG §10.1)", (long long)tol);
+	if (x.tol)
+		pmh_fmt(how, sizeof(how), "within +-%lld (AMD: K8 BKDG §10.1)", (long long)x.tol);
 	else
 		pmh_fmt(how, sizeof(how), "exact in a majority of repeats");
+	x.how = how;
 	m_quiesce(c);
-	for (unsigned i = 0; i < p->n; i++) {
-		if (m_setup(c, i, g, PMU_F_OS | PMU_F_USR))
-			continue;
-		tested++;
-		if (m_diff(c, i, 1ull << i, 0, 0, w, n, &d)) {
-			check_fail(c, "%s: the measurement faulted or kept being disturbed",
-				   p->ctr[i].name);
-			continue;
-		}
-		if (!count_matches(&d, e, tol))
-			check_fail(
-			    c,
-			    "%s counting %s over %llu iterations of %s: expected %lld %s, got %lld "
-			    "(%u of %u repeats; min %lld max %lld)",
-			    p->ctr[i].name, m_gen_name(g), (unsigned long long)n, w->name,
-			    (long long)e, how, (long long)d.med, d.agree, d.rep, (long long)d.min,
-			    (long long)d.max);
-	}
+	unsigned tested = m_each_counter(c, g, PMU_F_OS | PMU_F_USR, count_one, &x);
 	m_quiesce(c);
 	if (!tested)
-		check_skip(c, "%s has no %s event", p->name, m_gen_name(g));
+		check_skip(c, "%s has no %s event", c->pmu->name, m_gen_name(g));
 	else
-		check_pass(c, "%u counters: %lld %s per %llu iterations, %s (N/2N difference)",
-			   tested, (long long)d.med, m_gen_name(g), (unsigned long long)n, how);
+		check_pass(c, "%u counters: %lld %s per %u iterations, %s (N/2N difference)",
+			   tested, (long long)x.d.med, m_gen_name(g), M_N_ITERS, how);
 }
 
 #endif

@@ -3,24 +3,48 @@
  * alias and the KNC / AMD / NetBurst counters keep every bit (KNC §1.4.3.2). */
 #include "../measure.h"
 
+/* Legacy writes take 32 bits and copy bit 31 into the bits above (facts
+ * §2): a value with it set, one with it clear (all 31 below set), and a
+ * small value under upper bits that must be dropped. */
+#define SX_BIT	 0x80000000ull
+#define SX_LOW	 0x7fffffffull
+#define SX_SMALL 0x1234ull
+#define SX_UPPER 0xffffffff00000000ull
+/* Full width: alternating bits over the whole width, top bit cleared. */
+#define FULL_PATTERN 0x5a5a5a5aa5a5a5a5ull
+
+/* Writes v through path and reads want back; FAILs naming what was
+ * written when the value is off. False when an op failed (FAILed). */
 static bool expect(struct check_ctx *c, unsigned i, uint64_t v, enum pmu_write_path path,
 		   uint64_t want, const char *what)
 {
 	struct pmu *p = c->pmu;
 	uint64_t got = 0;
-	if (p->ops->write(p, i, v, path) != HW_OK) {
-		check_fail(c, "%s: %s write of 0x%llx faulted", p->ctr[i].name, what,
-			   (unsigned long long)v);
+	int e = p->ops->write(p, i, v, path);
+
+	if (e != HW_OK) {
+		check_fail(c, "%s: %s write of 0x%llx failed: %s", p->ctr[i].name, what,
+			   (unsigned long long)v, hw_err_name(e));
 		return false;
 	}
-	p->ops->read(p, i, &got);
-	if (got != want) {
+	if (!m_read(c, i, &got))
+		return false;
+	if (got != want)
 		check_fail(c, "%s: %s write of 0x%llx: expected 0x%llx, got 0x%llx", p->ctr[i].name,
 			   what, (unsigned long long)v, (unsigned long long)want,
 			   (unsigned long long)got);
-		return false;
-	}
 	return true;
+}
+
+/* bit 31 set: upper bits follow it; clear: they are 0. False when an op
+ * failed (FAILed). */
+static bool sign_extends(struct check_ctx *c, unsigned i, uint64_t mask)
+{
+	return expect(c, i, SX_BIT, PMU_WRITE_LEGACY, mask & ~SX_LOW,
+		      "sign-extending (bit 31 set)") &&
+	       expect(c, i, SX_LOW, PMU_WRITE_LEGACY, SX_LOW, "sign-extending (bit 31 clear)") &&
+	       expect(c, i, (SX_UPPER | SX_SMALL) & mask, PMU_WRITE_LEGACY, SX_SMALL,
+		      "sign-extending (upper bits ignored)");
 }
 
 static void run(struct check_ctx *c)
@@ -33,25 +57,23 @@ static void run(struct check_ctx *c)
 		const struct pmu_counter *k = &p->ctr[i];
 		uint64_t mask = pmu_width_mask(k->width);
 		if (k->sign_extends && k->kind == PMU_CTR_GP) {
-			/* bit 31 set: upper bits follow it; clear: they are 0 */
-			expect(c, i, 0x80000000ull, PMU_WRITE_LEGACY, mask & ~0x7fffffffull,
-			       "sign-extending (bit 31 set)");
-			expect(c, i, 0x7fffffffull, PMU_WRITE_LEGACY, 0x7fffffffull,
-			       "sign-extending (bit 31 clear)");
-			expect(c, i, 0xffffffff00001234ull & mask, PMU_WRITE_LEGACY, 0x1234,
-			       "sign-extending (upper bits ignored)");
+			if (!sign_extends(c, i, mask))
+				return;
 			sx++;
 		}
 		/* full-width path: an arbitrary pattern with bit 31 set and
-		 * the top bit clear must come back unchanged */
-		uint64_t pat = (0x5a5a5a5aa5a5a5a5ull & mask) & ~(1ull << (k->width - 1));
+		 * the top bit clear must come back unchanged; a family
+		 * without one refuses it */
+		uint64_t pat = (FULL_PATTERN & mask) & ~(1ull << (k->width - 1));
 		if (p->ops->write(p, i, pat, PMU_WRITE_FULL) == HW_OK) {
-			expect(c, i, pat, PMU_WRITE_FULL, pat, "full-width");
+			if (!expect(c, i, pat, PMU_WRITE_FULL, pat, "full-width"))
+				return;
 			full++;
 		} else if (!k->sign_extends) {
 			check_fail(c, "%s: expected a full-width write path, driver refused", k->name);
 		}
-		p->ops->write(p, i, 0, PMU_WRITE_PRELOAD);
+		if (!m_write(c, i, 0, PMU_WRITE_PRELOAD))
+			return;
 	}
 	check_pass(c, "%u counters sign-extend 32-bit writes, %u take full-width writes", sx, full);
 }

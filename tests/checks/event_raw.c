@@ -5,96 +5,132 @@
 #include "pmi_common.h"
 #include "../../events/events.h"
 
-static void run(struct check_ctx *c)
+/* The event under test: what the option resolved to, and where. */
+struct raw {
+	struct ev_result r;
+	enum ev_verdict v;
+	char enc[96];
+	unsigned ctr;
+	uint32_t flags;
+};
+
+/* The catalogue's warning, for the verdict's message ("" without one). */
+static const char *warn_sep(const struct raw *x)
+{
+	return x->v == EV_WARN ? "; warning: " : "";
+}
+static const char *warn_msg(const struct raw *x)
+{
+	return x->v == EV_WARN ? x->r.msg : "";
+}
+
+/* Resolves the option and picks the first counter the catalogue allows.
+ * False when refused (FAILed). */
+static bool resolve(struct check_ctx *c, struct raw *x)
+{
+	struct pmu *p = c->pmu;
+	int ctr = -1;
+
+	x->v = events_resolve(c->cpu->driver, c->cpu->family, c->cpu->model, c->opt->event, &x->r);
+	if (x->v == EV_REFUSED) {
+		check_fail(c, "event \"%s\" refused: %s", c->opt->event, x->r.msg);
+		return false;
+	}
+	events_format(&x->r.ev, p->ops->id == PMU_DRV_INTEL_NETBURST, x->enc, sizeof(x->enc));
+	for (unsigned i = 0; i < p->n && ctr < 0; i++) {
+		char why[96];
+		if (x->r.counter >= 0 && (unsigned)x->r.counter != i)
+			continue;
+		if (events_check_counter(&x->r.ev, i, why, sizeof(why)) != EV_REFUSED)
+			ctr = (int)i;
+	}
+	if (ctr < 0) {
+		check_fail(c, "event %s (%s): no counter of %s accepts it", c->opt->event, x->enc,
+			   p->name);
+		return false;
+	}
+	x->ctr = (unsigned)ctr;
+	x->flags = PMU_F_OS | PMU_F_USR | x->r.flags;
+	return true;
+}
+
+/* Programs the event and counts it per M_N_ITERS. False when it cannot go
+ * on to the overflow: the verdict is given. */
+static bool count(struct check_ctx *c, const struct raw *x, struct mdiff *d)
+{
+	struct pmu *p = c->pmu;
+	const char *name = p->ctr[x->ctr].name;
+
+	m_quiesce(c);
+	int e = p->ops->program(p, x->ctr, &x->r.ev, x->flags);
+	if (e == HW_REFUSED) {
+		check_fail(c, "event %s (%s): the driver refused it on %s", c->opt->event, x->enc,
+			   name);
+		return false;
+	}
+	if (!m_op(c, e, MO_PROGRAM, 1ull << x->ctr, 0))
+		return false;
+	/* signed N/2N differences: one that an SMI or the harness's jitter
+	 * made negative must not read as ~2^48 */
+	int mst = m_diff(c, x->ctr, 1ull << x->ctr, 0, 0, &wl_loop, M_N_ITERS, d);
+	if (mst == M_OK && d->max > 0)
+		return true;
+	m_quiesce(c);
+	if (mst == M_SMI)
+		check_skip(c, "event %s on %s: an SMI was counted in every window", c->opt->event,
+			   name);
+	else if (mst)
+		m_fail_status(c, mst, 0, name);
+	else
+		check_skip(
+		    c, "event %s (%s) on %s counted 0 over the workload: overflow not testable%s%s",
+		    c->opt->event, x->enc, name, warn_sep(x), warn_msg(x));
+	return false;
+}
+
+/* A preload of half the fewest events counted overflows within one run of
+ * M_N_ITERS (and never past the longest period a preload can take), with
+ * its PMI. */
+static void overflow(struct check_ctx *c, const struct raw *x, const struct mdiff *d)
 {
 	struct pmu *p = c->pmu;
 	const volatile struct pmi_stats *s = pmi_stats();
-	struct ev_result r;
+	const char *name = p->ctr[x->ctr].name;
+	uint64_t n = d->min < 2 ? 1 : (uint64_t)d->min / 2;
+
+	if (n > pmu_max_period(p, x->ctr))
+		n = pmu_max_period(p, x->ctr);
+	pmi_reset_stats();
+	if (!m_op(c, p->ops->program(p, x->ctr, &x->r.ev, x->flags | PMU_F_INT), MO_PROGRAM,
+		  1ull << x->ctr, 0) ||
+	    !m_preload(c, x->ctr, n) || pmi_run(c, 1ull << x->ctr, &wl_loop, M_N_ITERS) == M_FAULT)
+		return;
+	bool got = pmi_wait(1, PMI_WAIT_US);
+	if (pmi_trouble(c, name))
+		return;
+	if (!got || !s->overflows[x->ctr])
+		check_fail(c, "event %s on %s: preload -%llu did not raise an overflow PMI",
+			   c->opt->event, name, (unsigned long long)n);
+	else
+		check_pass(
+		    c, "event %s (%s) on %s: %lld/%lld/%lld per %u iterations, overflow PMI ok%s%s",
+		    c->opt->event, x->enc, name, (long long)d->min, (long long)d->med,
+		    (long long)d->max, M_N_ITERS, warn_sep(x), warn_msg(x));
+}
+
+static void run(struct check_ctx *c)
+{
+	struct raw x;
 	struct mdiff d;
-	char enc[96];
 
 	if (!c->opt->event[0]) {
 		check_skip(c, "no event given (option event = NAME or event=0x..,umask=0x..)");
 		return;
 	}
-	enum ev_verdict v = events_resolve(c->cpu->driver, c->cpu->family, c->cpu->model,
-					   c->opt->event, &r);
-	if (v == EV_REFUSED) {
-		check_fail(c, "event \"%s\" refused: %s", c->opt->event, r.msg);
+	if (!resolve(c, &x) || !count(c, &x, &d) || !pmi_begin(c))
 		return;
-	}
-	events_format(&r.ev, p->ops->id == PMU_DRV_INTEL_NETBURST, enc, sizeof(enc));
-	int ctr = -1;
-	for (unsigned i = 0; i < p->n && ctr < 0; i++) {
-		char why[96];
-		if (r.counter >= 0 && (unsigned)r.counter != i)
-			continue;
-		if (events_check_counter(&r.ev, i, why, sizeof(why)) != EV_REFUSED)
-			ctr = (int)i;
-	}
-	if (ctr < 0) {
-		check_fail(c, "event %s (%s): no counter of %s accepts it", c->opt->event, enc, p->name);
-		return;
-	}
-	m_quiesce(c);
-	uint32_t flags = PMU_F_OS | PMU_F_USR | r.flags;
-	if (p->ops->program(p, (unsigned)ctr, &r.ev, flags) != HW_OK) {
-		check_fail(c, "event %s (%s): the driver refused it on %s", c->opt->event, enc,
-			   p->ctr[ctr].name);
-		return;
-	}
-	/* signed N/2N differences: one that an SMI or the harness's jitter
-	 * made negative must not read as ~2^48 */
-	int mst = m_diff(c, (unsigned)ctr, 1ull << ctr, 0, 0, &wl_loop, 10000, &d);
-	if (mst == M_SMI) {
-		m_quiesce(c);
-		check_skip(c, "event %s on %s: an SMI was counted in every window", c->opt->event,
-			   p->ctr[ctr].name);
-		return;
-	}
-	if (mst) {
-		check_fail(c, "event %s: counting on %s faulted", c->opt->event, p->ctr[ctr].name);
-		m_quiesce(c);
-		return;
-	}
-	if (d.max <= 0) {
-		m_quiesce(c);
-		check_skip(c, "event %s (%s) on %s counted 0 over the workload: overflow not testable%s%s",
-			   c->opt->event, enc, p->ctr[ctr].name, v == EV_WARN ? "; warning: " : "",
-			   v == EV_WARN ? r.msg : "");
-		return;
-	}
-	if (!pmi_begin(c))
-		return;
-	/* half the fewest events counted: overflows within one 10000-iteration
-	 * run, and never past the longest period a preload can take */
-	uint64_t n = d.min < 2 ? 1 : (uint64_t)d.min / 2;
-	if (n > pmu_max_period(p, (unsigned)ctr))
-		n = pmu_max_period(p, (unsigned)ctr);
-	p->ops->program(p, (unsigned)ctr, &r.ev, flags | PMU_F_INT);
-	pmi_reset_stats();
-	if (pmu_preload(p, (unsigned)ctr, n)) {
-		pmi_end(c);
-		check_fail(c, "event %s on %s: preload of -%llu refused (max period %llu)",
-			   c->opt->event, p->ctr[ctr].name, (unsigned long long)n,
-			   (unsigned long long)pmu_max_period(p, (unsigned)ctr));
-		return;
-	}
-	pmi_run(c, 1ull << ctr, &wl_loop, 10000);
-	bool got = pmi_wait(1, PMI_WAIT_US);
-	uint64_t ovf = s->overflows[ctr];
-	bool bad = pmi_trouble(c, p->ctr[ctr].name);
+	overflow(c, &x, &d);
 	pmi_end(c);
-	if (bad)
-		return;
-	if (!got || !ovf)
-		check_fail(c, "event %s on %s: preload -%llu did not raise an overflow PMI", c->opt->event,
-			   p->ctr[ctr].name, (unsigned long long)n);
-	else
-		check_pass(c, "event %s (%s) on %s: %lld/%lld/%lld per 10000 iterations, overflow PMI ok%s%s",
-			   c->opt->event, enc, p->ctr[ctr].name, (long long)d.min,
-			   (long long)d.med, (long long)d.max,
-			   v == EV_WARN ? "; warning: " : "", v == EV_WARN ? r.msg : "");
 }
 
 PMH_CHECK(event_raw, .id = "event.raw", .summary = "a configured event counts and overflows",

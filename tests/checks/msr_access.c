@@ -7,6 +7,8 @@
  * elsewhere. */
 #include "../measure.h"
 
+#define MAX_MSRS 96 /* room for more than any driver documents */
+
 static int put(uint32_t msr, uint64_t v)
 {
 	int st = hw_wrmsr(msr, v);
@@ -45,8 +47,8 @@ static bool bits_hold(struct check_ctx *c, const struct pmu_msr_desc *d, uint64_
 static void run(struct check_ctx *c)
 {
 	struct pmu *p = c->pmu;
-	struct pmu_msr_desc d[96];
-	size_t n = p->ops->msrs(p, d, 96);
+	struct pmu_msr_desc d[MAX_MSRS];
+	size_t n = p->ops->msrs(p, d, MAX_MSRS);
 	unsigned ok = 0, rw = 0;
 
 	m_quiesce(c);

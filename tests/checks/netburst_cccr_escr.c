@@ -7,29 +7,92 @@
  * the event and mask checked here are the same. */
 #include "../measure.h"
 
+/* The CCCR and ESCR fields read back (facts §5 CCCR and ESCR bits): the
+ * sticky OVF flag, ESCR select 15:13; event select 30:25, event mask 24:9. */
 #define CCCR_OVF (1ull << 31)
+#define CCCR_ESCR_SEL(v) (((v) >> 13) & 0x7)
+#define ESCR_EVENT(v)	 (((v) >> 25) & 0x3f)
+#define ESCR_MASK(v)	 (((v) >> 9) & 0xffff)
+
+/* Counter i, set up with instr_retired (ev, the driver's binding): the
+ * CCCR and ESCR fields. */
+static void binding(struct check_ctx *c, unsigned i, const struct pmu_event *ev)
+{
+	const struct pmu_counter *k = &c->pmu->ctr[i];
+	uint64_t cccr = 0, escr = 0;
+
+	hw_rdmsr(k->ctl_msr, &cccr);
+	hw_rdmsr(k->aux_msr, &escr);
+	if (CCCR_ESCR_SEL(cccr) != ev->escr_select)
+		check_fail(c, "%s: CCCR ESCR-select %llu, expected %u", k->name,
+			   (unsigned long long)CCCR_ESCR_SEL(cccr), ev->escr_select);
+	if (ESCR_EVENT(escr) != ev->code || ESCR_MASK(escr) != ev->escr_mask)
+		check_fail(c, "%s: ESCR 0x%x holds event 0x%llx mask 0x%llx, expected 0x%x/0x%x",
+			   k->name, k->aux_msr, (unsigned long long)ESCR_EVENT(escr),
+			   (unsigned long long)ESCR_MASK(escr), ev->code, ev->escr_mask);
+}
+
+/* Whether CCCR.OVF of counter i is set. */
+static bool ovf(const struct pmu *p, unsigned i)
+{
+	uint64_t cccr = 0;
+
+	hw_rdmsr(p->ctr[i].ctl_msr, &cccr);
+	return (cccr & CCCR_OVF) != 0;
+}
+
+/* Counter i overflows: CCCR.OVF set, sticky across a read and a counter
+ * write, cleared by ack. False when an op failed (FAILed). */
+static bool sticky(struct check_ctx *c, unsigned i)
+{
+	struct pmu *p = c->pmu;
+	const char *n = p->ctr[i].name;
+	uint64_t cccr = 0;
+
+	if (!m_overflow(c, i))
+		return false;
+	hw_rdmsr(p->ctr[i].ctl_msr, &cccr);
+	if (!(cccr & CCCR_OVF)) {
+		check_fail(c,
+			   "%s overflowed: expected CCCR.OVF (bit 31) set and sticky, CCCR 0x%llx",
+			   n, (unsigned long long)cccr);
+		return true;
+	}
+	if (!ovf(p, i))
+		check_fail(c, "%s: CCCR.OVF cleared by reading the CCCR: expected sticky", n);
+	if (!m_write(c, i, 0, PMU_WRITE_FULL))
+		return false;
+	if (!ovf(p, i))
+		check_fail(c, "%s: CCCR.OVF cleared by a counter write: expected sticky", n);
+	if (!m_ack(c, 1ull << i))
+		return false;
+	hw_rdmsr(p->ctr[i].ctl_msr, &cccr);
+	if (cccr & CCCR_OVF)
+		check_fail(c, "%s: expected ack to clear CCCR.OVF, CCCR 0x%llx", n,
+			   (unsigned long long)cccr);
+	return true;
+}
 
 static void run(struct check_ctx *c)
 {
 	struct pmu *p = c->pmu;
-	struct pmu_event ev;
+	struct pmu_event ev, ref;
 	unsigned tested = 0;
+	bool ok = true;
 
 	if (p->ops->id != PMU_DRV_INTEL_NETBURST) {
 		check_skip(c, "not a NetBurst PMU (%s)", p->name);
 		return;
 	}
-	struct pmu_event ref;
 	int r = m_counter_for(c, GEN_INSTRUCTIONS, 0);
-	if (r < 0 || p->ops->generic_event(p, GEN_INSTRUCTIONS, (unsigned)r, &ref) != 0) {
+	if (r < 0 || p->ops->generic_event(p, GEN_INSTRUCTIONS, (unsigned)r, &ref) != HW_OK) {
 		check_fail(c,
 			   "expected instr_retired on an IQ counter (facts §5), driver has none");
 		return;
 	}
 	m_quiesce(c);
-	for (unsigned i = 0; i < p->n; i++) {
-		uint64_t cccr = 0, escr = 0;
-		if (p->ops->generic_event(p, GEN_INSTRUCTIONS, i, &ev) != 0) {
+	for (unsigned i = 0; i < p->n && ok; i++) {
+		if (p->ops->generic_event(p, GEN_INSTRUCTIONS, i, &ev) != HW_OK) {
 			/* a counter its ESCR does not feed: programming must be refused */
 			if (p->ops->program(p, i, &ref, PMU_F_OS) == HW_OK)
 				check_fail(
@@ -38,42 +101,11 @@ static void run(struct check_ctx *c)
 			continue;
 		}
 		tested++;
-		m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
-		hw_rdmsr(p->ctr[i].ctl_msr, &cccr);
-		hw_rdmsr(p->ctr[i].aux_msr, &escr);
-		if (((cccr >> 13) & 7) != ev.escr_select)
-			check_fail(c, "%s: CCCR ESCR-select %llu, expected %u", p->ctr[i].name,
-				   (unsigned long long)((cccr >> 13) & 7), ev.escr_select);
-		if (((escr >> 25) & 0x3f) != ev.code || ((escr >> 9) & 0xffff) != ev.escr_mask)
-			check_fail(
-			    c, "%s: ESCR 0x%x holds event 0x%llx mask 0x%llx, expected 0x%x/0x%x",
-			    p->ctr[i].name, p->ctr[i].aux_msr,
-			    (unsigned long long)((escr >> 25) & 0x3f),
-			    (unsigned long long)((escr >> 9) & 0xffff), ev.code, ev.escr_mask);
-		pmu_preload(p, i, 10);
-		m_window(c, 1ull << i, &wl_loop, 100);
-		hw_rdmsr(p->ctr[i].ctl_msr, &cccr);
-		if (!(cccr & CCCR_OVF)) {
-			check_fail(
-			    c,
-			    "%s overflowed: expected CCCR.OVF (bit 31) set and sticky, CCCR 0x%llx",
-			    p->ctr[i].name, (unsigned long long)cccr);
-			continue;
+		ok = m_setup_or_fail(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
+		if (ok) {
+			binding(c, i, &ev);
+			ok = sticky(c, i);
 		}
-		hw_rdmsr(p->ctr[i].ctl_msr, &cccr);
-		if (!(cccr & CCCR_OVF))
-			check_fail(c, "%s: CCCR.OVF cleared by reading the CCCR: expected sticky",
-				   p->ctr[i].name);
-		p->ops->write(p, i, 0, PMU_WRITE_FULL);
-		hw_rdmsr(p->ctr[i].ctl_msr, &cccr);
-		if (!(cccr & CCCR_OVF))
-			check_fail(c, "%s: CCCR.OVF cleared by a counter write: expected sticky",
-				   p->ctr[i].name);
-		p->ops->ack(p, 1ull << i);
-		hw_rdmsr(p->ctr[i].ctl_msr, &cccr);
-		if (cccr & CCCR_OVF)
-			check_fail(c, "%s: expected ack to clear CCCR.OVF, CCCR 0x%llx",
-				   p->ctr[i].name, (unsigned long long)cccr);
 		m_quiesce(c);
 	}
 	if (!tested)

@@ -6,60 +6,81 @@
  * other extra PMI fails. */
 #include "pmi_common.h"
 
-/* One counter, INT set: one PMI collecting one overflow. */
-static void with_int(struct check_ctx *c, unsigned i)
+#define US_PER_MS 1000
+
+/* One overflow of counter i, programmed by the caller: preload, run the
+ * workload past it in a PMI window. False when an op failed (FAILed). */
+static bool overflow_once(struct check_ctx *c, unsigned i)
+{
+	pmi_reset_stats();
+	return m_preload(c, i, M_PMI_PERIOD) &&
+	       pmi_run(c, 1ull << i, &wl_loop, M_PMI_ITERS) != M_FAULT;
+}
+
+/* One counter, INT set: one PMI collecting one overflow. False when an op
+ * failed (FAILed). */
+static bool with_int(struct check_ctx *c, unsigned i)
 {
 	struct pmu *p = c->pmu;
 	const volatile struct pmi_stats *s = pmi_stats();
 	const char *n = p->ctr[i].name;
 
-	pmi_reset_stats();
-	pmu_preload(p, i, 1000);
-	pmi_run(c, 1ull << i, &wl_loop, 1000);
+	if (!overflow_once(c, i))
+		return false;
 	bool got = pmi_wait(1, PMI_WAIT_US);
-	pmi_wait(2, PMI_WAIT_US / 10); /* give a second one time to show */
+	pmi_wait(2, PMI_QUIET_US); /* give a second one time to show */
 	if (pmi_trouble(c, n))
-		return;
+		return true;
 	if (!got)
-		check_fail(c, "%s overflowed with INT set: expected 1 PMI, got none in %u ms (PMI lost)",
-			   n, PMI_WAIT_US / 1000);
+		check_fail(
+		    c, "%s overflowed with INT set: expected 1 PMI, got none in %u ms (PMI lost)",
+		    n, PMI_WAIT_US / US_PER_MS);
 	else if (s->total - s->echo != 1 || s->overflows[i] != 1)
 		check_fail(c, "%s: expected 1 PMI collecting 1 overflow, got %llu PMIs, %llu overflows "
 			      "(%s PMI)",
 			   n, (unsigned long long)s->total, (unsigned long long)s->overflows[i],
 			   s->overflows[i] > 1 ? "overflow counted twice by one" : "extra");
+	return true;
+}
+
+/* The same counter with INT clear: the same overflow must stay silent.
+ * False when an op failed (FAILed). */
+static bool without_int(struct check_ctx *c, unsigned i)
+{
+	struct pmu *p = c->pmu;
+	const volatile struct pmi_stats *s = pmi_stats();
+	const char *n = p->ctr[i].name;
+
+	if (!m_setup_or_fail(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR) ||
+	    !m_ack(c, pmu_all_mask(p)) || !overflow_once(c, i))
+		return false;
+	if (pmi_wait(1, PMI_QUIET_US))
+		check_fail(c,
+			   "%s overflowed with INT clear: expected no PMI, got %llu (spurious PMI)",
+			   n, (unsigned long long)s->total);
+	else if (s->wrong_vector)
+		pmi_trouble(c, n);
+	return m_ack(c, pmu_all_mask(p));
+}
+
+/* Counter i with INT set, then clear; the echoes seen add to *arg. */
+static bool one(struct check_ctx *c, unsigned i, void *arg)
+{
+	if (!with_int(c, i))
+		return false;
+	*(uint64_t *)arg += pmi_stats()->echo;
+	return without_int(c, i);
 }
 
 static void run(struct check_ctx *c)
 {
-	struct pmu *p = c->pmu;
-	const volatile struct pmi_stats *s = pmi_stats();
-	unsigned tested = 0;
 	uint64_t echoes = 0;
 
 	uint32_t lvt0 = apic_lvt_pc_read();
 	if (!pmi_begin(c))
 		return;
-	for (unsigned i = 0; i < p->n; i++) {
-		const char *n = p->ctr[i].name;
-		if (m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT))
-			continue;
-		tested++;
-		with_int(c, i);
-		echoes += s->echo;
-		/* INT clear: the same overflow must stay silent */
-		m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
-		p->ops->ack(p, pmu_all_mask(p));
-		pmi_reset_stats();
-		pmu_preload(p, i, 1000);
-		pmi_run(c, 1ull << i, &wl_loop, 1000);
-		if (pmi_wait(1, PMI_WAIT_US / 10))
-			check_fail(c, "%s overflowed with INT clear: expected no PMI, got %llu (spurious PMI)",
-				   n, (unsigned long long)s->total);
-		else if (s->wrong_vector)
-			pmi_trouble(c, n);
-		p->ops->ack(p, pmu_all_mask(p));
-	}
+	unsigned tested =
+	    m_each_counter(c, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT, one, &echoes);
 	pmi_end(c);
 	if (apic_lvt_pc_read() != lvt0)
 		check_fail(c, "LVTPC 0x%x after the check, expected the original 0x%x back",

@@ -13,13 +13,27 @@
  * last re-arm without a PMI (R >= N) lost one. */
 #include "pmi_common.h"
 
+/* The re-arm period, at least (a longer one keeps the handler's own
+ * count well inside it: HANDLER_MARGIN), over a window of ITERS
+ * iterations of wl_loop: 30000 instructions, some 30 overflows. */
 #define N_MIN 1000
 #define ITERS 10000
-#define MAX_REP 15 /* calibration windows */
+#define HANDLER_MARGIN 4  /* the period is at least 4 x the handler's count */
+#define MAX_REP	       15 /* calibration windows at most */
 #define TRIES 3 /* windows, where an SMI cannot be told from a wrong count */
-/* +-1 overflow (x10): the count is exact up to the handler's path varying
- * between PMIs and AMD's few inexact events per window (K8 BKDG §10.1) */
-#define TOL_X10 10
+/* PMIs still in flight when the window stopped the counter (facts §9 P4),
+ * waited for one by one, PMI_QUIET_US each, this many at most. */
+#define LATE_PMIS 8
+/* Overflow counts are computed in tenths; +-1 overflow: the count is exact
+ * up to the handler's path varying between PMIs and AMD's few inexact
+ * events per window (K8 BKDG §10.1). */
+#define X10	10
+#define TOL_X10 X10
+
+/* What calibration comes to besides 0: an op failed (FAILed), the one
+ * PMI did not come once, or an SMI was counted in every window. */
+enum { STOPPED = -1, ONE_PMI_OFF = -2, ALL_SMI = -3 };
+#define CAL_K 2 /* values per calibration sample: without and with one PMI */
 
 struct win {
 	uint64_t v;		 /* the counter after the window */
@@ -30,21 +44,24 @@ struct win {
 };
 
 /* One window of ITERS iterations; n = 0: INT clear, no PMI; else preload -n
- * with INT, re-armed with -n after every overflow when rearm is set. */
+ * with INT, re-armed with -n after every overflow when rearm is set.
+ * Returns false when an op failed (FAILed). */
 static bool window(struct check_ctx *c, unsigned i, uint64_t n, bool rearm, struct win *o)
 {
-	struct pmu *p = c->pmu;
 	const volatile struct pmi_stats *s = pmi_stats();
 
-	if (m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | (n ? PMU_F_INT : 0)))
+	if (!m_setup_or_fail(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | (n ? PMU_F_INT : 0)))
 		return false;
 	pmi_reset_stats();
 	pmi_set_reload(i, rearm ? n : 0);
-	if (n)
-		pmu_preload(p, i, n);
-	o->smi = pmi_run(c, 1ull << i, &wl_loop, ITERS);
+	int st = n && !m_preload(c, i, n) ? M_FAULT : pmi_run(c, 1ull << i, &wl_loop, ITERS);
+	if (st == M_FAULT) {
+		pmi_set_reload(i, 0);
+		return false;
+	}
+	o->smi = st == M_SMI;
 	/* the last overflow's PMI may come after the window: wait it out */
-	for (unsigned k = 0; n && k < 8 && pmi_wait(s->total + 1, PMI_WAIT_US / 10); k++)
+	for (unsigned k = 0; n && k < LATE_PMIS && pmi_wait(s->total + 1, PMI_QUIET_US); k++)
 		;
 	pmi_set_reload(i, 0);
 	o->k = s->overflows[i];
@@ -52,21 +69,21 @@ static bool window(struct check_ctx *c, unsigned i, uint64_t n, bool rearm, stru
 	o->echo = s->echo;
 	o->late = s->after_stop;
 	o->skid = s->skid_sum;
-	return p->ops->read(p, i, &o->v) == HW_OK;
+	return m_read(c, i, &o->v);
 }
 
 /* One calibration sample: v[0] the reference window (no PMI), v[1] the
  * window with one PMI and no re-arm. 1 when an SMI was counted in either,
- * -1 when reading the counter faulted, -2 when the PMI did not come once. */
+ * STOPPED, ONE_PMI_OFF. */
 static int cal_sample(struct check_ctx *c, void *arg, uint64_t *v)
 {
 	unsigned i = *(const unsigned *)arg;
 	struct win wr, wo;
 
 	if (!window(c, i, 0, false, &wr) || !window(c, i, N_MIN, false, &wo))
-		return -1;
+		return STOPPED;
 	if (wo.k != 1)
-		return -2;
+		return ONE_PMI_OFF;
 	v[0] = wr.v;
 	v[1] = wo.v;
 	return wr.smi || wo.smi;
@@ -75,16 +92,16 @@ static int cal_sample(struct check_ctx *c, void *arg, uint64_t *v)
 /* The reference (no PMI) and the handler's own count (one PMI, no re-arm),
  * each the median of the configured repeats (AMD adds a few events to a
  * window now and then, K8 BKDG §10.1); a window with an SMI counted is not
- * used. Returns 0, cal_sample's error, or -3: an SMI in every window. */
+ * used. Returns 0, cal_sample's error, or ALL_SMI. */
 static int calibrate(struct check_ctx *c, unsigned i, uint64_t *e, int64_t *h)
 {
 	uint64_t mask = pmu_width_mask(c->pmu->ctr[i].width);
 	unsigned rep = c->opt->repeat < MAX_REP ? c->opt->repeat : MAX_REP;
-	struct stat3 st[2];
-	int got = m_median_clean(c, rep, 2, cal_sample, &i, st);
+	struct stat3 st[CAL_K];
+	int got = m_median_clean(c, rep, CAL_K, cal_sample, &i, st);
 
 	if (got <= 0)
-		return got < 0 ? got : -3;
+		return got < 0 ? got : ALL_SMI;
 	*e = st[0].med;
 	*h = (int64_t)((st[1].med + N_MIN - st[0].med) & mask);
 	if (*h > (int64_t)(mask >> 1))
@@ -95,7 +112,7 @@ static int calibrate(struct check_ctx *c, unsigned i, uint64_t *e, int64_t *h)
 static int64_t expect_x10(uint64_t e, const struct win *w, uint64_t r, uint64_t n, int64_t h)
 {
 	int64_t left = (int64_t)e - (int64_t)w->skid - (int64_t)r - (int64_t)w->late * h;
-	return left * 10 / ((int64_t)n - h);
+	return left * X10 / ((int64_t)n - h);
 }
 
 static void verdict(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e, int64_t h,
@@ -103,7 +120,7 @@ static void verdict(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e, int
 {
 	const char *name = c->pmu->ctr[i].name;
 	uint64_t r = (w->v + n) & pmu_width_mask(c->pmu->ctr[i].width);
-	int64_t x10 = expect_x10(e, w, r, n, h), k10 = (int64_t)w->k * 10;
+	int64_t x10 = expect_x10(e, w, r, n, h), k10 = (int64_t)w->k * X10;
 	const char *again = tries > 1 ? "; re-measured" : "";
 
 	if (r >= n)
@@ -111,21 +128,43 @@ static void verdict(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e, int
 			      "overflow raised no PMI (PMIs lost)",
 			   name, (unsigned long long)n, (unsigned long long)r);
 	else if (k10 < x10 - TOL_X10 || k10 > x10 + TOL_X10)
-		check_fail(c, "%s re-armed with -%llu over %llu events: expected %lld.%lld +-1 "
-			      "overflows (%llu events of skid lost, handler %lld per PMI), got %llu (%s)%s",
-			   name, (unsigned long long)n, (unsigned long long)e, (long long)(x10 / 10),
-			   (long long)(x10 % 10), (unsigned long long)w->skid, (long long)h,
-			   (unsigned long long)w->k, k10 < x10 ? "PMIs lost" : "too many", again);
+		check_fail(
+		    c,
+		    "%s re-armed with -%llu over %llu events: expected %lld.%lld +-1 "
+		    "overflows (%llu events of skid lost, handler %lld per PMI), got %llu (%s)%s",
+		    name, (unsigned long long)n, (unsigned long long)e, (long long)(x10 / X10),
+		    (long long)(x10 % X10), (unsigned long long)w->skid, (long long)h,
+		    (unsigned long long)w->k, k10 < x10 ? "PMIs lost" : "too many", again);
 	else if (w->total - w->echo != w->k)
 		check_fail(c, "%s: expected one PMI per overflow (%llu), got %llu PMIs", name,
 			   (unsigned long long)w->k, (unsigned long long)(w->total - w->echo));
 	else
-		check_pass(c, "%s: %llu overflows of -%llu over %llu events, each delivered; expected "
-			      "%lld.%lld+-1 from the skid (%llu events lost) and the handler's own %lld "
-			      "per PMI (+-1: handler path, AMD's K8 BKDG §10.1)%s",
-			   name, (unsigned long long)w->k, (unsigned long long)n, (unsigned long long)e,
-			   (long long)(x10 / 10), (long long)(x10 % 10), (unsigned long long)w->skid,
-			   (long long)h, again);
+		check_pass(
+		    c,
+		    "%s: %llu overflows of -%llu over %llu events, each delivered; expected "
+		    "%lld.%lld+-1 from the skid (%llu events lost) and the handler's own %lld "
+		    "per PMI (+-1: handler path, AMD's K8 BKDG §10.1)%s",
+		    name, (unsigned long long)w->k, (unsigned long long)n, (unsigned long long)e,
+		    (long long)(x10 / X10), (long long)(x10 % X10), (unsigned long long)w->skid,
+		    (long long)h, again);
+}
+
+/* calibrate(), with its verdict where it did not come to E and h: false
+ * then (FAILed or SKIPped). */
+static bool calibrated(struct check_ctx *c, unsigned i, uint64_t *e, int64_t *h)
+{
+	const char *name = c->pmu->ctr[i].name;
+	int st = calibrate(c, i, e, h);
+
+	if (st == ONE_PMI_OFF && !pmi_trouble(c, name))
+		check_fail(c,
+			   "%s: one overflow of -%u: %llu PMIs collecting %llu overflows, "
+			   "expected 1 (PMI lost)",
+			   name, N_MIN, (unsigned long long)pmi_stats()->total,
+			   (unsigned long long)pmi_stats()->overflows[i]);
+	else if (st == ALL_SMI)
+		check_skip(c, "an SMI was counted in every reference window");
+	return st == 0;
 }
 
 static void run(struct check_ctx *c)
@@ -145,24 +184,12 @@ static void run(struct check_ctx *c)
 	name = c->pmu->ctr[i].name;
 	if (!pmi_begin(c))
 		return;
-	int st = calibrate(c, (unsigned)i, &e, &h);
-	if (st == -1 || st == -2) {
-		if (!pmi_trouble(c, name))
-			check_fail(c, "%s: one overflow of -%u: %llu PMIs collecting %llu overflows, "
-				      "expected 1 (PMI lost)%s",
-				   name, N_MIN, (unsigned long long)pmi_stats()->total,
-				   (unsigned long long)pmi_stats()->overflows[i],
-				   st == -1 ? "; reading the counter faulted" : "");
+	if (!calibrated(c, (unsigned)i, &e, &h)) {
 		pmi_end(c);
 		return;
 	}
-	if (st) {
-		pmi_end(c);
-		check_skip(c, "an SMI was counted in every reference window");
-		return;
-	}
-	if (h > 0 && (uint64_t)h * 4 > n)
-		n = (uint64_t)h * 4; /* keep the handler's count well inside a period */
+	if (h > 0 && (uint64_t)h * HANDLER_MARGIN > n)
+		n = (uint64_t)h * HANDLER_MARGIN;
 	for (t = 1; t <= TRIES && !ok; t++) {
 		read = window(c, (unsigned)i, n, true, &w);
 		if (!read || pmi_trouble(c, name))
@@ -172,15 +199,15 @@ static void run(struct check_ctx *c)
 			continue; /* SMM code counted (MSR_SMI_COUNT): measure again */
 		}
 		uint64_t r = (w.v + n) & pmu_width_mask(c->pmu->ctr[i].width);
-		int64_t x10 = expect_x10(e, &w, r, n, h), k10 = (int64_t)w.k * 10;
+		int64_t x10 = expect_x10(e, &w, r, n, h), k10 = (int64_t)w.k * X10;
 		/* where SMIs cannot be counted one looks like a wrong count:
 		 * another window decides (a fault gives the same count each time) */
 		ok = r < n && k10 >= x10 - TOL_X10 && k10 <= x10 + TOL_X10;
 	}
 	pmi_end(c);
 	if (!read)
-		check_fail(c, "%s: reading the counter after the window faulted", name);
-	else if (!c->n_fail && smis == TRIES)
+		return; /* an op failed: FAILed (or SKIPped) by m_op */
+	if (!c->n_fail && smis == TRIES)
 		check_skip(c, "%s: an SMI was counted in every window (%u): its SMM code may have "
 			      "been counted",
 			   name, TRIES);

@@ -7,6 +7,20 @@
 #include "pmi_common.h"
 #include "../../lib/fmt.h"
 
+/* Counters a and b programmed with INT and preloaded alike, then run past
+ * the overflow together. False when an op failed (FAILed). */
+static bool overflow_both(struct check_ctx *c, unsigned a, unsigned b)
+{
+	const uint32_t flags = PMU_F_OS | PMU_F_USR | PMU_F_INT;
+
+	if (!m_setup_or_fail(c, a, GEN_INSTRUCTIONS, flags) ||
+	    !m_setup_or_fail(c, b, GEN_INSTRUCTIONS, flags))
+		return false;
+	pmi_reset_stats();
+	return m_preload(c, a, M_PMI_PERIOD) && m_preload(c, b, M_PMI_PERIOD) &&
+	       pmi_run(c, (1ull << a) | (1ull << b), &wl_loop, M_PMI_ITERS) != M_FAULT;
+}
+
 static void run(struct check_ctx *c)
 {
 	struct pmu *p = c->pmu;
@@ -22,15 +36,13 @@ static void run(struct check_ctx *c)
 	if (!pmi_begin(c))
 		return;
 	uint64_t both = (1ull << a) | (1ull << b);
-	m_setup(c, (unsigned)a, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
-	m_setup(c, (unsigned)b, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT);
-	pmi_reset_stats();
-	pmu_preload(p, (unsigned)a, 1000);
-	pmu_preload(p, (unsigned)b, 1000);
-	pmi_run(c, both, &wl_loop, 1000);
+	if (!overflow_both(c, (unsigned)a, (unsigned)b)) {
+		pmi_end(c);
+		return;
+	}
 	bool got = pmi_wait(1, PMI_WAIT_US);
 	/* let a second, separate PMI arrive if the hardware sends one */
-	pmi_wait(2, PMI_WAIT_US / 10);
+	pmi_wait(2, PMI_QUIET_US);
 	bool merged = false;
 	for (uint64_t k = 0; k < s->n_log && k < PMI_LOG; k++)
 		if ((s->mask[k] & both) == both)

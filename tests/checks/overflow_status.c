@@ -9,45 +9,46 @@
  *    driver's own bookkeeping, so the sticky and ack parts are not claimed. */
 #include "../measure.h"
 
+/* Counter i (programmed) overflows once: the flag before, after, read
+ * again, and after ack. False when an op failed (FAILed). */
+static bool one(struct check_ctx *c, unsigned i, void *arg)
+{
+	struct pmu *p = c->pmu;
+	bool flag = *(const bool *)arg;
+	const char *n = p->ctr[i].name;
+	uint64_t m = 0, m2 = 0;
+
+	if (!m_ack(c, pmu_all_mask(p)) || !m_ovf(c, &m))
+		return false;
+	if (m & (1ull << i))
+		check_fail(c, "%s: overflow status set before any overflow (0x%llx)", n,
+			   (unsigned long long)m);
+	if (!m_overflow(c, i) || !m_ovf(c, &m) || !m_ovf(c, &m2))
+		return false;
+	if (!(m & (1ull << i)))
+		check_fail(c,
+			   "%s: expected the overflow status bit after an overflow, status 0x%llx",
+			   n, (unsigned long long)m);
+	else if (m & ~(1ull << i))
+		check_fail(c, "%s: overflow status names other counters too: 0x%llx", n,
+			   (unsigned long long)m);
+	else if (flag && !(m2 & (1ull << i)))
+		check_fail(c, "%s: overflow status cleared by reading it (not sticky)", n);
+	if (!m_ack(c, 1ull << i) || !m_ovf(c, &m))
+		return false;
+	if (flag && (m & (1ull << i)))
+		check_fail(c, "%s: expected ack to clear the overflow status, still 0x%llx", n,
+			   (unsigned long long)m);
+	return m_write(c, i, 0, PMU_WRITE_PRELOAD);
+}
+
 static void run(struct check_ctx *c)
 {
 	struct pmu *p = c->pmu;
-	unsigned tested = 0;
 	bool flag = !(p->caps & PMU_CAP_SIGN_OVERFLOW);
 
 	m_quiesce(c);
-	for (unsigned i = 0; i < p->n; i++) {
-		const char *n = p->ctr[i].name;
-		uint64_t m = 0, m2 = 0;
-		if (m_setup(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR))
-			continue;
-		tested++;
-		p->ops->ack(p, pmu_all_mask(p));
-		p->ops->overflow_status(p, &m);
-		if (m & (1ull << i))
-			check_fail(c, "%s: overflow status set before any overflow (0x%llx)", n,
-				   (unsigned long long)m);
-		pmu_preload(p, i, 10);
-		m_window(c, 1ull << i, &wl_loop, 100);
-		p->ops->overflow_status(p, &m);
-		p->ops->overflow_status(p, &m2);
-		if (!(m & (1ull << i)))
-			check_fail(
-			    c,
-			    "%s: expected the overflow status bit after an overflow, status 0x%llx",
-			    n, (unsigned long long)m);
-		else if (m & ~(1ull << i))
-			check_fail(c, "%s: overflow status names other counters too: 0x%llx", n,
-				   (unsigned long long)m);
-		else if (flag && !(m2 & (1ull << i)))
-			check_fail(c, "%s: overflow status cleared by reading it (not sticky)", n);
-		p->ops->ack(p, 1ull << i);
-		p->ops->overflow_status(p, &m);
-		if (flag && (m & (1ull << i)))
-			check_fail(c, "%s: expected ack to clear the overflow status, still 0x%llx",
-				   n, (unsigned long long)m);
-		p->ops->write(p, i, 0, PMU_WRITE_PRELOAD);
-	}
+	unsigned tested = m_each_counter(c, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR, one, &flag);
 	m_quiesce(c);
 	if (!tested)
 		check_skip(c, "no counter can count instructions");

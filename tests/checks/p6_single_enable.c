@@ -6,15 +6,37 @@
 #include "../measure.h"
 #include "../../pmu/msr.h"
 
-/* gp1 programmed (instructions) and gp0 (cycles), both stopped; returns
- * EVNTSEL<i> as programmed (EN clear). */
-static uint64_t setup(struct check_ctx *c, unsigned i)
+/* gp1 with only EVNTSEL1.EN set counts nothing: one window of 3000
+ * instructions of wl_loop, any of which would show. */
+#define EXACT_ITERS 1000
+
+/* gp1 programmed (instructions) and gp0 (cycles), both stopped; *s is
+ * EVNTSEL<i> as programmed (EN clear). False when an op failed (FAILed). */
+static bool setup(struct check_ctx *c, unsigned i, uint64_t *s)
 {
-	uint64_t s = 0;
-	m_setup(c, 0, GEN_CYCLES, PMU_F_OS | PMU_F_USR);
-	m_setup(c, 1, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR);
-	hw_rdmsr(c->pmu->ctr[i].ctl_msr, &s);
-	return s;
+	*s = 0;
+	if (!m_setup_or_fail(c, 0, GEN_CYCLES, PMU_F_OS | PMU_F_USR) ||
+	    !m_setup_or_fail(c, 1, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR))
+		return false;
+	hw_rdmsr(c->pmu->ctr[i].ctl_msr, s);
+	return true;
+}
+
+/* gp1 with only EVNTSEL1.EN set (one window from zero: *only1) and with
+ * only EVNTSEL0.EN set (N/2N: *only0), the windows' statuses in *st1 and
+ * *st0. False when an op failed (FAILed). */
+static bool measure(struct check_ctx *c, int *st1, uint64_t *only1, int *st0, struct mdiff *only0)
+{
+	struct pmu *p = c->pmu;
+	uint64_t s1, s0;
+
+	if (!setup(c, 1, &s1))
+		return false;
+	*st1 = m_window_write(c, 0, p->ctr[1].ctl_msr, s1 | EVTSEL_EN, &wl_loop, EXACT_ITERS);
+	if (*st1 == M_FAULT || !m_read(c, 1, only1) || !setup(c, 0, &s0))
+		return false;
+	*st0 = m_diff(c, 1, 0, p->ctr[0].ctl_msr, s0 | EVTSEL_EN, &wl_loop, M_N_ITERS, only0);
+	return true;
 }
 
 static void run(struct check_ctx *c)
@@ -32,12 +54,11 @@ static void run(struct check_ctx *c)
 	 * write that faulted set nothing, and its 0 would prove nothing. An
 	 * SMI does not matter here: a counter that is not enabled counts
 	 * nothing in SMM either. */
-	uint64_t s1 = setup(c, 1);
-	int st1 = m_window_write(c, 0, p->ctr[1].ctl_msr, s1 | EVTSEL_EN, &wl_loop, 1000);
-	p->ops->read(p, 1, &only1);
-	uint64_t s0 = setup(c, 0);
-	int st0 = m_diff(c, 1, 0, p->ctr[0].ctl_msr, s0 | EVTSEL_EN, &wl_loop, M_N_ITERS, &only0);
+	int st1 = M_OK, st0 = M_OK;
+	bool ok = measure(c, &st1, &only1, &st0, &only0);
 	m_quiesce(c);
+	if (!ok)
+		return;
 	if (st1 == M_WRITE_GP)
 		m_fail_status(c, st1, p->ctr[1].ctl_msr, "gp1 with only EVNTSEL1.EN set");
 	else if (only1)

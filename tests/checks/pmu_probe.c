@@ -1,6 +1,7 @@
 /* pmu.probe: the functional probe of facts §0 (write a pattern to the first
- * counter the firmware did not enable, read it back). On bare metal a matched driver whose counters do not respond
- * is a failure; under a hypervisor it means "no virtual PMU" and is a SKIP. */
+ * counter the firmware did not enable, read it back). On bare metal a
+ * matched driver whose counters do not respond is a failure; under a
+ * hypervisor it means "no virtual PMU" and is a SKIP. */
 #include "../suite.h"
 
 static void run(struct check_ctx *c)

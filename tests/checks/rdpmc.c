@@ -5,6 +5,13 @@
  * (AMD APM Vol. 3 RDPMC), so only the index past those is invalid. */
 #include "../measure.h"
 
+/* A pattern each counter holds: below bit 31, which the preload path may
+ * sign-extend from (facts §2), with the counter's index in bits 15:8 so
+ * that RDPMC of another counter shows. */
+#define PATTERN	    0x123456789aull
+#define BELOW_BIT31 0x7fffffffull
+#define INDEX_SHIFT 8
+
 static void run(struct check_ctx *c)
 {
 	struct pmu *p = c->pmu;
@@ -12,10 +19,11 @@ static void run(struct check_ctx *c)
 	m_quiesce(c);
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct pmu_counter *k = &p->ctr[i];
-		uint64_t pat = 0x123456789aull & pmu_width_mask(k->width) & 0x7fffffffull;
+		uint64_t pat = PATTERN & pmu_width_mask(k->width) & BELOW_BIT31;
 		uint64_t a = 0, b = 0;
-		pat |= (uint64_t)i << 8;
-		p->ops->write(p, i, pat, PMU_WRITE_PRELOAD);
+		pat |= (uint64_t)i << INDEX_SHIFT;
+		if (!m_write(c, i, pat, PMU_WRITE_PRELOAD))
+			return;
 		int st = hw_rdpmc(k->rdpmc, &a);
 		hw_rdmsr(k->ctr_msr, &b);
 		if (st != HW_OK)
@@ -25,7 +33,8 @@ static void run(struct check_ctx *c)
 			check_fail(c, "%s: RDPMC 0x%x read 0x%llx, RDMSR 0x%x read 0x%llx", k->name,
 				   k->rdpmc, (unsigned long long)a, k->ctr_msr,
 				   (unsigned long long)b);
-		p->ops->write(p, i, 0, PMU_WRITE_PRELOAD);
+		if (!m_write(c, i, 0, PMU_WRITE_PRELOAD))
+			return;
 	}
 	/* An index with no counter behind it must fault (#GP). */
 	uint64_t v;

@@ -17,15 +17,33 @@
  * Cycles: ten cycles per instruction of the same limit. */
 #include "pmi_common.h"
 
+#define LIMIT_SHORT	1000  /* Intel P6, Core and later, KNC (above) */
+#define LIMIT_LONG	30000 /* AMD and NetBurst (above) */
+#define CYCLES_PER_INSN 10    /* the cycles limit: 10 x the instructions one */
+/* Each sample: -SKID_PERIOD in a window of SKID_ITERS iterations of
+ * wl_loop (6000 instructions, 2000 cycles or more): the wrap comes early,
+ * the rest of the window runs on to the PMI. */
+#define SKID_PERIOD 1000
+#define SKID_ITERS  2000
+
+/* What a sample comes to besides 0 (a sample) and 1 (an SMI was counted in
+ * the window: not a sample, m_median_clean), and what sampling comes to. */
+enum {
+	NO_COUNTER = -1, /* no counter counts the event */
+	PMI_LOST = -2,
+	STOPPED = -3, /* pmi_trouble or m_op gave the verdict */
+	ALL_SMI = -4, /* an SMI in every window */
+};
+
 static uint64_t skid_limit(const struct check_ctx *c)
 {
 	switch (c->pmu->ops->id) {
 	case PMU_DRV_AMD_LEGACY:
 	case PMU_DRV_AMD_CORE:
 	case PMU_DRV_INTEL_NETBURST:
-		return 30000;
+		return LIMIT_LONG;
 	default:
-		return 1000;
+		return LIMIT_SHORT;
 	}
 }
 
@@ -36,41 +54,43 @@ struct skid_arg {
 };
 
 /* One overflow of -n: v[0] the events counted past the wrap. 1 when an SMI
- * was counted in the window (SMM cycles counted: not a sample), -2 when
- * the PMI was lost, -3 on the service's trouble (FAILed). */
+ * was counted in the window (SMM cycles counted: not a sample), PMI_LOST,
+ * STOPPED. */
 static int skid_sample(struct check_ctx *c, void *arg, uint64_t *v)
 {
 	const struct skid_arg *a = arg;
 	const volatile struct pmi_stats *s = pmi_stats();
 	int st;
 
-	m_setup(c, a->ctr, a->g, PMU_F_OS | PMU_F_USR | PMU_F_INT);
+	if (!m_setup_or_fail(c, a->ctr, a->g, PMU_F_OS | PMU_F_USR | PMU_F_INT))
+		return STOPPED;
 	pmi_reset_stats();
-	pmu_preload(c->pmu, a->ctr, a->n);
-	bool smi = pmi_run(c, 1ull << a->ctr, &wl_loop, 2000);
+	if (!m_preload(c, a->ctr, a->n))
+		return STOPPED;
+	int run = pmi_run(c, 1ull << a->ctr, &wl_loop, SKID_ITERS);
+	if (run == M_FAULT)
+		return STOPPED;
 	if (!pmi_wait(1, PMI_WAIT_US) || !s->overflows[a->ctr])
-		st = -2;
+		st = PMI_LOST;
 	else
-		st = smi;
+		st = run == M_SMI;
 	v[0] = s->skid[0];
 	if (pmi_trouble(c, c->pmu->ctr[a->ctr].name))
-		st = -3;
-	c->pmu->ops->ack(c->pmu, pmu_all_mask(c->pmu));
-	return st;
+		st = STOPPED;
+	return m_ack(c, pmu_all_mask(c->pmu)) ? st : STOPPED;
 }
 
 /* min/median/max of the skid over the repeats without an SMI. Returns 0,
- * -1 when no counter counts g, -2 a PMI lost, -3 trouble (FAILed), -4 an
- * SMI in every window. */
+ * NO_COUNTER, PMI_LOST, STOPPED or ALL_SMI. */
 static int sample(struct check_ctx *c, enum pmu_generic g, uint64_t n, struct stat3 *out)
 {
 	int i = m_counter_for(c, g, 0);
 
 	if (i < 0)
-		return -1;
+		return NO_COUNTER;
 	struct skid_arg a = {(unsigned)i, g, n};
 	int got = m_median_clean(c, c->opt->repeat, 1, skid_sample, &a, out);
-	return got < 0 ? got : got ? 0 : -4;
+	return got < 0 ? got : got ? 0 : ALL_SMI;
 }
 
 static void run(struct check_ctx *c)
@@ -80,30 +100,34 @@ static void run(struct check_ctx *c)
 
 	if (!pmi_begin(c))
 		return;
-	int a = sample(c, GEN_INSTRUCTIONS, 1000, &ins);
-	int b = a == -3 ? -3 : sample(c, GEN_CYCLES, 1000, &cyc);
+	int a = sample(c, GEN_INSTRUCTIONS, SKID_PERIOD, &ins);
+	int b = a == STOPPED ? STOPPED : sample(c, GEN_CYCLES, SKID_PERIOD, &cyc);
 	pmi_end(c);
-	if (a == -3 || b == -3)
-		return; /* pmi_trouble failed it */
-	if (a == -1) {
+	if (a == STOPPED || b == STOPPED)
+		return;
+	if (a == NO_COUNTER) {
 		check_skip(c, "no counter can count instructions");
-	} else if (a == -2 || b == -2) {
+	} else if (a == PMI_LOST || b == PMI_LOST) {
 		check_fail(c, "expected a PMI for every sample, some were lost");
-	} else if (a == -4) {
+	} else if (a == ALL_SMI) {
 		check_skip(c, "an SMI was counted in every sample");
-	} else if (ins.med > lim || (b == 0 && cyc.med > 10 * lim)) {
-		check_fail(c, "median skid of %llu instructions / %llu cycles exceeds %llu / %llu, ten "
-			      "times what this family is documented to show",
-			   (unsigned long long)ins.med, (unsigned long long)cyc.med,
-			   (unsigned long long)lim, (unsigned long long)(10 * lim));
+	} else if (ins.med > lim || (b == 0 && cyc.med > CYCLES_PER_INSN * lim)) {
+		check_fail(
+		    c,
+		    "median skid of %llu instructions / %llu cycles exceeds %llu / %llu, ten "
+		    "times what this family is documented to show",
+		    (unsigned long long)ins.med, (unsigned long long)cyc.med,
+		    (unsigned long long)lim, (unsigned long long)(CYCLES_PER_INSN * lim));
 	} else if (b == 0) {
-		check_pass(c, "skid %llu/%llu/%llu instructions, PMI latency %llu/%llu/%llu cycles "
-			      "(min/median/max; a median above %llu / %llu is absurd: 10x the documented "
-			      "skid, facts §8-§9)",
-			   (unsigned long long)ins.min, (unsigned long long)ins.med,
-			   (unsigned long long)ins.max, (unsigned long long)cyc.min,
-			   (unsigned long long)cyc.med, (unsigned long long)cyc.max,
-			   (unsigned long long)lim, (unsigned long long)(10 * lim));
+		check_pass(
+		    c,
+		    "skid %llu/%llu/%llu instructions, PMI latency %llu/%llu/%llu cycles "
+		    "(min/median/max; a median above %llu / %llu is absurd: 10x the documented "
+		    "skid, facts §8-§9)",
+		    (unsigned long long)ins.min, (unsigned long long)ins.med,
+		    (unsigned long long)ins.max, (unsigned long long)cyc.min,
+		    (unsigned long long)cyc.med, (unsigned long long)cyc.max,
+		    (unsigned long long)lim, (unsigned long long)(CYCLES_PER_INSN * lim));
 	} else {
 		check_pass(c, "skid %llu/%llu/%llu instructions (min/median/max; a median above %llu is absurd: "
 			      "10x the documented skid, facts §8-§9); no cycles event",
