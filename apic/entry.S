@@ -108,13 +108,15 @@ isr_common:
 	.popsection
 .endm
 
-/* int hw_rdmsr(uint32_t msr, uint64_t *val) */
-	.globl hw_rdmsr
-hw_rdmsr:
+/* A 64-bit read through ECX (RDMSR, RDPMC) into *val: HW_OK, or the fault
+ * vector with *val = 0 (the fixup returns the vector in %eax). */
+.macro READ64 name, insn
+	.globl \name
+\name:
 	movl %edi, %ecx
 	xorl %eax, %eax
 	xorl %edx, %edx
-1:	rdmsr
+1:	\insn
 	shlq $32, %rdx
 	orq %rdx, %rax
 	movq %rax, (%rsi)
@@ -123,6 +125,10 @@ hw_rdmsr:
 2:	movq $0, (%rsi)
 	ret
 	FIXUP 1b, 2b
+.endm
+
+/* int hw_rdmsr(uint32_t msr, uint64_t *val) */
+	READ64 hw_rdmsr, rdmsr
 
 /* int hw_wrmsr(uint32_t msr, uint64_t val) */
 	.globl hw_wrmsr
@@ -137,20 +143,7 @@ hw_wrmsr:
 	FIXUP 1b, 2b
 
 /* int hw_rdpmc(uint32_t ecx, uint64_t *val) */
-	.globl hw_rdpmc
-hw_rdpmc:
-	movl %edi, %ecx
-	xorl %eax, %eax
-	xorl %edx, %edx
-1:	rdpmc
-	shlq $32, %rdx
-	orq %rdx, %rax
-	movq %rax, (%rsi)
-	xorl %eax, %eax
-	ret
-2:	movq $0, (%rsi)
-	ret
-	FIXUP 1b, 2b
+	READ64 hw_rdpmc, rdpmc
 
 /* int pmh_setjmp(struct pmh_jmpbuf *b): 0 now, 1 when recovered. */
 	.globl pmh_setjmp
