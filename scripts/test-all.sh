@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test`: unit tests, the simulated-CPU matrix, QEMU boot tests. Each
+# `make test`: the layering rules, unit tests, the simulated-CPU matrix, QEMU boot tests. Each
 # part prints "<part>: N passed, N failed[, N skipped]"; this prints the total.
 set -u
 cd "$(dirname "$0")/.."
@@ -12,6 +12,8 @@ run() {
   "$@" 2>&1 | tee -a "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 }
+run "layers (includes, cycles, shipped sources, sizes)" \
+  sh -c 'scripts/layers.py --self-test && scripts/layers.py'
 run "unit tests (cmocka, ASan+UBSan)" scripts/run-unit.sh build/host/unit/*
 run "simulated CPUs, realism all, 25 seeds (optimised build)" \
   scripts/sim-matrix.py build/host/pmuharness-sim-fast
