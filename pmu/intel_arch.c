@@ -11,7 +11,6 @@
 #include "intel_arch.h"
 #include "msr.h"
 
-#define GLOBAL_FIXED_BIT 32 /* GLOBAL_CTRL/STATUS bit 32+i is fixed counter i (facts §4) */
 #define GLOBAL_MAX	 32 /* GP and fixed counters each have 32 bits there */
 #define STATUS_CONDCHGD	 (1ull << 63) /* facts §4 GLOBAL_STATUS */
 #define STATUS_BUF_OVF (1ull << 62)
@@ -44,7 +43,7 @@ uint64_t intel_arch_global_bits(const struct pmu *p, uint64_t mask)
 	for (unsigned i = 0; i < p->n; i++) {
 		if (!(mask & (1ull << i)))
 			continue;
-		b |= is_fixed(p, i) ? 1ull << (GLOBAL_FIXED_BIT + p->ctr[i].index) : 1ull << i;
+		b |= is_fixed(p, i) ? 1ull << (ARCH_GLOBAL_FIXED_BIT + p->ctr[i].index) : 1ull << i;
 	}
 	return b;
 }

@@ -6,11 +6,16 @@
 #define PMH_PMU_INTEL_ARCH_H
 
 #include "pmu.h"
+
 /* What each architectural perfmon version adds (facts §1, §4). */
 #define ARCH_V_GLOBALS 2    /* global ctrl/status/ovf registers, fixed counters */
 #define ARCH_V_ANYTHREAD 3  /* EVNTSEL.ANY and the fixed AnyThread bits */
 #define ARCH_V_STATUS_SET 4 /* GLOBAL_STATUS_SET */
 #define ARCH_V_FIXED_MASK 5 /* CPUID.0AH:ECX fixed-counter bitmask */
+
+/* GLOBAL_CTRL, GLOBAL_STATUS and STATUS_SET: GP counter i is bit i, fixed
+ * counter i bit 32 + i (facts §4). */
+#define ARCH_GLOBAL_FIXED_BIT 32
 
 /* FIXED_CTR_CTRL field of fixed counter i: bit0 OS, bit1 USR, bit2
  * AnyThread (v3+), bit3 PMI (facts §4). */

@@ -17,36 +17,6 @@
 #define P4_NCTR 18
 #define P4_WIDTH 40
 
-/* CCCR bits (facts §5) */
-#define CCCR_RESERVED 0xfffull /* 11:0, masked off before every write */
-#define CCCR_ENABLE (1ull << 12)
-#define CCCR_ESCR_SEL_SHIFT 13
-#define CCCR_ACTIVE_THREAD_ANY (3ull << 16) /* "11" is required on non-HT (facts §5) */
-#define CCCR_COMPARE (1ull << 18)
-#define CCCR_COMPLEMENT (1ull << 19)
-#define CCCR_THRESHOLD_SHIFT 20
-#define CCCR_THRESHOLD_MAX 15 /* 23:20 */
-#define CCCR_EDGE (1ull << 24)
-#define CCCR_FORCE_OVF (1ull << 25)
-#define CCCR_OVF_PMI_T0 (1ull << 26)
-#define CCCR_OVF_PMI_T1 (1ull << 27)
-#define CCCR_CASCADE (1ull << 30)
-#define CCCR_OVF (1ull << 31)
-/* Bits that hold written values: 30 and 27:12 (28, 29 and 11:0 reserved);
- * OVF is set by the hardware and only cleared by software. */
-#define CCCR_RW_MASK 0x4ffff000ull
-
-/* ESCR bits (facts §5) */
-#define ESCR_EVENT_SHIFT 25
-#define ESCR_EVENT_MAX 0x3f /* 30:25 */
-#define ESCR_MASK_SHIFT 9
-#define ESCR_EMASK_MAX 0xffff /* 24:9 */
-#define ESCR_T0_OS (1ull << 3)
-#define ESCR_T0_USR (1ull << 2)
-#define ESCR_T1_OS (1ull << 1)
-#define ESCR_T1_USR (1ull << 0)
-#define ESCR_RW_MASK 0x7fffffffull
-
 /* Counter groups (facts §5): 0-3 BPU, 4-7 MS, 8-11 FLAME, 12-17 IQ. */
 static const char *const group_name[4] = {"BPU", "MS", "FLAME", "IQ"};
 
@@ -401,11 +371,10 @@ static int reset(struct pmu *p)
 	 * interrupt stays asserted (facts §5); init on kdump kernels zeroes all
 	 * 18 CCCRs for the same reason (facts §10). */
 	for (unsigned i = 0; i < p->n; i++) {
-		int st = hw_wrmsr(p->ctr[i].ctl_msr, 0), st2 = ctr_write(p, i, 0);
-		if (rc == HW_OK)
-			rc = st != HW_OK ? st : st2;
+		rc = pmu_first_err(rc, hw_wrmsr(p->ctr[i].ctl_msr, 0));
+		rc = pmu_first_err(rc, ctr_write(p, i, 0));
 		if (p->ctr[i].aux_msr)
-			hw_wrmsr(p->ctr[i].aux_msr, 0);
+			rc = pmu_first_err(rc, hw_wrmsr(p->ctr[i].aux_msr, 0));
 		p->ctr[i].aux_msr = 0;
 	}
 	p->active = 0;

@@ -81,6 +81,25 @@ bool m_read(struct check_ctx *c, unsigned ctr, uint64_t *v)
 	return m_op(c, c->pmu->ops->read(c->pmu, ctr, v), MO_READ, 1ull << ctr, 0);
 }
 
+bool m_rdmsr(struct check_ctx *c, uint32_t msr, uint64_t *v)
+{
+	int e = hw_rdmsr(msr, v);
+
+	if (e != HW_OK)
+		check_fail(c, "RDMSR 0x%x failed: %s", msr, hw_err_name(e));
+	return e == HW_OK;
+}
+
+bool m_wrmsr(struct check_ctx *c, uint32_t msr, uint64_t v)
+{
+	int e = hw_wrmsr(msr, v);
+
+	if (e != HW_OK)
+		check_fail(c, "WRMSR 0x%x <- 0x%llx failed: %s", msr, (unsigned long long)v,
+			   hw_err_name(e));
+	return e == HW_OK;
+}
+
 bool m_start(struct check_ctx *c, uint64_t mask)
 {
 	return m_op(c, c->pmu->ops->start(c->pmu, mask), MO_START, mask, 0);

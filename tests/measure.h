@@ -29,6 +29,10 @@ M_MUST_USE bool m_op(struct check_ctx *c, int e, enum m_op op, uint64_t mask, ui
 M_MUST_USE bool m_preload(struct check_ctx *c, unsigned ctr, uint64_t n);
 M_MUST_USE bool m_write(struct check_ctx *c, unsigned ctr, uint64_t v, enum pmu_write_path path);
 M_MUST_USE bool m_read(struct check_ctx *c, unsigned ctr, uint64_t *v);
+/* A register a check reads or writes itself (a status, a control it
+ * inspects): a fault FAILs naming the MSR and the error. */
+M_MUST_USE bool m_rdmsr(struct check_ctx *c, uint32_t msr, uint64_t *v);
+M_MUST_USE bool m_wrmsr(struct check_ctx *c, uint32_t msr, uint64_t v);
 M_MUST_USE bool m_start(struct check_ctx *c, uint64_t mask);
 M_MUST_USE bool m_stop(struct check_ctx *c, uint64_t mask);
 M_MUST_USE bool m_ovf(struct check_ctx *c, uint64_t *mask);

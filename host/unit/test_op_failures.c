@@ -155,6 +155,9 @@ static void msr_fault_named(void **st)
 	assert_non_null(strstr(r->msg, "failed: #GP"));
 }
 
+/* An MSR no model implements: RDMSR and WRMSR raise #GP. */
+#define MISSING_MSR 0x12345u
+
 /* ---- m_op ---------------------------------------------------------------- */
 
 /* The message names the op, its argument, the counter(s) and the error. */
@@ -202,6 +205,27 @@ static void fault_status_once(void **st)
 	assert_int_equal(c.v, V_SKIP);
 }
 
+/* A register a check reads or writes itself: a fault FAILs naming the MSR
+ * and the error; a good access leaves the verdict alone. Before, the check
+ * judged the 0 a faulting read leaves behind. */
+static void msr_access_named(void **st)
+{
+	(void)st;
+	uint64_t v = 1;
+	struct check_ctx c = up("skylake", SF_NONE, 0, 1);
+	c.v = V_NONE;
+	assert_true(m_rdmsr(&c, c.pmu->ctr[0].ctl_msr, &v));
+	assert_true(m_wrmsr(&c, c.pmu->ctr[0].ctl_msr, 0));
+	assert_int_equal(c.v, V_NONE);
+	assert_false(m_rdmsr(&c, MISSING_MSR, &v));
+	assert_int_equal(c.v, V_FAIL);
+	assert_non_null(strstr(c.msg, "RDMSR 0x12345 failed: #GP"));
+	c = up("skylake", SF_NONE, 0, 1);
+	c.v = V_NONE;
+	assert_false(m_wrmsr(&c, MISSING_MSR, 5));
+	assert_non_null(strstr(c.msg, "WRMSR 0x12345 <- 0x5 failed: #GP"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +237,7 @@ int main(void)
 	    cmocka_unit_test_teardown(msr_fault_named, teardown),
 	    cmocka_unit_test(op_messages),
 	    cmocka_unit_test(fault_status_once),
+	    cmocka_unit_test(msr_access_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

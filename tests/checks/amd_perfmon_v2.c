@@ -2,9 +2,7 @@
  * CPUID 8000_0022h EBX[3:0], GlobalCtl gating each counter, GlobalStatus
  * flagging an overflow, GlobalStatusClr clearing it. */
 #include "../measure.h"
-
-/* CPUID 8000_0022h EBX[3:0]: the number of core counters (facts §7). */
-#define CPUID_EXT22_EBX_NCTR 0xfu
+#include "../../pmu/cpuid.h"
 
 /* GlobalCtl gates counter i: the N/2N difference with its bit clear
  * against the one with it set. */
@@ -41,12 +39,13 @@ static bool status(struct check_ctx *c, unsigned i)
 
 	if (!m_overflow(c, i))
 		return false;
-	hw_rdmsr(p->global_status_msr, &st);
+	if (!m_rdmsr(c, p->global_status_msr, &st))
+		return false;
 	if (!((st >> i) & 1))
 		check_fail(c, "%s overflowed: expected GlobalStatus bit %u, got 0x%llx",
 			   p->ctr[i].name, i, (unsigned long long)st);
-	hw_wrmsr(p->global_ovf_msr, 1ull << i);
-	hw_rdmsr(p->global_status_msr, &st);
+	if (!m_wrmsr(c, p->global_ovf_msr, 1ull << i) || !m_rdmsr(c, p->global_status_msr, &st))
+		return false;
 	if ((st >> i) & 1)
 		check_fail(c, "%s: expected GlobalStatusClr to clear bit %u, still 0x%llx",
 			   p->ctr[i].name, i, (unsigned long long)st);
@@ -56,7 +55,7 @@ static bool status(struct check_ctx *c, unsigned i)
 static void run(struct check_ctx *c)
 {
 	struct pmu *p = c->pmu;
-	unsigned want = c->cpu->ids.ext22.ebx & CPUID_EXT22_EBX_NCTR;
+	unsigned want = CPUID_AMD_PERFMON_EBX_CORE_PMCS(c->cpu->ids.ext22.ebx);
 
 	m_quiesce(c);
 	if (want && p->n_gp != want)

@@ -2,10 +2,7 @@
  * bit sets that GLOBAL_STATUS bit, the driver sees it as that counter's
  * overflow, and GLOBAL_OVF_CTRL clears it (facts §4 MSR table). */
 #include "../measure.h"
-
-/* GLOBAL_STATUS and STATUS_SET: GP counter i is bit i, fixed counter i bit
- * 32 + i (facts §4). */
-#define STATUS_FIXED0 32
+#include "../../pmu/intel_arch.h"
 
 static void run(struct check_ctx *c)
 {
@@ -13,7 +10,7 @@ static void run(struct check_ctx *c)
 
 	m_quiesce(c);
 	for (unsigned i = 0; i < p->n; i++) {
-		unsigned bit = p->ctr[i].kind == PMU_CTR_FIXED ? STATUS_FIXED0 + p->ctr[i].index
+		unsigned bit = p->ctr[i].kind == PMU_CTR_FIXED ? ARCH_GLOBAL_FIXED_BIT + p->ctr[i].index
 							       : p->ctr[i].index;
 		uint64_t st = 0, m = 0;
 		int e = hw_wrmsr(p->global_status_set_msr, 1ull << bit);
@@ -33,7 +30,8 @@ static void run(struct check_ctx *c)
 				   p->ctr[i].name, bit, p->ctr[i].name, (unsigned long long)m);
 		if (!m_ack(c, 1ull << i))
 			return;
-		hw_rdmsr(p->global_status_msr, &st);
+		if (!m_rdmsr(c, p->global_status_msr, &st))
+			return;
 		if ((st >> bit) & 1)
 			check_fail(c, "%s: expected OVF_CTRL to clear status bit %u, still 0x%llx",
 				   p->ctr[i].name, bit, (unsigned long long)st);

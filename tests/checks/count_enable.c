@@ -58,7 +58,9 @@ static void gates(struct check_ctx *c, unsigned i, int64_t open)
 	if (!(p->caps & PMU_CAP_GLOBAL_CTRL))
 		return;
 	if (p->ctr[i].kind == PMU_CTR_GP) {
-		hw_rdmsr(p->ctr[i].ctl_msr, &ctl); /* programmed, stopped: EN clear */
+		/* programmed, stopped: EN clear */
+		if (!m_rdmsr(c, p->ctr[i].ctl_msr, &ctl))
+			return;
 		gate(c, i, p->ctr[i].ctl_msr, ctl & ~EVTSEL_EN, open,
 		     "its enable bit clear (global enable on)");
 	}

@@ -6,13 +6,8 @@
  * thread the driver programs the ESCR's T1 bits instead (facts §5, §10 P4);
  * the event and mask checked here are the same. */
 #include "../measure.h"
+#include "../../pmu/intel_netburst.h"
 
-/* The CCCR and ESCR fields read back (facts §5 CCCR and ESCR bits): the
- * sticky OVF flag, ESCR select 15:13; event select 30:25, event mask 24:9. */
-#define CCCR_OVF (1ull << 31)
-#define CCCR_ESCR_SEL(v) (((v) >> 13) & 0x7)
-#define ESCR_EVENT(v)	 (((v) >> 25) & 0x3f)
-#define ESCR_MASK(v)	 (((v) >> 9) & 0xffff)
 
 /* Counter i, set up with instr_retired (ev, the driver's binding): the
  * CCCR and ESCR fields. */
@@ -21,24 +16,22 @@ static void binding(struct check_ctx *c, unsigned i, const struct pmu_event *ev)
 	const struct pmu_counter *k = &c->pmu->ctr[i];
 	uint64_t cccr = 0, escr = 0;
 
-	hw_rdmsr(k->ctl_msr, &cccr);
-	hw_rdmsr(k->aux_msr, &escr);
-	if (CCCR_ESCR_SEL(cccr) != ev->escr_select)
+	if (!m_rdmsr(c, k->ctl_msr, &cccr) || !m_rdmsr(c, k->aux_msr, &escr))
+		return;
+	if (CCCR_ESCR_SEL_OF(cccr) != ev->escr_select)
 		check_fail(c, "%s: CCCR ESCR-select %llu, expected %u", k->name,
-			   (unsigned long long)CCCR_ESCR_SEL(cccr), ev->escr_select);
-	if (ESCR_EVENT(escr) != ev->code || ESCR_MASK(escr) != ev->escr_mask)
+			   (unsigned long long)CCCR_ESCR_SEL_OF(cccr), ev->escr_select);
+	if (ESCR_EVENT_OF(escr) != ev->code || ESCR_EMASK_OF(escr) != ev->escr_mask)
 		check_fail(c, "%s: ESCR 0x%x holds event 0x%llx mask 0x%llx, expected 0x%x/0x%x",
-			   k->name, k->aux_msr, (unsigned long long)ESCR_EVENT(escr),
-			   (unsigned long long)ESCR_MASK(escr), ev->code, ev->escr_mask);
+			   k->name, k->aux_msr, (unsigned long long)ESCR_EVENT_OF(escr),
+			   (unsigned long long)ESCR_EMASK_OF(escr), ev->code, ev->escr_mask);
 }
 
-/* Whether CCCR.OVF of counter i is set. */
-static bool ovf(const struct pmu *p, unsigned i)
+/* Counter i's CCCR into *cccr; a fault FAILs naming the MSR. */
+static bool cccr_of(struct check_ctx *c, unsigned i, uint64_t *cccr)
 {
-	uint64_t cccr = 0;
-
-	hw_rdmsr(p->ctr[i].ctl_msr, &cccr);
-	return (cccr & CCCR_OVF) != 0;
+	*cccr = 0;
+	return m_rdmsr(c, c->pmu->ctr[i].ctl_msr, cccr);
 }
 
 /* Counter i overflows: CCCR.OVF set, sticky across a read and a counter
@@ -51,22 +44,28 @@ static bool sticky(struct check_ctx *c, unsigned i)
 
 	if (!m_overflow(c, i))
 		return false;
-	hw_rdmsr(p->ctr[i].ctl_msr, &cccr);
+	if (!cccr_of(c, i, &cccr))
+		return false;
 	if (!(cccr & CCCR_OVF)) {
 		check_fail(c,
 			   "%s overflowed: expected CCCR.OVF (bit 31) set and sticky, CCCR 0x%llx",
 			   n, (unsigned long long)cccr);
 		return true;
 	}
-	if (!ovf(p, i))
+	if (!cccr_of(c, i, &cccr))
+		return false;
+	if (!(cccr & CCCR_OVF))
 		check_fail(c, "%s: CCCR.OVF cleared by reading the CCCR: expected sticky", n);
 	if (!m_write(c, i, 0, PMU_WRITE_FULL))
 		return false;
-	if (!ovf(p, i))
+	if (!cccr_of(c, i, &cccr))
+		return false;
+	if (!(cccr & CCCR_OVF))
 		check_fail(c, "%s: CCCR.OVF cleared by a counter write: expected sticky", n);
 	if (!m_ack(c, 1ull << i))
 		return false;
-	hw_rdmsr(p->ctr[i].ctl_msr, &cccr);
+	if (!cccr_of(c, i, &cccr))
+		return false;
 	if (cccr & CCCR_OVF)
 		check_fail(c, "%s: expected ack to clear CCCR.OVF, CCCR 0x%llx", n,
 			   (unsigned long long)cccr);

@@ -18,8 +18,7 @@ static bool setup(struct check_ctx *c, unsigned i, uint64_t *s)
 	if (!m_setup_or_fail(c, 0, GEN_CYCLES, PMU_F_OS | PMU_F_USR) ||
 	    !m_setup_or_fail(c, 1, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR))
 		return false;
-	hw_rdmsr(c->pmu->ctr[i].ctl_msr, s);
-	return true;
+	return m_rdmsr(c, c->pmu->ctr[i].ctl_msr, s);
 }
 
 /* gp1 with only EVNTSEL1.EN set (one window from zero: *only1) and with

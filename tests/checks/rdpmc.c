@@ -25,7 +25,8 @@ static void run(struct check_ctx *c)
 		if (!m_write(c, i, pat, PMU_WRITE_PRELOAD))
 			return;
 		int st = hw_rdpmc(k->rdpmc, &a);
-		hw_rdmsr(k->ctr_msr, &b);
+		if (!m_rdmsr(c, k->ctr_msr, &b))
+			return;
 		if (st != HW_OK)
 			check_fail(c, "%s: RDPMC 0x%x raised %s", k->name, k->rdpmc,
 				   hw_err_name(st));
