@@ -8,69 +8,12 @@
 
 #include <cmocka.h>
 
-#include "../../apic/apic.h"
-#include "../../apic/isr.h"
-#include "../../events/workload.h"
-#include "../../pmu/msr.h"
-#include "../../pmu/pmu.h"
-#include "../sim/sim.h"
-#include "sim_drv.h"
+#include "drv_common.h"
 
 #define TOP47 (1ull << 47)
 #define M48 ((1ull << 48) - 1)
 
-static struct cpu_info ci;
-static struct pmu p;
-
-/* An op result this test reads by its effect, not by its value. */
-static void unjudged(int st)
-{
-	(void)st;
-}
-
-static void boot_as(const char *model, enum sim_fault f, enum pmu_driver_id force)
-{
-	assert_int_equal(sim_start(model, f), 0);
-	cpu_identify(&ci);
-	if (force != PMU_DRV_NONE)
-		ci.driver = force;
-	pmu_attach(&p, &ci);
-}
-
 static void boot(const char *model, enum sim_fault f) { boot_as(model, f, PMU_DRV_NONE); }
-
-static struct pmu_event ev(uint16_t code, uint8_t umask)
-{
-	struct pmu_event e;
-	memset(&e, 0, sizeof(e));
-	e.code = code;
-	e.umask = umask;
-	return e;
-}
-
-static uint64_t msr(uint32_t a)
-{
-	uint64_t v = 0;
-	assert_int_equal(hw_rdmsr(a, &v), HW_OK);
-	return v;
-}
-
-static uint64_t ctr(unsigned i)
-{
-	uint64_t v = 0;
-	assert_int_equal(p.ops->read(&p, i, &v), HW_OK);
-	return v;
-}
-
-/* Program counter i with event code (OS only: the harness runs at CPL 0),
- * zero it and start it. */
-static void count(unsigned i, uint16_t code, uint32_t extra)
-{
-	struct pmu_event e = ev(code, 0);
-	assert_int_equal(p.ops->program(&p, i, &e, PMU_F_OS | extra), HW_OK);
-	assert_int_equal(p.ops->write(&p, i, 0, PMU_WRITE_FULL), HW_OK);
-	assert_int_equal(p.ops->start(&p, 1ull << i), HW_OK);
-}
 
 static void describe_model(const char *model, uint32_t family)
 {
@@ -323,32 +266,6 @@ static void pmi_collect_sign(void **st)
 	assert_int_equal(ctr(2), before + 183);
 }
 
-/* End to end: INT set, LVTPC at a fixed vector, the handler runs
- * pmi_collect (the generic order of facts §9). */
-static uint64_t pmi_calls, pmi_mask, pmi_lvt_masked;
-static int pmi_st;
-
-static void on_pmi(struct int_frame *f)
-{
-	uint64_t m = 0;
-	(void)f;
-	pmi_calls++;
-	pmi_lvt_masked += (apic_read(APIC_LVT_PC) & LVT_MASKED) != 0;
-	pmi_st |= p.ops->pmi_collect(&p, &m);
-	pmi_mask |= m;
-	apic_eoi();
-}
-
-static void arm_pmi(void)
-{
-	struct apic_info ai;
-	assert_int_equal(apic_detect(&ai), 0);
-	pmi_calls = pmi_mask = pmi_lvt_masked = 0;
-	pmi_st = 0;
-	isr_set_handler(VEC_PMI, on_pmi);
-	apic_write(APIC_LVT_PC, VEC_PMI);
-}
-
 static void pmi_delivery(void **st)
 {
 	(void)st;
@@ -432,21 +349,6 @@ static void probe_not_functional(void **st)
 	assert_non_null(strstr(p.reason, "0xc0010004"));
 }
 
-/* ---- fault injection: each applicable fault changes a driver result ---- */
-
-struct obs {
-	uint64_t instr;			   /* ctr0 retired instructions over wl_loop(100) */
-	uint64_t branches;		   /* ctr2 retired branches over wl_loop(100) */
-	uint64_t unstarted;		   /* ctr3 programmed, never started */
-	uint64_t idle1;			   /* ctr1 programmed, never started */
-	uint64_t wide;			   /* ctr2 read back after writing 0x1_0000_0005 */
-	int st_ctr1;			   /* status of programming and writing counter 1 */
-	uint64_t pmis, pmi_mask, spurious; /* PMI path */
-	uint32_t lvt;			   /* LVTPC after arming */
-	uint64_t raw_hi;		   /* RDMSR bits above 48 after writing 64 ones */
-	uint64_t sel1_pc;		   /* PerfEvtSel1 bit 19 after writing it */
-};
-
 static struct obs observe(const char *model, enum sim_fault f)
 {
 	struct obs o;
@@ -486,68 +388,16 @@ static struct obs observe(const char *model, enum sim_fault f)
 	assert_int_equal(hw_wrmsr(MSR_K7_PERFCTR0 + 2, ~0ull), HW_OK);
 	o.raw_hi = msr(MSR_K7_PERFCTR0 + 2) >> 48;
 	if (hw_wrmsr(MSR_K7_EVNTSEL0 + 1, EVTSEL_PC) == HW_OK)
-		o.sel1_pc = msr(MSR_K7_EVNTSEL0 + 1) & EVTSEL_PC;
+		o.probe_bit = msr(MSR_K7_EVNTSEL0 + 1) & EVTSEL_PC;
 	return o;
 }
 
 static void check_fault(const char *model, enum sim_fault f, const struct obs *ok)
 {
-	struct obs o;
+	struct obs o = observe_watched(observe, model, f);
 
-	drv_stray.hits = 0;
-	drv_watch_class(drv_on_stray);
-	o = observe(model, f);
-	drv_watch_class(0);
-
-	switch (f) {
-	case SF_STUCK_COUNTER:
-		assert_int_equal(o.instr, 0);
-		assert_int_equal(o.pmis, 0);
-		break;
-	case SF_NARROW_COUNTER:
-		assert_int_equal(o.wide, 5);
-		break;
-	case SF_LOST_PMI:
-		assert_int_equal(o.pmis, 0);
-		break;
-	case SF_SPURIOUS_PMI:
-		assert_true(o.spurious > 0);
-		break;
-	case SF_ENABLE_IGNORED:
-		assert_int_equal(o.unstarted, ok->instr);
-		break;
-	case SF_ENABLE_IGNORED_ONE: /* counter 1 alone counts with EN clear */
-		assert_true(o.idle1 > 0);
-		assert_int_equal(o.unstarted, 0);
-		break;
-	case SF_WRONG_EVENT:
-		assert_int_equal(o.instr, ok->branches);
-		assert_int_equal(o.branches, ok->instr);
-		break;
-	case SF_MSR_FAULT:
-		assert_int_equal(o.st_ctr1, HW_FAULT_GP);
-		break;
-	case SF_OVERCOUNT:
-		/* one extra per iteration (100) and one for the call overhead */
-		assert_int_equal(o.instr, ok->instr + 101);
-		break;
-	case SF_LVT_STUCK_MASKED:
-		assert_true(o.lvt & LVT_MASKED);
-		assert_int_equal(o.pmis, 0);
-		break;
-	case SF_WIDTH_HIGH_BITS: /* bits above 48 keep what was written */
-		assert_int_equal(o.raw_hi, 0xffff);
-		break;
-	case SF_WRITE_DROPPED: /* PerfEvtSel1 PC ignores writes */
-		assert_int_equal(o.sel1_pc, 0);
-		break;
-	case SF_WRONG_VECTOR:
-		assert_int_equal(o.pmis, 0);
-		assert_true(drv_stray.hits > 0);
-		break;
-	default:
+	if (!check_fault_counting(f, &o, ok) && !check_fault_delivery(f, &o))
 		fail_msg("fault %s has no observation", sim_fault_name(f));
-	}
 }
 
 static void faults_model(const char *model)
@@ -555,28 +405,8 @@ static void faults_model(const char *model)
 	const struct sim_model *sm = sim_model_find(model);
 	struct obs ok = observe(model, SF_NONE);
 
-	/* the healthy baseline */
-	assert_int_equal(ok.instr, 303);
-	assert_int_equal(ok.branches, 102);
-	assert_int_equal(ok.unstarted, 0);
-	assert_int_equal(ok.idle1, 0);
-	assert_int_equal(ok.wide, 0x100000005ull);
-	assert_int_equal(ok.st_ctr1, HW_OK);
-	assert_int_equal(ok.pmis, 1);
-	assert_int_equal(ok.pmi_mask, 1);
-	assert_int_equal(ok.spurious, 0);
-	assert_false(ok.lvt & LVT_MASKED);
-	assert_int_equal(ok.raw_hi, 0);
-	assert_int_equal(ok.sel1_pc, EVTSEL_PC);
-	for (unsigned f = 1; f < SF_COUNT; f++) {
-		if (sm->faults & (1u << f)) {
-			check_fault(model, (enum sim_fault)f, &ok);
-		} else {
-			assert_int_equal(sim_start(model, (enum sim_fault)f), -1);
-			assert_non_null(sm->fault_na[f]);
-		}
-	}
-	assert_int_equal(sm->faults & (1u << SF_NO_SIGN_EXTEND), 0);
+	check_baseline(&ok, EVTSEL_PC); /* the healthy baseline */
+	faults_each(model, &ok, check_fault);
 	assert_int_equal(sm->faults & (1u << SF_ACK_IGNORED), 0);
 }
 

@@ -1,0 +1,270 @@
+/* One file-scope PMU for the driver tests that name it `p` (amd-core,
+ * amd-legacy, intel-knc, intel-netburst): boot a model, program, count and
+ * read it, take PMIs, and observe the injected faults the AMD models share.
+ * Include after <cmocka.h>; the intel-arch and intel-p6 tests use the
+ * pointer-style helpers of sim_drv.h alone. */
+#ifndef PMH_TESTS_UNIT_DRV_COMMON_H
+#define PMH_TESTS_UNIT_DRV_COMMON_H
+
+#include "sim_drv.h"
+
+static struct cpu_info ci;
+static struct pmu p;
+
+/* An op result this test reads by its effect, not by its value. */
+static inline void unjudged(int st)
+{
+	(void)st;
+}
+
+/* Starts a model with a fault and attaches a driver: the one it selects,
+ * or force where that is not PMU_DRV_NONE. */
+static inline void boot_as(const char *model, enum sim_fault f, enum pmu_driver_id force)
+{
+	assert_int_equal(sim_start(model, f), 0);
+	cpu_identify(&ci);
+	if (force != PMU_DRV_NONE)
+		ci.driver = force;
+	pmu_attach(&p, &ci);
+}
+
+static inline struct pmu_event ev(uint16_t code, uint8_t umask)
+{
+	struct pmu_event e;
+	memset(&e, 0, sizeof(e));
+	e.code = code;
+	e.umask = umask;
+	return e;
+}
+
+static inline uint64_t msr(uint32_t a)
+{
+	uint64_t v = 0;
+	assert_int_equal(hw_rdmsr(a, &v), HW_OK);
+	return v;
+}
+
+static inline uint64_t ctr(unsigned i)
+{
+	uint64_t v = 0;
+	assert_int_equal(p.ops->read(&p, i, &v), HW_OK);
+	return v;
+}
+
+static inline uint64_t ovf_mask(void)
+{
+	uint64_t m = 0;
+	assert_int_equal(p.ops->overflow_status(&p, &m), HW_OK);
+	return m;
+}
+
+/* Program counter i with event code (OS only: the harness runs at CPL 0),
+ * zero it and start it. */
+static inline void count(unsigned i, uint16_t code, uint32_t extra)
+{
+	struct pmu_event e = ev(code, 0);
+	assert_int_equal(p.ops->program(&p, i, &e, PMU_F_OS | extra), HW_OK);
+	assert_int_equal(p.ops->write(&p, i, 0, PMU_WRITE_FULL), HW_OK);
+	assert_int_equal(p.ops->start(&p, 1ull << i), HW_OK);
+}
+
+/* Programs counter i with the driver's encoding of a generic event. */
+static inline void gen(enum pmu_generic g, unsigned i, uint32_t flags)
+{
+	struct pmu_event e;
+	assert_int_equal(p.ops->generic_event(&p, g, i, &e), 0);
+	assert_int_equal(p.ops->program(&p, i, &e, flags), 0);
+}
+
+/* ---- PMIs ---------------------------------------------------------------- */
+
+/* The counting handler: it only counts, so the overflow stays for the test
+ * to read (knc, netburst). */
+static unsigned pmis;
+
+static inline void count_pmi(struct int_frame *f)
+{
+	(void)f;
+	pmis++;
+	apic_eoi();
+}
+
+static inline void unmask_lvt(void) { apic_write(APIC_LVT_PC, VEC_PMI); }
+
+/* Boots the one model of a driver that must come up functional, with the
+ * counting handler on the PMI vector (LVTPC left as the model has it). */
+static inline void boot_counting(const char *model, enum pmu_driver_id want, enum sim_fault f)
+{
+	struct apic_info ai;
+	assert_int_equal(sim_start(model, f), 0);
+	cpu_identify(&ci);
+	assert_int_equal(ci.driver, want);
+	pmu_attach(&p, &ci);
+	assert_int_equal(p.status, PMU_FUNCTIONAL);
+	assert_int_equal(apic_detect(&ai), 0);
+	pmis = 0;
+	isr_set_handler(VEC_PMI, count_pmi);
+}
+
+/* The collecting handler: INT set, LVTPC at a fixed vector, the handler
+ * runs pmi_collect (the generic order of facts §9) and never unmasks. */
+static uint64_t pmi_calls, pmi_mask, pmi_lvt_masked;
+static int pmi_st;
+
+static inline void on_pmi(struct int_frame *f)
+{
+	uint64_t m = 0;
+	(void)f;
+	pmi_calls++;
+	pmi_lvt_masked += (apic_read(APIC_LVT_PC) & LVT_MASKED) != 0;
+	pmi_st |= p.ops->pmi_collect(&p, &m);
+	pmi_mask |= m;
+	apic_eoi();
+}
+
+static inline void arm_pmi(void)
+{
+	struct apic_info ai;
+	assert_int_equal(apic_detect(&ai), 0);
+	pmi_calls = pmi_mask = pmi_lvt_masked = 0;
+	pmi_st = 0;
+	isr_set_handler(VEC_PMI, on_pmi);
+	apic_write(APIC_LVT_PC, VEC_PMI);
+}
+
+/* ---- fault injection: each applicable fault changes a driver result ---- */
+
+/* What one run of a test's observe() saw on the AMD models; a field the
+ * family's observe() does not fill stays 0. */
+struct obs {
+	uint64_t instr;	    /* ctr0 retired instructions over wl_loop(100) */
+	uint64_t branches;  /* ctr2 retired branches over wl_loop(100) */
+	uint64_t unstarted; /* ctr3 programmed, never started */
+	uint64_t idle1;	    /* ctr1 programmed, never started */
+	uint64_t wide;	    /* ctr2 read back after writing 0x1_0000_0005 */
+	uint64_t global_off; /* ctr4 with EN set and its GlobalCtl bit clear */
+	int st_ctr1;	     /* status of programming and writing counter 1 */
+	uint64_t pmis, pmi_mask, spurious; /* PMI path */
+	uint64_t status_after_n, status_after_ack;
+	int collect_st;
+	uint32_t lvt;	       /* LVTPC after arming */
+	uint64_t status_again; /* status read a second time, before the ack */
+	uint64_t raw_hi;       /* RDMSR bits above 48 after writing 64 ones */
+	/* the write-dropped probe bit after writing it: PERF_CTL1 bit 35
+	 * (Fam15h+), PerfEvtSel1 PC (K7/K8) */
+	uint64_t probe_bit;
+};
+
+/* The faults every AMD model judges the same way; false for the others. */
+static inline bool check_fault_counting(enum sim_fault f, const struct obs *o,
+					const struct obs *ok)
+{
+	switch (f) {
+	case SF_STUCK_COUNTER:
+		assert_int_equal(o->instr, 0);
+		assert_int_equal(o->pmis, 0);
+		return true;
+	case SF_NARROW_COUNTER:
+		assert_int_equal(o->wide, 5);
+		return true;
+	case SF_LOST_PMI:
+		assert_int_equal(o->pmis, 0);
+		return true;
+	case SF_SPURIOUS_PMI:
+		assert_true(o->spurious > 0);
+		return true;
+	case SF_ENABLE_IGNORED:
+		assert_int_equal(o->unstarted, ok->instr);
+		return true;
+	case SF_ENABLE_IGNORED_ONE: /* counter 1 alone counts with EN clear */
+		assert_true(o->idle1 > 0);
+		assert_int_equal(o->unstarted, 0);
+		return true;
+	case SF_WRONG_EVENT:
+		assert_int_equal(o->instr, ok->branches);
+		assert_int_equal(o->branches, ok->instr);
+		return true;
+	case SF_MSR_FAULT:
+		assert_int_equal(o->st_ctr1, HW_FAULT_GP);
+		return true;
+	case SF_OVERCOUNT:
+		/* one extra per iteration (100) and one for the call overhead */
+		assert_int_equal(o->instr, ok->instr + 101);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The faults of the delivery path and the MSR bits, the same on every AMD
+ * model; false for the others. */
+static inline bool check_fault_delivery(enum sim_fault f, const struct obs *o)
+{
+	switch (f) {
+	case SF_LVT_STUCK_MASKED:
+		assert_true(o->lvt & LVT_MASKED);
+		assert_int_equal(o->pmis, 0);
+		return true;
+	case SF_WIDTH_HIGH_BITS: /* bits above 48 keep what was written */
+		assert_int_equal(o->raw_hi, 0xffff);
+		return true;
+	case SF_WRITE_DROPPED: /* the probe bit ignores writes */
+		assert_int_equal(o->probe_bit, 0);
+		return true;
+	case SF_WRONG_VECTOR:
+		assert_int_equal(o->pmis, 0);
+		assert_true(drv_stray.hits > 0);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Runs observe(model, f) with the other vectors of LVTPC's class watched,
+ * so that a wrong-vector PMI is seen. */
+static inline struct obs observe_watched(struct obs (*observe)(const char *, enum sim_fault),
+					 const char *model, enum sim_fault f)
+{
+	struct obs o;
+	drv_stray.hits = 0;
+	drv_watch_class(drv_on_stray);
+	o = observe(model, f);
+	drv_watch_class(0);
+	return o;
+}
+
+/* The healthy baseline every AMD model shares (observe() over wl_loop). */
+static inline void check_baseline(const struct obs *ok, uint64_t probe_bit)
+{
+	assert_int_equal(ok->instr, 303);
+	assert_int_equal(ok->branches, 102);
+	assert_int_equal(ok->unstarted, 0);
+	assert_int_equal(ok->idle1, 0);
+	assert_int_equal(ok->wide, 0x100000005ull);
+	assert_int_equal(ok->st_ctr1, HW_OK);
+	assert_int_equal(ok->pmis, 1);
+	assert_int_equal(ok->pmi_mask, 1);
+	assert_int_equal(ok->spurious, 0);
+	assert_false(ok->lvt & LVT_MASKED);
+	assert_int_equal(ok->raw_hi, 0);
+	assert_int_equal(ok->probe_bit, probe_bit);
+}
+
+/* Every fault of the model is judged by check against the baseline ok;
+ * every other one must be refused with a reason. */
+static inline void faults_each(const char *model, const struct obs *ok,
+			       void (*check)(const char *, enum sim_fault, const struct obs *))
+{
+	const struct sim_model *sm = sim_model_find(model);
+	for (unsigned f = 1; f < SF_COUNT; f++) {
+		if (sm->faults & (1u << f)) {
+			check(model, (enum sim_fault)f, ok);
+		} else {
+			assert_int_equal(sim_start(model, (enum sim_fault)f), -1);
+			assert_non_null(sm->fault_na[f]);
+		}
+	}
+	assert_int_equal(sm->faults & (1u << SF_NO_SIGN_EXTEND), 0);
+}
+
+#endif
