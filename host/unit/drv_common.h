@@ -155,6 +155,66 @@ struct obs {
 	uint64_t probe_bit;
 };
 
+/* An AMD driver forced onto a CPU whose PMU MSRs do not exist: the probe of
+ * facts §0 reports not-functional with the #GP it met on msr_hex. */
+static inline void check_probe_refused(enum pmu_driver_id drv, const char *msr_hex)
+{
+	boot_as("nopmu", SF_NONE, drv);
+	assert_int_equal(p.status, PMU_NOT_FUNCTIONAL);
+	assert_non_null(strstr(p.reason, "#GP"));
+	assert_non_null(strstr(p.reason, msr_hex));
+}
+
+/* observe() starts: boot, arm the collecting handler, and program counter 1
+ * first (never started), so that the PMI path must not find it armed. */
+static inline void observe_begin(struct obs *o, const char *model, enum sim_fault f)
+{
+	struct pmu_event e = ev(0x76, 0);
+
+	memset(o, 0, sizeof(*o));
+	boot_as(model, f, PMU_DRV_NONE);
+	arm_pmi();
+	o->lvt = apic_read(APIC_LVT_PC);
+	o->st_ctr1 = p.ops->program(&p, 1, &e, PMU_F_OS);
+	o->st_ctr1 |= p.ops->write(&p, 1, 0, PMU_WRITE_FULL);
+}
+
+/* Counters 0 and 2 started on instructions and branches, 3 programmed and
+ * stopped: run wl_loop(100) and read them all, then the 33-bit write. */
+static inline void observe_counts(struct obs *o)
+{
+	hw_run_workload(&wl_loop, 100);
+	o->instr = ctr(0);
+	o->branches = ctr(2);
+	o->unstarted = ctr(3);
+	o->idle1 = o->st_ctr1 ? 0 : ctr(1);
+	o->spurious = pmi_calls; /* nothing was armed or had INT */
+	assert_int_equal(p.ops->write(&p, 2, 0x100000005ull, PMU_WRITE_FULL), HW_OK);
+	o->wide = ctr(2);
+}
+
+/* Counter 0 overflows with INT after 50 cycles: the PMIs that came. */
+static inline void observe_pmi(struct obs *o)
+{
+	pmi_calls = pmi_mask = 0;
+	count(0, 0x76, PMU_F_INT);
+	assert_int_equal(pmu_preload(&p, 0, 50), HW_OK);
+	hw_run_workload(&wl_loop, 50);
+	o->pmis = pmi_calls;
+	o->pmi_mask = pmi_mask;
+}
+
+/* observe() ends with the handler gone: the bits above 48 of counter 2's
+ * MSR after writing 64 ones, and the write-dropped probe bit of sel1. */
+static inline void observe_msr_bits(struct obs *o, uint32_t ctr2, uint32_t sel1, uint64_t bit)
+{
+	isr_set_handler(VEC_PMI, 0);
+	assert_int_equal(hw_wrmsr(ctr2, ~0ull), HW_OK);
+	o->raw_hi = msr(ctr2) >> 48;
+	if (hw_wrmsr(sel1, bit) == HW_OK)
+		o->probe_bit = msr(sel1) & bit;
+}
+
 /* The faults every AMD model judges the same way; false for the others. */
 static inline bool check_fault_counting(enum sim_fault f, const struct obs *o,
 					const struct obs *ok)

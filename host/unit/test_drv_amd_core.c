@@ -416,10 +416,7 @@ static void generic_events(void **st)
 static void probe_not_functional(void **st)
 {
 	(void)st;
-	boot_as("nopmu", SF_NONE, PMU_DRV_AMD_CORE);
-	assert_int_equal(p.status, PMU_NOT_FUNCTIONAL);
-	assert_non_null(strstr(p.reason, "#GP"));
-	assert_non_null(strstr(p.reason, "0xc0010201"));
+	check_probe_refused(PMU_DRV_AMD_CORE, "0xc0010201");
 }
 
 static struct obs observe(const char *model, enum sim_fault f)
@@ -428,13 +425,7 @@ static struct obs observe(const char *model, enum sim_fault f)
 	struct pmu_event e;
 	uint64_t m = 0;
 
-	memset(&o, 0, sizeof(o));
-	boot(model, f);
-	arm_pmi();
-	o.lvt = apic_read(APIC_LVT_PC);
-	e = ev(0x76, 0);
-	o.st_ctr1 = p.ops->program(&p, 1, &e, PMU_F_OS);
-	o.st_ctr1 |= p.ops->write(&p, 1, 0, PMU_WRITE_FULL);
+	observe_begin(&o, model, f);
 	/* counter 1's GlobalCtl bit set (zen4; bulldozer has none): only its
 	 * EN bit keeps it from counting */
 	(void)hw_wrmsr(MSR_AMD_GLOBAL_CTL, 0x2);
@@ -444,14 +435,7 @@ static struct obs observe(const char *model, enum sim_fault f)
 	count(3, 0xc0, 0);
 	e = ev(0xc0, 0);
 	assert_int_equal(p.ops->program(&p, 3, &e, PMU_F_OS), HW_OK);
-	hw_run_workload(&wl_loop, 100);
-	o.instr = ctr(0);
-	o.branches = ctr(2);
-	o.unstarted = ctr(3);
-	o.idle1 = o.st_ctr1 ? 0 : ctr(1);
-	o.spurious = pmi_calls;
-	assert_int_equal(p.ops->write(&p, 2, 0x100000005ull, PMU_WRITE_FULL), HW_OK);
-	o.wide = ctr(2);
+	observe_counts(&o);
 	/* counter 4: EN set, then the PMI step clears GlobalCtl (zen4) */
 	count(4, 0xc0, 0);
 	pmi_calls = 0;
@@ -463,12 +447,7 @@ static struct obs observe(const char *model, enum sim_fault f)
 	o.global_off = ctr(4);
 	assert_int_equal(p.ops->reset(&p), o.st_ctr1 ? HW_FAULT_GP : HW_OK);
 	/* overflow, status, ack and the PMI */
-	pmi_calls = pmi_mask = 0;
-	count(0, 0x76, PMU_F_INT);
-	assert_int_equal(pmu_preload(&p, 0, 50), HW_OK);
-	hw_run_workload(&wl_loop, 50);
-	o.pmis = pmi_calls;
-	o.pmi_mask = pmi_mask;
+	observe_pmi(&o);
 	count(5, 0x76, 0);
 	assert_int_equal(pmu_preload(&p, 5, 10), HW_OK);
 	hw_run_workload(&wl_loop, 10);
@@ -479,11 +458,7 @@ static struct obs observe(const char *model, enum sim_fault f)
 	unjudged(p.ops->overflow_status(&p, &m));
 	o.status_after_ack = m;
 	o.collect_st = p.ops->pmi_collect(&p, &m);
-	isr_set_handler(VEC_PMI, 0);
-	assert_int_equal(hw_wrmsr(CTR(2), ~0ull), HW_OK);
-	o.raw_hi = msr(CTR(2)) >> 48;
-	if (hw_wrmsr(CTL(1), 1ull << 35) == HW_OK)
-		o.probe_bit = msr(CTL(1)) & (1ull << 35);
+	observe_msr_bits(&o, CTR(2), CTL(1), 1ull << 35);
 	return o;
 }
 

@@ -338,57 +338,29 @@ static void generic_events(void **st)
 	assert_int_equal(ctr(0), 33);
 }
 
-/* An AMD driver on a CPU whose PMU MSRs do not exist: the probe of facts
- * §0 reports not-functional with the fault it met. */
+/* An AMD driver on a CPU whose PMU MSRs do not exist (facts §0). */
 static void probe_not_functional(void **st)
 {
 	(void)st;
-	boot_as("nopmu", SF_NONE, PMU_DRV_AMD_LEGACY);
-	assert_int_equal(p.status, PMU_NOT_FUNCTIONAL);
-	assert_non_null(strstr(p.reason, "#GP"));
-	assert_non_null(strstr(p.reason, "0xc0010004"));
+	check_probe_refused(PMU_DRV_AMD_LEGACY, "0xc0010004");
 }
 
 static struct obs observe(const char *model, enum sim_fault f)
 {
 	struct obs o;
-	struct pmu_event e;
+	struct pmu_event e = ev(0xc0, 0);
 	uint64_t m = 0;
 
-	memset(&o, 0, sizeof(o));
-	boot(model, f);
-	arm_pmi();
-	o.lvt = apic_read(APIC_LVT_PC);
-	/* counter 1 first: the PMI path below must not find it armed */
-	e = ev(0x76, 0);
-	o.st_ctr1 = p.ops->program(&p, 1, &e, PMU_F_OS);
-	o.st_ctr1 |= p.ops->write(&p, 1, 0, PMU_WRITE_FULL);
+	observe_begin(&o, model, f);
 	count(0, 0xc0, 0);
 	count(2, 0xc2, 0);
-	e = ev(0xc0, 0);
 	assert_int_equal(p.ops->program(&p, 3, &e, PMU_F_OS), HW_OK);
 	assert_int_equal(p.ops->write(&p, 3, 0, PMU_WRITE_FULL), HW_OK);
-	hw_run_workload(&wl_loop, 100);
-	o.instr = ctr(0);
-	o.branches = ctr(2);
-	o.unstarted = ctr(3);
-	o.idle1 = o.st_ctr1 ? 0 : ctr(1);
-	o.spurious = pmi_calls; /* nothing was armed or had INT */
-	assert_int_equal(p.ops->write(&p, 2, 0x100000005ull, PMU_WRITE_FULL), HW_OK);
-	o.wide = ctr(2);
+	observe_counts(&o);
 	assert_int_equal(p.ops->stop(&p, 0x5), HW_OK);
-	pmi_calls = pmi_mask = 0;
-	count(0, 0x76, PMU_F_INT);
-	assert_int_equal(pmu_preload(&p, 0, 50), HW_OK);
-	hw_run_workload(&wl_loop, 50);
-	o.pmis = pmi_calls;
-	o.pmi_mask = pmi_mask;
+	observe_pmi(&o);
 	unjudged(p.ops->overflow_status(&p, &m));
-	isr_set_handler(VEC_PMI, 0);
-	assert_int_equal(hw_wrmsr(MSR_K7_PERFCTR0 + 2, ~0ull), HW_OK);
-	o.raw_hi = msr(MSR_K7_PERFCTR0 + 2) >> 48;
-	if (hw_wrmsr(MSR_K7_EVNTSEL0 + 1, EVTSEL_PC) == HW_OK)
-		o.probe_bit = msr(MSR_K7_EVNTSEL0 + 1) & EVTSEL_PC;
+	observe_msr_bits(&o, MSR_K7_PERFCTR0 + 2, MSR_K7_EVNTSEL0 + 1, EVTSEL_PC);
 	return o;
 }
 
