@@ -10,61 +10,13 @@
 
 #include <cmocka.h> /* after the headers it needs */
 
-#include "../../apic/apic.h"
-#include "../../apic/isr.h"
-#include "../../pmu/msr.h"
-#include "../../pmu/pmu.h"
 #include "../sim/model_knc.h"
 #include "../sim/sim.h"
+#include "drv_common.h"
 
 #define MASK40 ((1ull << 40) - 1)
 
-static struct cpu_info ci;
-static struct pmu p;
-static unsigned pmis;
-
-static void on_pmi(struct int_frame *f)
-{
-	(void)f;
-	pmis++;
-	apic_eoi();
-}
-
-static void boot(enum sim_fault f)
-{
-	struct apic_info ai;
-	assert_int_equal(sim_start("knc", f), 0);
-	cpu_identify(&ci);
-	assert_int_equal(ci.driver, PMU_DRV_INTEL_KNC);
-	pmu_attach(&p, &ci);
-	assert_int_equal(p.status, PMU_FUNCTIONAL);
-	assert_int_equal(apic_detect(&ai), 0);
-	pmis = 0;
-	isr_set_handler(VEC_PMI, on_pmi);
-}
-
-static void unmask_lvt(void) { apic_write(APIC_LVT_PC, VEC_PMI); }
-
-static void gen(enum pmu_generic g, unsigned ctr, uint32_t flags)
-{
-	struct pmu_event ev;
-	assert_int_equal(p.ops->generic_event(&p, g, ctr, &ev), 0);
-	assert_int_equal(p.ops->program(&p, ctr, &ev, flags), 0);
-}
-
-static uint64_t rd(unsigned ctr)
-{
-	uint64_t v;
-	assert_int_equal(p.ops->read(&p, ctr, &v), HW_OK);
-	return v;
-}
-
-static uint64_t status(void)
-{
-	uint64_t m;
-	assert_int_equal(p.ops->overflow_status(&p, &m), HW_OK);
-	return m;
-}
+static void boot(enum sim_fault f) { boot_counting("knc", PMU_DRV_INTEL_KNC, f); }
 
 static void describe(void **st)
 {
@@ -198,15 +150,15 @@ static void read_write_40bit(void **st)
 	(void)st;
 	boot(SF_NONE);
 	assert_int_equal(p.ops->write(&p, 0, MASK40, PMU_WRITE_LEGACY), 0);
-	assert_int_equal(rd(0), MASK40); /* all 40 bits, no sign extension */
+	assert_int_equal(ctr(0), MASK40); /* all 40 bits, no sign extension */
 	assert_int_equal(p.ops->write(&p, 1, 0x80000000ull, PMU_WRITE_PRELOAD), 0);
-	assert_int_equal(rd(1), 0x80000000ull);
+	assert_int_equal(ctr(1), 0x80000000ull);
 	assert_int_equal(p.ops->write(&p, 1, 0xff00001234567890ull, PMU_WRITE_FULL), 0);
-	assert_int_equal(rd(1), 0x1234567890ull);
+	assert_int_equal(ctr(1), 0x1234567890ull);
 	assert_int_equal(hw_rdpmc(1, &v), HW_OK);
 	assert_int_equal(v, 0x1234567890ull);
 	assert_int_equal(pmu_preload(&p, 0, 1ull << 39), 0);
-	assert_int_equal(rd(0), 1ull << 39);
+	assert_int_equal(ctr(0), 1ull << 39);
 }
 
 /* Counting needs EVNTSEL.EN AND GLOBAL_CTRL bit i (KNC §1.4.1). */
@@ -223,20 +175,20 @@ static void global_gating(void **st)
 	assert_int_equal(v, 3);
 	assert_true(sim.reg[KNCSIM_EVNTSEL(0)] & EVTSEL_EN);
 	hw_run_workload(&wl_loop, 100);
-	assert_int_equal(rd(0), 303);
-	assert_int_equal(rd(1), 102);
+	assert_int_equal(ctr(0), 303);
+	assert_int_equal(ctr(1), 102);
 
 	/* EN set, global bit clear */
 	assert_int_equal(hw_wrmsr(0x2f, 2), HW_OK);
 	hw_run_workload(&wl_loop, 100);
-	assert_int_equal(rd(0), 303);
-	assert_int_equal(rd(1), 204);
+	assert_int_equal(ctr(0), 303);
+	assert_int_equal(ctr(1), 204);
 	/* global bit set, EN clear */
 	assert_int_equal(hw_wrmsr(0x2f, 3), HW_OK);
 	assert_int_equal(hw_wrmsr(0x28, sim.reg[KNCSIM_EVNTSEL(0)] & ~EVTSEL_EN), HW_OK);
 	hw_run_workload(&wl_loop, 100);
-	assert_int_equal(rd(0), 303);
-	assert_int_equal(rd(1), 306);
+	assert_int_equal(ctr(0), 303);
+	assert_int_equal(ctr(1), 306);
 
 	/* stop clears the global bit and EN */
 	assert_int_equal(p.ops->start(&p, 1), 0);
@@ -246,8 +198,8 @@ static void global_gating(void **st)
 	assert_false(sim.reg[KNCSIM_EVNTSEL(1)] & EVTSEL_EN);
 	assert_int_equal(p.active, 1);
 	hw_run_workload(&wl_loop, 100);
-	assert_int_equal(rd(0), 606);
-	assert_int_equal(rd(1), 306);
+	assert_int_equal(ctr(0), 606);
+	assert_int_equal(ctr(1), 306);
 }
 
 static void overflow_at_n(void **st)
@@ -260,10 +212,10 @@ static void overflow_at_n(void **st)
 		assert_int_equal(p.ops->start(&p, 2), 0);
 		if (n > 1)
 			hw_run_workload(&wl_loop, n - 1);
-		assert_int_equal(status(), 0);
+		assert_int_equal(ovf_mask(), 0);
 		hw_run_workload(&wl_loop, 1);
-		assert_int_equal(status(), 2); /* set without INT too (§1.4.3.5) */
-		assert_int_equal(rd(1), 0);
+		assert_int_equal(ovf_mask(), 2); /* set without INT too (§1.4.3.5) */
+		assert_int_equal(ctr(1), 0);
 	}
 }
 
@@ -278,14 +230,14 @@ static void sticky_until_ack(void **st)
 	assert_int_equal(pmu_preload(&p, 1, 20), 0);
 	assert_int_equal(p.ops->start(&p, 3), 0);
 	hw_run_workload(&wl_loop, 15);
-	assert_int_equal(status(), 1);
+	assert_int_equal(ovf_mask(), 1);
 	hw_run_workload(&wl_loop, 100);
 	assert_int_equal(p.ops->stop(&p, 3), 0);
-	assert_int_equal(status(), 3);
+	assert_int_equal(ovf_mask(), 3);
 	assert_int_equal(p.ops->ack(&p, 2), 0);
-	assert_int_equal(status(), 1);
+	assert_int_equal(ovf_mask(), 1);
 	assert_int_equal(p.ops->ack(&p, 1), 0);
-	assert_int_equal(status(), 0);
+	assert_int_equal(ovf_mask(), 0);
 	/* the status register is read-only (§1.4.3.5) */
 	assert_int_equal(hw_wrmsr(0x2d, 0), HW_FAULT_GP);
 	assert_int_equal(hw_rdmsr(0x2d, &v), HW_OK);
@@ -310,7 +262,7 @@ static void one_bit_edge(void **st)
 
 	unmask_lvt();		       /* unmasked with status still 1: the wrong order */
 	hw_run_workload(&wl_loop, 10); /* counter 1 overflows */
-	assert_int_equal(status(), 3);
+	assert_int_equal(ovf_mask(), 3);
 	assert_int_equal(sim.st.pmi_raised, 1); /* no 0->1 change, no PMI */
 	assert_int_equal(pmis, 1);
 
@@ -339,17 +291,17 @@ static void pmi_collect_protocol(void **st)
 	hw_run_workload(&wl_loop, 9); /* 9 cycles, 30 instructions */
 	assert_int_equal(pmis, 1);
 	hw_run_workload(&wl_loop, 1);
-	assert_int_equal(status(), 3);
+	assert_int_equal(ovf_mask(), 3);
 
 	assert_int_equal(p.ops->pmi_collect(&p, &m), 0);
 	assert_int_equal(m, 3);
-	assert_int_equal(status(), 0);
+	assert_int_equal(ovf_mask(), 0);
 	assert_int_equal(hw_rdmsr(0x2f, &v), HW_OK);
 	assert_int_equal(v, 0); /* counting stopped */
 	assert_int_equal(p.active, 3);
-	uint64_t c0 = rd(0);
+	uint64_t c0 = ctr(0);
 	hw_run_workload(&wl_loop, 10);
-	assert_int_equal(rd(0), c0);
+	assert_int_equal(ctr(0), c0);
 
 	/* status is 0 now, so after unmasking the next overflow interrupts */
 	unmask_lvt();
@@ -373,11 +325,11 @@ static void reset_clears(void **st)
 	assert_int_equal(p.ops->start(&p, 1), 0);
 	hw_run_workload(&wl_loop, 10);
 	assert_int_equal(p.ops->reset(&p), 0);
-	assert_int_equal(status(), 0);
+	assert_int_equal(ovf_mask(), 0);
 	assert_int_equal(hw_rdmsr(0x2f, &v), HW_OK);
 	assert_int_equal(v, 0);
 	assert_int_equal(sim.reg[KNCSIM_EVNTSEL(0)], 0);
-	assert_int_equal(rd(0), 0);
+	assert_int_equal(ctr(0), 0);
 	assert_int_equal(p.active, 0);
 }
 
@@ -399,13 +351,13 @@ static void healthy_baseline(void **st)
 	unmask_lvt();
 	run_basic(10, 10, PMU_F_INT);
 	assert_int_equal(pmis, 1);
-	assert_int_equal(status(), 1);
-	assert_int_equal(rd(1), 33);
+	assert_int_equal(ovf_mask(), 1);
+	assert_int_equal(ctr(1), 33);
 	assert_int_equal(p.ops->pmi_collect(&p, &m), 0);
 	assert_int_equal(m, 1);
 	boot(SF_NONE);
 	run_basic(1000, 100, 0);
-	assert_int_equal(rd(0), (0 - 900ull) & MASK40);
+	assert_int_equal(ctr(0), (0 - 900ull) & MASK40);
 }
 
 static void faults_change_results(void **st)
@@ -417,21 +369,21 @@ static void faults_change_results(void **st)
 
 	boot(SF_STUCK_COUNTER);
 	run_basic(1000, 100, 0);
-	assert_int_equal(rd(0), (0 - 1000ull) & MASK40);
+	assert_int_equal(ctr(0), (0 - 1000ull) & MASK40);
 
 	boot(SF_NARROW_COUNTER);
 	assert_int_equal(p.ops->write(&p, 1, MASK40, PMU_WRITE_FULL), 0);
-	assert_int_equal(rd(1), 0xffffffffull);
+	assert_int_equal(ctr(1), 0xffffffffull);
 
 	boot(SF_NO_OVERFLOW_STATUS);
 	run_basic(10, 10, 0);
-	assert_int_equal(rd(0), 0);    /* it did overflow */
-	assert_int_equal(status(), 0); /* but the status never says so */
+	assert_int_equal(ctr(0), 0);    /* it did overflow */
+	assert_int_equal(ovf_mask(), 0); /* but the status never says so */
 
 	boot(SF_LOST_PMI);
 	unmask_lvt();
 	run_basic(10, 10, PMU_F_INT);
-	assert_int_equal(status(), 1);
+	assert_int_equal(ovf_mask(), 1);
 	assert_int_equal(pmis, 0);
 
 	boot(SF_SPURIOUS_PMI);
@@ -445,18 +397,18 @@ static void faults_change_results(void **st)
 	gen(GEN_INSTRUCTIONS, 1, PMU_F_OS);
 	assert_int_equal(hw_wrmsr(0x2f, 2), HW_OK); /* global on, EN clear */
 	hw_run_workload(&wl_loop, 10);
-	assert_int_equal(rd(1), 33);
+	assert_int_equal(ctr(1), 33);
 
 	boot(SF_GLOBAL_CTRL_IGNORED);
 	gen(GEN_INSTRUCTIONS, 1, PMU_F_OS);
 	assert_int_equal(p.ops->start(&p, 2), 0);
 	assert_int_equal(hw_wrmsr(0x2f, 0), HW_OK); /* EN set, global off */
 	hw_run_workload(&wl_loop, 10);
-	assert_int_equal(rd(1), 33);
+	assert_int_equal(ctr(1), 33);
 
 	boot(SF_WRONG_EVENT);
 	run_basic(1000, 10, 0);
-	assert_int_equal(rd(1), 12);
+	assert_int_equal(ctr(1), 12);
 
 	boot(SF_MSR_FAULT);
 	assert_int_equal(p.ops->read(&p, 1, &v), HW_FAULT_GP);
@@ -472,19 +424,19 @@ static void faults_change_results(void **st)
 
 	boot(SF_OVERCOUNT);
 	run_basic(1000, 10, 0);
-	assert_int_equal(rd(1), 44); /* 33 + one extra per step: 10 iterations + call */
+	assert_int_equal(ctr(1), 44); /* 33 + one extra per step: 10 iterations + call */
 
 	boot(SF_LVT_STUCK_MASKED);
 	unmask_lvt();
 	run_basic(10, 10, PMU_F_INT);
-	assert_int_equal(status(), 1);
+	assert_int_equal(ovf_mask(), 1);
 	assert_int_equal(pmis, 0);
 	assert_int_equal(sim.st.pmi_dropped, 1);
 
 	boot(SF_ACK_IGNORED);
 	run_basic(10, 10, 0);
 	assert_int_equal(p.ops->ack(&p, 1), 0);
-	assert_int_equal(status(), 1);
+	assert_int_equal(ovf_mask(), 1);
 	assert_int_equal(p.ops->pmi_collect(&p, &m), HW_STUCK); /* status never reaches 0 */
 	assert_int_equal(m, 1);
 }

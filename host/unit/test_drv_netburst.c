@@ -9,12 +9,9 @@
 
 #include <cmocka.h> /* after the headers it needs */
 
-#include "../../apic/apic.h"
-#include "../../apic/isr.h"
-#include "../../pmu/msr.h"
-#include "../../pmu/pmu.h"
 #include "../sim/model_netburst.h"
 #include "../sim/sim.h"
+#include "drv_common.h"
 
 #define CCCR_ENABLE (1ull << 12)
 #define CCCR_OVF (1ull << 31)
@@ -24,52 +21,7 @@
 
 enum { C_CYCLES = 0, C_BR1 = 1, C_RBT = 4, C_INSTR = 12, C_BRANCH = 13, C_MISP = 16 };
 
-static struct cpu_info ci;
-static struct pmu p;
-static unsigned pmis;
-
-static void on_pmi(struct int_frame *f)
-{
-	(void)f;
-	pmis++;
-	apic_eoi();
-}
-
-static void boot(enum sim_fault f)
-{
-	struct apic_info ai;
-	assert_int_equal(sim_start("pentium4", f), 0);
-	cpu_identify(&ci);
-	assert_int_equal(ci.driver, PMU_DRV_INTEL_NETBURST);
-	pmu_attach(&p, &ci);
-	assert_int_equal(p.status, PMU_FUNCTIONAL);
-	assert_int_equal(apic_detect(&ai), 0);
-	pmis = 0;
-	isr_set_handler(VEC_PMI, on_pmi);
-}
-
-static void unmask_lvt(void) { apic_write(APIC_LVT_PC, VEC_PMI); }
-
-static void gen(enum pmu_generic g, unsigned ctr, uint32_t flags)
-{
-	struct pmu_event ev;
-	assert_int_equal(p.ops->generic_event(&p, g, ctr, &ev), 0);
-	assert_int_equal(p.ops->program(&p, ctr, &ev, flags), 0);
-}
-
-static uint64_t rd(unsigned ctr)
-{
-	uint64_t v;
-	assert_int_equal(p.ops->read(&p, ctr, &v), HW_OK);
-	return v;
-}
-
-static uint64_t ovf_mask(void)
-{
-	uint64_t m;
-	assert_int_equal(p.ops->overflow_status(&p, &m), HW_OK);
-	return m;
-}
+static void boot(enum sim_fault f) { boot_counting("pentium4", PMU_DRV_INTEL_NETBURST, f); }
 
 static void describe(void **st)
 {
@@ -266,13 +218,13 @@ static void counts_through_binding(void **st)
 	gen(GEN_BRANCHES, C_BRANCH, PMU_F_OS);
 	uint64_t all = (1ull << C_CYCLES) | (1ull << C_INSTR) | (1ull << C_BRANCH);
 	hw_run_workload(&wl_loop, 1000);
-	assert_int_equal(rd(C_INSTR), 0); /* not started: ENABLE clear */
+	assert_int_equal(ctr(C_INSTR), 0); /* not started: ENABLE clear */
 	assert_int_equal(p.ops->start(&p, all), 0);
 	assert_int_equal(p.active, all);
 	hw_run_workload(&wl_loop, 1000);
-	assert_int_equal(rd(C_CYCLES), 1000);
-	assert_int_equal(rd(C_INSTR), 3 * 1000 + 3);
-	assert_int_equal(rd(C_BRANCH), 1000 + 2);
+	assert_int_equal(ctr(C_CYCLES), 1000);
+	assert_int_equal(ctr(C_INSTR), 3 * 1000 + 3);
+	assert_int_equal(ctr(C_BRANCH), 1000 + 2);
 	/* MISPRED_BRANCH_RETIRED needs CRU_ESCR0 too: refused while counter 12
 	 * runs INSTR_RETIRED through it, taken over once it is stopped */
 	struct pmu_event ev;
@@ -285,7 +237,7 @@ static void counts_through_binding(void **st)
 	assert_int_equal(p.ctr[C_MISP].aux_msr, 0x3b8);
 	assert_int_equal(p.ops->start(&p, 1ull << C_MISP), 0);
 	hw_run_workload(&wl_loop, 1000);
-	assert_int_equal(rd(C_MISP), 0); /* the loop branch is always predicted */
+	assert_int_equal(ctr(C_MISP), 0); /* the loop branch is always predicted */
 	assert_int_equal(p.ops->stop(&p, 1ull << C_MISP), 0);
 	gen(GEN_INSTRUCTIONS, C_INSTR, PMU_F_OS);
 	assert_int_equal(p.ops->start(&p, all), 0);
@@ -298,21 +250,21 @@ static void counts_through_binding(void **st)
 	sim.reg[P4SIM_CCCR(C_INSTR)] ^= 1ull << 13;
 	assert_int_equal(p.ops->start(&p, 1ull << C_INSTR), 0);
 	hw_run_workload(&wl_loop, 10);
-	assert_int_equal(rd(C_INSTR), 10 + 2);
+	assert_int_equal(ctr(C_INSTR), 10 + 2);
 	/* a select with no ESCR behind it in the group counts nothing */
 	assert_int_equal(p.ops->write(&p, C_INSTR, 0, PMU_WRITE_FULL), 0);
 	sim.reg[P4SIM_CCCR(C_INSTR)] |= 7ull << 13;
 	hw_run_workload(&wl_loop, 10);
-	assert_int_equal(rd(C_INSTR), 0);
+	assert_int_equal(ctr(C_INSTR), 0);
 	/* a USR-only event counts nothing in ring 0 (ESCR T0_OS clear) */
 	gen(GEN_INSTRUCTIONS, C_INSTR, PMU_F_USR);
 	assert_int_equal(p.ops->start(&p, 1ull << C_INSTR), 0);
 	hw_run_workload(&wl_loop, 10);
-	assert_int_equal(rd(C_INSTR), 0);
+	assert_int_equal(ctr(C_INSTR), 0);
 	gen(GEN_INSTRUCTIONS, C_INSTR, PMU_F_OS);
 	assert_int_equal(p.ops->start(&p, 1ull << C_INSTR), 0);
 	hw_run_workload(&wl_loop, 10);
-	assert_int_equal(rd(C_INSTR), 33);
+	assert_int_equal(ctr(C_INSTR), 33);
 }
 
 /* CCCR1's ENABLE bit does not work (facts §10 P4): the model keeps counter
@@ -329,8 +281,8 @@ static void cccr1_erratum(void **st)
 	assert_int_equal(p.ops->start(&p, 3), 0);
 	assert_true(sim.reg[P4SIM_CCCR(C_BR1)] & CCCR_ENABLE);
 	hw_run_workload(&wl_loop, 100);
-	assert_int_equal(rd(0), 100);
-	assert_int_equal(rd(C_BR1), 0);
+	assert_int_equal(ctr(0), 100);
+	assert_int_equal(ctr(C_BR1), 0);
 }
 
 static void read_write_40bit(void **st)
@@ -339,15 +291,15 @@ static void read_write_40bit(void **st)
 	(void)st;
 	boot(SF_NONE);
 	assert_int_equal(p.ops->write(&p, C_INSTR, MASK40, PMU_WRITE_LEGACY), 0);
-	assert_int_equal(rd(C_INSTR), MASK40);
+	assert_int_equal(ctr(C_INSTR), MASK40);
 	assert_int_equal(p.armed, 1ull << C_INSTR);
 	assert_int_equal(p.ops->write(&p, C_INSTR, 0x123456789aull, PMU_WRITE_PRELOAD), 0);
-	assert_int_equal(rd(C_INSTR), 0x123456789aull);
+	assert_int_equal(ctr(C_INSTR), 0x123456789aull);
 	assert_int_equal(p.armed, 0); /* bit 39 clear: not armed */
 	assert_int_equal(p.ops->write(&p, 5, 0xab00000000000001ull, PMU_WRITE_FULL), 0);
-	assert_int_equal(rd(5), 0x0000000001ull);
+	assert_int_equal(ctr(5), 0x0000000001ull);
 	assert_int_equal(pmu_preload(&p, C_INSTR, 1ull << 39), 0);
-	assert_int_equal(rd(C_INSTR), BIT39);
+	assert_int_equal(ctr(C_INSTR), BIT39);
 	assert_int_equal(pmu_preload(&p, C_INSTR, (1ull << 39) + 1), HW_REFUSED);
 	assert_int_equal(hw_rdpmc(C_INSTR, &v), HW_OK);
 	assert_int_equal(v, BIT39);
@@ -365,7 +317,7 @@ static void start_stop(void **st)
 	assert_false(sim.reg[P4SIM_CCCR(0)] & CCCR_ENABLE);
 	assert_int_equal(p.active, 0);
 	hw_run_workload(&wl_loop, 50);
-	assert_int_equal(rd(C_CYCLES), 50);
+	assert_int_equal(ctr(C_CYCLES), 50);
 	/* the rest of the CCCR survives start/stop */
 	assert_int_equal(sim.reg[P4SIM_CCCR(0)], (6ull << 13) | (3ull << 16));
 }
@@ -382,12 +334,12 @@ static void overflow_at_n(void **st)
 		if (n > 1)
 			hw_run_workload(&wl_loop, n - 1);
 		assert_int_equal(ovf_mask(), 0);
-		assert_true(rd(C_CYCLES) & BIT39);
+		assert_true(ctr(C_CYCLES) & BIT39);
 		hw_run_workload(&wl_loop, 1);
 		assert_int_equal(ovf_mask(), 1);
 		assert_true(sim.reg[P4SIM_CCCR(0)] & CCCR_OVF);
 		assert_int_equal(p.drv[0], 0); /* flagged */
-		assert_int_equal(rd(C_CYCLES), 0);
+		assert_int_equal(ctr(C_CYCLES), 0);
 	}
 }
 
@@ -460,9 +412,9 @@ static void pmi_and_collect(void **st)
 	assert_false(sim.reg[P4SIM_CCCR(0)] & CCCR_ENABLE);
 	assert_false(sim.reg[P4SIM_CCCR(C_INSTR)] & CCCR_ENABLE);
 	assert_int_equal(p.active, 1 | (1ull << C_INSTR));
-	uint64_t c0 = rd(C_CYCLES);
+	uint64_t c0 = ctr(C_CYCLES);
 	hw_run_workload(&wl_loop, 5);
-	assert_int_equal(rd(C_CYCLES), c0);
+	assert_int_equal(ctr(C_CYCLES), c0);
 
 	/* restart: the cycles counter overflows and interrupts again */
 	unmask_lvt();
@@ -489,7 +441,7 @@ static void reset_clears(void **st)
 	assert_int_equal(p.ops->reset(&p), 0);
 	assert_int_equal(sim.reg[P4SIM_CCCR(0)], 0);
 	assert_int_equal(sim.reg[P4SIM_ESCR(12)], 0); /* FSB_ESCR0 */
-	assert_int_equal(rd(C_CYCLES), 0);
+	assert_int_equal(ctr(C_CYCLES), 0);
 	assert_int_equal(p.armed | p.active, 0);
 	assert_int_equal(p.ctr[0].aux_msr, 0);
 	assert_int_equal(ovf_mask(), 0);
@@ -517,11 +469,11 @@ static void faults_change_results(void **st)
 
 	boot(SF_STUCK_COUNTER);
 	run_basic(1000, 100, 0);
-	assert_int_equal(rd(C_CYCLES), (0 - 1000ull) & MASK40);
+	assert_int_equal(ctr(C_CYCLES), (0 - 1000ull) & MASK40);
 
 	boot(SF_NARROW_COUNTER);
 	assert_int_equal(p.ops->write(&p, C_INSTR, MASK40, PMU_WRITE_FULL), 0);
-	assert_int_equal(rd(C_INSTR), 0xffffffffull);
+	assert_int_equal(ctr(C_INSTR), 0xffffffffull);
 
 	boot(SF_NO_OVERFLOW_STATUS);
 	run_basic(10, 10, 0);
@@ -544,11 +496,11 @@ static void faults_change_results(void **st)
 	boot(SF_ENABLE_IGNORED);
 	gen(GEN_INSTRUCTIONS, C_INSTR, PMU_F_OS);
 	hw_run_workload(&wl_loop, 10); /* never started */
-	assert_int_equal(rd(C_INSTR), 33);
+	assert_int_equal(ctr(C_INSTR), 33);
 
 	boot(SF_WRONG_EVENT);
 	run_basic(1000, 10, 0);
-	assert_int_equal(rd(C_INSTR), 10 + 2); /* branches, not 33 instructions */
+	assert_int_equal(ctr(C_INSTR), 10 + 2); /* branches, not 33 instructions */
 
 	boot(SF_MSR_FAULT);
 	assert_int_equal(p.ops->read(&p, 1, &v), HW_FAULT_GP);
@@ -563,7 +515,7 @@ static void faults_change_results(void **st)
 
 	boot(SF_OVERCOUNT);
 	run_basic(1000, 10, 0);
-	assert_int_equal(rd(C_INSTR), 44); /* 33 + one extra per step: 10 iterations + call */
+	assert_int_equal(ctr(C_INSTR), 44); /* 33 + one extra per step: 10 iterations + call */
 
 	boot(SF_LVT_STUCK_MASKED);
 	unmask_lvt();
@@ -592,13 +544,13 @@ static void healthy_baseline(void **st)
 	assert_int_equal(pmis, 1);
 	assert_int_equal(ovf_mask(), 1);
 	assert_int_equal(p.drv[0], 0);
-	assert_int_equal(rd(C_INSTR), 33);
+	assert_int_equal(ctr(C_INSTR), 33);
 	assert_int_equal(p.ops->pmi_collect(&p, &m), 0);
 	assert_int_equal(m, 1);
 	assert_int_equal(ovf_mask(), 0);
 	boot(SF_NONE);
 	run_basic(1000, 100, 0);
-	assert_int_equal(rd(C_CYCLES), (0 - 900ull) & MASK40);
+	assert_int_equal(ctr(C_CYCLES), (0 - 900ull) & MASK40);
 }
 
 int main(void)
