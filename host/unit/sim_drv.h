@@ -121,6 +121,34 @@ static inline void drv_pmi_arm(void)
 	apic_write(APIC_LVT_PC, VEC_PMI);
 }
 
+/* Counter 0 on cycles with INT, preloaded to overflow after 100, started
+ * with the test handler armed, over wl_loop(100): the PMI-fault run. */
+static inline void drv_pmi_run(const char *model, enum sim_fault f)
+{
+	struct pmu *p = drv_up(model, f);
+	drv_pmi_arm();
+	drv_program(p, 0, GEN_CYCLES, PMU_F_OS | PMU_F_INT);
+	assert_int_equal(pmu_preload(p, 0, 100), 0);
+	assert_int_equal(p->ops->start(p, 1), 0);
+	hw_run_workload(&wl_loop, 100);
+}
+
+/* lost-pmi: no PMI came, though the overflow itself happened. */
+static inline void drv_check_lost_pmi(const char *model)
+{
+	drv_pmi_run(model, SF_LOST_PMI);
+	assert_int_equal(drv_pmi.taken, 0);
+	assert_int_equal(drv_ovf(&drv_p), 1);
+}
+
+/* lvt-stuck-masked: the APIC dropped the PMI LVTPC still held masked. */
+static inline void drv_check_lvt_stuck_masked(const char *model)
+{
+	drv_pmi_run(model, SF_LVT_STUCK_MASKED);
+	assert_int_equal(drv_pmi.taken, 0);
+	assert_int_equal(sim.st.pmi_dropped, 1);
+}
+
 /* wrong-vector: a PMI on another vector of LVTPC's priority class. */
 static struct {
 	unsigned hits;

@@ -719,28 +719,12 @@ static void fault_counting(void **st)
 	assert_int_equal(drv_read(p, 0), 0x56789abc);
 }
 
-static void pmi_run(const char *model, enum sim_fault f)
-{
-	struct pmu *p = drv_up(model, f);
-	drv_pmi_arm();
-	drv_program(p, 0, GEN_CYCLES, PMU_F_OS | PMU_F_INT);
-	assert_int_equal(pmu_preload(p, 0, 100), 0);
-	assert_int_equal(p->ops->start(p, 1), 0);
-	hw_run_workload(&wl_loop, 100);
-}
-
 static void fault_pmi(void **st)
 {
 	(void)st;
-	pmi_run("skylake", SF_LOST_PMI);
-	assert_int_equal(drv_pmi.taken, 0);
-	assert_int_equal(drv_ovf(&drv_p), 1);
-
-	pmi_run("core2", SF_LVT_STUCK_MASKED);
-	assert_int_equal(drv_pmi.taken, 0);
-	assert_int_equal(sim.st.pmi_dropped, 1);
-
-	pmi_run("yonah", SF_SPURIOUS_PMI);
+	drv_check_lost_pmi("skylake");
+	drv_check_lvt_stuck_masked("core2");
+	drv_pmi_run("yonah", SF_SPURIOUS_PMI);
 	assert_int_equal(drv_pmi.taken, 1); /* at the start, before any overflow */
 	assert_int_equal(drv_pmi.collected, 0);
 }

@@ -374,30 +374,16 @@ static void fault_overcount(void **st)
 	assert_int_equal(drv_ovf(p), 1);
 }
 
-static void pmi_run(const char *model, enum sim_fault f)
-{
-	struct pmu *p = drv_up(model, f);
-	drv_pmi_arm();
-	drv_program(p, 0, GEN_CYCLES, CYC_OS | PMU_F_INT);
-	assert_int_equal(pmu_preload(p, 0, 100), 0);
-	assert_int_equal(p->ops->start(p, 1), 0);
-	hw_run_workload(&wl_loop, 100);
-}
-
 static void fault_lost_pmi(void **st)
 {
 	(void)st;
-	pmi_run("pentium3", SF_LOST_PMI);
-	assert_int_equal(drv_pmi.taken, 0);
-	assert_int_equal(drv_ovf(&drv_p), 1); /* the overflow itself happened */
+	drv_check_lost_pmi("pentium3");
 }
 
 static void fault_lvt_stuck_masked(void **st)
 {
 	(void)st;
-	pmi_run("pentium3", SF_LVT_STUCK_MASKED);
-	assert_int_equal(drv_pmi.taken, 0);
-	assert_int_equal(sim.st.pmi_dropped, 1);
+	drv_check_lvt_stuck_masked("pentium3");
 }
 
 static void fault_spurious_pmi(void **st)
