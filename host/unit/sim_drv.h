@@ -88,6 +88,35 @@ static inline void drv_overflow_at(struct pmu *p, unsigned ctr, uint64_t n)
 	assert_int_equal(drv_ovf(p) & bit, 0);
 }
 
+/* Counter ctr on cycles with flags, preloaded to overflow after n events,
+ * started. */
+static inline void drv_cycles_at(struct pmu *p, unsigned ctr, uint64_t n, uint32_t flags)
+{
+	drv_program(p, ctr, GEN_CYCLES, flags);
+	assert_int_equal(pmu_preload(p, ctr, n), 0);
+	assert_int_equal(p->ops->start(p, 1ull << ctr), 0);
+}
+
+/* Counters 0 and 1 on cycles (OS), preloaded to overflow after n0 and n1
+ * events, both started. */
+static inline void drv_cycles_pair(struct pmu *p, uint64_t n0, uint64_t n1)
+{
+	drv_program(p, 0, GEN_CYCLES, PMU_F_OS);
+	drv_program(p, 1, GEN_CYCLES, PMU_F_OS);
+	assert_int_equal(pmu_preload(p, 0, n0), 0);
+	assert_int_equal(pmu_preload(p, 1, n1), 0);
+	assert_int_equal(p->ops->start(p, 3), 0);
+}
+
+/* overcount: one event more per step, so counter 0 overflows one early. */
+static inline void drv_check_overcount(const char *model)
+{
+	struct pmu *p = drv_up(model, SF_OVERCOUNT);
+	drv_cycles_at(p, 0, 10, PMU_F_OS);
+	hw_run_workload(&wl_loop, 9); /* one event early */
+	assert_int_equal(drv_ovf(p), 1);
+}
+
 /* ---- PMIs ---------------------------------------------------------------- */
 
 static struct {
@@ -127,9 +156,7 @@ static inline void drv_pmi_run(const char *model, enum sim_fault f)
 {
 	struct pmu *p = drv_up(model, f);
 	drv_pmi_arm();
-	drv_program(p, 0, GEN_CYCLES, PMU_F_OS | PMU_F_INT);
-	assert_int_equal(pmu_preload(p, 0, 100), 0);
-	assert_int_equal(p->ops->start(p, 1), 0);
+	drv_cycles_at(p, 0, 100, PMU_F_OS | PMU_F_INT);
 	hw_run_workload(&wl_loop, 100);
 }
 

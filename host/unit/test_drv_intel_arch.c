@@ -539,11 +539,7 @@ static void pmi_collect_v1(void **st)
 	struct pmu *p = drv_up("yonah", SF_NONE);
 	uint64_t m = 0;
 
-	drv_program(p, 0, GEN_CYCLES, PMU_F_OS);
-	drv_program(p, 1, GEN_CYCLES, PMU_F_OS);
-	assert_int_equal(pmu_preload(p, 0, 50), 0);
-	assert_int_equal(pmu_preload(p, 1, 5), 0);
-	assert_int_equal(p->ops->start(p, 3), 0);
+	drv_cycles_pair(p, 50, 5);
 	hw_run_workload(&wl_loop, 10);
 	assert_int_equal(p->ops->pmi_collect(p, &m), 0);
 	assert_int_equal(m, 2);
@@ -625,9 +621,7 @@ static void fault_no_overflow_status(void **st)
 	(void)st;
 	struct pmu *p = drv_up("skylake", SF_NO_OVERFLOW_STATUS);
 	uint64_t m = 0;
-	drv_program(p, 0, GEN_CYCLES, PMU_F_OS);
-	assert_int_equal(pmu_preload(p, 0, 10), 0);
-	assert_int_equal(p->ops->start(p, 1), 0);
+	drv_cycles_at(p, 0, 10, PMU_F_OS);
 	hw_run_workload(&wl_loop, 10);
 	assert_int_equal(drv_read(p, 0), 0); /* it wrapped */
 	assert_int_equal(drv_ovf(p), 0);     /* but no status says so */
@@ -640,9 +634,7 @@ static void fault_ack_ignored(void **st)
 	(void)st;
 	struct pmu *p = drv_up("core2", SF_ACK_IGNORED);
 	uint64_t m = 0;
-	drv_program(p, 0, GEN_CYCLES, PMU_F_OS);
-	assert_int_equal(pmu_preload(p, 0, 10), 0);
-	assert_int_equal(p->ops->start(p, 1), 0);
+	drv_cycles_at(p, 0, 10, PMU_F_OS);
 	hw_run_workload(&wl_loop, 10);
 	assert_int_equal(p->ops->ack(p, 1), 0);
 	assert_int_equal(drv_ovf(p), 1);		  /* still pending */
@@ -707,12 +699,7 @@ static void fault_counting(void **st)
 	assert_int_equal(drv_read(p, 0), 12); /* branches */
 	assert_int_equal(drv_read(p, 2), 12);
 
-	p = drv_up("skylake", SF_OVERCOUNT);
-	drv_program(p, 0, GEN_CYCLES, PMU_F_OS);
-	assert_int_equal(pmu_preload(p, 0, 10), 0);
-	assert_int_equal(p->ops->start(p, 1), 0);
-	hw_run_workload(&wl_loop, 9);
-	assert_int_equal(drv_ovf(p), 1); /* one event early */
+	drv_check_overcount("skylake");
 
 	p = drv_up("skylake", SF_NARROW_COUNTER);
 	assert_int_equal(p->ops->write(p, 0, 0x123456789abcull, PMU_WRITE_FULL), 0);

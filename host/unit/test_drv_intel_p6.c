@@ -228,11 +228,7 @@ static void pmi_collect_stops_and_collects(void **st)
 	struct pmu *p = drv_up("pentium3", SF_NONE);
 	uint64_t m = 0;
 
-	drv_program(p, 0, GEN_CYCLES, CYC_OS);
-	drv_program(p, 1, GEN_CYCLES, CYC_OS);
-	assert_int_equal(pmu_preload(p, 0, 10), 0);
-	assert_int_equal(pmu_preload(p, 1, 20), 0);
-	assert_int_equal(p->ops->start(p, 3), 0);
+	drv_cycles_pair(p, 10, 20);
 	hw_run_workload(&wl_loop, 15);
 	assert_int_equal(p->ops->pmi_collect(p, &m), 0);
 	assert_int_equal(m, 1);
@@ -273,9 +269,7 @@ static void reset_clears(void **st)
 	(void)st;
 	struct pmu *p = drv_up("pentium3", SF_NONE);
 
-	drv_program(p, 0, GEN_CYCLES, CYC_OS);
-	assert_int_equal(pmu_preload(p, 0, 3), 0);
-	assert_int_equal(p->ops->start(p, 1), 0);
+	drv_cycles_at(p, 0, 3, CYC_OS);
 	assert_int_equal(p->ops->reset(p), 0);
 	assert_int_equal(drv_msr(0x186), 0);
 	assert_int_equal(drv_msr(0x187), 0);
@@ -366,12 +360,7 @@ static void fault_msr_fault(void **st)
 static void fault_overcount(void **st)
 {
 	(void)st;
-	struct pmu *p = drv_up("pentium3", SF_OVERCOUNT);
-	drv_program(p, 0, GEN_CYCLES, CYC_OS);
-	assert_int_equal(pmu_preload(p, 0, 10), 0);
-	assert_int_equal(p->ops->start(p, 1), 0);
-	hw_run_workload(&wl_loop, 9); /* one event early */
-	assert_int_equal(drv_ovf(p), 1);
+	drv_check_overcount("pentium3");
 }
 
 static void fault_lost_pmi(void **st)
