@@ -76,6 +76,25 @@ static inline void gen(enum pmu_generic g, unsigned i, uint32_t flags)
 	assert_int_equal(p.ops->program(&p, i, &e, flags), 0);
 }
 
+/* The driver name and n general counters of 40 bits, preloaded in full and
+ * not sign-extended, at ctr0 + i and ctl0 + i, RDPMC index i (knc,
+ * netburst). */
+static inline void check_gp40(const char *name, unsigned n, uint32_t ctr0, uint32_t ctl0)
+{
+	assert_string_equal(p.name, name);
+	assert_int_equal(p.n_gp, n);
+	assert_int_equal(p.n_fixed, 0);
+	assert_int_equal(p.n, n);
+	for (unsigned i = 0; i < n; i++) {
+		assert_int_equal(p.ctr[i].width, 40);
+		assert_int_equal(p.ctr[i].preload_bits, 40);
+		assert_false(p.ctr[i].sign_extends);
+		assert_int_equal(p.ctr[i].ctr_msr, ctr0 + i);
+		assert_int_equal(p.ctr[i].ctl_msr, ctl0 + i);
+		assert_int_equal(p.ctr[i].rdpmc, i);
+	}
+}
+
 /* ---- PMIs ---------------------------------------------------------------- */
 
 /* The counting handler: it only counts, so the overflow stays for the test

@@ -88,6 +88,27 @@ static inline void drv_overflow_at(struct pmu *p, unsigned ctr, uint64_t n)
 	assert_int_equal(drv_ovf(p) & bit, 0);
 }
 
+/* One row of a driver's generic-event map: the event and its encoding,
+ * umask << 8 | code. */
+struct drv_gen_enc {
+	enum pmu_generic g;
+	uint16_t enc;
+};
+
+/* Every row encodes as the map says on counter ctr, for any general
+ * counter (no fixed-only event, no counter restriction). */
+static inline void drv_check_gen_map(struct pmu *p, const struct drv_gen_enc *map, size_t n,
+				     unsigned ctr)
+{
+	struct pmu_event ev;
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(p->ops->generic_event(p, map[i].g, ctr, &ev), 0);
+		assert_int_equal(ev.umask << 8 | ev.code, map[i].enc);
+		assert_false(ev.fixed_only);
+		assert_int_equal(ev.counters, 0);
+	}
+}
+
 /* Counter ctr on cycles with flags, preloaded to overflow after n events,
  * started. */
 static inline void drv_cycles_at(struct pmu *p, unsigned ctr, uint64_t n, uint32_t flags)

@@ -225,18 +225,10 @@ static void generic_events(void **st)
 	(void)st;
 	struct pmu *p = drv_up("skylake", SF_NONE);
 	struct pmu_event ev;
-	static const struct {
-		enum pmu_generic g;
-		uint16_t enc;
-	} map[] = {{GEN_CYCLES, 0x003c},     {GEN_INSTRUCTIONS, 0x00c0},
-		   {GEN_BRANCHES, 0x00c4},   {GEN_BRANCH_MISSES, 0x00c5},
-		   {GEN_CACHE_REFS, 0x4f2e}, {GEN_CACHE_MISSES, 0x412e}};
-	for (unsigned i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		assert_int_equal(p->ops->generic_event(p, map[i].g, 3, &ev), 0);
-		assert_int_equal(ev.umask << 8 | ev.code, map[i].enc);
-		assert_false(ev.fixed_only);
-		assert_int_equal(ev.counters, 0);
-	}
+	static const struct drv_gen_enc map[] = {
+	    {GEN_CYCLES, 0x003c},     {GEN_INSTRUCTIONS, 0x00c0}, {GEN_BRANCHES, 0x00c4},
+	    {GEN_BRANCH_MISSES, 0x00c5}, {GEN_CACHE_REFS, 0x4f2e},   {GEN_CACHE_MISSES, 0x412e}};
+	drv_check_gen_map(p, map, sizeof(map) / sizeof(map[0]), 3);
 	/* ref-cycles is fixed counter 2's pseudo-encoding 0x0300 alone (facts
 	 * §4); 0x013c on a GP counter is Linux's bus-cycles */
 	assert_int_equal(p->ops->generic_event(p, GEN_REF_CYCLES, 3, &ev), HW_REFUSED);

@@ -126,19 +126,11 @@ static void generic_events(void **st)
 	(void)st;
 	struct pmu *p = drv_up("pentium3", SF_NONE);
 	struct pmu_event ev;
-	static const struct {
-		enum pmu_generic g;
-		uint16_t enc;
-	} map[] = {{GEN_CYCLES, 0x0079},     {GEN_INSTRUCTIONS, 0x00c0},
-		   {GEN_BRANCHES, 0x00c4},   {GEN_BRANCH_MISSES, 0x00c5},
-		   {GEN_CACHE_REFS, 0x0f2e}, {GEN_CACHE_MISSES, 0x012e}};
-	for (unsigned i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		for (unsigned c = 0; c < 2; c++) {
-			assert_int_equal(p->ops->generic_event(p, map[i].g, c, &ev), 0);
-			assert_int_equal(ev.umask << 8 | ev.code, map[i].enc);
-			assert_false(ev.fixed_only);
-		}
-	}
+	static const struct drv_gen_enc map[] = {
+	    {GEN_CYCLES, 0x0079},     {GEN_INSTRUCTIONS, 0x00c0}, {GEN_BRANCHES, 0x00c4},
+	    {GEN_BRANCH_MISSES, 0x00c5}, {GEN_CACHE_REFS, 0x0f2e},   {GEN_CACHE_MISSES, 0x012e}};
+	for (unsigned c = 0; c < 2; c++)
+		drv_check_gen_map(p, map, sizeof(map) / sizeof(map[0]), c);
 	assert_int_equal(p->ops->generic_event(p, GEN_REF_CYCLES, 0, &ev), HW_UNSUPPORTED);
 	assert_int_equal(p->ops->generic_event(p, GEN_CYCLES, 2, &ev), HW_REFUSED);
 }
