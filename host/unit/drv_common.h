@@ -108,7 +108,10 @@ static inline void count_pmi(struct int_frame *f)
 	apic_eoi();
 }
 
-static inline void unmask_lvt(void) { apic_write(APIC_LVT_PC, VEC_PMI); }
+static inline void unmask_lvt(void)
+{
+	apic_write(APIC_LVT_PC, VEC_PMI);
+}
 
 /* Boots the one model of a driver that must come up functional, with the
  * counting handler on the PMI vector (LVTPC left as the model has it). */
@@ -150,7 +153,7 @@ static inline void check_ack_ignored(void)
 {
 	uint64_t m = 0;
 	assert_int_equal(p.ops->ack(&p, 1), 0);
-	assert_int_equal(ovf_mask(), 1); /* the overflow did not clear */
+	assert_int_equal(ovf_mask(), 1);			/* the overflow did not clear */
 	assert_int_equal(p.ops->pmi_collect(&p, &m), HW_STUCK); /* status never reaches 0 */
 	assert_int_equal(m, 1);
 }
@@ -186,13 +189,13 @@ static inline void arm_pmi(void)
 /* What one run of a test's observe() saw on the AMD models; a field the
  * family's observe() does not fill stays 0. */
 struct obs {
-	uint64_t instr;	    /* ctr0 retired instructions over wl_loop(100) */
-	uint64_t branches;  /* ctr2 retired branches over wl_loop(100) */
-	uint64_t unstarted; /* ctr3 programmed, never started */
-	uint64_t idle1;	    /* ctr1 programmed, never started */
-	uint64_t wide;	    /* ctr2 read back after writing 0x1_0000_0005 */
-	uint64_t global_off; /* ctr4 with EN set and its GlobalCtl bit clear */
-	int st_ctr1;	     /* status of programming and writing counter 1 */
+	uint64_t instr;			   /* ctr0 retired instructions over wl_loop(100) */
+	uint64_t branches;		   /* ctr2 retired branches over wl_loop(100) */
+	uint64_t unstarted;		   /* ctr3 programmed, never started */
+	uint64_t idle1;			   /* ctr1 programmed, never started */
+	uint64_t wide;			   /* ctr2 read back after writing 0x1_0000_0005 */
+	uint64_t global_off;		   /* ctr4 with EN set and its GlobalCtl bit clear */
+	int st_ctr1;			   /* status of programming and writing counter 1 */
 	uint64_t pmis, pmi_mask, spurious; /* PMI path */
 	uint64_t status_after_n, status_after_ack;
 	int collect_st;
@@ -265,8 +268,7 @@ static inline void observe_msr_bits(struct obs *o, uint32_t ctr2, uint32_t sel1,
 }
 
 /* The faults every AMD model judges the same way; false for the others. */
-static inline bool check_fault_counting(enum sim_fault f, const struct obs *o,
-					const struct obs *ok)
+static inline bool check_fault_counting(enum sim_fault f, const struct obs *o, const struct obs *ok)
 {
 	switch (f) {
 	case SF_STUCK_COUNTER:

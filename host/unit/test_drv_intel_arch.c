@@ -226,7 +226,7 @@ static void generic_events(void **st)
 	struct pmu *p = drv_up("skylake", SF_NONE);
 	struct pmu_event ev;
 	static const struct drv_gen_enc map[] = {
-	    {GEN_CYCLES, 0x003c},     {GEN_INSTRUCTIONS, 0x00c0}, {GEN_BRANCHES, 0x00c4},
+	    {GEN_CYCLES, 0x003c},	 {GEN_INSTRUCTIONS, 0x00c0}, {GEN_BRANCHES, 0x00c4},
 	    {GEN_BRANCH_MISSES, 0x00c5}, {GEN_CACHE_REFS, 0x4f2e},   {GEN_CACHE_MISSES, 0x412e}};
 	drv_check_gen_map(p, map, sizeof(map) / sizeof(map[0]), 3);
 	/* ref-cycles is fixed counter 2's pseudo-encoding 0x0300 alone (facts

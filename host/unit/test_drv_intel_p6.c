@@ -127,7 +127,7 @@ static void generic_events(void **st)
 	struct pmu *p = drv_up("pentium3", SF_NONE);
 	struct pmu_event ev;
 	static const struct drv_gen_enc map[] = {
-	    {GEN_CYCLES, 0x0079},     {GEN_INSTRUCTIONS, 0x00c0}, {GEN_BRANCHES, 0x00c4},
+	    {GEN_CYCLES, 0x0079},	 {GEN_INSTRUCTIONS, 0x00c0}, {GEN_BRANCHES, 0x00c4},
 	    {GEN_BRANCH_MISSES, 0x00c5}, {GEN_CACHE_REFS, 0x0f2e},   {GEN_CACHE_MISSES, 0x012e}};
 	for (unsigned c = 0; c < 2; c++)
 		drv_check_gen_map(p, map, sizeof(map) / sizeof(map[0]), c);

@@ -16,7 +16,10 @@
 
 #define MASK40 ((1ull << 40) - 1)
 
-static void boot(enum sim_fault f) { boot_counting("knc", PMU_DRV_INTEL_KNC, f); }
+static void boot(enum sim_fault f)
+{
+	boot_counting("knc", PMU_DRV_INTEL_KNC, f);
+}
 
 static void describe(void **st)
 {
@@ -366,7 +369,7 @@ static void faults_change_results(void **st)
 
 	boot(SF_NO_OVERFLOW_STATUS);
 	run_basic(10, 10, 0);
-	assert_int_equal(ctr(0), 0);    /* it did overflow */
+	assert_int_equal(ctr(0), 0);	 /* it did overflow */
 	assert_int_equal(ovf_mask(), 0); /* but the status never says so */
 
 	boot(SF_LOST_PMI);

@@ -21,7 +21,10 @@
 
 enum { C_CYCLES = 0, C_BR1 = 1, C_RBT = 4, C_INSTR = 12, C_BRANCH = 13, C_MISP = 16 };
 
-static void boot(enum sim_fault f) { boot_counting("pentium4", PMU_DRV_INTEL_NETBURST, f); }
+static void boot(enum sim_fault f)
+{
+	boot_counting("pentium4", PMU_DRV_INTEL_NETBURST, f);
+}
 
 static void describe(void **st)
 {
