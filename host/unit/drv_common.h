@@ -28,6 +28,16 @@ static inline void boot_as(const char *model, enum sim_fault f, enum pmu_driver_
 	pmu_attach(&p, &ci);
 }
 
+/* A driver forced onto a CPU whose PMU MSRs do not exist: the probe of
+ * facts §0 reports not-functional with the #GP it met on msr_hex. */
+static inline void check_probe_refused(enum pmu_driver_id drv, const char *msr_hex)
+{
+	boot_as("nopmu", SF_NONE, drv);
+	assert_int_equal(p.status, PMU_NOT_FUNCTIONAL);
+	assert_non_null(strstr(p.reason, "#GP"));
+	assert_non_null(strstr(p.reason, msr_hex));
+}
+
 static inline struct pmu_event ev(uint16_t code, uint8_t umask)
 {
 	struct pmu_event e;
@@ -206,16 +216,6 @@ struct obs {
 	 * (Fam15h+), PerfEvtSel1 PC (K7/K8) */
 	uint64_t probe_bit;
 };
-
-/* An AMD driver forced onto a CPU whose PMU MSRs do not exist: the probe of
- * facts §0 reports not-functional with the #GP it met on msr_hex. */
-static inline void check_probe_refused(enum pmu_driver_id drv, const char *msr_hex)
-{
-	boot_as("nopmu", SF_NONE, drv);
-	assert_int_equal(p.status, PMU_NOT_FUNCTIONAL);
-	assert_non_null(strstr(p.reason, "#GP"));
-	assert_non_null(strstr(p.reason, msr_hex));
-}
 
 /* observe() starts: boot, arm the collecting handler, and program counter 1
  * first (never started), so that the PMI path must not find it armed. */

@@ -71,13 +71,7 @@ static void describe(void **st)
 static void probe_on_nopmu(void **st)
 {
 	(void)st;
-	assert_int_equal(sim_start("nopmu", SF_NONE), 0);
-	cpu_identify(&ci);
-	ci.driver = PMU_DRV_INTEL_KNC;
-	pmu_attach(&p, &ci);
-	assert_int_equal(p.status, PMU_NOT_FUNCTIONAL);
-	assert_non_null(strstr(p.reason, "#GP"));
-	assert_non_null(strstr(p.reason, "0x20"));
+	check_probe_refused(PMU_DRV_INTEL_KNC, "0x20");
 }
 
 static void program_evntsel(void **st)

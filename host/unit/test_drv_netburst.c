@@ -77,10 +77,7 @@ static void emon_clear_is_absent(void **st)
 static void probe_on_nopmu(void **st)
 {
 	(void)st;
-	assert_int_equal(sim_start("nopmu", SF_NONE), 0);
-	cpu_identify(&ci);
-	ci.driver = PMU_DRV_INTEL_NETBURST;
-	pmu_attach(&p, &ci);
+	boot_as("nopmu", SF_NONE, PMU_DRV_INTEL_NETBURST);
 	assert_int_equal(p.status, PMU_ABSENT);
 	assert_non_null(strstr(p.reason, "#GP"));
 }
