@@ -78,6 +78,16 @@ static inline void count(unsigned i, uint16_t code, uint32_t extra)
 	assert_int_equal(p.ops->start(&p, 1ull << i), HW_OK);
 }
 
+/* Counters a and b counting cycles, preloaded to overflow after na and nb
+ * events. */
+static inline void cycles_pair(unsigned a, uint64_t na, unsigned b, uint64_t nb)
+{
+	count(a, 0x76, 0);
+	count(b, 0x76, 0);
+	assert_int_equal(pmu_preload(&p, a, na), HW_OK);
+	assert_int_equal(pmu_preload(&p, b, nb), HW_OK);
+}
+
 /* Programs counter i with the driver's encoding of a generic event. */
 static inline void gen(enum pmu_generic g, unsigned i, uint32_t flags)
 {

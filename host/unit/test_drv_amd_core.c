@@ -279,10 +279,7 @@ static void ack_v2(void **st)
 	(void)st;
 	uint64_t m;
 	boot("zen4", SF_NONE);
-	count(0, 0x76, 0);
-	count(2, 0x76, 0);
-	assert_int_equal(pmu_preload(&p, 0, 5), HW_OK);
-	assert_int_equal(pmu_preload(&p, 2, 5), HW_OK);
+	cycles_pair(0, 5, 2, 5);
 	hw_run_workload(&wl_loop, 5);
 	assert_int_equal(msr(G_STATUS), 0x5);
 	assert_int_equal(p.ops->ack(&p, 0x4), HW_OK);
@@ -327,10 +324,7 @@ static void pmi_collect_bulldozer(void **st)
 	(void)st;
 	uint64_t m;
 	boot("bulldozer", SF_NONE);
-	count(0, 0x76, 0);
-	count(3, 0x76, 0);
-	assert_int_equal(pmu_preload(&p, 0, 100), HW_OK);
-	assert_int_equal(pmu_preload(&p, 3, 10), HW_OK);
+	cycles_pair(0, 100, 3, 10);
 	hw_run_workload(&wl_loop, 50);
 	assert_int_equal(p.ops->pmi_collect(&p, &m), HW_OK);
 	assert_int_equal(m, 0x8);

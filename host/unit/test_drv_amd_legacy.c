@@ -224,10 +224,7 @@ static void ack_disarms(void **st)
 	(void)st;
 	uint64_t m;
 	boot("opteron", SF_NONE);
-	count(0, 0x76, 0);
-	count(3, 0x76, 0);
-	assert_int_equal(pmu_preload(&p, 0, 10), HW_OK);
-	assert_int_equal(pmu_preload(&p, 3, 10), HW_OK);
+	cycles_pair(0, 10, 3, 10);
 	hw_run_workload(&wl_loop, 10);
 	assert_int_equal(p.ops->overflow_status(&p, &m), HW_OK);
 	assert_int_equal(m, 0x9);
