@@ -16,7 +16,9 @@
  * PMIs (PMU_PMI_LATE_ECHO) and a real one came within PMI_ECHO_US, else
  * spurious. More than PMI_STORM_LIMIT PMIs in one arm/disarm window, or an
  * overflow flag that will not clear, stop everything: that PMI's overflows
- * are still counted, nothing is re-armed, LVTPC stays masked. */
+ * are still counted and the stuck flags named, the PMU is reset through
+ * the driver (Linux resets it and warns, facts §9), nothing is re-armed and
+ * LVTPC stays masked until pmi_disarm(). */
 #include "pmi.h"
 #include "../pmu/hw.h"
 #include "apic.h"
@@ -50,11 +52,17 @@ static void op_result(int e, const char *what)
 	stats.op_err = (uint32_t)e;
 }
 
+/* The guard tripped: mask LVTPC first so the reset raises no PMI, then
+ * reset the PMU (every counter off and zeroed, every flag acked) so that
+ * the next check starts from a clean PMU. Every driver has the reset op
+ * (PMU_DRIVER_OPS); a PMU without one is only stopped. */
 static void storm(struct pmu *p)
 {
-	op_result(p->ops->stop(p, pmu_all_mask(p)), "stop");
-	stats.storm = true;
 	apic_lvt_pc_write(lvt_armed | LVT_MASKED);
+	stats.storm = true;
+	stats.storm_pmis = window;
+	stats.reset_err =
+	    (uint32_t)(p->ops->reset ? p->ops->reset(p) : p->ops->stop(p, pmu_all_mask(p)));
 }
 
 /* The family's collect step. When it gives up (a flag still set after
@@ -140,7 +148,8 @@ static void pmi_handler(struct int_frame *f)
 	if (mask && !(mask & p->active))
 		stats.after_stop++;
 	count(p, mask, slot);
-	if (stuck || ++window > PMI_STORM_LIMIT) {
+	window++;
+	if (stuck || window > PMI_STORM_LIMIT) {
 		/* Counted, but not re-armed, unmasked or restarted. */
 		storm(p);
 		if (delivery == PMI_FIXED)
@@ -180,6 +189,17 @@ static void watch_strays(bool on)
 	}
 }
 
+/* What tripped the guard outlives pmi_reset_stats(): a check that resets
+ * the counts between runs would otherwise read the masked LVTPC of the
+ * next run as lost PMIs. Cleared when the service is armed again. */
+static void clear_trip(void)
+{
+	stats.stuck = 0;
+	stats.storm_pmis = 0;
+	stats.reset_err = 0;
+	stats.storm = false;
+}
+
 /* LVTPC and the handlers back, the service disarmed. */
 static void release(void)
 {
@@ -207,6 +227,7 @@ int pmi_arm(struct pmu *p, enum pmi_delivery mode)
 	for (unsigned i = 0; i < PMU_MAX_COUNTERS; i++)
 		reload[i] = 0;
 	pmi_reset_stats();
+	clear_trip();
 	lvt_saved = apic_lvt_pc_read();
 	/* Linux programs NMI delivery with vector field 0 (facts §8). */
 	lvt_armed = mode == PMI_NMI ? LVT_DM_NMI : (LVT_DM_FIXED | VEC_PMI);
@@ -262,13 +283,11 @@ void pmi_reset_stats(void)
 	stats.skid_sum = 0;
 	stats.lvt_masked_on_entry = 0;
 	stats.after_stop = 0;
-	stats.stuck = 0;
 	stats.wrong_vector = 0;
 	stats.stray_vector = 0;
 	stats.op_failed = 0;
 	stats.op_what = 0;
 	stats.op_err = 0;
-	stats.storm = false;
 	seen_real = false;
 }
 

@@ -52,6 +52,10 @@ struct pmi_stats {
 	 * of the handler's own instructions were counted */
 	uint64_t after_stop;
 	uint64_t stuck;	       /* counters whose overflow flag would not clear */
+	/* PMIs in the arm/disarm window when the guard tripped (storm or a
+	 * stuck flag), and the enum hw_err of the driver reset it ran then */
+	uint64_t storm_pmis;
+	uint32_t reset_err;
 	uint64_t wrong_vector; /* interrupts on PMI_STRAY_FIRST..LAST while armed */
 	uint32_t stray_vector; /* the vector of the last of them */
 	/* driver ops that failed in the handler, which has no check to fail:
@@ -59,7 +63,9 @@ struct pmi_stats {
 	uint64_t op_failed;
 	const char *op_what;
 	uint32_t op_err;
-	bool storm; /* the storm guard tripped (or a flag stuck) and stopped the counters */
+	/* the storm guard tripped (or a flag stuck): the PMU was reset through
+	 * the driver and LVTPC left masked until pmi_disarm() */
+	bool storm;
 };
 
 /* Route PMIs for p through LVTPC with the given delivery; installs the
@@ -73,6 +79,8 @@ void pmi_disarm(void);
 /* Counters to preload with -n again after each of their overflows (0 =
  * leave the counter as it is). */
 void pmi_set_reload(unsigned ctr, uint64_t n);
+/* Zeroes the counts; what tripped the storm guard (stuck, storm,
+ * storm_pmis, reset_err) stays until the next pmi_arm(). */
 void pmi_reset_stats(void);
 const volatile struct pmi_stats *pmi_stats(void);
 /* Waits until at least `total` PMIs were taken or timeout_us passes (TSC

@@ -3,6 +3,7 @@
 #include "../lib/str.h"
 #include "../lib/fmt.h"
 #include "../apic/pmi.h"
+#include "../pmu/intel_arch.h"
 
 #define MAX_REPEAT 1001 /* repeats at most (the repeat option), odd */
 #define M_TRIES 5 /* windows tried before SMIs are said to keep disturbing */
@@ -366,26 +367,57 @@ int m_median_clean(struct check_ctx *c, unsigned rep, unsigned k, m_sample_fn fn
 
 /* ---- PMI windows ---- */
 
+/* The status bit of counter i: arch fixed counters sit at bit 32 + index
+ * of IA32_PERF_GLOBAL_STATUS (SDM Vol. 3B 20.2.2), every other counter at
+ * its own index in the flat overflow mask. */
+static unsigned status_bit(const struct pmu *p, unsigned i)
+{
+	const struct pmu_counter *k = &p->ctr[i];
+	return k->kind == PMU_CTR_FIXED ? (unsigned)ARCH_GLOBAL_FIXED_BIT + k->index : i;
+}
+
+/* The lowest counter in mask (a nonzero mask within p->n). */
+static unsigned lowest(const struct pmu *p, uint64_t mask)
+{
+	unsigned i = 0;
+	while (i + 1 < p->n && !(mask & (1ull << i)))
+		i++;
+	return i;
+}
+
+/* The storm guard tripped: name the stuck flag (or the storm) rather than
+ * the lost or spurious PMIs it leaves behind, and whether the reset took. */
+static void fail_trip(struct check_ctx *c, const volatile struct pmi_stats *s)
+{
+	int e = (int)s->reset_err;
+	const char *r = e == HW_OK ? ", PMU reset" : ", PMU reset failed: ";
+	const char *why = e == HW_OK ? "" : hw_err_name(e);
+	uint64_t m = s->stuck;
+
+	if (!m) {
+		check_fail(c, "PMI storm: %llu PMIs in one window%s%s",
+			   (unsigned long long)s->storm_pmis, r, why);
+		return;
+	}
+	unsigned i = lowest(c->pmu, m);
+	check_fail(
+	    c, "counter %s: overflow bit stuck (status bit %u did not clear in %u rounds)%s%s%s",
+	    c->pmu->ctr[i].name, status_bit(c->pmu, i), PMU_PMI_MAX_ROUNDS, r, why,
+	    m & ~(1ull << i) ? "; more counters stuck" : "");
+}
+
 bool pmi_trouble(struct check_ctx *c, const char *what)
 {
 	const volatile struct pmi_stats *s = pmi_stats();
 
+	if (s->stuck || s->storm) {
+		fail_trip(c, s);
+		return true;
+	}
 	if (s->op_failed) {
 		check_fail(c, "%s: %llu driver ops failed in the PMI handler, the last its %s: %s",
 			   what, (unsigned long long)s->op_failed, s->op_what,
 			   hw_err_name((int)s->op_err));
-		return true;
-	}
-	if (s->stuck) {
-		check_fail(c,
-			   "%s: overflow flag of counter mask 0x%llx will not clear (stuck bit): "
-			   "PMI storm stopped after %llu PMIs",
-			   what, (unsigned long long)s->stuck, (unsigned long long)s->total);
-		return true;
-	}
-	if (s->storm) {
-		check_fail(c, "%s: PMI storm: more than %u PMIs in one window", what,
-			   PMI_STORM_LIMIT);
 		return true;
 	}
 	if (s->wrong_vector) {
@@ -420,10 +452,12 @@ bool pmi_begin(struct check_ctx *c)
 	if (!m_ovf(c, &left))
 		return false;
 	if (left) {
+		unsigned i = lowest(c->pmu, left);
 		check_fail(c,
-			   "overflow flag of counter mask 0x%llx still set after the reset acked "
-			   "it: it will not clear (stuck bit)",
-			   (unsigned long long)left);
+			   "counter %s: overflow bit stuck (status bit %u still set after the PMU "
+			   "reset acked it)%s",
+			   c->pmu->ctr[i].name, status_bit(c->pmu, i),
+			   left & ~(1ull << i) ? "; more counters stuck" : "");
 		return false;
 	}
 	st = pmi_arm(c->pmu, c->opt->pmi);

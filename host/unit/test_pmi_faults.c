@@ -125,7 +125,8 @@ static void storm_caught(void **st)
 	(void)st;
 	static const char *const models[] = {"core2", "skylake", "knc", "pentium4", "zen4"};
 	for (unsigned k = 0; k < 5; k++)
-		caught(models[k], SF_PMI_STORM, "overflow.pmi", "will not clear (stuck bit)");
+		caught(models[k], SF_PMI_STORM, "overflow.pmi",
+		       "did not clear in 100 rounds), PMU reset");
 	/* KNC's line is an edge: the stuck flag blocks PMIs, no repeat */
 	up("knc", SF_PMI_STORM, 0, 1);
 	assert_null(sim.m->pending);
