@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Set-ups that cannot give a verdict must not look like one: QEMU that fails
 to start (a bad -cpu model) is status 66 with QEMU's message, never 1 (the
-PASS status).
+PASS status); a folder where every results name is taken says so.
 Usage: test_bad_setup.py build/pmuharness.efi"""
 import os
 import shutil
@@ -15,6 +15,9 @@ import qemulib as q  # noqa: E402
 
 RUN = os.path.join(q.ROOT, "scripts", "qemu-run.sh")
 BAD_CPU = "no-such-cpu"
+QUICK_CFG = "on_finish = qemu-exit\nchecks = apic.lvt-pc\n"
+# boot/files.c RESULTS_MAX: pmuharness-001 to pmuharness-999
+RESULTS_MAX = 999
 
 
 def qemu_start_failure(efi):
@@ -46,10 +49,34 @@ def qemu_start_failure(efi):
     return errs
 
 
+def results_names_used_up(efi):
+    errs = []
+    esp = tempfile.mkdtemp(prefix="pmh-full-")
+    try:
+        boot_dir = os.path.join(esp, "EFI", "BOOT")
+        os.makedirs(boot_dir)
+        for i in range(1, RESULTS_MAX + 1):
+            open(os.path.join(boot_dir, f"pmuharness-{i:03d}.log"), "w").close()
+        rc, _, lines, _ = q.boot([efi, "--esp", esp, "--cfg", QUICK_CFG])
+        made = [f for f in os.listdir(boot_dir) if f.endswith(".json")]
+    finally:
+        shutil.rmtree(esp, ignore_errors=True)
+    if rc != q.NO_PMU_EXIT:
+        errs.append(f"QEMU exit status {rc}, expected {q.NO_PMU_EXIT} (NO PMU)")
+    want = ("warning: no results files: the names pmuharness-001 to pmuharness-999 are all "
+            "used beside the binary")
+    if not any(l.startswith(want) for l in lines):
+        errs.append("no line saying the results names ran out; warnings: "
+                    + repr([l for l in lines if l.startswith("warning")]))
+    if made:
+        errs.append(f"results files written anyway: {made}")
+    return errs
+
+
 def main():
     efi = sys.argv[1]
     t = q.Tally("bad-setup")
-    for case in (qemu_start_failure,):
+    for case in (qemu_start_failure, results_names_used_up):
         t.case(case, efi)
     return t.done()
 
