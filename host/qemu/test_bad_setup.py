@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Set-ups that cannot give a verdict must not look like one: QEMU that fails
 to start (a bad -cpu model) is status 66 with QEMU's message, never 1 (the
-PASS status); a folder where every results name is taken says so.
+PASS status); a folder where every results name is taken says so; config
+errors printed before the log file opens keep their start in the log.
 Usage: test_bad_setup.py build/pmuharness.efi"""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -73,10 +75,40 @@ def results_names_used_up(efi):
     return errs
 
 
+def early_errors_keep_start(efi):
+    """120 bad config lines, printed before the log file opens: the log keeps
+    the first ones and says how many did not fit (boot/console.c LOG_BUF)."""
+    errs = []
+    esp = tempfile.mkdtemp(prefix="pmh-early-")
+    cfg = QUICK_CFG + "".join(f"bad_key_{i:03d} = 1\n" for i in range(1, 121))
+    try:
+        rc, _, lines, _ = q.boot([efi, "--esp", esp, "--cfg", cfg])
+        path = os.path.join(esp, "EFI", "BOOT", "pmuharness-001.log")
+        log = open(path, "rb").read().decode("ascii", "replace").splitlines() \
+            if os.path.exists(path) else []
+    finally:
+        shutil.rmtree(esp, ignore_errors=True)
+    if rc != q.NO_PMU_EXIT:
+        errs.append(f"QEMU exit status {rc}, expected {q.NO_PMU_EXIT} (NO PMU)")
+    if sum("bad_key_" in l for l in lines) != 120:
+        errs.append("the serial port lacks some of the 120 config errors")
+    cfg_lines = [l for l in log if "bad_key_" in l]
+    if not cfg_lines or "bad_key_001" not in cfg_lines[0]:
+        errs.append(f"the log does not start with the first config error: {cfg_lines[:1]}")
+    dropped = [l for l in log if re.match(r"warning: (\d+) lines printed before the log file "
+                                          r"opened did not fit", l)]
+    n = int(re.match(r"warning: (\d+)", dropped[0]).group(1)) if dropped else 0
+    if len(cfg_lines) + n != 120:
+        errs.append(f"{len(cfg_lines)} config errors in the log and {n} said dropped, not 120")
+    if not any(l.startswith("verdict: ") for l in log):
+        errs.append("the log lacks the verdict")
+    return errs
+
+
 def main():
     efi = sys.argv[1]
     t = q.Tally("bad-setup")
-    for case in (qemu_start_failure, results_names_used_up):
+    for case in (qemu_start_failure, results_names_used_up, early_errors_keep_start):
         t.case(case, efi)
     return t.done()
 
