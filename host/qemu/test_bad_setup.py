@@ -2,7 +2,8 @@
 """Set-ups that cannot give a verdict must not look like one: QEMU that fails
 to start (a bad -cpu model) is status 66 with QEMU's message, never 1 (the
 PASS status); a folder where every results name is taken says so; config
-errors printed before the log file opens keep their start in the log.
+errors printed before the log file opens keep their start in the log; a
+selection that matches nothing is an error line and NO VERDICT.
 Usage: test_bad_setup.py build/pmuharness.efi"""
 import os
 import re
@@ -20,6 +21,8 @@ BAD_CPU = "no-such-cpu"
 QUICK_CFG = "on_finish = qemu-exit\nchecks = apic.lvt-pc\n"
 # boot/files.c RESULTS_MAX: pmuharness-001 to pmuharness-999
 RESULTS_MAX = 999
+# NO VERDICT: debug-exit value 4, QEMU status (4 << 1) | 1
+NO_VERDICT_EXIT = 9
 
 
 def qemu_start_failure(efi):
@@ -75,6 +78,22 @@ def results_names_used_up(efi):
     return errs
 
 
+def selection_matches_nothing(efi):
+    """checks or cpus that select nothing: an error line, NO VERDICT (QEMU
+    status 9), never the PASS status."""
+    errs = []
+    for cfg, want in (("checks = nomatch*", "error: checks = nomatch*: matches no check"),
+                      ("cpus = 999", "error: cpus = 999: matches no CPU")):
+        rc, _, lines, _ = q.boot([efi, "--cfg", "on_finish = qemu-exit\n" + cfg + "\n"])
+        if rc != NO_VERDICT_EXIT:
+            errs.append(f"{cfg}: QEMU exit status {rc}, expected {NO_VERDICT_EXIT}")
+        if not any(l.startswith(want) for l in lines):
+            errs.append(f"{cfg}: no line {want!r}")
+        if any(re.match(r"(PASS|FAIL|SKIP) ", l) for l in lines):
+            errs.append(f"{cfg}: checks ran")
+    return errs
+
+
 def early_errors_keep_start(efi):
     """120 bad config lines, printed before the log file opens: the log keeps
     the first ones and says how many did not fit (boot/console.c LOG_BUF)."""
@@ -108,7 +127,8 @@ def early_errors_keep_start(efi):
 def main():
     efi = sys.argv[1]
     t = q.Tally("bad-setup")
-    for case in (qemu_start_failure, results_names_used_up, early_errors_keep_start):
+    for case in (qemu_start_failure, results_names_used_up, selection_matches_nothing,
+                 early_errors_keep_start):
         t.case(case, efi)
     return t.done()
 
