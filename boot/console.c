@@ -20,6 +20,9 @@ static EFI_FILE_HANDLE log_file;
 /* From the pool: static data would be stored in the image in full. */
 static char *log_buf;
 static UINTN log_len;
+/* Lines that did not fit before the log file opened: the buffer keeps the
+ * first ones, and the file says how many are missing. */
+static unsigned log_dropped;
 
 static inline void outb(uint16_t port, uint8_t v)
 {
@@ -112,6 +115,10 @@ static void log_append(const char *s)
 
 	if (!log_buf)
 		return;
+	if (log_len + l + 2 > LOG_BUF && !log_file && log_len) {
+		log_dropped++; /* no file to flush to yet: keep the start */
+		return;
+	}
 	if (log_len + l + 2 > LOG_BUF)
 		out_flush_log();
 	if (l + 2 > LOG_BUF)
@@ -157,8 +164,19 @@ void out_screen(const char *s)
 
 void out_attach_log(EFI_FILE_HANDLE f)
 {
+	char line[160];
+
 	log_file = f;
 	out_flush_log();
+	if (log_dropped) {
+		pmh_fmt(line, sizeof(line),
+			"warning: %u lines printed before the log file opened did not fit its "
+			"%u-byte buffer: they are on the console and serial only",
+			log_dropped, LOG_BUF);
+		log_dropped = 0;
+		log_append(line);
+		out_flush_log();
+	}
 }
 
 void out_detach_log(void)

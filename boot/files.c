@@ -103,14 +103,17 @@ static EFI_STATUS create(EFI_FILE_HANDLE dir, CHAR16 *name, EFI_FILE_HANDLE *out
 }
 
 /* Creates "pmuharness-NNN.<ext>" with the first NNN free for both .log and
- * .json; returns the handles (NULL on failure, with the status). */
+ * .json; returns the handles (NULL on failure, with the status; *used_up
+ * when every number is taken). */
 static EFI_STATUS create_results(EFI_FILE_HANDLE dir, EFI_FILE_HANDLE *log,
-				 EFI_FILE_HANDLE *json, CHAR16 *name_out, UINTN name_len)
+				 EFI_FILE_HANDLE *json, CHAR16 *name_out, UINTN name_len,
+				 bool *used_up)
 {
 	CHAR16 lname[32], jname[32];
-	EFI_STATUS st = EFI_NOT_FOUND;
+	EFI_STATUS st;
 
 	*log = *json = NULL;
+	*used_up = false;
 	for (unsigned i = 1; i <= RESULTS_MAX; i++) {
 		SPrint(lname, sizeof(lname), L"pmuharness-%03d.log", i);
 		SPrint(jname, sizeof(jname), L"pmuharness-%03d.json", i);
@@ -128,7 +131,8 @@ static EFI_STATUS create_results(EFI_FILE_HANDLE dir, EFI_FILE_HANDLE *log,
 		SPrint(name_out, name_len, L"pmuharness-%03d", i);
 		return EFI_SUCCESS;
 	}
-	return st;
+	*used_up = true;
+	return EFI_NOT_FOUND;
 }
 
 static EFI_STATUS files_write(EFI_FILE_HANDLE f, const void *buf, UINTN len)
@@ -167,6 +171,7 @@ bool files_results_open(void *ctx, char *name, size_t cap)
 	CHAR16 wide[40];
 	char line[256];
 	EFI_STATUS st;
+	bool used_up;
 	size_t i;
 
 	e->log = e->json = NULL;
@@ -175,7 +180,17 @@ bool files_results_open(void *ctx, char *name, size_t cap)
 			 "on the console and serial only");
 		return false;
 	}
-	st = create_results(e->dir, &e->log, &e->json, wide, sizeof(wide) / sizeof(wide[0]));
+	st = create_results(e->dir, &e->log, &e->json, wide, sizeof(wide) / sizeof(wide[0]),
+			    &used_up);
+	if (used_up) {
+		pmh_fmt(line, sizeof(line),
+			"warning: no results files: the names pmuharness-001 to pmuharness-%03u "
+			"are all used beside the binary (move the old results away); results are on "
+			"the console and serial only",
+			RESULTS_MAX);
+		out_line(line);
+		return false;
+	}
 	if (st != EFI_SUCCESS) {
 		pmh_fmt(line, sizeof(line),
 			"warning: cannot create results files beside the binary "

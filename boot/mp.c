@@ -362,6 +362,11 @@ void mp_run_suite(void *ctx, struct harness *h)
 		suite_run(s, 0);
 	} else {
 		unsigned k = cpu_select(s->opt, flags, (unsigned)n, sel, MP_MAX, warn_line, s);
+		char none[160];
+		if (!k) {
+			cpu_select_none(s->opt, none, sizeof(none));
+			suite_emit(s, "error: %s", none);
+		}
 		run_selected(&m, h, flags, sel, k, runs);
 	}
 	/* An AP that timed out may still be on its stack or writing its

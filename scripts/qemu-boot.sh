@@ -14,7 +14,8 @@
 #               (SMM, secure pflash); only binaries signed with them boot
 #   --serial unix:PATH  COM1 on a listening socket (QEMU waits for a client)
 # Exit status: QEMU's ((debug-exit value << 1) | 1), 124 on timeout, 64 when KVM
-# was asked for and /dev/kvm is missing or unusable.
+# was asked for and /dev/kvm is missing or unusable, 66 when QEMU failed to
+# start (its message on stderr), never 1 (PASS) for that.
 set -euo pipefail
 efi=$1; shift
 cpu=qemu64; smp=1; kvm=0; esp=""; cfg="on_finish = qemu-exit"; serial=-; tmo=60; prepared=0
@@ -100,13 +101,24 @@ case $serial in
   *) sargs=(-serial "file:$serial") ;;
 esac
 
+qargs=(-machine "$machine" "${sb[@]}" "${accel[@]}" "${cpuarg[@]}"
+  -smp "$smp" -m 256 -nodefaults -vga none -display none -no-reboot -net none
+  -drive if=pflash,format=raw,unit=0,readonly=on,file="$ovmf_code"
+  -drive if=pflash,format=raw,unit=1,file="$vars"
+  "${disk[@]}"
+  -device isa-debug-exit,iobase=0xf4,iosize=0x04)
+# QEMU's own start-up failure (a bad -cpu model, a missing file) exits 1,
+# which is also the PASS status: the same machine is set up first with the
+# CPU stopped (-S) and quit from the monitor, so a failure there is told
+# apart (status 66) before the real boot.
+perr=$(printf 'quit\n' | timeout -k 2 30 qemu-system-x86_64 "${qargs[@]}" -S -monitor stdio \
+  -serial null "${extra[@]}" 2>&1 >/dev/null) || {
+  echo "qemu-boot.sh: QEMU failed to start:" >&2
+  printf '%s\n' "$perr" | head -5 >&2
+  exit 66
+}
 set +e
-timeout --foreground -k 5 "$tmo" qemu-system-x86_64 -machine "$machine" "${sb[@]}" "${accel[@]}" "${cpuarg[@]}" \
-  -smp "$smp" -m 256 -nodefaults -vga none -display none -no-reboot -net none \
-  -drive if=pflash,format=raw,unit=0,readonly=on,file="$ovmf_code" \
-  -drive if=pflash,format=raw,unit=1,file="$vars" \
-  "${disk[@]}" \
-  -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+timeout --foreground -k 5 "$tmo" qemu-system-x86_64 "${qargs[@]}" \
   "${sargs[@]}" "${extra[@]}" </dev/null
 rc=$?
 set -e

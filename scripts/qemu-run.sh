@@ -25,5 +25,6 @@ case $rc in
   0) echo "run: QEMU stopped without a verdict (the harness did not reach its end)"; exit 5 ;;
   124) echo "run: QEMU did not finish within its time limit"; exit 124 ;;
   64) exit 64 ;;  # KVM=1 without a usable /dev/kvm: qemu-boot.sh said why
+  66) echo "run: QEMU failed to start (CPU=$cpu; its message is above): no verdict"; exit 66 ;;
   *) echo "run: QEMU exited with status $rc"; exit "$rc" ;;
 esac

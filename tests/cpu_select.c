@@ -55,6 +55,19 @@ unsigned cpu_select(const struct options *o, const uint32_t *flags, unsigned n, 
 	return k;
 }
 
+void cpu_select_none(const struct options *o, char *buf, size_t n)
+{
+	struct pmh_sb sb;
+
+	pmh_sb_init(&sb, buf, n);
+	pmh_sb_add(&sb, "cpus = ");
+	if (o->all_cpus)
+		pmh_sb_add(&sb, "all");
+	for (unsigned i = 0; !o->all_cpus && i < o->n_cpus; i++)
+		pmh_sb_add(&sb, "%s%u", i ? "," : "", o->cpus[i]);
+	pmh_sb_add(&sb, ": matches no CPU that can run (see the warnings above); no check ran");
+}
+
 void cpu_verdict_line(const struct cpu_run *r, char *buf, size_t n)
 {
 	pmh_fmt(buf, n, "cpu.%u.verdict: %s (%u passed, %u failed, %u skipped)", r->cpu,

@@ -26,6 +26,10 @@ bool cpu_select_requested(const struct options *o);
 unsigned cpu_select(const struct options *o, const uint32_t *flags, unsigned n, uint16_t *out,
 		    unsigned max, cpusel_warn_fn warn, void *ctx);
 
+/* The error when cpu_select selected nothing: "cpus = 999: matches no
+ * CPU ...", the option as the run understood it. */
+void cpu_select_none(const struct options *o, char *buf, size_t n);
+
 /* One CPU's share of the results. */
 struct cpu_run {
 	uint16_t cpu;

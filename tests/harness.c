@@ -59,6 +59,12 @@ static void run_guarded(void *arg)
 		suite_emit(s, "options.on_finish: %s", options_finish_name(h->opt.on_finish));
 	if (p->results_flush)
 		p->results_flush(p->ctx);
+	/* Nothing to run is said, not run silently: the verdict stays NO
+	 * VERDICT (README "Exit codes"), never PASS. */
+	if (!suite_selected(&h->opt)) {
+		suite_emit(s, "error: checks = %s: matches no check", h->opt.checks);
+		return;
+	}
 	if (p->run_cpus)
 		p->run_cpus(p->ctx, h);
 	else

@@ -220,6 +220,24 @@ static bool named(const char *list, const char *id)
 	return false;
 }
 
+/* Whether the checks option selects k (the same rule for the run and the
+ * count below). */
+static bool selected(const struct options *o, const struct check *k)
+{
+	return k->only_when_named ? named(o->checks, k->id) : options_check_selected(o, k->id);
+}
+
+unsigned suite_selected(const struct options *o)
+{
+	const struct check *list[256];
+	size_t n = suite_checks(list, 256);
+	unsigned k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += selected(o, list[i]);
+	return k;
+}
+
 void suite_run(struct suite *s, unsigned cpu_index)
 {
 	const struct check *list[256];
@@ -239,8 +257,7 @@ void suite_run(struct suite *s, unsigned cpu_index)
 			.v = V_NONE,
 		};
 
-		if (k->only_when_named ? !named(s->opt->checks, k->id)
-				       : !options_check_selected(s->opt, k->id))
+		if (!selected(s->opt, k))
 			continue;
 		if (k->needs_pmu && s->pmu->status != PMU_FUNCTIONAL) {
 			check_skip(&c, "pmu.status %s: %s", pmu_status_name(s->pmu->status),

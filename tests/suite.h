@@ -86,6 +86,8 @@ void check_note(struct check_ctx *c, const char *f, ...) __attribute__((format(p
 size_t suite_checks(const struct check **out, size_t max);
 void suite_init(struct suite *s, const struct options *o, const struct cpu_info *ci,
 		struct pmu *p, const struct apic_info *ai, struct sink out);
+/* How many registered checks the checks option selects. */
+unsigned suite_selected(const struct options *o);
 /* Runs the selected checks on the current CPU (index cpu_index). */
 void suite_run(struct suite *s, unsigned cpu_index);
 void suite_emit(struct suite *s, const char *f, ...) __attribute__((format(printf, 2, 3)));

@@ -72,7 +72,9 @@ def check(efi, entry):
         if m:
             kv.setdefault(m.group(1), m.group(2))
     # TCG has no PMU: the verdict is NO PMU, debug-exit value 3, QEMU status 7.
-    if rc != 7:
+    if rc == 66:  # qemu-boot.sh: QEMU itself did not start
+        errs.append(f"QEMU failed to start with -cpu {cpu} (qemu-boot.sh status 66)")
+    elif rc != 7:
         errs.append(f"QEMU exit status {rc}, expected 7 (debug-exit value 3, NO PMU)")
     if "verdict: NO PMU" not in " ".join(l[:15] for l in lines if l.startswith("verdict: ")):
         errs.append("no 'verdict: NO PMU' line")

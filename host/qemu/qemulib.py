@@ -20,6 +20,9 @@ LIMIT_S = 60
 # Under TCG there is no PMU: the harness's verdict is NO PMU, debug-exit value 3,
 # and QEMU exits with (3 << 1) | 1.
 NO_PMU_EXIT = 7
+# qemu-boot.sh's status when QEMU itself failed to start (its own exit status
+# then is 1, the PASS value).
+START_FAILED = 66
 CLOSING = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$")
 VERDICT = re.compile(r"^(PASS|FAIL|SKIP) \S")
 ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1")
@@ -33,18 +36,32 @@ def plain(data):
     return [l for l in re.split(r"\r\n|\r|\n", text) if "\x1b" not in l]
 
 
-def boot(args, timeout=LIMIT_S):
-    """Boots with qemu-boot.sh and COM1 in a file; returns (rc, seconds, lines, raw)."""
+class StartFailed(RuntimeError):
+    """QEMU did not start: never a verdict, whatever the test expected."""
+
+
+def boot_raw(args, timeout=LIMIT_S):
+    """boot() without the start-up check: (rc, seconds, lines, raw, stderr)."""
     d = tempfile.mkdtemp(prefix="pmh-q-")
     serial = os.path.join(d, "serial.log")
     t0 = time.monotonic()
     p = subprocess.run([BOOT] + args + ["--serial", serial, "--timeout", str(timeout)],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        env=dict(ENV, TMPDIR=d))
     secs = time.monotonic() - t0
     raw = open(serial, "rb").read() if os.path.exists(serial) else b""
     shutil.rmtree(d, ignore_errors=True)
-    return p.returncode, secs, plain(raw), raw
+    err = p.stderr.decode("ascii", "replace")
+    return p.returncode, secs, plain(raw), raw, err
+
+
+def boot(args, timeout=LIMIT_S):
+    """Boots with qemu-boot.sh and COM1 in a file; returns (rc, seconds, lines, raw).
+    Raises StartFailed, with QEMU's message, when QEMU did not start."""
+    rc, secs, lines, raw, err = boot_raw(args, timeout)
+    if rc == START_FAILED:
+        raise StartFailed("QEMU failed to start: " + " / ".join(err.strip().splitlines()))
+    return rc, secs, lines, raw
 
 
 class Console:
@@ -69,8 +86,10 @@ class Console:
                 s.close()
                 time.sleep(0.05)
         if not self.sock:
+            started = self.proc.poll() != START_FAILED
             self.close()
-            raise RuntimeError("QEMU did not open its serial socket")
+            raise (RuntimeError("QEMU did not open its serial socket") if started
+                   else StartFailed("QEMU failed to start (qemu-boot.sh status 66)"))
         self.raw = b""
         self.base = 0
 

@@ -102,6 +102,28 @@ static void nothing_available(void **st)
 	assert_int_equal(n_warn, 1);
 }
 
+/* Nothing selected is an error naming the option and its value. */
+static void none_selected_message(void **st)
+{
+	(void)st;
+	struct options o;
+	uint16_t out[8];
+	char b[160];
+	options_default(&o);
+	assert_int_equal(options_parse_config(&o, "cpus = 999", 10, NULL, NULL), 0);
+	n_warn = 0;
+	assert_int_equal(cpu_select(&o, four, 4, out, 8, warn, NULL), 0);
+	cpu_select_none(&o, b, sizeof(b));
+	assert_string_equal(b, "cpus = 999: matches no CPU that can run (see the warnings above); "
+			       "no check ran");
+	assert_int_equal(options_parse_config(&o, "cpus = 2,7", 10, NULL, NULL), 0);
+	cpu_select_none(&o, b, sizeof(b));
+	assert_non_null(strstr(b, "cpus = 2,7: matches no CPU"));
+	o.all_cpus = true;
+	cpu_select_none(&o, b, sizeof(b));
+	assert_non_null(strstr(b, "cpus = all: matches no CPU"));
+}
+
 static void capped(void **st)
 {
 	(void)st;
@@ -143,6 +165,7 @@ int main(void)
 	    cmocka_unit_test(all_enabled),     cmocka_unit_test(list_unknown_and_disabled),
 	    cmocka_unit_test(list_zero_seven), cmocka_unit_test(nothing_available),
 	    cmocka_unit_test(capped),	       cmocka_unit_test(verdict_lines),
+	    cmocka_unit_test(none_selected_message),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

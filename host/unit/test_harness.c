@@ -316,6 +316,28 @@ static void refused_event_is_error(void **st)
 	assert_int_not_equal(find("qemu-exit: 2", 0), -1); /* PMH_EXIT_ERROR */
 }
 
+/* A checks option that selects nothing says so, by option and value, and
+ * runs nothing: NO VERDICT (4), never the PASS value. */
+static void no_check_selected(void **st)
+{
+	fake.cfg = "on_finish = qemu-exit\nchecks = nomatch*\n";
+	assert_int_equal(harness_main(&plat), HARNESS_DONE);
+	int err = find("line: error: checks = nomatch*: matches no check", 0);
+	assert_int_not_equal(err, -1);
+	assert_true(find("line: options.on_finish: ", 0) < err);
+	assert_true(err < find("line: 0 passed, 0 failed, 0 skipped", 0));
+	assert_int_equal(count("line: PASS ") + count("line: SKIP ") + count("line: FAIL "), 0);
+	assert_int_not_equal(find("line: verdict: NO VERDICT", 0), -1);
+	assert_int_not_equal(find("close: NO VERDICT", 0), -1);
+	assert_int_not_equal(find("qemu-exit: 4", 0), -1); /* PMH_EXIT_NO_VERDICT */
+	/* a check that runs only when named counts when it is named */
+	assert_int_equal(setup(st), 0); /* a fresh session */
+	fake.cfg = "on_finish = return\nchecks = apic.fatal-trigger\n";
+	harness_main(&plat);
+	assert_int_equal(count("line: error: checks"), 0);
+	assert_int_equal(count("line: SKIP apic.fatal-trigger"), 1);
+}
+
 /* A recovered exception: the error line, ERROR, the files still closed. */
 static void exception_is_error(void **st)
 {
@@ -453,6 +475,7 @@ int main(void)
 		cmocka_unit_test_setup(no_memory, setup),
 		cmocka_unit_test_setup(session_listing_keeps_summary, setup),
 		cmocka_unit_test_setup(refused_event_is_error, setup),
+		cmocka_unit_test_setup(no_check_selected, setup),
 		cmocka_unit_test_setup(exception_is_error, setup),
 		cmocka_unit_test_setup(no_results_files, setup),
 		cmocka_unit_test_setup(lone_run, setup),
