@@ -115,8 +115,7 @@ bool pmh_parse_u64(const char *s, uint64_t *out)
 		base = 2;
 		s += 2;
 	}
-	if (!*s)
-		return false;
+	bool digits = false; /* "_" and "0x_" are no numbers */
 	for (; *s; s++) {
 		unsigned d;
 		int c = lower(*s);
@@ -133,9 +132,41 @@ bool pmh_parse_u64(const char *s, uint64_t *out)
 		if (v > (UINT64_MAX - d) / base)
 			return false; /* overflow */
 		v = v * base + d;
+		digits = true;
 	}
+	if (!digits)
+		return false;
 	*out = v;
 	return true;
+}
+
+/* Printable ASCII is shown as is; the rest as \xNN, 4 bytes each. */
+#define ESC_PRINT_MIN 0x20
+#define ESC_PRINT_MAX 0x7e
+#define ESC_HEX_LEN   4
+
+const char *pmh_escape(char *dst, size_t n, const char *s, size_t l)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	for (size_t i = 0; i < l; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= ESC_PRINT_MIN && c <= ESC_PRINT_MAX) {
+			if (o + 1 >= n)
+				break;
+			dst[o++] = (char)c;
+			continue;
+		}
+		if (o + ESC_HEX_LEN >= n)
+			break;
+		dst[o++] = '\\';
+		dst[o++] = 'x';
+		dst[o++] = hex[c >> 4];
+		dst[o++] = hex[c & 0xf];
+	}
+	dst[o] = 0;
+	return dst;
 }
 
 bool pmh_glob(const char *p, const char *s)

@@ -18,11 +18,16 @@ void *pmh_memcpy(void *d, const void *s, size_t n);
 /* Copies s[0..l) into dst, cut to n-1 bytes, and terminates (n > 0); returns
  * dst, for a piece of a longer string in a message. */
 const char *pmh_slice(char *dst, size_t n, const char *s, size_t l);
+/* Copies s[0..l) into dst for a message that quotes user input: printable
+ * ASCII (0x20-0x7e) as is, every other byte as \xNN; cut (never mid-escape)
+ * to fit n bytes with NUL (n > 0); returns dst. The one way user text
+ * reaches the screen, serial port or log. */
+const char *pmh_escape(char *dst, size_t n, const char *s, size_t l);
 const char *pmh_strchr(const char *s, int c);
 bool pmh_isspace(int c);
 /* Parses an unsigned number: decimal, 0x hex or 0b binary, '_' skipped as a
- * digit separator, no suffixes. The whole string must be a number that fits
- * 64 bits. */
+ * digit separator, no suffixes. The whole string must be a number with at
+ * least one digit that fits 64 bits. */
 bool pmh_parse_u64(const char *s, uint64_t *out);
 /* Glob match with '*' and '?' (used for check-id filters). */
 bool pmh_glob(const char *pat, const char *s);
