@@ -29,6 +29,19 @@ bool pmh_isspace(int c);
  * digit separator, no suffixes. The whole string must be a number with at
  * least one digit that fits 64 bits. */
 bool pmh_parse_u64(const char *s, uint64_t *out);
+/* A text file as characters: bytes (ASCII or UTF-8, a UTF-8 BOM skipped),
+ * or UTF-16 code units, little- or big-endian (BOM skipped). */
+struct pmh_text {
+	const unsigned char *p;
+	size_t n;	/* characters */
+	unsigned unit;	/* bytes per character: 1 or 2 */
+	bool be;
+};
+/* Sets up t over text; false for UTF-16 that is not plain ASCII (or has an
+ * odd length), which a caller refuses as a whole. */
+bool pmh_text_open(struct pmh_text *t, const char *text, size_t len);
+/* Character i (< t->n). */
+unsigned pmh_text_at(const struct pmh_text *t, size_t i);
 /* Glob match with '*' and '?' (used for check-id filters). */
 bool pmh_glob(const char *pat, const char *s);
 

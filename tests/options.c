@@ -21,7 +21,6 @@
 #define SHOWN_MAX	  (MSG_MAX * 4) /* a complaint escaped: at most 4 bytes per byte */
 #define ASCII_CTRL_END	  0x20	 /* bytes below are control characters ... */
 #define ASCII_DEL	  0x7f	 /* ... and so is DEL */
-#define ASCII_MAX	  0x7f	 /* a UTF-16 file is read when every unit is ASCII */
 
 /* on_finish values, in enum on_finish order. The tables here hold their
  * names as arrays, not pointers: each pointer costs the image a relocation. */
@@ -337,62 +336,6 @@ static void complain(options_err_fn errfn, void *ctx, const char *msg, int *bad)
 		errfn(ctx, pmh_escape(shown, sizeof(shown), msg, pmh_strlen(msg)));
 }
 
-/* The config text as characters: bytes (ASCII or UTF-8, a UTF-8 BOM
- * skipped), or UTF-16 code units, little- or big-endian. */
-struct cfg_text {
-	const unsigned char *p;
-	size_t n;	/* characters */
-	unsigned unit;	/* bytes per character: 1 or 2 */
-	bool be;
-};
-
-static const unsigned char bom_utf8[] = {0xef, 0xbb, 0xbf};
-static const unsigned char bom_le[] = {0xff, 0xfe}, bom_be[] = {0xfe, 0xff};
-
-static bool starts(const unsigned char *p, size_t len, const unsigned char *pre, size_t l)
-{
-	return len >= l && !pmh_strncmp((const char *)p, (const char *)pre, l);
-}
-
-static unsigned text_at(const struct cfg_text *t, size_t i)
-{
-	const unsigned char *c = t->p + i * t->unit;
-	if (t->unit == 1)
-		return c[0];
-	return t->be ? (unsigned)c[0] << 8 | c[1] : (unsigned)c[1] << 8 | c[0];
-}
-
-/* Sets up t for text; false for a UTF-16 file that is not plain ASCII
- * (it is refused as a whole). UTF-16 without a BOM is told by the NULs of
- * its first two characters (what PowerShell 5 and Notepad write). */
-static bool text_open(struct cfg_text *t, const char *text, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)text;
-	bool le = starts(p, len, bom_le, sizeof(bom_le)), be = starts(p, len, bom_be, sizeof(bom_be));
-
-	*t = (struct cfg_text){.p = p, .n = len, .unit = 1};
-	if (starts(p, len, bom_utf8, sizeof(bom_utf8))) {
-		t->p += sizeof(bom_utf8);
-		t->n -= sizeof(bom_utf8);
-		return true;
-	}
-	if (le || be) {
-		t->p += sizeof(bom_le);
-		len -= sizeof(bom_le);
-	} else if (len >= 4 && (p[0] && !p[1] && p[2] && !p[3])) {
-		le = true;
-	} else if (len >= 4 && (!p[0] && p[1] && !p[2] && p[3])) {
-		be = true;
-	} else {
-		return true;
-	}
-	*t = (struct cfg_text){.p = t->p, .n = len / 2, .unit = 2, .be = be};
-	for (size_t i = 0; i < t->n; i++)
-		if (text_at(t, i) > ASCII_MAX)
-			return false;
-	return !(len % 2);
-}
-
 /* A line as read: cut when longer than the buffer, or holding a control
  * character (the first one is kept for the message). */
 struct line_read {
@@ -401,23 +344,23 @@ struct line_read {
 	bool has_ctrl;
 };
 
-static bool is_ctrl(const struct cfg_text *t, size_t i, unsigned c)
+static bool is_ctrl(const struct pmh_text *t, size_t i, unsigned c)
 {
 	if (c == '\t')
 		return false;
 	if (c == '\r') /* a CR only before the newline (CRLF) or at the end */
-		return i + 1 < t->n && text_at(t, i + 1) != '\n';
+		return i + 1 < t->n && pmh_text_at(t, i + 1) != '\n';
 	return c < ASCII_CTRL_END || c == ASCII_DEL;
 }
 
 /* Copies the line at *pos into line, cut to fit, and moves *pos past its
  * newline. */
-static struct line_read next_line(const struct cfg_text *t, size_t *pos, char *line, size_t size)
+static struct line_read next_line(const struct pmh_text *t, size_t *pos, char *line, size_t size)
 {
 	struct line_read r = {false, 0, false};
 	size_t n = 0;
 
-	for (unsigned c; *pos < t->n && (c = text_at(t, *pos)) != '\n'; (*pos)++) {
+	for (unsigned c; *pos < t->n && (c = pmh_text_at(t, *pos)) != '\n'; (*pos)++) {
 		if (is_ctrl(t, *pos, c) && !r.has_ctrl) {
 			r.has_ctrl = true;
 			r.ctrl = c;
@@ -504,12 +447,12 @@ int options_parse_config(struct options *o, const char *text, size_t len, option
 			 void *ctx)
 {
 	char line[CONFIG_LINE_MAX], msg[MSG_MAX];
-	struct cfg_text t;
+	struct pmh_text t;
 	size_t pos = 0;
 	unsigned lineno = 0;
 	int bad = 0;
 
-	if (!text_open(&t, text, len)) {
+	if (!pmh_text_open(&t, text, len)) {
 		complain(errfn, ctx,
 			 "UTF-16 text that is not plain ASCII: file ignored (save it as "
 			 "ASCII or UTF-8)",
