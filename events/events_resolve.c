@@ -54,8 +54,10 @@ static void resolve_named(const struct ev_spec *p, enum pmu_driver_id d, unsigne
 	const struct event_def *e = events_find(d, family, model, p->name, &t);
 
 	if (!e) {
+		char name[sizeof(p->name) * 4];
 		pmh_fmt(m, sizeof(m), "unknown event name \"%s\" for %s (see --list-events)",
-			p->name, family_label(d, family, fam, sizeof(fam)));
+			pmh_escape(name, sizeof(name), p->name, pmh_strlen(p->name)),
+			family_label(d, family, fam, sizeof(fam)));
 		set(r, EV_REFUSED, m);
 		return;
 	}
@@ -377,7 +379,7 @@ enum ev_verdict events_resolve(enum pmu_driver_id d, unsigned family, unsigned m
 			       const char *spec, struct ev_result *r)
 {
 	struct ev_spec p;
-	char m[EVENTS_MSG_MAX], full[EVENTS_MSG_MAX];
+	char m[EVENTS_MSG_MAX], full[EVENTS_MSG_MAX], shown[EVENTS_MSG_MAX];
 
 	pmh_memset(r, 0, sizeof(*r));
 	r->verdict = EV_OK;
@@ -387,7 +389,8 @@ enum ev_verdict events_resolve(enum pmu_driver_id d, unsigned family, unsigned m
 	if (!spec)
 		spec = "";
 	if (ev_spec_parse(spec, &p, m, sizeof(m))) {
-		pmh_fmt(full, sizeof(full), "event \"%s\": %s", spec, m);
+		pmh_fmt(full, sizeof(full), "event \"%s\": %s",
+			pmh_escape(shown, sizeof(shown), spec, pmh_strlen(spec)), m);
 		return set(r, EV_REFUSED, full);
 	}
 	r->flags = p.flags;

@@ -2,6 +2,7 @@
  * flag, a raw config or the event name) or a numeric key=value. What the
  * items mean for a CPU is decided in events_resolve.c. */
 #include "events_spec.h"
+#include "events.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 #include "../pmu/pmu.h"
@@ -20,7 +21,7 @@
 	(CFG_EVENT_LO | ((uint64_t)CFG_FIELD_MAX << CFG_UMASK_SHIFT) | CFG_FLAGS | CFG_EVENT_HI)
 #define CFG_MAX_DIGITS 10 /* hex digits of a 36-bit config */
 
-#define ECHO_MAX     40 /* an item quoted in a message is cut to this (with NUL) */
+#define ECHO_MAX     40 /* an item quoted in a message, escaped, is cut to this (with NUL) */
 #define NUM_TEXT_MAX 24 /* a value longer than this (with NUL) is no number */
 
 static bool tok_eq(const char *k, size_t kl, const char *lit)
@@ -97,13 +98,13 @@ static int parse_word(struct ev_spec *p, unsigned idx, const char *s, size_t l, 
 		p->flags |= PMU_F_EDGE;
 	} else if (idx != 0) {
 		pmh_fmt(msg, n, "unknown item \"%s\" in event specification",
-			pmh_slice(echo, sizeof(echo), s, l));
+			pmh_escape(echo, sizeof(echo), s, l));
 		return -1;
 	} else if (parse_config(s, l, &cfg)) {
 		return take_config(p, cfg, msg, n);
 	} else if (has_0x(s, l)) {
 		pmh_fmt(msg, n, "\"%s\" is not a raw config (hex, at most 36 bits)",
-			pmh_slice(echo, sizeof(echo), s, l));
+			pmh_escape(echo, sizeof(echo), s, l));
 		return -1;
 	} else if (l >= sizeof(p->name)) {
 		pmh_fmt(msg, n, "event name longer than %u characters",
@@ -144,8 +145,8 @@ static int parse_pair(struct ev_spec *p, const char *k, size_t kl, const char *v
 		vl--;
 	}
 	if (!parse_num(v, vl, &val)) {
-		pmh_fmt(msg, n, "\"%s\": \"%s\" is not a number", pmh_slice(b1, sizeof(b1), k, kl),
-			pmh_slice(b2, sizeof(b2), v, vl));
+		pmh_fmt(msg, n, "\"%s\": \"%s\" is not a number", pmh_escape(b1, sizeof(b1), k, kl),
+			pmh_escape(b2, sizeof(b2), v, vl));
 		return -1;
 	}
 	if (tok_eq(k, kl, "cmask")) {
@@ -161,7 +162,12 @@ static int parse_pair(struct ev_spec *p, const char *k, size_t kl, const char *v
 		pmh_fmt(msg, n,
 			"unknown key \"%s\" (event, umask, cmask, inv, edge, counter, escr, mask, "
 			"escr_sel)",
-			pmh_slice(b1, sizeof(b1), k, kl));
+			pmh_escape(b1, sizeof(b1), k, kl));
+		return -1;
+	}
+	if (f == &p->counter && val >= EVENTS_FLAT_COUNTERS) {
+		pmh_fmt(msg, n, "counter %llu out of range (0 to %u)", (unsigned long long)val,
+			EVENTS_FLAT_COUNTERS - 1);
 		return -1;
 	}
 	f->given = true;

@@ -4,6 +4,7 @@
 #include "options.h"
 #include "../lib/str.h"
 #include "../lib/fmt.h"
+#include "../events/events_spec.h"
 
 #define REPEAT_DEFAULT	  11   /* median of 11 measurements */
 #define REPEAT_MAX	  1001 /* README: repeat 1-1001 */
@@ -17,6 +18,9 @@
 #define MSG_MAX		  200	 /* a complaint with its line or argument */
 #define CONFIG_LINE_MAX	  256	 /* a pmuharness.cfg line, with NUL */
 #define PATTERN_MAX	  64	 /* one check-id glob, with NUL (a longer one is cut) */
+#define SHOWN_MAX	  (MSG_MAX * 4) /* a complaint escaped: at most 4 bytes per byte */
+#define ASCII_CTRL_END	  0x20	 /* bytes below are control characters ... */
+#define ASCII_DEL	  0x7f	 /* ... and so is DEL */
 
 /* on_finish values, in enum on_finish order. The tables here hold their
  * names as arrays, not pointers: each pointer costs the image a relocation. */
@@ -119,7 +123,7 @@ static int add_preload(void *arg, const char *item)
 static int set_on_finish(struct options *o, const char *val, char *err, size_t errlen)
 {
 	for (unsigned i = 0; i < N_FINISH; i++)
-		if (!pmh_strcmp(val, finish_names[i])) {
+		if (!pmh_strcasecmp(val, finish_names[i])) {
 			o->on_finish = (enum on_finish)i;
 			o->on_finish_set = true;
 			return 0;
@@ -129,25 +133,28 @@ static int set_on_finish(struct options *o, const char *val, char *err, size_t e
 	return -1;
 }
 
+/* Every set_* function follows README's rule: a bad value leaves the key
+ * as it was before the line (the previous valid value, else the default). */
 static int set_checks(struct options *o, const char *val, char *err, size_t errlen)
 {
-	if (!*val || pmh_strlcpy(o->checks, val, sizeof(o->checks)) >= sizeof(o->checks)) {
+	if (!*val || pmh_strlen(val) >= sizeof(o->checks)) {
 		pmh_fmt(err, errlen, "checks: empty or longer than %u characters",
 			(unsigned)sizeof(o->checks) - 1);
-		pmh_strlcpy(o->checks, "*", sizeof(o->checks));
 		return -1;
 	}
+	pmh_strlcpy(o->checks, val, sizeof(o->checks));
 	return 0;
 }
 
 static int set_cpus(struct options *o, const char *val, char *err, size_t errlen)
 {
-	o->all_cpus = !pmh_strcmp(val, "all");
+	struct options saved = *o;
+	o->all_cpus = !pmh_strcasecmp(val, "all");
 	o->n_cpus = 0;
 	if (o->all_cpus)
 		return 0;
 	if (for_each_item(val, add_cpu, o)) {
-		o->n_cpus = 0;
+		*o = saved;
 		pmh_fmt(err, errlen, "cpus: \"%s\" is not \"all\" or a list of CPU numbers", val);
 		return -1;
 	}
@@ -168,9 +175,9 @@ static int set_repeat(struct options *o, const char *val, char *err, size_t errl
 
 static int set_pmi(struct options *o, const char *val, char *err, size_t errlen)
 {
-	if (!pmh_strcmp(val, "fixed"))
+	if (!pmh_strcasecmp(val, "fixed"))
 		o->pmi = PMI_FIXED;
-	else if (!pmh_strcmp(val, "nmi"))
+	else if (!pmh_strcasecmp(val, "nmi"))
 		o->pmi = PMI_NMI;
 	else {
 		pmh_fmt(err, errlen, "pmi: \"%s\" is not fixed or nmi", val);
@@ -193,14 +200,23 @@ static int set_preload(struct options *o, const char *val, char *err, size_t err
 	return 0;
 }
 
+/* The syntax is judged here, so a bad spec is named with its line; what it
+ * means for the CPU is judged when the CPU is known (events_resolve). */
 static int set_event(struct options *o, const char *val, char *err, size_t errlen)
 {
-	if (pmh_strlcpy(o->event, val, sizeof(o->event)) >= sizeof(o->event)) {
-		o->event[0] = 0;
+	struct ev_spec spec;
+	char why[ERR_MAX];
+
+	if (pmh_strlen(val) >= sizeof(o->event)) {
 		pmh_fmt(err, errlen, "event: longer than %u characters",
 			(unsigned)sizeof(o->event) - 1);
 		return -1;
 	}
+	if (ev_spec_parse(val, &spec, why, sizeof(why))) {
+		pmh_fmt(err, errlen, "event: %s", why);
+		return -1;
+	}
+	pmh_strlcpy(o->event, val, sizeof(o->event));
 	return 0;
 }
 
@@ -257,11 +273,11 @@ static const char key_names[N_KEYS][12] = {
     [KEY_JSON] = "json",
 };
 
-/* The key's id, N_KEYS when unknown. */
+/* The key's id, N_KEYS when unknown; keys, like yes/no values, ignore case. */
 static enum option_id find_key(const char *key)
 {
 	unsigned i = 0;
-	while (i < N_KEYS && pmh_strcmp(key, key_names[i]))
+	while (i < N_KEYS && pmh_strcasecmp(key, key_names[i]))
 		i++;
 	return (enum option_id)i;
 }
@@ -309,31 +325,54 @@ int options_set(struct options *o, const char *key, const char *val, char *err, 
 	}
 }
 
-/* Counts a bad line or argument and reports it. */
+/* Counts a bad line or argument and reports it: escaped, as it quotes what
+ * the user typed (README: plain ASCII only reaches the screen and log). */
 static void complain(options_err_fn errfn, void *ctx, const char *msg, int *bad)
 {
+	char shown[SHOWN_MAX];
+
 	(*bad)++;
 	if (errfn)
-		errfn(ctx, msg);
+		errfn(ctx, pmh_escape(shown, sizeof(shown), msg, pmh_strlen(msg)));
+}
+
+/* A line as read: cut when longer than the buffer, or holding a control
+ * character (the first one is kept for the message). */
+struct line_read {
+	bool toolong;
+	unsigned ctrl; /* 0 = none */
+	bool has_ctrl;
+};
+
+static bool is_ctrl(const struct pmh_text *t, size_t i, unsigned c)
+{
+	if (c == '\t')
+		return false;
+	if (c == '\r') /* a CR only before the newline (CRLF) or at the end */
+		return i + 1 < t->n && pmh_text_at(t, i + 1) != '\n';
+	return c < ASCII_CTRL_END || c == ASCII_DEL;
 }
 
 /* Copies the line at *pos into line, cut to fit, and moves *pos past its
- * newline; returns whether it was cut. */
-static bool next_line(const char *text, size_t len, size_t *pos, char *line, size_t size)
+ * newline. */
+static struct line_read next_line(const struct pmh_text *t, size_t *pos, char *line, size_t size)
 {
+	struct line_read r = {false, 0, false};
 	size_t n = 0;
-	bool toolong = false;
 
-	while (*pos < len && text[*pos] != '\n') {
+	for (unsigned c; *pos < t->n && (c = pmh_text_at(t, *pos)) != '\n'; (*pos)++) {
+		if (is_ctrl(t, *pos, c) && !r.has_ctrl) {
+			r.has_ctrl = true;
+			r.ctrl = c;
+		}
 		if (n + 1 < size)
-			line[n++] = text[*pos];
+			line[n++] = (char)c;
 		else
-			toolong = true;
-		(*pos)++;
+			r.toolong = true;
 	}
 	(*pos)++; /* the newline */
 	line[n] = 0;
-	return toolong;
+	return r;
 }
 
 /* The line without its comment and surrounding blanks. */
@@ -353,17 +392,31 @@ static char *strip_line(char *line)
 	return s;
 }
 
-/* One non-blank "key = value" line: 0, or -1 with the complaint in msg. */
-static int config_line(struct options *o, const char *s, bool toolong, unsigned lineno, char *msg,
-		       size_t n)
+/* A line that is read but not applied: too long (unless a comment) or
+ * with a control character. 0 when it can be parsed. */
+static int line_unusable(const struct line_read *r, const char *line, unsigned lineno, char *msg,
+			 size_t n)
 {
-	char key[KEY_MAX], err[ERR_MAX];
-
-	if (toolong) {
+	const char *s = line;
+	while (pmh_isspace(*s))
+		s++;
+	if (r->has_ctrl) {
+		pmh_fmt(msg, n, "line %u: control character 0x%02x, line ignored", lineno, r->ctrl);
+		return -1;
+	}
+	if (r->toolong && *s != '#') {
 		pmh_fmt(msg, n, "line %u: longer than %u characters, ignored", lineno,
 			CONFIG_LINE_MAX - 1);
 		return -1;
 	}
+	return 0;
+}
+
+/* One non-blank "key = value" line: 0, or -1 with the complaint in msg. */
+static int config_line(struct options *o, const char *s, unsigned lineno, char *msg, size_t n)
+{
+	char key[KEY_MAX], err[ERR_MAX];
+
 	const char *eq = pmh_strchr(s, '=');
 	if (!eq) {
 		pmh_fmt(msg, n, "line %u: expected \"key = value\", got \"%s\"", lineno, s);
@@ -394,16 +447,28 @@ int options_parse_config(struct options *o, const char *text, size_t len, option
 			 void *ctx)
 {
 	char line[CONFIG_LINE_MAX], msg[MSG_MAX];
+	struct pmh_text t;
 	size_t pos = 0;
 	unsigned lineno = 0;
 	int bad = 0;
 
-	while (pos < len) {
-		bool toolong = next_line(text, len, &pos, line, sizeof(line));
-		const char *s = strip_line(line);
+	if (!pmh_text_open(&t, text, len)) {
+		complain(errfn, ctx,
+			 "UTF-16 text that is not plain ASCII: file ignored (save it as "
+			 "ASCII or UTF-8)",
+			 &bad);
+		return bad;
+	}
+	while (pos < t.n) {
+		struct line_read r = next_line(&t, &pos, line, sizeof(line));
 
 		lineno++;
-		if (*s && config_line(o, s, toolong, lineno, msg, sizeof(msg)))
+		if (line_unusable(&r, line, lineno, msg, sizeof(msg))) {
+			complain(errfn, ctx, msg, &bad);
+			continue;
+		}
+		const char *s = strip_line(line);
+		if (*s && config_line(o, s, lineno, msg, sizeof(msg)))
 			complain(errfn, ctx, msg, &bad);
 	}
 	return bad;

@@ -279,6 +279,26 @@ static void option_handler(void **st)
 	assert_true(!strncmp(lines[0], "error: unknown event name", 25));
 }
 
+/* counter= beyond the flat counters is refused naming it, not truncated;
+ * numbers need a digit; the spec is quoted escaped. */
+static void counter_range_and_escapes(void **st)
+{
+	(void)st;
+	struct ev_result r =
+	    resolve_expect(PMU_DRV_INTEL_ARCH, 6, 0x3c, "event=0xc0,counter=4294967296", EV_REFUSED);
+	assert_non_null(strstr(r.msg, "counter 4294967296 out of range"));
+	r = resolve_expect(PMU_DRV_INTEL_ARCH, 6, 0x3c, "event=0xc0,counter=32", EV_REFUSED);
+	assert_non_null(strstr(r.msg, "counter 32"));
+	r = resolve_expect(PMU_DRV_INTEL_P6, 6, 0x8, "event=0xc0,counter=8", EV_REFUSED);
+	assert_non_null(strstr(r.msg, "counter 8"));
+	resolve_expect(PMU_DRV_INTEL_ARCH, 6, 0x3c, "event=_", EV_REFUSED);
+	resolve_expect(PMU_DRV_INTEL_ARCH, 6, 0x3c, "event=0xc0,umask=0x_", EV_REFUSED);
+	r = resolve_expect(PMU_DRV_INTEL_ARCH, 6, 0x3c, "\x1b[2J\r,inv", EV_REFUSED);
+	assert_non_null(strstr(r.msg, "\\x1b[2J"));
+	for (const char *p = r.msg; *p; p++)
+		assert_true(*p >= 0x20 && *p <= 0x7e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +306,7 @@ int main(void)
 	    cmocka_unit_test(generic_intel),	cmocka_unit_test(generic_knc),
 	    cmocka_unit_test(generic_netburst), cmocka_unit_test(listing),
 	    cmocka_unit_test(no_table_family),	cmocka_unit_test(option_handler),
+	    cmocka_unit_test(counter_range_and_escapes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "../../tests/options.h"
+#include "../../lib/str.h"
 
 static char errors[8][200];
 static int n_errors;
@@ -172,6 +173,138 @@ static void flags_and_ranges(void **st)
 	assert_string_equal(options_finish_name((enum on_finish)99), "wait");
 }
 
+/* Text encodings: a UTF-8 BOM is skipped; UTF-16 (BOM or NULs) of plain
+ * ASCII is read line by line; other UTF-16 is refused as a whole; a NUL or
+ * control character makes its line an error, never cuts it silently. */
+static int parse_bytes(struct options *o, const char *b, size_t n)
+{
+	n_errors = 0;
+	options_default(o);
+	return options_parse_config(o, b, n, err, NULL);
+}
+
+static size_t utf16(char *out, const char *s, int bom, int be)
+{
+	size_t n = 0;
+	if (bom) {
+		out[n++] = be ? (char)0xfe : (char)0xff;
+		out[n++] = be ? (char)0xff : (char)0xfe;
+	}
+	for (; *s; s++) {
+		out[n++] = be ? 0 : *s;
+		out[n++] = be ? *s : 0;
+	}
+	return n;
+}
+
+static void encodings(void **st)
+{
+	(void)st;
+	struct options o;
+	char b[256];
+	assert_int_equal(parse(&o, "\xef\xbb\xbfrepeat = 4\n"), 0);
+	assert_int_equal(o.repeat, 4);
+	for (int form = 0; form < 4; form++) {
+		size_t n = utf16(b, "repeat = 6\r\non_finish = qemu-exit\r\n", form & 1, form >> 1);
+		assert_int_equal(parse_bytes(&o, b, n), 0);
+		assert_int_equal(o.repeat, 6);
+		assert_int_equal(o.on_finish, FINISH_QEMU_EXIT);
+	}
+	size_t n = utf16(b, "repeat = 6\n# caf\xe9\n", 1, 0);
+	assert_int_equal(parse_bytes(&o, b, n), 1);
+	assert_non_null(strstr(errors[0], "UTF-16"));
+	assert_int_equal(o.repeat, 11);
+	const char nul[] = "repeat = 5\0junk\nverbose = yes\n";
+	assert_int_equal(parse_bytes(&o, nul, sizeof(nul) - 1), 1);
+	assert_non_null(strstr(errors[0], "line 1: control character 0x00"));
+	assert_int_equal(o.repeat, 11);
+	assert_true(o.verbose);
+	assert_int_equal(parse(&o, "repeat = 5\rPASS\nrepeat = 8\r\n"), 1);
+	assert_non_null(strstr(errors[0], "line 1:"));
+	assert_int_equal(o.repeat, 8);
+}
+
+/* What the user typed reaches the messages escaped: printable ASCII as is,
+ * every other byte as \xNN. */
+static void messages_escaped(void **st)
+{
+	(void)st;
+	struct options o;
+	assert_int_equal(parse(&o, "on_finish = caf\xe9\xff\n"), 1);
+	assert_non_null(strstr(errors[0], "\"caf\\xe9\\xff\""));
+	for (const char *p = errors[0]; *p; p++)
+		assert_true(*p >= 0x20 && *p <= 0x7e);
+	char *argv[] = {"--pmi=\x1b[2J\rx"};
+	n_errors = 0;
+	assert_int_equal(options_parse_args(&o, 1, argv, err, NULL), 1);
+	assert_non_null(strstr(errors[0], "\\x1b[2J\\x0dx"));
+	char b[8];
+	assert_string_equal(pmh_escape(b, sizeof(b), "a\x01z", 3), "a\\x01z");
+	assert_string_equal(pmh_escape(b, 5, "ab\x01", 3), "ab"); /* never half an escape */
+}
+
+/* A number needs a digit: "_" and "0x_" are errors, not 0. */
+static void numbers_need_digits(void **st)
+{
+	(void)st;
+	struct options o;
+	uint64_t v;
+	assert_false(pmh_parse_u64("_", &v));
+	assert_false(pmh_parse_u64("0x_", &v));
+	assert_false(pmh_parse_u64("0b", &v));
+	assert_true(pmh_parse_u64("1_000", &v));
+	assert_int_equal(v, 1000);
+	assert_int_equal(parse(&o, "cpus = _\nrepeat = 0x_\npreload = __\n"), 3);
+	assert_int_equal(o.n_cpus, 0);
+	assert_int_equal(o.repeat, 11);
+	assert_int_equal(o.preloads[0], 1);
+}
+
+/* README's rule: a bad value keeps what the key had before the line, for
+ * every key; keys and word values ignore case. */
+static void bad_value_keeps_previous(void **st)
+{
+	(void)st;
+	struct options o;
+	char long_checks[200];
+	memset(long_checks, 'a', sizeof(long_checks));
+	long_checks[sizeof(long_checks) - 1] = 0;
+	char text[400];
+	snprintf(text, sizeof(text),
+		 "checks = apic.*\ncpus = 1,2\nevent = 0xc0\nrepeat = 3\npreload = 5\n"
+		 "checks = %s\ncpus = 1,x\nevent = 0xzz\nrepeat = 0\npreload = 0\n",
+		 long_checks);
+	assert_int_equal(parse(&o, text), 5);
+	assert_true(options_check_selected(&o, "apic.nmi"));
+	assert_false(options_check_selected(&o, "pmu.probe"));
+	assert_int_equal(o.n_cpus, 2);
+	assert_int_equal(o.cpus[1], 2);
+	assert_string_equal(o.event, "0xc0");
+	assert_int_equal(o.repeat, 3);
+	assert_int_equal(o.n_preloads, 1);
+	assert_int_equal(parse(&o, "Repeat = 2\nON_FINISH = Qemu-Exit\nPMI = NMI\nCPUS = ALL\n"), 0);
+	assert_int_equal(o.repeat, 2);
+	assert_int_equal(o.on_finish, FINISH_QEMU_EXIT);
+	assert_int_equal(o.pmi, PMI_NMI);
+	assert_true(o.all_cpus);
+}
+
+/* A bad event spec is a config error with its line (the run goes on); an
+ * over-long line is an error naming it and is not applied in part. */
+static void event_and_long_lines(void **st)
+{
+	(void)st;
+	struct options o;
+	assert_int_equal(parse(&o, "repeat = 2\nevent = event=0xc0,counter=4294967296\n"), 1);
+	assert_non_null(strstr(errors[0], "line 2: event:"));
+	assert_string_equal(o.event, "");
+	char text[800];
+	snprintf(text, sizeof(text), "# %0300d\nrepeat = 7%0300d\nrepeat = 9\n", 0, 0);
+	assert_int_equal(parse(&o, text), 1);
+	assert_non_null(strstr(errors[0], "line 2: longer than 255"));
+	assert_int_equal(o.repeat, 9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +316,11 @@ int main(void)
 		cmocka_unit_test(bad_lists_keep_previous),
 		cmocka_unit_test(load_options),
 		cmocka_unit_test(flags_and_ranges),
+		cmocka_unit_test(encodings),
+		cmocka_unit_test(messages_escaped),
+		cmocka_unit_test(numbers_need_digits),
+		cmocka_unit_test(bad_value_keeps_previous),
+		cmocka_unit_test(event_and_long_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
