@@ -17,6 +17,23 @@ static void sink_line(void *ctx, const char *s)
 	h->platform->line(h->platform->ctx, s);
 }
 
+/* The event option's counter=N against the counters the PMU has: where the
+ * count comes from CPUID (arch perfmon, AMD core) only the attached PMU
+ * knows it. A counter that is not there is the user's mistake, refused as
+ * any other bad event, never measured as a PMU failure. */
+static bool counter_exists(struct harness *h)
+{
+	const struct pmu *p = &h->pmu;
+	char m[EVENTS_MSG_MAX];
+
+	if (h->evr.counter < 0 || p->status != PMU_FUNCTIONAL || (unsigned)h->evr.counter < p->n)
+		return true;
+	pmh_fmt(m, sizeof(m), "error: event option: counter %d does not exist: %s has %u counters",
+		h->evr.counter, p->name, p->n);
+	sink_line(h, m);
+	return false;
+}
+
 /* Identification and the event options; false when the run stops there
  * (h->stop says why). */
 static bool identify(const struct platform *p, struct harness *h)
@@ -34,6 +51,11 @@ static bool identify(const struct platform *p, struct harness *h)
 	}
 	apic_detect(&h->apic);
 	pmu_attach(&h->pmu, &h->cpu);
+	if (eo == EVOPT_RESOLVED && !counter_exists(h)) {
+		h->stop = HSTOP_REFUSED;
+		h->error = true;
+		return false;
+	}
 	if (p->header && !p->header(p->ctx, h)) {
 		h->stop = HSTOP_PLATFORM;
 		return false;

@@ -316,6 +316,18 @@ static void refused_event_is_error(void **st)
 	assert_int_not_equal(find("qemu-exit: 2", 0), -1); /* PMH_EXIT_ERROR */
 }
 
+/* counter=N beyond the counters CPUID gives (arch perfmon: only the
+ * attached PMU knows) is refused as a bad event, not failed as the PMU's. */
+static void missing_counter_refused(void **st)
+{
+	(void)st;
+	fake.cfg = "on_finish = qemu-exit\nevent = event=0xc0,counter=20\n";
+	assert_int_equal(harness_main(&plat), HARNESS_ERROR);
+	assert_int_not_equal(find("line: error: event option: counter 20 does not exist: intel-arch has", 0), -1);
+	assert_int_equal(find("line: FAIL", 0), -1);
+	assert_int_not_equal(find("qemu-exit: 2", 0), -1); /* PMH_EXIT_ERROR */
+}
+
 /* A checks option that selects nothing says so, by option and value, and
  * runs nothing: NO VERDICT (4), never the PASS value. */
 static void no_check_selected(void **st)
@@ -475,6 +487,7 @@ int main(void)
 		cmocka_unit_test_setup(no_memory, setup),
 		cmocka_unit_test_setup(session_listing_keeps_summary, setup),
 		cmocka_unit_test_setup(refused_event_is_error, setup),
+		cmocka_unit_test_setup(missing_counter_refused, setup),
 		cmocka_unit_test_setup(no_check_selected, setup),
 		cmocka_unit_test_setup(exception_is_error, setup),
 		cmocka_unit_test_setup(no_results_files, setup),
