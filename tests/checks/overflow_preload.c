@@ -32,16 +32,6 @@
 #define PRELOAD32_BITS 32
 #define SIGN_BOUNDARY  (1ull << 31)
 
-struct tol {
-	uint64_t lo, hi;
-};
-
-/* A window may count m_slack events either way off E (0 where exact). */
-static struct tol tolerance(const struct check_ctx *c)
-{
-	return (struct tol){m_slack(c), m_slack(c)};
-}
-
 /* What a case or a counter comes to: STOP when an op failed, which FAILed
  * (or SKIPped) the check already: nothing after it is measured. ALL_SMI:
  * an SMI was counted in every window; TROUBLE: the PMI service's (FAILed,
@@ -67,10 +57,10 @@ static bool agrees(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e, uint
 {
 	uint64_t mask = pmu_width_mask(c->pmu->ctr[i].width);
 	const char *name = c->pmu->ctr[i].name;
-	struct tol t = tolerance(c);
+	uint64_t t = m_slack(c); /* events a window may be off E either way */
 	uint64_t seen = (v + n) & mask; /* events counted, as the value tells */
 
-	if (seen + t.lo < e || seen > e + t.hi) {
+	if (seen + t < e || seen > e + t) {
 		pmh_fmt(msg, len, "%s: preload -%llu then %llu events: expected 0x%llx, got 0x%llx",
 			name, (unsigned long long)n, (unsigned long long)e,
 			(unsigned long long)((e - n) & mask), (unsigned long long)v);
@@ -219,11 +209,11 @@ static int reference(struct check_ctx *c, unsigned i, uint64_t *e)
 static bool cases(struct check_ctx *c, unsigned i, uint64_t e, uint64_t over, uint64_t under)
 {
 	struct pmu *p = c->pmu;
-	struct tol t = tolerance(c);
+	uint64_t t = m_slack(c); /* events a window may be off E either way */
 
 	if (!check_one(c, i, over, e) || !check_one(c, i, under, e))
 		return false;
-	if (!t.lo && !t.hi && !check_one(c, i, e, e)) /* exact: wraps to exactly 0 */
+	if (!t && !check_one(c, i, e, e)) /* exact: wraps to exactly 0 */
 		return false;
 	for (unsigned k = 0; k < c->opt->n_preloads; k++) {
 		uint64_t n = c->opt->preloads[k] ? c->opt->preloads[k] : pmu_max_period(p, i);
@@ -239,7 +229,7 @@ static bool cases(struct check_ctx *c, unsigned i, uint64_t e, uint64_t over, ui
 static int one_counter(struct check_ctx *c, unsigned i, bool pmi, uint64_t *e)
 {
 	struct pmu *p = c->pmu;
-	struct tol t = tolerance(c);
+	uint64_t t = m_slack(c); /* events a window may be off E either way */
 	int st = reference(c, i, e);
 
 	if (st == ALL_SMI) {
@@ -248,8 +238,8 @@ static int one_counter(struct check_ctx *c, unsigned i, bool pmi, uint64_t *e)
 	}
 	if (st)
 		return STOP;
-	uint64_t over = *e - 1 - t.lo, under = *e + 1 + t.hi;
-	if (*e < t.lo + 1 + OVER_MIN) {
+	uint64_t over = *e - 1 - t, under = *e + 1 + t;
+	if (*e < t + 1 + OVER_MIN) {
 		check_skip(c, "%s: the reference window counted only %llu events", p->ctr[i].name,
 			   (unsigned long long)*e);
 		return HELD;
@@ -307,10 +297,10 @@ static void run(struct check_ctx *c)
 		pmi_end(c);
 	else
 		m_quiesce(c);
-	struct tol t = tolerance(c);
+	uint64_t t = m_slack(c); /* events a window may be off E either way */
 	char tol[64] = "none";
-	if (t.hi)
-		pmh_fmt(tol, sizeof(tol), "+-%llu, AMD: K8 BKDG §10.1", (unsigned long long)t.hi);
+	if (t)
+		pmh_fmt(tol, sizeof(tol), "+-%llu, AMD: K8 BKDG §10.1", (unsigned long long)t);
 	pmi_note(why, y.unjudged, tested, note, sizeof(note));
 	if (!tested)
 		check_skip(c, "no counter can count instructions");
