@@ -143,6 +143,37 @@ $(HOSTB)/pmuharness-sim: $(HOSTB)/obj/host/sim_main.o $(HOSTB)/libpmh.a
 
 host: $(HOSTB)/pmuharness-sim $(HOSTB)/pmuharness-sim-fast $(UNIT_BIN)
 
+# ---- fuzzing (host/fuzz; README: Fuzzing) ---------------------------------
+# libFuzzer targets over the shipped parsers, built with clang, ASan and
+# UBSan; `make fuzz` runs each for FUZZ_SECONDS from a copy of its seed corpus
+# in build/fuzz (scripts/fuzz.sh), `make test` does the same.
+FUZZB       := $(BUILD)/fuzz
+FUZZ_CC     := clang
+FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=c11 -O1 -g -DPMH_HOST -MMD -MP -Wall -Wextra -Wno-missing-field-initializers \
+               $(FUZZ_SAN) -fsanitize=fuzzer-no-link
+FUZZ_SECONDS ?= 30
+FUZZ_BIN    := $(patsubst host/fuzz/fuzz_%.c,$(FUZZB)/%,$(wildcard host/fuzz/fuzz_*.c))
+FUZZ_OBJ    := $(patsubst %.c,$(FUZZB)/obj/%.o,$(SHARED_SRC) $(SIM_SRC))
+
+.PHONY: fuzz fuzz-build
+$(FUZZB)/obj/host/fuzz/%.o: host/fuzz/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -Werror -D_POSIX_C_SOURCE=200809L -c $< -o $@
+$(FUZZB)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -ffreestanding -c $< -o $@
+$(FUZZB)/libpmh.a: $(FUZZ_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+# Whole archive, as for the unit tests: the check table is a linker section.
+$(FUZZB)/%: $(FUZZB)/obj/host/fuzz/fuzz_%.o $(FUZZB)/obj/host/fuzz/common.o $(FUZZB)/libpmh.a
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $(filter %.o,$^) \
+	  -Wl,--whole-archive $(FUZZB)/libpmh.a -Wl,--no-whole-archive -o $@
+fuzz-build: $(FUZZ_BIN)
+fuzz: deps fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh
+
 # ---- tests ------------------------------------------------------------------
 unit: $(UNIT_BIN)
 	@scripts/run-unit.sh $(UNIT_BIN)
@@ -160,7 +191,7 @@ layers:
 	@scripts/layers.py --self-test
 	@scripts/layers.py
 
-test: deps $(EFI) host
+test: deps $(EFI) host fuzz-build
 	@scripts/test-all.sh
 
 run: deps $(EFI)
