@@ -24,8 +24,9 @@ static const char *const keys[] = {
 static bool ref_parse_u64(const char *s, uint64_t *out)
 {
 	int base = 10;
-	char digits[200];
+	char digits[200]; /* significant digits: 199 overflow 64 bits in any base */
 	size_t n = 0;
+	bool any = false;
 
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		base = 16, s += 2;
@@ -39,10 +40,14 @@ static bool ref_parse_u64(const char *s, uint64_t *out)
 					      : "0123456789";
 		if (!strchr(set, *s) || n + 1 >= sizeof(digits))
 			return false;
-		digits[n++] = *s;
+		any = true;
+		if (n || *s != '0') /* leading zeros add nothing */
+			digits[n++] = *s;
 	}
-	if (!n)
+	if (!any)
 		return false;
+	if (!n)
+		digits[n++] = '0';
 	digits[n] = 0;
 	errno = 0;
 	*out = strtoull(digits, NULL, base);
