@@ -5,6 +5,7 @@
 
 #include <efi.h>
 #include <efilib.h>
+#include <efishell.h>
 #include "../apic/isr.h"
 #include "../tests/platform.h"
 
