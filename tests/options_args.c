@@ -19,8 +19,8 @@ struct args {
 	options_err_fn errfn;
 	void *ctx;
 	int bad;
-	unsigned argno;		/* the current word's number, from 1 */
-	char key[OPT_KEY_MAX];	/* the --key waiting ("" when none) */
+	unsigned argno;	       /* the current word's number, from 1 */
+	char key[OPT_KEY_MAX]; /* the --key waiting ("" when none) */
 	unsigned key_argno;
 };
 
@@ -117,7 +117,7 @@ static int args_end(struct args *a)
 int options_parse_args(struct options *o, int argc, char *const argv[], options_err_fn errfn,
 		       void *ctx)
 {
-	struct args a = { .o = o, .errfn = errfn, .ctx = ctx };
+	struct args a = {.o = o, .errfn = errfn, .ctx = ctx};
 
 	for (int i = 0; i < argc; i++) {
 		a.argno = (unsigned)i + 1;
@@ -131,8 +131,8 @@ int options_parse_args(struct options *o, int argc, char *const argv[], options_
 /* A word read from UCS-2 units: the ASCII text, or why it is refused. */
 struct word {
 	char s[WORD_MAX];
-	size_t n;	     /* characters read (also past WORD_MAX) */
-	unsigned bad_unit;   /* the first unit outside printable ASCII */
+	size_t n;	   /* characters read (also past WORD_MAX) */
+	unsigned bad_unit; /* the first unit outside printable ASCII */
 	bool has_bad;
 	char shown[SHOWN_MAX]; /* the start of it, for a message */
 	size_t shown_n;
@@ -150,10 +150,10 @@ static void word_add(struct word *w, unsigned u)
 		w->s[w->n] = (char)u;
 	w->n++;
 	if (w->n <= SHOWN_UNITS)
-		w->shown_n += ok ? pmh_fmt(w->shown + w->shown_n, sizeof(w->shown) - w->shown_n,
-					   "%c", (int)u)
-				 : pmh_fmt(w->shown + w->shown_n, sizeof(w->shown) - w->shown_n,
-					   "\\u%04x", u);
+		w->shown_n +=
+		    ok ? pmh_fmt(w->shown + w->shown_n, sizeof(w->shown) - w->shown_n, "%c", (int)u)
+		       : pmh_fmt(w->shown + w->shown_n, sizeof(w->shown) - w->shown_n, "\\u%04x",
+				 u);
 	else if (w->n == SHOWN_UNITS + 1)
 		w->shown_n += pmh_fmt(w->shown + w->shown_n, sizeof(w->shown) - w->shown_n, "...");
 }
@@ -183,7 +183,7 @@ static void wide_word(struct args *a, struct word *w)
 int options_parse_wide_args(struct options *o, size_t argc, const uint16_t *const argv[],
 			    options_err_fn errfn, void *ctx)
 {
-	struct args a = { .o = o, .errfn = errfn, .ctx = ctx };
+	struct args a = {.o = o, .errfn = errfn, .ctx = ctx};
 	struct word w;
 
 	for (size_t i = 0; i < argc; i++) {
@@ -233,7 +233,7 @@ static bool binary(const uint16_t *t, size_t n)
 int options_parse_cmdline(struct options *o, const uint16_t *text, size_t units,
 			  options_err_fn errfn, void *ctx)
 {
-	struct args a = { .o = o, .errfn = errfn, .ctx = ctx };
+	struct args a = {.o = o, .errfn = errfn, .ctx = ctx};
 	struct word w;
 	size_t n = 0, pos = 0;
 

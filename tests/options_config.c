@@ -119,14 +119,14 @@ static int config_line(struct options *o, const char *s, unsigned lineno, char *
 
 /* The line the platform's read limit cut (the file is larger than what
  * was read): neither it nor anything after it is applied. */
-static void cut_here(unsigned lineno, bool mid_line, size_t len, size_t size,
-		     options_err_fn errfn, void *ctx, int *bad)
+static void cut_here(unsigned lineno, bool mid_line, size_t len, size_t size, options_err_fn errfn,
+		     void *ctx, int *bad)
 {
 	char msg[OPT_MSG_MAX];
 
 	pmh_fmt(msg, sizeof(msg),
-		"line %u: the file is %llu bytes and only the first %llu are read: %s",
-		lineno, (unsigned long long)size, (unsigned long long)len,
+		"line %u: the file is %llu bytes and only the first %llu are read: %s", lineno,
+		(unsigned long long)size, (unsigned long long)len,
 		mid_line ? "this line, cut there, and the rest are ignored"
 			 : "this line and the rest are ignored");
 	options_complain(errfn, ctx, msg, bad);

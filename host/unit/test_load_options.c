@@ -149,11 +149,12 @@ static void binary_blob(void **st)
 static void shell_argv(void **st)
 {
 	(void)st;
-	static const uint16_t a0[] = { 'c', 'h', 'e', 'c', 'k', 's', '=', 'r', 'd', 'p', 'm', 'c', 0 };
-	static const uint16_t a1[] = { 'r', 'e', 'p', 'e', 'a', 't', '=', '1', 0xff21, 0 };
-	static const uint16_t a2[] = { '-', '-', 'c', 'o', 'u', 'n', 't', 'd', 'o', 'w', 'n', 0 };
-	static const uint16_t a3[] = { '0', 0 };
-	const uint16_t *const argv[] = { a0, a1, a2, a3 };
+	static const uint16_t a0[] = {'c', 'h', 'e', 'c', 'k', 's', '=',
+				      'r', 'd', 'p', 'm', 'c', 0};
+	static const uint16_t a1[] = {'r', 'e', 'p', 'e', 'a', 't', '=', '1', 0xff21, 0};
+	static const uint16_t a2[] = {'-', '-', 'c', 'o', 'u', 'n', 't', 'd', 'o', 'w', 'n', 0};
+	static const uint16_t a3[] = {'0', 0};
+	const uint16_t *const argv[] = {a0, a1, a2, a3};
 	struct options o;
 
 	n_errors = 0;
@@ -172,7 +173,7 @@ static void event_origin(void **st)
 	(void)st;
 	struct options o;
 	const char cfg[] = "# events\nevent = INST_RETIRED.ANY\n";
-	char *argv[] = { "--repeat", "3", "--event", "event=0xc0" };
+	char *argv[] = {"--repeat", "3", "--event", "event=0xc0"};
 
 	options_default(&o);
 	assert_int_equal(options_parse_config(&o, cfg, strlen(cfg), NULL, NULL), 0);
@@ -208,14 +209,14 @@ static void config_cut(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(image_name_without_efi),
-		cmocka_unit_test(many_words_and_long_lines),
-		cmocka_unit_test(non_ascii_refuses_one_word),
-		cmocka_unit_test(bad_words_named),
-		cmocka_unit_test(binary_blob),
-		cmocka_unit_test(shell_argv),
-		cmocka_unit_test(event_origin),
-		cmocka_unit_test(config_cut),
+	    cmocka_unit_test(image_name_without_efi),
+	    cmocka_unit_test(many_words_and_long_lines),
+	    cmocka_unit_test(non_ascii_refuses_one_word),
+	    cmocka_unit_test(bad_words_named),
+	    cmocka_unit_test(binary_blob),
+	    cmocka_unit_test(shell_argv),
+	    cmocka_unit_test(event_origin),
+	    cmocka_unit_test(config_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
