@@ -280,6 +280,12 @@ static enum option_id find_key(const char *key)
 	return (enum option_id)i;
 }
 
+bool options_is_bool(const char *word)
+{
+	bool v;
+	return parse_bool(word, &v) == 0;
+}
+
 bool options_is_flag(const char *key)
 {
 	enum option_id id = find_key(key);

@@ -22,6 +22,7 @@ struct args {
 	unsigned argno;	       /* the current word's number, from 1 */
 	char key[OPT_KEY_MAX]; /* the --key waiting ("" when none) */
 	unsigned key_argno;
+	bool key_is_flag; /* a --flag: yes unless a yes/no word follows */
 };
 
 static void complain(struct args *a, const char *f, ...) __attribute__((format(printf, 2, 3)));
@@ -67,10 +68,14 @@ static void arg_word(struct args *a, const char *w)
 	const char *k = w, *eq;
 	char key[OPT_KEY_MAX];
 
-	if (a->key[0]) { /* the value of the --key before */
-		apply(a, a->key, w, a->key_argno, w);
+	if (a->key[0] && (!a->key_is_flag || options_is_bool(w))) {
+		apply(a, a->key, w, a->key_argno, w); /* the value of the --key before */
 		a->key[0] = 0;
 		return;
+	}
+	if (a->key[0]) { /* a bare --flag, then another word */
+		apply(a, a->key, "1", a->key_argno, a->key);
+		a->key[0] = 0;
 	}
 	bool dashed = k[0] == '-' && k[1] == '-';
 	if (dashed)
@@ -85,13 +90,12 @@ static void arg_word(struct args *a, const char *w)
 		complain(a, "argument %u \"%s\": bad option name", a->argno, w);
 		return;
 	}
-	if (eq)
+	if (eq) {
 		apply(a, key, eq + 1, a->argno, w);
-	else if (options_is_flag(key))
-		apply(a, key, "1", a->argno, w);
-	else {
+	} else {
 		pmh_strlcpy(a->key, key, sizeof(a->key));
 		a->key_argno = a->argno;
+		a->key_is_flag = options_is_flag(key);
 	}
 }
 
@@ -99,17 +103,21 @@ static void arg_word(struct args *a, const char *w)
  * waiting for it goes with it. */
 static void refuse_word(struct args *a, const char *shown, const char *why)
 {
-	if (a->key[0])
+	if (a->key[0] && a->key_is_flag) /* not a yes/no word: the flag stands */
+		apply(a, a->key, "1", a->key_argno, a->key);
+	else if (a->key[0])
 		complain(a, "argument %u \"%s\", the value of argument %u: %s; option ignored",
 			 a->argno, shown, a->key_argno, why);
-	else
+	if (!a->key[0] || a->key_is_flag)
 		complain(a, "argument %u \"%s\": %s; ignored", a->argno, shown, why);
 	a->key[0] = 0;
 }
 
 static int args_end(struct args *a)
 {
-	if (a->key[0])
+	if (a->key[0] && a->key_is_flag)
+		apply(a, a->key, "1", a->key_argno, a->key);
+	else if (a->key[0])
 		complain(a, "argument %u \"--%s\": no value follows", a->key_argno, a->key);
 	return a->bad;
 }

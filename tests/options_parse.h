@@ -14,7 +14,9 @@
  * escaped: it quotes what the user typed (README: only plain ASCII reaches
  * the screen, serial port and log). */
 void options_complain(options_err_fn errfn, void *ctx, const char *msg, int *bad);
-/* True for the yes/no keys (a bare --flag on the command line means yes). */
+/* True for the yes/no keys: a bare --flag means yes, "--flag no" no. */
 bool options_is_flag(const char *key);
+/* True for a yes/no word ("yes", "off", "1", ...), any case. */
+bool options_is_bool(const char *word);
 
 #endif

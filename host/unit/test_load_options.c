@@ -122,6 +122,26 @@ static void bad_words_named(void **st)
 	assert_string_equal(o.checks, "apic.*, count.*");
 }
 
+/* README's "--key value" holds for the yes/no keys too: "--verbose no"
+ * is no; a bare --flag before another option, or last, is yes. */
+static void flags_take_yes_no_words(void **st)
+{
+	(void)st;
+	struct options o;
+	assert_int_equal(cmdline(&o, "x --verbose yes --json off --list-events"), 0);
+	assert_true(o.verbose);
+	assert_false(o.json_events);
+	assert_true(o.list_events);
+	assert_int_equal(cmdline(&o, "x --verbose repeat=2 --json --verbose NO"), 0);
+	assert_int_equal(o.repeat, 2);
+	assert_true(o.json_events);
+	assert_false(o.verbose);
+	/* a refused word after a flag: the flag stands, the word alone goes */
+	assert_int_equal(cmdline(&o, "x --verbose caf~"), 1);
+	assert_true(o.verbose);
+	assert_non_null(strstr(errors[0], "argument 2 \"caf\\u00e9\": character U+00E9"));
+}
+
 /* A boot entry's binary data is one message, not a run with no options
  * and no word said. */
 static void binary_blob(void **st)
@@ -213,6 +233,7 @@ int main(void)
 	    cmocka_unit_test(many_words_and_long_lines),
 	    cmocka_unit_test(non_ascii_refuses_one_word),
 	    cmocka_unit_test(bad_words_named),
+	    cmocka_unit_test(flags_take_yes_no_words),
 	    cmocka_unit_test(binary_blob),
 	    cmocka_unit_test(shell_argv),
 	    cmocka_unit_test(event_origin),
