@@ -78,7 +78,7 @@ FAST_OBJ   := $(patsubst %.c,$(HOSTB)/fast/%.o,$(SHARED_SRC) $(SIM_SRC) host/sim
 CFLAGS_FAST:= -std=c11 -O2 -DPMH_HOST $(WARN)
 UNIT_BIN   := $(patsubst host/unit/%.c,$(HOSTB)/unit/%,$(UNIT_SRC))
 
-.PHONY: all host test unit sim-test qemu-test run bench clean format lint usb sign deps layers
+.PHONY: all host test unit sim-test qemu-test run bench clean format lint usb sign deps layers help
 # Keep intermediate objects (the unit-test objects would be deleted and rebuilt).
 .SECONDARY:
 all: $(EFI)
@@ -193,5 +193,26 @@ lint:
 
 clean:
 	rm -rf $(BUILD)
+
+help:
+	@printf '%s\n' \
+	  'Targets:' \
+	  '  make             build/pmuharness.efi, the UEFI image' \
+	  '  make run         boot it in QEMU+OVMF; our lines on the terminal, results kept in' \
+	  '                   build/run-esp/EFI/BOOT (numbered); exit 0 only for PASS' \
+	  '  make test        every test (layers, unit, simulated CPUs, QEMU), as CI runs it' \
+	  '  make unit | sim-test | qemu-test | layers   one part of make test' \
+	  '  make bench       benchmarks (never timed tests)' \
+	  '  make usb         build/pmuharness-usb.img, a GPT stick image for dd' \
+	  '  make sign KEY=db.key CERT=db.crt [KEYPASS=...]   signed image for Secure Boot' \
+	  '  make host        the simulator and unit-test programs' \
+	  '  make format | lint | deps | clean' \
+	  'Variables of make run:' \
+	  '  CPU=Skylake-Client   QEMU CPU model (qemu-system-x86_64 -cpu help lists them)' \
+	  '  KVM=1                -enable-kvm -cpu host: the host PMU through KVM' \
+	  '  SMP=1                number of CPUs' \
+	  "  CFG='checks = apic.*'  extra pmuharness.cfg lines (README: Options)" \
+	  '  TIMEOUT=120          seconds before QEMU is stopped (exit 124)' \
+	  '  RUN_ESP=build/run-esp  the folder that becomes the boot volume'
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
