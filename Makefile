@@ -46,7 +46,7 @@ EVENTS_SRC := events/events.c events/events_list.c events/workloads.c \
               events/intel_arch.c events/intel_skylake.c events/intel_netburst.c events/intel_knc.c
 # The suite that runs on the machine under test: runner, options, results,
 # measurement helpers and one file per check.
-SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/options.c tests/measure.c \
+SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c \
               tests/cpu_select.c
 CHECK_SRC  := $(addprefix tests/checks/, \
               pmu_probe.c msr_access.c counter_width.c counter_write_semantics.c rdpmc.c \
@@ -78,7 +78,7 @@ FAST_OBJ   := $(patsubst %.c,$(HOSTB)/fast/%.o,$(SHARED_SRC) $(SIM_SRC) host/sim
 CFLAGS_FAST:= -std=c11 -O2 -DPMH_HOST $(WARN)
 UNIT_BIN   := $(patsubst host/unit/%.c,$(HOSTB)/unit/%,$(UNIT_SRC))
 
-.PHONY: all host test unit sim-test qemu-test run bench clean format lint usb sign deps layers
+.PHONY: all host test unit sim-test qemu-test run bench clean format lint usb sign deps layers help
 # Keep intermediate objects (the unit-test objects would be deleted and rebuilt).
 .SECONDARY:
 all: $(EFI)
@@ -224,5 +224,26 @@ lint:
 
 clean:
 	rm -rf $(BUILD)
+
+help:
+	@printf '%s\n' \
+	  'Targets:' \
+	  '  make             build/pmuharness.efi, the UEFI image' \
+	  '  make run         boot it in QEMU+OVMF; our lines on the terminal, results kept in' \
+	  '                   build/run-esp/EFI/BOOT (numbered); exit 0 only for PASS' \
+	  '  make test        every test (layers, unit, simulated CPUs, QEMU), as CI runs it' \
+	  '  make unit | sim-test | qemu-test | layers   one part of make test' \
+	  '  make bench       benchmarks (never timed tests)' \
+	  '  make usb         build/pmuharness-usb.img, a GPT stick image for dd' \
+	  '  make sign KEY=db.key CERT=db.crt [KEYPASS=...]   signed image for Secure Boot' \
+	  '  make host        the simulator and unit-test programs' \
+	  '  make format | lint | deps | clean' \
+	  'Variables of make run:' \
+	  '  CPU=Skylake-Client   QEMU CPU model (qemu-system-x86_64 -cpu help lists them)' \
+	  '  KVM=1                -enable-kvm -cpu host: the host PMU through KVM' \
+	  '  SMP=1                number of CPUs' \
+	  "  CFG='checks = apic.*'  extra pmuharness.cfg lines (README: Options)" \
+	  '  TIMEOUT=120          seconds before QEMU is stopped (exit 124)' \
+	  '  RUN_ESP=build/run-esp  the folder that becomes the boot volume'
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

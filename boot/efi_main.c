@@ -16,7 +16,6 @@ extern uint64_t pmh_tsc_per_us;
 #define CALIBRATE_US 10000
 /* QEMU's isa-debug-exit device (scripts/qemu-boot.sh puts it there). */
 #define QEMU_EXIT_PORT 0xf4
-#define MAX_ARGS 32
 
 static void efi_line(void *ctx, const char *s)
 {
@@ -56,55 +55,6 @@ static uint64_t efi_now_us(void *ctx)
 	return pmh_tsc_per_us ? hw_rdtsc() / pmh_tsc_per_us : 0;
 }
 
-/* Load options arrive as one UCS-2 string: "pmuharness.efi key=value ...".
- * Anything that is not printable text (a boot-manager blob) is ignored. */
-static bool load_text(EFI_HANDLE image, char *buf, UINTN cap)
-{
-	EFI_LOADED_IMAGE *li = NULL;
-	UINTN n = 0;
-
-	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li) !=
-		    EFI_SUCCESS ||
-	    !li || !li->LoadOptions || li->LoadOptionsSize < 2)
-		return false;
-	CHAR16 *w = li->LoadOptions;
-	UINTN len = li->LoadOptionsSize / 2;
-	for (UINTN i = 0; i < len && w[i]; i++) {
-		if (w[i] > L'~' || (w[i] < L' ' && w[i] != L'\t'))
-			return false;
-		if (n + 1 < cap)
-			buf[n++] = (char)w[i];
-	}
-	buf[n] = 0;
-	return true;
-}
-
-/* The load options as words, without the image name the shell typed. */
-static int load_options(EFI_HANDLE image, char *buf, UINTN cap, char **argv, int max)
-{
-	int argc = 0;
-
-	if (!load_text(image, buf, cap))
-		return 0;
-	for (char *p = buf; *p && argc < max;) {
-		while (*p == ' ' || *p == '\t')
-			*p++ = 0;
-		if (!*p)
-			break;
-		argv[argc++] = p;
-		while (*p && *p != ' ' && *p != '\t')
-			p++;
-	}
-	/* argv[0] is the image name as the shell typed it */
-	if (argc && (pmh_strchr(argv[0], '.') || pmh_strchr(argv[0], '\\')) &&
-	    !pmh_strchr(argv[0], '=')) {
-		for (int i = 1; i < argc; i++)
-			argv[i - 1] = argv[i];
-		argc--;
-	}
-	return argc;
-}
-
 static void cfg_error(void *ctx, const char *msg)
 {
 	char line[256];
@@ -112,24 +62,49 @@ static void cfg_error(void *ctx, const char *msg)
 	out_line(line);
 }
 
+/* The load options: from the UEFI shell, its own argv (its quoting done,
+ * Argv[0] the command as typed, with or without ".efi"); otherwise the
+ * boot entry's UCS-2 string, whole, however long. */
+static void load_options(EFI_HANDLE image, struct options *o)
+{
+	EFI_SHELL_PARAMETERS_PROTOCOL *sp = NULL;
+	EFI_LOADED_IMAGE *li = NULL;
+
+	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &ShellParametersProtocolGuid,
+			      (void **)&sp) == EFI_SUCCESS &&
+	    sp && sp->Argc > 1) {
+		options_parse_wide_args(o, sp->Argc - 1, (const uint16_t *const *)sp->Argv + 1,
+					cfg_error, "load options");
+		return;
+	}
+	if (sp)
+		return; /* the shell, and no arguments */
+	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li) ==
+		    EFI_SUCCESS &&
+	    li && li->LoadOptions && li->LoadOptionsSize >= sizeof(CHAR16))
+		options_parse_cmdline(o, li->LoadOptions, li->LoadOptionsSize / sizeof(CHAR16),
+				      cfg_error, "load options");
+}
+
 /* pmuharness.cfg beside the binary, then the load options over it. */
 static void efi_options(void *ctx, struct options *o)
 {
 	struct efi_ctx *e = ctx;
-	char args[512];
-	char *argv[MAX_ARGS];
+	CHAR16 name[sizeof(OPTIONS_CONFIG_NAME)];
 	EFI_STATUS st;
-	UINTN len = 0;
+	UINTN len = 0, size = 0;
 
+	for (UINTN i = 0; i < sizeof(name) / sizeof(name[0]); i++)
+		name[i] = (CHAR16)OPTIONS_CONFIG_NAME[i];
 	if (e->dir) {
-		char *cfg = files_read(e->dir, L"pmuharness.cfg", &len, &st);
+		char *cfg = files_read(e->dir, name, &len, &size, &st);
 		if (cfg) {
-			options_parse_config(o, cfg, len, cfg_error, "pmuharness.cfg");
+			options_parse_config_cut(o, cfg, len, size, cfg_error,
+						 OPTIONS_CONFIG_NAME);
 			FreePool(cfg);
 		}
 	}
-	int argc = load_options(e->image, args, sizeof(args), argv, MAX_ARGS);
-	options_parse_args(o, argc, argv, cfg_error, "load options");
+	load_options(e->image, o);
 }
 
 /* Our IDT, and the exception report and recovery on the BSP around fn. */

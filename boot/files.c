@@ -55,11 +55,24 @@ EFI_FILE_HANDLE files_open_image_dir(EFI_HANDLE image, CHAR16 *dir, UINTN dir_le
 	return d;
 }
 
-char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, EFI_STATUS *st)
+/* The file's size from its EFI_FILE_INFO; 0 when the firmware cannot say. */
+static UINT64 file_size(EFI_FILE_HANDLE f)
+{
+	EFI_FILE_INFO *info = LibFileInfo(f);
+	UINT64 size = info ? info->FileSize : 0;
+
+	if (info)
+		FreePool(info);
+	return size;
+}
+
+char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, UINTN *size_out,
+		 EFI_STATUS *st)
 {
 	EFI_FILE_HANDLE f = NULL;
 	char *buf;
 	UINTN cap = READ_MAX, len = 0;
+	UINT64 size;
 
 	*st = uefi_call_wrapper(dir->Open, 5, dir, &f, (CHAR16 *)name, EFI_FILE_MODE_READ, 0);
 	if (*st != EFI_SUCCESS)
@@ -70,18 +83,19 @@ char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, EFI_ST
 		uefi_call_wrapper(f->Close, 1, f);
 		return NULL;
 	}
-	for (;;) {
+	while (len < cap) {
 		UINTN n = cap - len;
-		if (!n)
-			break; /* the rest of a larger file is left out */
 		*st = uefi_call_wrapper(f->Read, 3, f, &n, buf + len);
 		if (*st != EFI_SUCCESS || n == 0)
 			break;
 		len += n;
 	}
+	/* more than READ_MAX: the caller says where the cut falls */
+	size = len == cap ? file_size(f) : len;
 	uefi_call_wrapper(f->Close, 1, f);
 	buf[len] = 0;
 	*len_out = len;
+	*size_out = size > len ? (UINTN)size : len;
 	return buf;
 }
 

@@ -5,6 +5,7 @@
 
 #include <efi.h>
 #include <efilib.h>
+#include <efishell.h>
 #include "../apic/isr.h"
 #include "../tests/platform.h"
 
@@ -34,8 +35,11 @@ enum platform_key key_wait(void *ctx, uint64_t us);
 
 /* The folder the image was loaded from, on its own volume. */
 EFI_FILE_HANDLE files_open_image_dir(EFI_HANDLE image, CHAR16 *dir_out, UINTN dir_len);
-/* Reads a whole small file; returns an AllocatePool buffer or NULL. */
-char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, EFI_STATUS *st);
+/* Reads a small file, up to its first 32 KiB: an AllocatePool buffer
+ * (NUL-terminated) with the bytes read in *len_out and the file's size in
+ * *size_out (larger when the file was cut), or NULL with the status. */
+char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, UINTN *size_out,
+		 EFI_STATUS *st);
 /* The seam's results members over struct efi_ctx: "pmuharness-NNN.log"
  * and ".json" beside the binary, with the first NNN free for both. */
 bool files_results_open(void *ctx, char *name, size_t cap);

@@ -173,10 +173,12 @@ enum events_opt {
 	EVOPT_NONE,	/* nothing asked */
 	EVOPT_LISTED,	/* a listing was printed: stop there */
 	EVOPT_RESOLVED, /* event resolved (maybe with a warning line): continue */
-	EVOPT_REFUSED	/* "error: ..." printed: stop with a failure */
+	EVOPT_REFUSED	/* "error: ..." printed, naming at: the run goes on without it */
 };
+/* at: where the event option was set ("pmuharness.cfg line 3"), for the
+ * message when this CPU refuses it. */
 enum events_opt events_handle_options(enum pmu_driver_id d, unsigned family, unsigned model,
-				      bool list, bool json, const char *event,
+				      bool list, bool json, const char *event, const char *at,
 				      const struct events_sink *out, struct ev_result *r);
 
 #endif

@@ -169,7 +169,7 @@ size_t events_list(enum pmu_driver_id d, unsigned family, unsigned model, bool j
 #define OPTION_LINE_MAX 320
 
 enum events_opt events_handle_options(enum pmu_driver_id d, unsigned family, unsigned model,
-				      bool list, bool json, const char *event,
+				      bool list, bool json, const char *event, const char *at,
 				      const struct events_sink *out, struct ev_result *r)
 {
 	char line[OPTION_LINE_MAX], enc[ENCODING_MAX];
@@ -183,7 +183,8 @@ enum events_opt events_handle_options(enum pmu_driver_id d, unsigned family, uns
 		return EVOPT_NONE;
 	events_resolve(d, family, model, event, r);
 	if (r->verdict == EV_REFUSED) {
-		pmh_fmt(line, sizeof(line), "error: %s", r->msg);
+		pmh_fmt(line, sizeof(line), "error: event (%s): %s; the run goes on without it",
+			at && at[0] ? at : "option", r->msg);
 		emit(out, line);
 		return EVOPT_REFUSED;
 	}

@@ -19,8 +19,9 @@ static void sink_line(void *ctx, const char *s)
 
 /* The event option's counter=N against the counters the PMU has: where the
  * count comes from CPUID (arch perfmon, AMD core) only the attached PMU
- * knows it. A counter that is not there is the user's mistake, refused as
- * any other bad event, never measured as a PMU failure. */
+ * knows it. A counter that is not there is the user's mistake, said here
+ * with where it was set and skipped by event.raw, never measured as a PMU
+ * failure; the run goes on, as after any bad value (README: Options). */
 static bool counter_exists(struct harness *h)
 {
 	const struct pmu *p = &h->pmu;
@@ -28,8 +29,10 @@ static bool counter_exists(struct harness *h)
 
 	if (h->evr.counter < 0 || p->status != PMU_FUNCTIONAL || (unsigned)h->evr.counter < p->n)
 		return true;
-	pmh_fmt(m, sizeof(m), "error: event option: counter %d does not exist: %s has %u counters",
-		h->evr.counter, p->name, p->n);
+	pmh_fmt(m, sizeof(m),
+		"error: event (%s): counter %d does not exist: %s has %u counters; the run goes "
+		"on without it",
+		h->opt.event_at, h->evr.counter, p->name, p->n);
 	sink_line(h, m);
 	return false;
 }
@@ -42,20 +45,15 @@ static bool identify(const struct platform *p, struct harness *h)
 
 	cpu_identify(&h->cpu);
 	eo = events_handle_options(h->cpu.driver, h->cpu.family, h->cpu.model, h->opt.list_events,
-				   h->opt.json_events, h->opt.event,
+				   h->opt.json_events, h->opt.event, h->opt.event_at,
 				   &(struct events_sink){ sink_line, h }, &h->evr);
-	if (eo == EVOPT_LISTED || eo == EVOPT_REFUSED) {
-		h->stop = eo == EVOPT_LISTED ? HSTOP_LISTED : HSTOP_REFUSED;
-		h->error = eo == EVOPT_REFUSED;
+	if (eo == EVOPT_LISTED) {
+		h->stop = HSTOP_LISTED;
 		return false;
 	}
 	apic_detect(&h->apic);
 	pmu_attach(&h->pmu, &h->cpu);
-	if (eo == EVOPT_RESOLVED && !counter_exists(h)) {
-		h->stop = HSTOP_REFUSED;
-		h->error = true;
-		return false;
-	}
+	h->event_refused = eo == EVOPT_REFUSED || (eo == EVOPT_RESOLVED && !counter_exists(h));
 	if (p->header && !p->header(p->ctx, h)) {
 		h->stop = HSTOP_PLATFORM;
 		return false;
@@ -130,6 +128,7 @@ enum pmh_exit harness_run(const struct platform *p, struct harness *h)
 	h->platform = p;
 	h->stop = HSTOP_NONE;
 	h->error = false;
+	h->event_refused = false;
 	h->results[0] = 0;
 	/* Pointers only: every exit below may report from it, even one taken
 	 * before the CPU was identified. */

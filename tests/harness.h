@@ -17,7 +17,6 @@
 enum harness_stop {
 	HSTOP_NONE,
 	HSTOP_LISTED,	/* list_events printed the event list */
-	HSTOP_REFUSED,	/* the event option was refused ("error: ..." printed) */
 	HSTOP_PLATFORM, /* the platform's header said stop */
 };
 
@@ -32,6 +31,7 @@ struct harness {
 	struct suite *suite;
 	enum harness_stop stop;
 	bool error;	   /* the run could not complete (ERROR) */
+	bool event_refused; /* this CPU refused the event option (said; the run went on) */
 	bool session;	   /* a run of harness_main (see harness_run) */
 	char results[40];  /* the results files' base name; "" when none */
 };

@@ -1,7 +1,8 @@
-/* Harness options: defaults, one parse function per key (a table names
- * them), the pmuharness.cfg parser and the load-option parser. The keys and
- * their ranges are documented in README.md (Options). */
-#include "options.h"
+/* Harness options: defaults and one parse function per key (a table names
+ * them); the text they come in is read by options_config.c (the file) and
+ * options_args.c (load options). The keys, their ranges and the rules for
+ * bad input are documented in README.md (Options). */
+#include "options_parse.h"
 #include "../lib/str.h"
 #include "../lib/fmt.h"
 #include "../events/events_spec.h"
@@ -13,14 +14,9 @@
 #define CPU_NUMBER_MAX	  0xffff /* cpus[] holds 16-bit CPU numbers */
 #define PRELOAD_MAX_WIDTH 0	 /* preload 0: the largest the counter width allows */
 #define ITEM_MAX	  32	 /* one item of a comma list, with NUL */
-#define KEY_MAX		  40	 /* a key, with NUL */
-#define ERR_MAX		  160	 /* one key's complaint */
-#define MSG_MAX		  200	 /* a complaint with its line or argument */
-#define CONFIG_LINE_MAX	  256	 /* a pmuharness.cfg line, with NUL */
+#define ERR_MAX		  OPT_ERR_MAX
 #define PATTERN_MAX	  64	 /* one check-id glob, with NUL (a longer one is cut) */
-#define SHOWN_MAX	  (MSG_MAX * 4) /* a complaint escaped: at most 4 bytes per byte */
-#define ASCII_CTRL_END	  0x20	 /* bytes below are control characters ... */
-#define ASCII_DEL	  0x7f	 /* ... and so is DEL */
+#define SHOWN_MAX	  (OPT_MSG_MAX * 4) /* a complaint escaped: at most 4 bytes per byte */
 
 /* on_finish values, in enum on_finish order. The tables here hold their
  * names as arrays, not pointers: each pointer costs the image a relocation. */
@@ -202,7 +198,8 @@ static int set_preload(struct options *o, const char *val, char *err, size_t err
 
 /* The syntax is judged here, so a bad spec is named with its line; what it
  * means for the CPU is judged when the CPU is known (events_resolve). */
-static int set_event(struct options *o, const char *val, char *err, size_t errlen)
+static int set_event(struct options *o, const char *val, const char *at, char *err,
+		     size_t errlen)
 {
 	struct ev_spec spec;
 	char why[ERR_MAX];
@@ -217,6 +214,7 @@ static int set_event(struct options *o, const char *val, char *err, size_t errle
 		return -1;
 	}
 	pmh_strlcpy(o->event, val, sizeof(o->event));
+	pmh_strlcpy(o->event_at, at, sizeof(o->event_at));
 	return 0;
 }
 
@@ -282,8 +280,15 @@ static enum option_id find_key(const char *key)
 	return (enum option_id)i;
 }
 
-static bool is_flag(enum option_id id)
+bool options_is_bool(const char *word)
 {
+	bool v;
+	return parse_bool(word, &v) == 0;
+}
+
+bool options_is_flag(const char *key)
+{
+	enum option_id id = find_key(key);
 	return id >= KEY_VERBOSE && id < N_KEYS;
 }
 
@@ -294,7 +299,8 @@ static bool *flag_field(struct options *o, enum option_id id)
 				       : &o->json_events;
 }
 
-int options_set(struct options *o, const char *key, const char *val, char *err, size_t errlen)
+int options_set(struct options *o, const char *key, const char *val, const char *at, char *err,
+		size_t errlen)
 {
 	enum option_id id = find_key(key);
 
@@ -312,7 +318,7 @@ int options_set(struct options *o, const char *key, const char *val, char *err, 
 	case KEY_PRELOAD:
 		return set_preload(o, val, err, errlen);
 	case KEY_EVENT:
-		return set_event(o, val, err, errlen);
+		return set_event(o, val, at, err, errlen);
 	case KEY_COUNTDOWN:
 		return set_countdown(o, val, err, errlen);
 	case KEY_VERBOSE:
@@ -325,9 +331,7 @@ int options_set(struct options *o, const char *key, const char *val, char *err, 
 	}
 }
 
-/* Counts a bad line or argument and reports it: escaped, as it quotes what
- * the user typed (README: plain ASCII only reaches the screen and log). */
-static void complain(options_err_fn errfn, void *ctx, const char *msg, int *bad)
+void options_complain(options_err_fn errfn, void *ctx, const char *msg, int *bad)
 {
 	char shown[SHOWN_MAX];
 
@@ -336,192 +340,6 @@ static void complain(options_err_fn errfn, void *ctx, const char *msg, int *bad)
 		errfn(ctx, pmh_escape(shown, sizeof(shown), msg, pmh_strlen(msg)));
 }
 
-/* A line as read: cut when longer than the buffer, or holding a control
- * character (the first one is kept for the message). */
-struct line_read {
-	bool toolong;
-	unsigned ctrl; /* 0 = none */
-	bool has_ctrl;
-};
-
-static bool is_ctrl(const struct pmh_text *t, size_t i, unsigned c)
-{
-	if (c == '\t')
-		return false;
-	if (c == '\r') /* a CR only before the newline (CRLF) or at the end */
-		return i + 1 < t->n && pmh_text_at(t, i + 1) != '\n';
-	return c < ASCII_CTRL_END || c == ASCII_DEL;
-}
-
-/* Copies the line at *pos into line, cut to fit, and moves *pos past its
- * newline. */
-static struct line_read next_line(const struct pmh_text *t, size_t *pos, char *line, size_t size)
-{
-	struct line_read r = {false, 0, false};
-	size_t n = 0;
-
-	for (unsigned c; *pos < t->n && (c = pmh_text_at(t, *pos)) != '\n'; (*pos)++) {
-		if (is_ctrl(t, *pos, c) && !r.has_ctrl) {
-			r.has_ctrl = true;
-			r.ctrl = c;
-		}
-		if (n + 1 < size)
-			line[n++] = (char)c;
-		else
-			r.toolong = true;
-	}
-	(*pos)++; /* the newline */
-	line[n] = 0;
-	return r;
-}
-
-/* The line without its comment and surrounding blanks. */
-static char *strip_line(char *line)
-{
-	char *s = line;
-	for (char *p = line; *p; p++)
-		if (*p == '#') {
-			*p = 0;
-			break;
-		}
-	while (pmh_isspace(*s))
-		s++;
-	size_t l = pmh_strlen(s);
-	while (l && pmh_isspace(s[l - 1]))
-		s[--l] = 0;
-	return s;
-}
-
-/* A line that is read but not applied: too long (unless a comment) or
- * with a control character. 0 when it can be parsed. */
-static int line_unusable(const struct line_read *r, const char *line, unsigned lineno, char *msg,
-			 size_t n)
-{
-	const char *s = line;
-	while (pmh_isspace(*s))
-		s++;
-	if (r->has_ctrl) {
-		pmh_fmt(msg, n, "line %u: control character 0x%02x, line ignored", lineno, r->ctrl);
-		return -1;
-	}
-	if (r->toolong && *s != '#') {
-		pmh_fmt(msg, n, "line %u: longer than %u characters, ignored", lineno,
-			CONFIG_LINE_MAX - 1);
-		return -1;
-	}
-	return 0;
-}
-
-/* One non-blank "key = value" line: 0, or -1 with the complaint in msg. */
-static int config_line(struct options *o, const char *s, unsigned lineno, char *msg, size_t n)
-{
-	char key[KEY_MAX], err[ERR_MAX];
-
-	const char *eq = pmh_strchr(s, '=');
-	if (!eq) {
-		pmh_fmt(msg, n, "line %u: expected \"key = value\", got \"%s\"", lineno, s);
-		return -1;
-	}
-	size_t kl = (size_t)(eq - s);
-	while (kl && pmh_isspace(s[kl - 1]))
-		kl--;
-	if (!kl || kl >= sizeof(key)) {
-		pmh_fmt(msg, n, "line %u: missing or over-long key", lineno);
-		return -1;
-	}
-	pmh_slice(key, sizeof(key), s, kl);
-	const char *val = eq + 1;
-	while (pmh_isspace(*val))
-		val++;
-	if (!*val) {
-		pmh_fmt(msg, n, "line %u: %s has no value", lineno, key);
-		return -1;
-	}
-	if (options_set(o, key, val, err, sizeof(err)) == 0)
-		return 0;
-	pmh_fmt(msg, n, "line %u: %s", lineno, err);
-	return -1;
-}
-
-int options_parse_config(struct options *o, const char *text, size_t len, options_err_fn errfn,
-			 void *ctx)
-{
-	char line[CONFIG_LINE_MAX], msg[MSG_MAX];
-	struct pmh_text t;
-	size_t pos = 0;
-	unsigned lineno = 0;
-	int bad = 0;
-
-	if (!pmh_text_open(&t, text, len)) {
-		complain(errfn, ctx,
-			 "UTF-16 text that is not plain ASCII: file ignored (save it as "
-			 "ASCII or UTF-8)",
-			 &bad);
-		return bad;
-	}
-	while (pos < t.n) {
-		struct line_read r = next_line(&t, &pos, line, sizeof(line));
-
-		lineno++;
-		if (line_unusable(&r, line, lineno, msg, sizeof(msg))) {
-			complain(errfn, ctx, msg, &bad);
-			continue;
-		}
-		const char *s = strip_line(line);
-		if (*s && config_line(o, s, lineno, msg, sizeof(msg)))
-			complain(errfn, ctx, msg, &bad);
-	}
-	return bad;
-}
-
-/* The option name of a load option up to eq (or its end) with '-' read as
- * '_'; -1 when it is empty or too long for key. */
-static int arg_key(const char *a, const char *eq, char *key, size_t n)
-{
-	size_t kl = eq ? (size_t)(eq - a) : pmh_strlen(a);
-
-	if (!kl || kl >= n)
-		return -1;
-	pmh_slice(key, n, a, kl);
-	for (char *p = key; *p; p++)
-		if (*p == '-')
-			*p = '_';
-	return 0;
-}
-
-int options_parse_args(struct options *o, int argc, char *const argv[], options_err_fn errfn,
-		       void *ctx)
-{
-	char key[KEY_MAX], err[ERR_MAX], msg[MSG_MAX];
-	int bad = 0;
-
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *eq, *val;
-
-		if (a[0] == '-' && a[1] == '-')
-			a += 2;
-		eq = pmh_strchr(a, '=');
-		if (arg_key(a, eq, key, sizeof(key))) {
-			pmh_fmt(msg, sizeof(msg), "argument \"%s\": bad option name", argv[i]);
-			complain(errfn, ctx, msg, &bad);
-			continue;
-		}
-		if (eq)
-			val = eq + 1;
-		else if (is_flag(find_key(key)))
-			val = "1";
-		else if (i + 1 < argc)
-			val = argv[++i];
-		else
-			val = "";
-		if (options_set(o, key, val, err, sizeof(err))) {
-			/* argv[i] is the value when it came as the next argument */
-			pmh_fmt(msg, sizeof(msg), "argument \"%s\": %s", argv[i], err);
-			complain(errfn, ctx, msg, &bad);
-		}
-	}
-	return bad;
-}
 
 bool options_check_selected(const struct options *o, const char *id)
 {

@@ -248,23 +248,23 @@ static void option_handler(void **st)
 	struct ev_result r;
 	n_lines = 0;
 	assert_int_equal(
-	    events_handle_options(PMU_DRV_INTEL_ARCH, 6, 0x5e, false, false, "", &sink, &r),
+	    events_handle_options(PMU_DRV_INTEL_ARCH, 6, 0x5e, false, false, "", "line 1", &sink, &r),
 	    EVOPT_NONE);
 	assert_int_equal(n_lines, 0);
 	assert_int_equal(
-	    events_handle_options(PMU_DRV_INTEL_ARCH, 6, 0x5e, true, false, "x", &sink, &r),
+	    events_handle_options(PMU_DRV_INTEL_ARCH, 6, 0x5e, true, false, "x", "line 1", &sink, &r),
 	    EVOPT_LISTED);
 	assert_true(n_lines > 20);
 	n_lines = 0;
 	assert_int_equal(events_handle_options(PMU_DRV_INTEL_ARCH, 6, 0x5e, false, false,
-					       "L2_RQSTS.DEMAND_DATA_RD_MISS", &sink, &r),
+					       "L2_RQSTS.DEMAND_DATA_RD_MISS", "line 1", &sink, &r),
 			 EVOPT_RESOLVED);
 	assert_int_equal(n_lines, 1);
 	assert_string_equal(lines[0],
 			    "event.resolved: L2_RQSTS.DEMAND_DATA_RD_MISS event=0x24,umask=0x21");
 	n_lines = 0;
 	assert_int_equal(events_handle_options(PMU_DRV_INTEL_ARCH, 6, 0x5e, false, false,
-					       "event=0x24,umask=0x1f,cmask=1,inv,counter=2", &sink,
+					       "event=0x24,umask=0x1f,cmask=1,inv,counter=2", "line 1", &sink,
 					       &r),
 			 EVOPT_RESOLVED);
 	assert_int_equal(n_lines, 2);
@@ -273,10 +273,13 @@ static void option_handler(void **st)
 	    lines[1], "event.resolved: L2_RQSTS:0x1f event=0x24,umask=0x1f cmask=1 inv counter=2");
 	n_lines = 0;
 	assert_int_equal(events_handle_options(PMU_DRV_INTEL_ARCH, 6, 0x5e, false, false,
-					       "L2_RQSTS.NOPE", &sink, &r),
+					       "L2_RQSTS.NOPE", "pmuharness.cfg line 7", &sink, &r),
 			 EVOPT_REFUSED);
 	assert_int_equal(n_lines, 1);
-	assert_true(!strncmp(lines[0], "error: unknown event name", 25));
+	/* the refusal names where the option was set, as every bad value does */
+	assert_true(!strncmp(lines[0], "error: event (pmuharness.cfg line 7): unknown event name",
+			     56));
+	assert_non_null(strstr(lines[0], "the run goes on without it"));
 }
 
 /* counter= beyond the flat counters is refused naming it, not truncated;

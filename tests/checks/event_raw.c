@@ -4,6 +4,7 @@
  * calibrated workload, then an overflow from a preload with its PMI. */
 #include "pmi_common.h"
 #include "../../events/events.h"
+#include "../../lib/str.h"
 
 /* The event under test: what the option resolved to, and where. */
 struct raw {
@@ -25,7 +26,9 @@ static const char *warn_msg(const struct raw *x)
 }
 
 /* Resolves the option and picks the first counter the catalogue allows.
- * False when refused (FAILed). */
+ * False when refused: skipped, naming where the option was set, since a
+ * name or counter this CPU lacks is the user's mistake (README: Options),
+ * not something measured. */
 static bool resolve(struct check_ctx *c, struct raw *x)
 {
 	struct pmu *p = c->pmu;
@@ -33,7 +36,7 @@ static bool resolve(struct check_ctx *c, struct raw *x)
 
 	x->v = events_resolve(c->cpu->driver, c->cpu->family, c->cpu->model, c->opt->event, &x->r);
 	if (x->v == EV_REFUSED) {
-		check_fail(c, "event \"%s\" refused: %s", c->opt->event, x->r.msg);
+		check_skip(c, "event (%s) refused: %s", c->opt->event_at, x->r.msg);
 		return false;
 	}
 	events_format(&x->r.ev, p->ops->id == PMU_DRV_INTEL_NETBURST, x->enc, sizeof(x->enc));
@@ -45,8 +48,11 @@ static bool resolve(struct check_ctx *c, struct raw *x)
 			ctr = (int)i;
 	}
 	if (ctr < 0) {
-		check_fail(c, "event %s (%s): no counter of %s accepts it", c->opt->event, x->enc,
-			   p->name);
+		char ev[sizeof(c->opt->event) * 4];
+		check_skip(c, "event (%s) refused: %s (%s): no counter of %s's %u accepts it",
+			   c->opt->event_at,
+			   pmh_escape(ev, sizeof(ev), c->opt->event, pmh_strlen(c->opt->event)),
+			   x->enc, p->name, p->n);
 		return false;
 	}
 	x->ctr = (unsigned)ctr;
