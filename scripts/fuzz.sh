@@ -16,7 +16,7 @@ fail=0
 run() {
   local name=$1 work=$out/work/$1 dict=
   case $name in
-    config | args | set) dict=host/fuzz/options.dict ;;
+    config | args | set | cmdline) dict=host/fuzz/options.dict ;;
     event) dict=host/fuzz/event.dict ;;
   esac
   rm -rf "$work"

@@ -43,6 +43,7 @@ void fuzz_require_sane(const struct options *o)
 	fuzz_require(o->n_preloads >= 1 && o->n_preloads <= OPT_MAX_PRELOADS, "1 to 8 preloads");
 	fuzz_require(o->countdown <= OPT_COUNTDOWN_MAX, "countdown within 0-60");
 	fuzz_require_terminated(o->event, sizeof(o->event), "event is terminated");
+	fuzz_require_printable(o->event_at, sizeof(o->event_at), "event_at is printable ASCII");
 	if (o->event[0]) {
 		struct ev_spec spec;
 		char why[160];
@@ -59,9 +60,9 @@ bool fuzz_options_equal(const struct options *a, const struct options *b)
 	       !memcmp(a->cpus, b->cpus, a->n_cpus * sizeof(a->cpus[0])) &&
 	       a->repeat == b->repeat && a->pmi == b->pmi && a->n_preloads == b->n_preloads &&
 	       !memcmp(a->preloads, b->preloads, a->n_preloads * sizeof(a->preloads[0])) &&
-	       !strcmp(a->event, b->event) && a->verbose == b->verbose &&
-	       a->countdown == b->countdown && a->list_events == b->list_events &&
-	       a->json_events == b->json_events;
+	       !strcmp(a->event, b->event) && !strcmp(a->event_at, b->event_at) &&
+	       a->verbose == b->verbose && a->countdown == b->countdown &&
+	       a->list_events == b->list_events && a->json_events == b->json_events;
 }
 
 /* A complaint is at most a few hundred characters; 4096 is plenty. */

@@ -55,7 +55,8 @@ static void check_resolve(enum pmu_driver_id d, unsigned fam, unsigned model, co
 	char enc[128];
 
 	memset(&r, 0, sizeof(r));
-	enum events_opt eo = events_handle_options(d, fam, model, false, false, spec, &out, &r);
+	enum events_opt eo =
+	    events_handle_options(d, fam, model, false, false, spec, "fuzz input", &out, &r);
 	if (!spec[0]) {
 		fuzz_require(eo == EVOPT_NONE, "no event, nothing to do");
 		return;

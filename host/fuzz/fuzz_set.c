@@ -100,7 +100,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.repeat = 7; /* an earlier valid value, which a refused one must keep */
 	before = o;
 	err[0] = 0;
-	if (options_set(&o, key, val, err, sizeof(err))) {
+	if (options_set(&o, key, val, "fuzz input", err, sizeof(err))) {
 		fuzz_require_terminated(err, sizeof(err), "the reason is terminated");
 		fuzz_require(err[0] != 0, "a refusal has a reason");
 		fuzz_require(fuzz_options_equal(&o, &before), "a refused value changes nothing");
