@@ -233,6 +233,7 @@ help:
 	  '                   build/run-esp/EFI/BOOT (numbered); exit 0 only for PASS' \
 	  '  make test        every test (layers, unit, simulated CPUs, QEMU), as CI runs it' \
 	  '  make unit | sim-test | qemu-test | layers   one part of make test' \
+	  '  make fuzz        libFuzzer targets, FUZZ_SECONDS=30 each (README: Fuzzing)' \
 	  '  make bench       benchmarks (never timed tests)' \
 	  '  make usb         build/pmuharness-usb.img, a GPT stick image for dd' \
 	  '  make sign KEY=db.key CERT=db.crt [KEYPASS=...]   signed image for Secure Boot' \
