@@ -126,6 +126,11 @@ enum pmh_exit harness_run(const struct platform *p, struct harness *h)
 	uint64_t t0 = p->now_us ? p->now_us(p->ctx) : 0;
 
 	h->platform = p;
+	if (h->opt.help) { /* the options, and nothing run or written */
+		options_help(p->line, p->ctx);
+		h->stop = HSTOP_HELP;
+		return PMH_EXIT_NO_VERDICT;
+	}
 	h->stop = HSTOP_NONE;
 	h->error = false;
 	h->event_refused = false;
@@ -226,6 +231,12 @@ enum harness_end harness_main(const struct platform *p)
 	h->session = true;
 	options_default(&h->opt);
 	p->options(p->ctx, &h->opt);
+	if (h->opt.help) { /* back to the shell that asked, whatever on_finish says */
+		harness_run(p, h);
+		p->free(p->ctx, s);
+		p->free(p->ctx, h);
+		return HARNESS_DONE;
+	}
 	/* Only an interactive finish counts down: the other modes (QEMU tests
 	 * among them) start at once. */
 	if (!countdown(p, &h->opt)) {

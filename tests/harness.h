@@ -17,6 +17,7 @@
 enum harness_stop {
 	HSTOP_NONE,
 	HSTOP_LISTED,	/* list_events printed the event list */
+	HSTOP_HELP,	/* help printed the options */
 	HSTOP_PLATFORM, /* the platform's header said stop */
 };
 

@@ -422,6 +422,28 @@ static void lone_run(void **st)
 	assert_int_equal(count("line: harness.elapsed_us"), 0);
 }
 
+/* help prints the keys and runs nothing: no identification, no check, no
+ * verdict, no results files. */
+static void help_runs_nothing(void **st)
+{
+	(void)st;
+	static struct harness h;
+	static struct suite s;
+	const struct platform bare = { .line = f_line };
+
+	h.suite = &s;
+	options_default(&h.opt);
+	h.opt.help = true;
+	n_events = 0;
+	harness_run(&bare, &h);
+	assert_int_equal(h.stop, HSTOP_HELP);
+	assert_int_not_equal(find("line: pmuharness options:", 0), -1);
+	assert_int_not_equal(find("line:   repeat      measurements per figure, 1-1001 (default 11)", 0),
+			     -1);
+	assert_int_equal(find("line: cpu.vendor", 0), -1);
+	assert_int_equal(count("line: verdict: "), 0);
+}
+
 /* apic.fatal-trigger runs only when checks= names it exactly. */
 static void trigger_only_when_named(void **st)
 {
@@ -508,6 +530,7 @@ int main(void)
 		cmocka_unit_test_setup(no_check_selected, setup),
 		cmocka_unit_test_setup(exception_is_error, setup),
 		cmocka_unit_test_setup(no_results_files, setup),
+		cmocka_unit_test(help_runs_nothing),
 		cmocka_unit_test_setup(lone_run, setup),
 		cmocka_unit_test_setup(trigger_only_when_named, setup),
 		cmocka_unit_test_setup(suite_cpu_api, setup),
