@@ -8,6 +8,9 @@
 #define READ_MAX (32 * 1024)
 /* Results files are numbered pmuharness-001 to pmuharness-999. */
 #define RESULTS_MAX 999
+/* A verified file whose size on the volume is not what was written: a
+ * status no Write or Flush returns (UEFI spec, EFI_FILE_PROTOCOL.Write). */
+#define SIZE_DIFFERS EFI_BAD_BUFFER_SIZE
 
 /* The folder part of the image's file path: the file-path nodes joined,
  * the last component cut ("\\" for the root); from the pool, of any
@@ -199,6 +202,8 @@ const char *files_status_name(EFI_STATUS st)
 	case EFI_OUT_OF_RESOURCES:
 		return "out of memory";
 	case EFI_VOLUME_CORRUPTED:
+		return "volume corrupted";
+	case SIZE_DIFFERS:
 		return "size on the volume differs from what was written";
 	default:
 		return "error";
@@ -289,7 +294,7 @@ static bool finish_file(EFI_FILE_HANDLE f, EFI_STATUS st, UINT64 len, const char
 	if (st == EFI_SUCCESS) {
 		info = LibFileInfo(f);
 		if (!info || info->FileSize != len)
-			st = info ? EFI_VOLUME_CORRUPTED : EFI_OUT_OF_RESOURCES;
+			st = info ? SIZE_DIFFERS : EFI_OUT_OF_RESOURCES;
 		if (info)
 			FreePool(info);
 	}
