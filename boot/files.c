@@ -325,7 +325,7 @@ static bool finish_file(EFI_FILE_HANDLE f, EFI_STATUS st, UINT64 len, const char
 	return false;
 }
 
-void files_results_close(void *ctx, const char *json, size_t len)
+bool files_results_close(void *ctx, const char *json, size_t len)
 {
 	struct efi_ctx *e = ctx;
 	char line[400], msg[320], name[24];
@@ -347,9 +347,10 @@ void files_results_close(void *ctx, const char *json, size_t len)
 		e->json = NULL;
 	}
 	if (!msg[0])
-		return;
+		return false; /* there were no results files */
 	/* After the log file is closed: the screen and serial port only. */
 	pmh_fmt(line, sizeof(line), ok ? "results.saved: %s" : "error: results files: %s; what is "
 		"missing is on the console and serial only", msg);
 	out_screen(line);
+	return ok;
 }

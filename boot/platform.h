@@ -54,7 +54,7 @@ char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, UINTN 
  * any other, and says which on the screen and serial port. */
 bool files_results_open(void *ctx, char *name, size_t cap);
 void files_results_flush(void *ctx);
-void files_results_close(void *ctx, const char *json, size_t len);
+bool files_results_close(void *ctx, const char *json, size_t len);
 /* A word for the statuses a stick produces ("write-protected", "volume full"). */
 const char *files_status_name(EFI_STATUS st);
 

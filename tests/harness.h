@@ -35,6 +35,7 @@ struct harness {
 	bool event_refused; /* this CPU refused the event option (said; the run went on) */
 	bool session;	   /* a run of harness_main (see harness_run) */
 	char results[40];  /* the results files' base name; "" when none */
+	bool saved;	   /* every results file written and verified */
 };
 
 /* One run with h->opt on the platform's current CPU (h->suite must point
