@@ -27,6 +27,7 @@ V2_RERUN = os.path.join(DATA, "v2-two-cpus-rerun.json")
 V1 = os.path.join(DATA, "v1-tcg.json")
 XHTML = "{http://www.w3.org/1999/xhtml}"
 CHROMIUM = "/usr/bin/chromium"
+INSTALLED = os.path.join(q.ROOT, "build", "pmuharness-report")
 HOSTILE = "<script>alert(1)</script>"
 # The tool's exit statuses (its --help epilog).
 CHANGED, BAD_INPUT = 1, 2
@@ -291,6 +292,16 @@ def qemu_results(tmp, efi):
     return errs
 
 
+def installed_copy(tmp):
+    """`make` installs the tool as build/pmuharness-report; it must be this one."""
+    if not os.path.exists(INSTALLED):
+        raise Skip(f"{INSTALLED} is not built (make host)")
+    p = subprocess.run([INSTALLED, V1], capture_output=True, text=True)
+    errs = [] if read(INSTALLED) == read(TOOL) else ["differs from host/report/pmuharness-report"]
+    return errs + ([] if p.returncode == 0 and "**Verdict: NO PMU**" in p.stdout else
+                   [f"status {p.returncode}: no Markdown on standard output"])
+
+
 def chromium_loads_html(tmp):
     if not os.path.exists(CHROMIUM):
         raise Skip(f"{CHROMIUM} is not installed")
@@ -305,7 +316,7 @@ def chromium_loads_html(tmp):
 def main():
     efi = sys.argv[1] if len(sys.argv) > 1 else None
     cases = [help_lists_outputs, junit_per_cpu, html_table_escaped, tap_points, markdown_table,
-             v1_maps_to_v2, diff_changed, bad_input_refused, crash_is_an_error,
+             v1_maps_to_v2, diff_changed, bad_input_refused, crash_is_an_error, installed_copy,
              chromium_loads_html, qemu_results]
     passed = failed = skipped = 0
     for fn in cases:
