@@ -5,6 +5,10 @@ back (xml.etree for JUnit and the HTML, a TAP 13 line parser, the Markdown
 table); --diff of two differing runs; bad input is refused by file and field
 with nothing written; the HTML is loaded in headless chromium where installed.
 Usage: test_report.py [build/pmuharness.efi]  (without it the QEMU case is skipped)"""
+import contextlib
+import functools
+import importlib.machinery
+import io
 import json
 import os
 import re
@@ -13,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import types
 import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True  # keep the source tree clean
@@ -31,6 +36,9 @@ INSTALLED = os.path.join(q.ROOT, "build", "pmuharness-report")
 HOSTILE = "<script>alert(1)</script>"
 # The tool's exit statuses (its --help epilog).
 CHANGED, BAD_INPUT = 1, 2
+DELETE = object()
+CRASH = {"vector": 6, "error_code": 0, "rip": "0xdead", "check": "x.y",
+         "registers": {"rax": "0x1", "rsp": "0x2"}}
 
 
 class Skip(Exception):
@@ -255,10 +263,51 @@ def bad_input_refused(tmp):
     return errs + ([f"temporary files left: {left}"] if left else [])
 
 
+def paths(node, prefix=()):
+    """Every key path of a JSON document."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) \
+        if isinstance(node, list) else []
+    for k, v in items:
+        yield prefix + (k,)
+        yield from paths(v, prefix + (k,))
+
+
+def no_crash_on_any_field(tmp):
+    """Each field of the v2 fixture removed or replaced by another JSON type: the
+    tool writes everything (0) or refuses by file and field (2), never a traceback.
+    The v1 fixture and the v2 one with a crash record cover every field."""
+    loader = importlib.machinery.SourceFileLoader("pmuharness_report", TOOL)
+    mod = types.ModuleType(loader.name)
+    loader.exec_module(mod)
+    crashed = json.loads(read(V2))
+    crashed["crash"] = CRASH
+    doc_path = os.path.join(tmp, "m.json")
+    outs = [a for k in ("markdown", "html", "junit", "tap")
+            for a in (f"--{k}", os.path.join(tmp, "out." + k))]
+    errs = []
+    for base, path in [(b, p) for b in (json.loads(read(V1)), crashed) for p in paths(b)]:
+        for new in (DELETE, "x", -1, None, [], {}, True):
+            doc = json.loads(json.dumps(base))
+            parent = functools.reduce(lambda n, k: n[k], path[:-1], doc)
+            if new is DELETE:
+                del parent[path[-1]]
+            else:
+                parent[path[-1]] = new
+            with open(doc_path, "w") as f:
+                json.dump(doc, f)
+            err = io.StringIO()
+            try:
+                with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                    rc = mod.main([doc_path] + outs)
+            except Exception as e:  # what the tool must never do
+                rc = f"{type(e).__name__}: {e}"
+            if rc not in (0, BAD_INPUT) or (rc == BAD_INPUT and doc_path not in err.getvalue()):
+                errs.append(f"{'.'.join(map(str, path))} = {new!r}: {rc} {err.getvalue()!r}")
+    return errs[:10] + ([f"... {len(errs)} in all"] if len(errs) > 10 else [])
+
+
 def crash_is_an_error(tmp):
-    path = mutated(tmp, "crash.json", lambda d: d.update(
-        verdict="ERROR", crash={"vector": 6, "error_code": 0, "rip": "0xdead", "check": "x.y",
-                                "registers": {"rax": "0x1"}}))
+    path = mutated(tmp, "crash.json", lambda d: d.update(verdict="ERROR", crash=CRASH))
     outs = render(tmp, [path], ("junit", "tap"))
     _, suites = junit_suites(outs["junit"])
     err = [e for e in suites[0].iter("error")]
@@ -316,7 +365,8 @@ def chromium_loads_html(tmp):
 def main():
     efi = sys.argv[1] if len(sys.argv) > 1 else None
     cases = [help_lists_outputs, junit_per_cpu, html_table_escaped, tap_points, markdown_table,
-             v1_maps_to_v2, diff_changed, bad_input_refused, crash_is_an_error, installed_copy,
+             v1_maps_to_v2, diff_changed, bad_input_refused, no_crash_on_any_field,
+             crash_is_an_error, installed_copy,
              chromium_loads_html, qemu_results]
     passed = failed = skipped = 0
     for fn in cases:
