@@ -143,9 +143,11 @@ $(HOSTB)/pmuharness-sim: $(HOSTB)/obj/host/sim_main.o $(HOSTB)/libpmh.a
 
 host: $(HOSTB)/pmuharness-sim $(HOSTB)/pmuharness-sim-fast $(UNIT_BIN) $(BUILD)/pmuharness-report
 
-# The results report tool (Python standard library), installed beside the image.
-$(BUILD)/pmuharness-report: host/report/pmuharness-report
+# The results report tool (Python standard library) and its outputs module,
+# installed beside the image.
+$(BUILD)/pmuharness-report: host/report/pmuharness-report host/report/pmuharness_report_formats.py
 	@mkdir -p $(dir $@)
+	install -m 644 host/report/pmuharness_report_formats.py $(BUILD)/
 	install -m 755 $< $@
 
 # ---- tests ------------------------------------------------------------------

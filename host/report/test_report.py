@@ -8,6 +8,7 @@ Usage: test_report.py [build/pmuharness.efi]  (without it the QEMU case is skipp
 import contextlib
 import functools
 import importlib.machinery
+import importlib.util
 import io
 import json
 import os
@@ -17,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import types
 import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True  # keep the source tree clean
@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
 import qemulib as q  # noqa: E402
 
 TOOL = os.path.join(HERE, "pmuharness-report")
+FORMATS = os.path.join(HERE, "pmuharness_report_formats.py")
 DATA = os.path.join(HERE, "testdata")
 V2 = os.path.join(DATA, "v2-two-cpus.json")
 V2_RERUN = os.path.join(DATA, "v2-two-cpus-rerun.json")
@@ -263,6 +264,15 @@ def bad_input_refused(tmp):
     return errs + ([f"temporary files left: {left}"] if left else [])
 
 
+def unwritable_output(tmp):
+    """An output that cannot be written: status 2 naming it, no temporary file left."""
+    bad = os.path.join(tmp, "no-such-dir", "out.html")
+    rc, _, err = tool(V2, "--html", bad)
+    errs = [] if rc == BAD_INPUT and bad in err else [f"status {rc}, message {err.strip()!r}"]
+    left = [f for f in os.listdir(tmp) if f != "no-such-dir"]
+    return errs + ([f"files left: {left}"] if left else [])
+
+
 def paths(node, prefix=()):
     """Every key path of a JSON document."""
     items = node.items() if isinstance(node, dict) else enumerate(node) \
@@ -277,7 +287,8 @@ def no_crash_on_any_field(tmp):
     tool writes everything (0) or refuses by file and field (2), never a traceback.
     The v1 fixture and the v2 one with a crash record cover every field."""
     loader = importlib.machinery.SourceFileLoader("pmuharness_report", TOOL)
-    mod = types.ModuleType(loader.name)
+    mod = importlib.util.module_from_spec(
+        importlib.util.spec_from_file_location(loader.name, TOOL, loader=loader))
     loader.exec_module(mod)
     crashed = json.loads(read(V2))
     crashed["crash"] = CRASH
@@ -346,7 +357,8 @@ def installed_copy(tmp):
     if not os.path.exists(INSTALLED):
         raise Skip(f"{INSTALLED} is not built (make host)")
     p = subprocess.run([INSTALLED, V1], capture_output=True, text=True)
-    errs = [] if read(INSTALLED) == read(TOOL) else ["differs from host/report/pmuharness-report"]
+    errs = [f"{os.path.basename(src)} differs from the installed copy" for src in (TOOL, FORMATS)
+            if read(src) != read(os.path.join(os.path.dirname(INSTALLED), os.path.basename(src)))]
     return errs + ([] if p.returncode == 0 and "**Verdict: NO PMU**" in p.stdout else
                    [f"status {p.returncode}: no Markdown on standard output"])
 
@@ -365,7 +377,7 @@ def chromium_loads_html(tmp):
 def main():
     efi = sys.argv[1] if len(sys.argv) > 1 else None
     cases = [help_lists_outputs, junit_per_cpu, html_table_escaped, tap_points, markdown_table,
-             v1_maps_to_v2, diff_changed, bad_input_refused, no_crash_on_any_field,
+             v1_maps_to_v2, diff_changed, bad_input_refused, unwritable_output, no_crash_on_any_field,
              crash_is_an_error, installed_copy,
              chromium_loads_html, qemu_results]
     passed = failed = skipped = 0
