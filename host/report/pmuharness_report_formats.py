@@ -203,8 +203,10 @@ def junit(runs):
         for k in total:
             total[k] += n[k]
         cls = h(f"pmuharness.{run['label']}.cpu{c['cpu']}")
+        # JUnit's timestamp is ISO 8601 without a zone; the firmware clock is UTC.
+        when = f' timestamp="{h(run["started"].rstrip("Z"))}"' if run.get("started") else ""
         s = [f'  <testsuite name="{h(col_name(run, c))}" tests="{n["tests"]}" '
-             f'failures="{n["failures"]}" errors="{n["errors"]}" skipped="{n["skipped"]}">',
+             f'failures="{n["failures"]}" errors="{n["errors"]}" skipped="{n["skipped"]}"{when}>',
              '    <properties>'] + [
             f'      <property name="{h(k)}" value="{h(v)}"/>'
             for k, v in run_ident(run) + cpu_ident(c)] + ['    </properties>']

@@ -135,6 +135,8 @@ def junit_per_cpu(tmp):
         errs.append(f"cpu0 counts {suites[0].attrib}")
     if "999999/1000000/1000002 events" not in "".join(cpu0["count.instructions"].itertext()):
         errs.append("count.instructions: figures missing")
+    if suites[1].get("timestamp") != "2026-11-23T14:05:09":
+        errs.append(f"timestamp {suites[1].get('timestamp')}")
     props = {p.get("name"): p.get("value") for p in suites[0].iter("property")}
     if props.get("Firmware") != "EDK II 0x10000" or "x2apic" not in props.get("CPU", ""):
         errs.append(f"identification properties {props}")
@@ -203,6 +205,17 @@ def v1_maps_to_v2(tmp):
         errs.append(f"v1 suites {len(suites)}, properties {props}")
     if not props.get("Verdict", "").startswith("NO PMU (1 passed, 0 failed, 1 skipped)"):
         errs.append(f"v1 CPU verdict {props.get('Verdict')}")
+    # v1 has no per-CPU verdict: each CPU's comes from its checks and the run's.
+    two = mutated(tmp, "v1-two.json", lambda d: d["results"].extend(
+        dict(r, cpu=1) for r in list(d["results"])), V1)
+    failing = mutated(tmp, "v1-fail.json", lambda d: d.update(verdict="FAIL", results=d[
+        "results"] + [dict(d["results"][1], cpu=1, verdict="FAIL")]), V1)
+    for path, want in ((two, ["NO PMU", "NO PMU"]), (failing, ["PASS", "FAIL"])):
+        _, suites = junit_suites(render(tmp, [path], ("junit",))["junit"])
+        got = [{p.get("name"): p.get("value") for p in s.iter("property")}["Verdict"].split(" (")[0]
+               for s in suites]
+        if got != want:
+            errs.append(f"{os.path.basename(path)}: CPU verdicts {got}, expected {want}")
     return errs
 
 
@@ -229,10 +242,10 @@ def diff_changed(tmp):
     return errs
 
 
-def mutated(tmp, name, change):
-    """A copy of the v2 fixture with change(doc) applied (or raw text)."""
+def mutated(tmp, name, change, base=V2):
+    """A copy of a fixture with change(doc) applied (or raw text)."""
     path = os.path.join(tmp, name)
-    doc = json.loads(read(V2))
+    doc = json.loads(read(base))
     text = change(doc)
     with open(path, "w") as f:
         f.write(text if isinstance(text, str) else json.dumps(doc))
@@ -377,9 +390,9 @@ def chromium_loads_html(tmp):
 def main():
     efi = sys.argv[1] if len(sys.argv) > 1 else None
     cases = [help_lists_outputs, junit_per_cpu, html_table_escaped, tap_points, markdown_table,
-             v1_maps_to_v2, diff_changed, bad_input_refused, unwritable_output, no_crash_on_any_field,
-             crash_is_an_error, installed_copy,
-             chromium_loads_html, qemu_results]
+             v1_maps_to_v2, diff_changed, bad_input_refused, unwritable_output,
+             no_crash_on_any_field, crash_is_an_error, installed_copy, chromium_loads_html,
+             qemu_results]
     passed = failed = skipped = 0
     for fn in cases:
         tmp = tempfile.mkdtemp(prefix="pmh-report-")
