@@ -78,10 +78,10 @@ FAST_OBJ   := $(patsubst %.c,$(HOSTB)/fast/%.o,$(SHARED_SRC) $(SIM_SRC) host/sim
 CFLAGS_FAST:= -std=c11 -O2 -DPMH_HOST $(WARN)
 UNIT_BIN   := $(patsubst host/unit/%.c,$(HOSTB)/unit/%,$(UNIT_SRC))
 
-.PHONY: all host test unit sim-test qemu-test run bench clean format lint usb sign deps layers help
+.PHONY: all host test unit sim-test qemu-test report-test run bench clean format lint usb sign deps layers help
 # Keep intermediate objects (the unit-test objects would be deleted and rebuilt).
 .SECONDARY:
-all: $(EFI)
+all: $(EFI) $(BUILD)/pmuharness-report
 
 $(BUILD)/efi/boot/%.o: boot/%.c
 	@mkdir -p $(dir $@)
@@ -141,7 +141,14 @@ $(HOSTB)/unit/%: $(HOSTB)/obj/host/unit/%.o $(HOSTB)/libpmh.a
 $(HOSTB)/pmuharness-sim: $(HOSTB)/obj/host/sim_main.o $(HOSTB)/libpmh.a
 	$(CC) $(LDFLAGS_HOST) $< -Wl,--whole-archive $(HOSTB)/libpmh.a -Wl,--no-whole-archive -o $@
 
-host: $(HOSTB)/pmuharness-sim $(HOSTB)/pmuharness-sim-fast $(UNIT_BIN)
+host: $(HOSTB)/pmuharness-sim $(HOSTB)/pmuharness-sim-fast $(UNIT_BIN) $(BUILD)/pmuharness-report
+
+# The results report tool (Python standard library) and its outputs module,
+# installed beside the image.
+$(BUILD)/pmuharness-report: host/report/pmuharness-report host/report/pmuharness_report_formats.py
+	@mkdir -p $(dir $@)
+	install -m 644 host/report/pmuharness_report_formats.py $(BUILD)/
+	install -m 755 $< $@
 
 # ---- fuzzing (host/fuzz; README: Fuzzing) ---------------------------------
 # libFuzzer targets over the shipped parsers, built with clang, ASan and
@@ -184,6 +191,9 @@ sim-test: $(HOSTB)/pmuharness-sim $(HOSTB)/pmuharness-sim-fast
 
 qemu-test: $(EFI)
 	@host/qemu/boot_matrix.py $(EFI)
+
+report-test: $(EFI) $(BUILD)/pmuharness-report
+	@host/report/test_report.py $(EFI)
 
 # The layer order, include cycles, the sources the Makefile names and the
 # length limits (scripts/layers.py), after the script's own self-test.
@@ -232,8 +242,9 @@ help:
 	  '  make run         boot it in QEMU+OVMF; our lines on the terminal, results kept in' \
 	  '                   build/run-esp/EFI/BOOT (numbered); exit 0 only for PASS' \
 	  '  make test        every test (layers, unit, simulated CPUs, QEMU), as CI runs it' \
-	  '  make unit | sim-test | qemu-test | layers   one part of make test' \
+	  '  make unit | sim-test | qemu-test | report-test | layers   one part of make test' \
 	  '  make fuzz        libFuzzer targets, FUZZ_SECONDS=30 each (README: Fuzzing)' \
+	  '  build/pmuharness-report   results files to Markdown, HTML, JUnit, TAP (--help)' \
 	  '  make bench       benchmarks (never timed tests)' \
 	  '  make usb         build/pmuharness-usb.img, a GPT stick image for dd' \
 	  '  make sign KEY=db.key CERT=db.crt [KEYPASS=...]   signed image for Secure Boot' \

@@ -17,6 +17,10 @@
 
 static int serial_ok;
 static EFI_FILE_HANDLE log_file;
+/* The first failed write or flush of this log file, and the bytes written
+ * before it: files_results_close keeps the file only if it is complete. */
+static EFI_STATUS log_status;
+static UINT64 log_written;
 /* From the pool: static data would be stored in the image in full. */
 static char *log_buf;
 static UINTN log_len;
@@ -90,15 +94,18 @@ void out_flush_log(void)
 	if (log_file && log_len) {
 		UINTN n = log_len;
 		EFI_STATUS st = uefi_call_wrapper(log_file->Write, 3, log_file, &n, log_buf);
+		log_written += n;
 		if (st == EFI_SUCCESS && n != log_len)
 			st = EFI_VOLUME_FULL;
 		if (st == EFI_SUCCESS)
 			st = uefi_call_wrapper(log_file->Flush, 1, log_file);
 		if (st != EFI_SUCCESS) {
 			/* A full or failing stick: say so on screen once and carry on
-			 * without the file; the run itself is not affected. */
+			 * without the file (removed at the end); the run itself is not
+			 * affected. */
 			char line[160];
 			log_file = NULL;
+			log_status = st;
 			pmh_fmt(line, sizeof(line),
 				"warning: writing the log file failed (%s, EFI status 0x%llx): the "
 				"log is on the console and serial only",
@@ -167,6 +174,8 @@ void out_attach_log(EFI_FILE_HANDLE f)
 	char line[160];
 
 	log_file = f;
+	log_status = EFI_SUCCESS;
+	log_written = 0;
 	out_flush_log();
 	if (log_dropped) {
 		pmh_fmt(line, sizeof(line),
@@ -179,10 +188,15 @@ void out_attach_log(EFI_FILE_HANDLE f)
 	}
 }
 
-void out_detach_log(void)
+EFI_STATUS out_detach_log(UINT64 *written)
 {
 	out_flush_log();
 	log_file = NULL;
+	/* Lines held after a failed write belong to no file. */
+	log_len = 0;
+	log_dropped = 0;
+	*written = log_written;
+	return log_status;
 }
 
 void key_flush(void *ctx)

@@ -149,7 +149,6 @@ static void efi_power_off(void *ctx)
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	static struct efi_ctx e;
-	CHAR16 dir_name[256];
 	struct platform p = {
 		.ctx = &e,
 		.line = efi_line,
@@ -177,10 +176,9 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	calibrate_tsc();
 	e.image = image;
-	e.dir = files_open_image_dir(image, dir_name, sizeof(dir_name) / sizeof(dir_name[0]));
+	files_open_image_dir(&e);
 	enum harness_end end = harness_main(&p);
-	if (e.dir)
-		uefi_call_wrapper(e.dir->Close, 1, e.dir);
+	files_close_image_dir(&e);
 	/* Esc and ERROR send the boot manager on to its next boot option. */
 	if (end == HARNESS_NO_MEMORY)
 		return EFI_OUT_OF_RESOURCES;

@@ -8,51 +8,86 @@
 #define READ_MAX (32 * 1024)
 /* Results files are numbered pmuharness-001 to pmuharness-999. */
 #define RESULTS_MAX 999
+/* A verified file whose size on the volume is not what was written: a
+ * status no Write or Flush returns (UEFI spec, EFI_FILE_PROTOCOL.Write). */
+#define SIZE_DIFFERS EFI_BAD_BUFFER_SIZE
 
-EFI_FILE_HANDLE files_open_image_dir(EFI_HANDLE image, CHAR16 *dir, UINTN dir_len)
+/* The folder part of the image's file path: the file-path nodes joined,
+ * the last component cut ("\\" for the root); from the pool, of any
+ * length (FAT nests folders without a path limit). */
+static CHAR16 *image_dir_path(EFI_DEVICE_PATH *fp)
 {
-	EFI_LOADED_IMAGE *li = NULL;
-	EFI_FILE_IO_INTERFACE *fs = NULL;
-	EFI_FILE_HANDLE root = NULL, d = NULL;
 	EFI_DEVICE_PATH *dp;
-	UINTN n = 0;
+	CHAR16 *dir;
+	UINTN n = 0, cap = 2;
 
-	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li) !=
-		    EFI_SUCCESS ||
-	    !li)
+	for (dp = fp; dp && !IsDevicePathEnd(dp); dp = NextDevicePathNode(dp))
+		if (DevicePathType(dp) == MEDIA_DEVICE_PATH &&
+		    DevicePathSubType(dp) == MEDIA_FILEPATH_DP)
+			cap += StrLen(((FILEPATH_DEVICE_PATH *)dp)->PathName) + 1;
+	dir = AllocatePool(cap * sizeof(CHAR16));
+	if (!dir)
 		return NULL;
-	if (uefi_call_wrapper(BS->HandleProtocol, 3, li->DeviceHandle, &FileSystemProtocol,
-			      (void **)&fs) != EFI_SUCCESS ||
-	    !fs)
-		return NULL;
-	if (uefi_call_wrapper(fs->OpenVolume, 2, fs, &root) != EFI_SUCCESS)
-		return NULL;
-
-	/* Concatenate the file-path nodes, then cut the last component. */
-	dir[0] = 0;
-	for (dp = li->FilePath; dp && !IsDevicePathEnd(dp); dp = NextDevicePathNode(dp)) {
+	for (dp = fp; dp && !IsDevicePathEnd(dp); dp = NextDevicePathNode(dp)) {
 		if (DevicePathType(dp) == MEDIA_DEVICE_PATH &&
 		    DevicePathSubType(dp) == MEDIA_FILEPATH_DP) {
 			CHAR16 *p = ((FILEPATH_DEVICE_PATH *)dp)->PathName;
-			if (n && dir[n - 1] != L'\\' && p[0] != L'\\' && n + 1 < dir_len)
+			if (n && dir[n - 1] != L'\\' && p[0] != L'\\')
 				dir[n++] = L'\\';
-			for (; *p && n + 1 < dir_len; p++)
+			for (; *p && n + 1 < cap; p++)
 				dir[n++] = *p;
-			dir[n] = 0;
 		}
 	}
 	while (n && dir[n - 1] != L'\\')
 		n--;
 	if (n > 1)
-		n--; /* drop the trailing backslash, keep "\" for the root */
+		n--; /* drop the trailing backslash, keep "\\" for the root */
 	if (!n)
 		dir[n++] = L'\\';
 	dir[n] = 0;
-	if (uefi_call_wrapper(root->Open, 5, root, &d, dir, EFI_FILE_MODE_READ, 0) != EFI_SUCCESS)
-		d = root;
-	else
+	return dir;
+}
+
+void files_open_image_dir(struct efi_ctx *e)
+{
+	EFI_LOADED_IMAGE *li = NULL;
+	EFI_FILE_IO_INTERFACE *fs = NULL;
+	EFI_FILE_HANDLE root = NULL;
+	EFI_STATUS st;
+
+	e->dir = NULL;
+	e->dir_path = NULL;
+	st = uefi_call_wrapper(BS->HandleProtocol, 3, e->image, &LoadedImageProtocol,
+			       (void **)&li);
+	if (st == EFI_SUCCESS && li) {
+		e->dir_path = image_dir_path(li->FilePath);
+		/* No file system on the boot device (a network boot): unsupported. */
+		st = uefi_call_wrapper(BS->HandleProtocol, 3, li->DeviceHandle,
+				       &FileSystemProtocol, (void **)&fs);
+	}
+	if (st == EFI_SUCCESS && (!li || !fs || !e->dir_path))
+		st = e->dir_path ? EFI_UNSUPPORTED : EFI_OUT_OF_RESOURCES;
+	if (st == EFI_SUCCESS)
+		st = uefi_call_wrapper(fs->OpenVolume, 2, fs, &root);
+	if (st == EFI_SUCCESS) {
+		/* That folder or nothing: never the root or another folder. */
+		st = uefi_call_wrapper(root->Open, 5, root, &e->dir, e->dir_path,
+				       EFI_FILE_MODE_READ, 0);
 		uefi_call_wrapper(root->Close, 1, root);
-	return d;
+	}
+	e->dir_status = st;
+	if (st != EFI_SUCCESS)
+		e->dir = NULL;
+}
+
+void files_close_image_dir(struct efi_ctx *e)
+{
+	if (e->dir)
+		uefi_call_wrapper(e->dir->Close, 1, e->dir);
+	if (e->dir_path)
+		FreePool(e->dir_path);
+	e->dir = NULL;
+	e->dir_path = NULL;
 }
 
 /* The file's size from its EFI_FILE_INFO; 0 when the firmware cannot say. */
@@ -174,24 +209,56 @@ const char *files_status_name(EFI_STATUS st)
 		return "medium removed";
 	case EFI_DEVICE_ERROR:
 		return "device error";
+	case EFI_NOT_FOUND:
+		return "not found";
+	case EFI_UNSUPPORTED:
+		return "no file system on the boot device";
+	case EFI_OUT_OF_RESOURCES:
+		return "out of memory";
+	case EFI_VOLUME_CORRUPTED:
+		return "volume corrupted";
+	case SIZE_DIFFERS:
+		return "size on the volume differs from what was written";
 	default:
 		return "error";
 	}
+}
+
+/* A path for a message: plain ASCII ('?' for anything else), cut with
+ * "..." where it does not fit. */
+static void ascii_path(char *out, size_t cap, const CHAR16 *w)
+{
+	size_t n = 0;
+
+	for (; w && *w && n + 1 < cap; w++)
+		out[n++] = *w >= 0x20 && *w < 0x7f ? (char)*w : '?';
+	if (w && *w && cap > 4) {
+		pmh_memcpy(out + cap - 4, "...", 3);
+		n = cap - 1;
+	}
+	out[n] = 0;
 }
 
 bool files_results_open(void *ctx, char *name, size_t cap)
 {
 	struct efi_ctx *e = ctx;
 	CHAR16 wide[40];
-	char line[256];
+	char line[512], path[320];
 	EFI_STATUS st;
 	bool used_up;
 	size_t i;
 
 	e->log = e->json = NULL;
+	e->results[0] = 0;
 	if (!e->dir) {
-		out_line("warning: cannot open the folder the binary was loaded from: results are "
-			 "on the console and serial only");
+		ascii_path(path, sizeof(path), e->dir_path);
+		pmh_fmt(line, sizeof(line),
+			"warning: cannot open the binary's folder %s (%s, EFI status 0x%llx): "
+			"pmuharness.cfg not read, no results files; results are on the console "
+			"and serial only",
+			path[0] ? path : "(no file path)", files_status_name(e->dir_status),
+			(unsigned long long)e->dir_status);
+		out_line(line);
 		return false;
 	}
 	st = create_results(e->dir, &e->log, &e->json, wide, sizeof(wide) / sizeof(wide[0]),
@@ -214,9 +281,10 @@ bool files_results_open(void *ctx, char *name, size_t cap)
 		return false;
 	}
 	out_attach_log(e->log);
-	for (i = 0; wide[i] && i + 1 < cap; i++)
-		name[i] = (char)wide[i];
-	name[i] = 0;
+	for (i = 0; wide[i] && i + 1 < sizeof(e->results); i++)
+		e->results[i] = (char)wide[i];
+	e->results[i] = 0;
+	pmh_strlcpy(name, e->results, cap);
 	return true;
 }
 
@@ -226,25 +294,63 @@ void files_results_flush(void *ctx)
 	out_flush_log();
 }
 
-void files_results_close(void *ctx, const char *json, size_t len)
+/* Ends one results file: kept when every write succeeded and the size the
+ * volume records (EFI_FILE_INFO) is len; deleted otherwise. Appends
+ * "NAME written and verified" or "NAME: why: removed" to msg. */
+static bool finish_file(EFI_FILE_HANDLE f, EFI_STATUS st, UINT64 len, const char *name,
+			char *msg, size_t cap)
+{
+	size_t n = pmh_strlen(msg);
+	EFI_FILE_INFO *info;
+
+	if (st == EFI_SUCCESS)
+		st = uefi_call_wrapper(f->Flush, 1, f);
+	if (st == EFI_SUCCESS) {
+		info = LibFileInfo(f);
+		if (!info || info->FileSize != len)
+			st = info ? SIZE_DIFFERS : EFI_OUT_OF_RESOURCES;
+		if (info)
+			FreePool(info);
+	}
+	if (st == EFI_SUCCESS) {
+		uefi_call_wrapper(f->Close, 1, f);
+		pmh_fmt(msg + n, cap - n, "%s%s written and verified", n ? "; " : "", name);
+		return true;
+	}
+	/* Delete closes the handle too; a warning status means it stayed. */
+	EFI_STATUS del = uefi_call_wrapper(f->Delete, 1, f);
+	pmh_fmt(msg + n, cap - n, "%s%s: %s (EFI status 0x%llx): %s", n ? "; " : "", name,
+		files_status_name(st), (unsigned long long)st,
+		del == EFI_SUCCESS ? "removed" : "incomplete and could not be removed");
+	return false;
+}
+
+bool files_results_close(void *ctx, const char *json, size_t len)
 {
 	struct efi_ctx *e = ctx;
-	char line[160];
+	char line[400], msg[320], name[24];
+	bool ok = true;
+	UINT64 written;
 
-	if (e->json) {
-		EFI_STATUS st = json ? files_write(e->json, json, len) : EFI_OUT_OF_RESOURCES;
-		if (st != EFI_SUCCESS) {
-			pmh_fmt(line, sizeof(line),
-				"error: writing the JSON results failed (%s, EFI status 0x%llx)",
-				files_status_name(st), (unsigned long long)st);
-			out_line(line);
-		}
-		uefi_call_wrapper(e->json->Close, 1, e->json);
-		e->json = NULL;
-	}
+	msg[0] = 0;
 	if (e->log) {
-		out_detach_log();
-		uefi_call_wrapper(e->log->Close, 1, e->log);
+		EFI_STATUS st = out_detach_log(&written);
+		pmh_fmt(name, sizeof(name), "%s.log", e->results);
+		ok &= finish_file(e->log, st, written, name, msg, sizeof(msg));
 		e->log = NULL;
 	}
+	if (e->json) {
+		/* json NULL: no memory for the document; the file would be empty. */
+		EFI_STATUS st = json ? files_write(e->json, json, len) : EFI_OUT_OF_RESOURCES;
+		pmh_fmt(name, sizeof(name), "%s.json", e->results);
+		ok &= finish_file(e->json, st, json ? len : 0, name, msg, sizeof(msg));
+		e->json = NULL;
+	}
+	if (!msg[0])
+		return false; /* there were no results files */
+	/* After the log file is closed: the screen and serial port only. */
+	pmh_fmt(line, sizeof(line), ok ? "results.saved: %s" : "error: results files: %s; what is "
+		"missing is on the console and serial only", msg);
+	out_screen(line);
+	return ok;
 }

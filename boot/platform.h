@@ -14,17 +14,22 @@
 struct efi_ctx {
 	EFI_HANDLE image;
 	EFI_FILE_HANDLE dir;	   /* the folder the image was loaded from, or NULL */
+	CHAR16 *dir_path;	   /* its path on the volume (pool), or NULL */
+	EFI_STATUS dir_status;	   /* why dir is NULL */
 	EFI_FILE_HANDLE log, json; /* this run's results files, or NULL */
+	char results[16];	   /* their base name, "pmuharness-003" */
 	struct pmh_jmpbuf recover; /* where an unexpected exception on the BSP lands */
 };
 
 /* Output: console (UCS-2), COM1 (plain ASCII) and the log buffer. */
 void out_init(void);
 void out_line(const char *s);
-/* Lines of the log not yet written to the log file. */
+/* The log file: lines are held in a buffer and written at each flush; a
+ * failed write stops the writing. detach: the last lines written, then the
+ * first failed status (EFI_SUCCESS: none) and the bytes written. */
 void out_attach_log(EFI_FILE_HANDLE f);
 void out_flush_log(void);
-void out_detach_log(void);
+EFI_STATUS out_detach_log(UINT64 *written);
 /* A line for the screen and COM1 only, not the log (countdown, key prompts). */
 void out_screen(const char *s);
 /* A line from exception context: COM1 only, no firmware call. */
@@ -33,18 +38,23 @@ void out_fatal(const char *s);
 void key_flush(void *ctx);
 enum platform_key key_wait(void *ctx, uint64_t us);
 
-/* The folder the image was loaded from, on its own volume. */
-EFI_FILE_HANDLE files_open_image_dir(EFI_HANDLE image, CHAR16 *dir_out, UINTN dir_len);
+/* The folder e->image was loaded from, on its own volume, into e->dir,
+ * e->dir_path and e->dir_status; no other folder when it cannot be opened.
+ * close: closes it and frees the path. */
+void files_open_image_dir(struct efi_ctx *e);
+void files_close_image_dir(struct efi_ctx *e);
 /* Reads a small file, up to its first 32 KiB: an AllocatePool buffer
  * (NUL-terminated) with the bytes read in *len_out and the file's size in
  * *size_out (larger when the file was cut), or NULL with the status. */
 char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, UINTN *size_out,
 		 EFI_STATUS *st);
 /* The seam's results members over struct efi_ctx: "pmuharness-NNN.log"
- * and ".json" beside the binary, with the first NNN free for both. */
+ * and ".json" beside the binary, with the first NNN free for both. close
+ * keeps each file whose size on the volume is what was written, deletes
+ * any other, and says which on the screen and serial port. */
 bool files_results_open(void *ctx, char *name, size_t cap);
 void files_results_flush(void *ctx);
-void files_results_close(void *ctx, const char *json, size_t len);
+bool files_results_close(void *ctx, const char *json, size_t len);
 /* A word for the statuses a stick produces ("write-protected", "volume full"). */
 const char *files_status_name(EFI_STATUS st);
 

@@ -93,17 +93,18 @@ static void run_guarded(void *arg)
 
 /* The JSON document into the results file, and both files closed (also
  * what an exception left open before the files had a name). */
-static void close_results(const struct platform *p, const struct harness *h)
+static void close_results(const struct platform *p, struct harness *h)
 {
 	struct suite *s = h->suite;
 	char *buf = h->results[0] ? p->alloc(p->ctx, JSON_CAP) : 0;
 	size_t n = buf ? report_json(s, buf, JSON_CAP) : 0;
 
-	if (n >= JSON_CAP) {
-		suite_emit(s, "error: results JSON larger than its buffer; file truncated");
-		n = JSON_CAP - 1;
+	if (n >= JSON_CAP) { /* a cut document is not JSON: none is better */
+		suite_emit(s, "error: results JSON larger than its buffer; not written");
+		p->free(p->ctx, buf);
+		buf = 0;
 	}
-	p->results_close(p->ctx, buf, n);
+	h->saved = p->results_close(p->ctx, buf, n);
 	if (buf)
 		p->free(p->ctx, buf);
 }
@@ -126,10 +127,16 @@ enum pmh_exit harness_run(const struct platform *p, struct harness *h)
 	uint64_t t0 = p->now_us ? p->now_us(p->ctx) : 0;
 
 	h->platform = p;
+	if (h->opt.help) { /* the options, and nothing run or written */
+		options_help(p->line, p->ctx);
+		h->stop = HSTOP_HELP;
+		return PMH_EXIT_NO_VERDICT;
+	}
 	h->stop = HSTOP_NONE;
 	h->error = false;
 	h->event_refused = false;
 	h->results[0] = 0;
+	h->saved = false;
 	/* Pointers only: every exit below may report from it, even one taken
 	 * before the CPU was identified. */
 	suite_init(h->suite, &h->opt, &h->cpu, &h->pmu, &h->apic, (struct sink){ sink_line, h });
@@ -172,15 +179,18 @@ static bool countdown(const struct platform *p, const struct options *o)
 	return true;
 }
 
-/* The end prompt of on_finish = wait: true when R asks for another run. */
-static bool prompt_again(const struct platform *p)
+/* The end prompt of on_finish = wait: true when R asks for another run.
+ * "saved" only when the platform verified every results file. */
+static bool prompt_again(const struct platform *p, bool saved)
 {
 	if (!p->key_wait)
 		return false;
 	/* Drop keys typed during the run; those after the prompt count. */
 	p->key_flush(p->ctx);
 	/* Everything is written and closed by now: the stick can be pulled. */
-	p->screen(p->ctx, "Results saved. R: run again; Esc: return to the firmware.");
+	p->screen(p->ctx, saved ? "Results saved. R: run again; Esc: return to the firmware."
+			       : "Results NOT saved to files (see above): they are on the screen "
+				 "and serial port only. R: run again; Esc: return to the firmware.");
 	for (;;) {
 		enum platform_key k = p->key_wait(p->ctx, 0);
 		if (k == PKEY_ESC || k == PKEY_AGAIN)
@@ -189,7 +199,8 @@ static bool prompt_again(const struct platform *p)
 }
 
 /* Leaves as on_finish says; true when the person asked for another run. */
-static bool leave(const struct platform *p, const struct options *o, enum pmh_exit code)
+static bool leave(const struct platform *p, const struct options *o, enum pmh_exit code,
+		  bool saved)
 {
 	switch (o->on_finish) {
 	case FINISH_QEMU_EXIT:
@@ -200,7 +211,7 @@ static bool leave(const struct platform *p, const struct options *o, enum pmh_ex
 		p->power_off(p->ctx);
 		break;
 	case FINISH_WAIT:
-		return prompt_again(p);
+		return prompt_again(p, saved);
 	case FINISH_RETURN:
 		break;
 	}
@@ -219,13 +230,19 @@ enum harness_end harness_main(const struct platform *p)
 			p->free(p->ctx, h);
 		options_default(&defaults);
 		p->line(p->ctx, "error: out of memory for the results table");
-		leave(p, &defaults, PMH_EXIT_ERROR);
+		leave(p, &defaults, PMH_EXIT_ERROR, false);
 		return HARNESS_NO_MEMORY;
 	}
 	h->suite = s;
 	h->session = true;
 	options_default(&h->opt);
 	p->options(p->ctx, &h->opt);
+	if (h->opt.help) { /* back to the shell that asked, whatever on_finish says */
+		harness_run(p, h);
+		p->free(p->ctx, s);
+		p->free(p->ctx, h);
+		return HARNESS_DONE;
+	}
 	/* Only an interactive finish counts down: the other modes (QEMU tests
 	 * among them) start at once. */
 	if (!countdown(p, &h->opt)) {
@@ -234,7 +251,7 @@ enum harness_end harness_main(const struct platform *p)
 	}
 	do
 		code = harness_run(p, h);
-	while (leave(p, &h->opt, code));
+	while (leave(p, &h->opt, code, h->saved));
 	if (h->opt.on_finish == FINISH_WAIT)
 		p->screen(p->ctx, "Returning to the firmware.");
 	return code == PMH_EXIT_ERROR ? HARNESS_ERROR : HARNESS_DONE;

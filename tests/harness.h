@@ -17,6 +17,7 @@
 enum harness_stop {
 	HSTOP_NONE,
 	HSTOP_LISTED,	/* list_events printed the event list */
+	HSTOP_HELP,	/* help printed the options */
 	HSTOP_PLATFORM, /* the platform's header said stop */
 };
 
@@ -34,6 +35,7 @@ struct harness {
 	bool event_refused; /* this CPU refused the event option (said; the run went on) */
 	bool session;	   /* a run of harness_main (see harness_run) */
 	char results[40];  /* the results files' base name; "" when none */
+	bool saved;	   /* every results file written and verified */
 };
 
 /* One run with h->opt on the platform's current CPU (h->suite must point

@@ -16,6 +16,7 @@
 #define ITEM_MAX	  32	 /* one item of a comma list, with NUL */
 #define ERR_MAX		  OPT_ERR_MAX
 #define PATTERN_MAX	  64	 /* one check-id glob, with NUL (a longer one is cut) */
+#define SUGGEST_MAX	  2	 /* edits from an unknown key to the one suggested */
 #define SHOWN_MAX	  (OPT_MSG_MAX * 4) /* a complaint escaped: at most 4 bytes per byte */
 
 /* on_finish values, in enum on_finish order. The tables here hold their
@@ -271,6 +272,52 @@ static const char key_names[N_KEYS][12] = {
     [KEY_JSON] = "json",
 };
 
+/* The number of single-character edits from a to b (each under
+ * OPT_KEY_MAX), for "did you mean". */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	unsigned row[OPT_KEY_MAX + 1];
+	size_t la = pmh_strlen(a), lb = pmh_strlen(b);
+
+	if (la > OPT_KEY_MAX || lb > OPT_KEY_MAX)
+		return OPT_KEY_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+		row[0] = (unsigned)i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j];
+			unsigned same = (a[i - 1] | 0x20) == (b[j - 1] | 0x20) ? 0 : 1;
+			unsigned best = diag + same;
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* The key closest to an unknown one, NULL when none is close (at most
+ * SUGGEST_MAX edits). */
+static const char *nearest_key(const char *key)
+{
+	unsigned best = SUGGEST_MAX + 1;
+	const char *name = NULL;
+
+	for (unsigned i = 0; i < N_KEYS; i++) {
+		unsigned d = edit_distance(key, key_names[i]);
+		if (d < best) {
+			best = d;
+			name = key_names[i];
+		}
+	}
+	return name;
+}
+
 /* The key's id, N_KEYS when unknown; keys, like yes/no values, ignore case. */
 static enum option_id find_key(const char *key)
 {
@@ -326,7 +373,11 @@ int options_set(struct options *o, const char *key, const char *val, const char 
 	case KEY_JSON:
 		return set_flag(flag_field(o, id), key, val, err, errlen);
 	default:
-		pmh_fmt(err, errlen, "unknown key \"%s\"", key);
+		if (nearest_key(key))
+			pmh_fmt(err, errlen, "unknown key \"%s\" (did you mean %s?)", key,
+				nearest_key(key));
+		else
+			pmh_fmt(err, errlen, "unknown key \"%s\" (help lists the keys)", key);
 		return -1;
 	}
 }
@@ -360,4 +411,32 @@ bool options_check_selected(const struct options *o, const char *id)
 			p++;
 	}
 	return false;
+}
+
+void options_help(void (*line)(void *ctx, const char *s), void *ctx)
+{
+	char l[120];
+
+	line(ctx, "pmuharness options: \"key = value\" lines in " OPTIONS_CONFIG_NAME
+		  " beside the binary, then load options (key=value, --key value, --flag), "
+		  "which win:");
+	line(ctx, "  on_finish   wait | return | poweroff | qemu-exit (default wait)");
+	line(ctx, "  checks      comma-separated check-id globs, e.g. apic.*,overflow.pmi "
+		  "(default *)");
+	line(ctx, "  cpus        all, or CPU numbers such as 0,2,3 (default: the boot CPU)");
+	pmh_fmt(l, sizeof(l), "  repeat      measurements per figure, 1-%u (default %u)",
+		REPEAT_MAX, REPEAT_DEFAULT);
+	line(ctx, l);
+	line(ctx, "  pmi         fixed | nmi: the LVT delivery mode (default fixed)");
+	line(ctx, "  preload     counts N for the -N preloads, max = the widest (default "
+		  "1,2,1000,max)");
+	line(ctx, "  event       an event name or raw spec, e.g. event=0xc0,umask=0x00 "
+		  "(default none)");
+	pmh_fmt(l, sizeof(l), "  countdown   seconds before the run, 0-%u (default %u)",
+		COUNTDOWN_MAX, COUNTDOWN_DEFAULT);
+	line(ctx, l);
+	line(ctx, "  verbose     yes/no: per-counter detail lines (default no)");
+	line(ctx, "  list_events yes/no: print this CPU's event table instead of running");
+	line(ctx, "  json        yes/no: with list_events, as JSON");
+	line(ctx, "  help        (load options: help, --help or -h) this list; nothing runs");
 }

@@ -32,6 +32,7 @@ struct options {
 	unsigned countdown;	      /* seconds before the run on real hardware */
 	bool list_events;
 	bool json_events;
+	bool help; /* load option help, --help or -h: print the keys, run nothing */
 };
 
 typedef void (*options_err_fn)(void *ctx, const char *msg);
@@ -73,6 +74,8 @@ int options_parse_wide_args(struct options *o, size_t argc, const uint16_t *cons
 int options_parse_cmdline(struct options *o, const uint16_t *text, size_t units,
 			  options_err_fn err, void *ctx);
 const char *options_finish_name(enum on_finish f);
+/* The keys, their values and defaults, a line at a time. */
+void options_help(void (*line)(void *ctx, const char *s), void *ctx);
 /* True when the check id is selected by the filter. */
 bool options_check_selected(const struct options *o, const char *id);
 

@@ -77,6 +77,11 @@ static void arg_word(struct args *a, const char *w)
 		apply(a, a->key, "1", a->key_argno, a->key);
 		a->key[0] = 0;
 	}
+	if (!pmh_strcasecmp(w, "help") || !pmh_strcasecmp(w, "--help") || !pmh_strcmp(w, "-h") ||
+	    !pmh_strcmp(w, "-?")) {
+		a->o->help = true;
+		return;
+	}
 	bool dashed = k[0] == '-' && k[1] == '-';
 	if (dashed)
 		k += 2;
@@ -255,7 +260,7 @@ int options_parse_cmdline(struct options *o, const uint16_t *text, size_t units,
 	for (bool first = true; next_word(text, n, &pos, &w); first = false) {
 		word_end(&w);
 		/* a loader's own image path, "\EFI\pmuharness.efi": no option */
-		if (first && w.s[0] != '-' && !pmh_strchr(w.s, '='))
+		if (first && w.s[0] != '-' && !pmh_strchr(w.s, '=') && pmh_strcasecmp(w.s, "help"))
 			continue;
 		a.argno++;
 		wide_word(&a, &w);

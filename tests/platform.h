@@ -37,11 +37,13 @@ struct platform {
 	 * log + JSON pair, its base name into name ("pmuharness-001"); false
 	 * after printing why not. flush: the log lines so far to the file.
 	 * close, at the end of every run: writes the JSON document into an
-	 * open JSON file (json NULL: there was no memory for it, reported as
-	 * a failed write) and closes whatever is open. */
+	 * open JSON file (json NULL: there is no document to write, reported
+	 * as a failed write), verifies and closes whatever is open, and says
+	 * what was kept; true only when every results file was written and
+	 * verified. */
 	bool (*results_open)(void *ctx, char *name, size_t cap);
 	void (*results_flush)(void *ctx);
-	void (*results_close)(void *ctx, const char *json, size_t len);
+	bool (*results_close)(void *ctx, const char *json, size_t len);
 
 	/* Zeroed memory that outlives the run, and its release. */
 	void *(*alloc)(void *ctx, size_t n);

@@ -62,7 +62,8 @@ bool fuzz_options_equal(const struct options *a, const struct options *b)
 	       !memcmp(a->preloads, b->preloads, a->n_preloads * sizeof(a->preloads[0])) &&
 	       !strcmp(a->event, b->event) && !strcmp(a->event_at, b->event_at) &&
 	       a->verbose == b->verbose && a->countdown == b->countdown &&
-	       a->list_events == b->list_events && a->json_events == b->json_events;
+	       a->list_events == b->list_events && a->json_events == b->json_events &&
+	       a->help == b->help;
 }
 
 /* A complaint is at most a few hundred characters; 4096 is plenty. */

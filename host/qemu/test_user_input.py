@@ -29,6 +29,7 @@ RUNS = [
     "pmuharness.efi checks=caf\u00e9 checks=apic.nmi",
     "big\\pmuharness.efi",
 ]
+HELP_RUN = "pmuharness -h"  # last: it prints the keys and has no closing line
 # boot/files.c reads pmuharness.cfg up to 32 KiB: a line crosses that point
 READ_MAX = 32 * 1024
 CUT_LINE = "checks = apic.nmi"
@@ -57,7 +58,7 @@ def run_lines(plain):
         if q.CLOSING.match(l):
             runs.append(cur)
             cur = []
-    return runs
+    return runs, cur
 
 
 def main():
@@ -72,7 +73,7 @@ def main():
     cfg, cut_line = big_cfg()
     with open(os.path.join(esp, "big", "pmuharness.cfg"), "wb") as f:
         f.write(cfg)
-    script = "\r\n".join(["@echo -off", "fs0:"] + RUNS + ["reset -s", ""])
+    script = "\r\n".join(["@echo -off", "fs0:"] + RUNS + [HELP_RUN, "reset -s", ""])
     with open(os.path.join(esp, "startup.nsh"), "wb") as f:
         f.write(b"\xff\xfe" + script.encode("utf-16-le"))
     assert len(RUNS[1]) > 511
@@ -80,7 +81,7 @@ def main():
                         "--timeout", str(LIMIT_S)],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=q.ENV)
     raw = open(serial, "rb").read() if os.path.exists(serial) else b""
-    runs = run_lines(q.plain(raw))
+    runs, tail = run_lines(q.plain(raw))
     t = []
 
     def expect(name, ok, detail):
@@ -117,6 +118,11 @@ def main():
     ok = checks_of(runs[3]) == ["apic.lvt-pc"] and len(errs) == 1 and errs[0].startswith(want)
     expect("config-cut", ok, f"a {len(cfg)}-byte config ran {checks_of(runs[3])} with "
            f"errors {errs}, expected apic.lvt-pc and the cut named at line {cut_line}")
+    at = [i for i, l in enumerate(tail) if l.startswith("pmuharness options:")]
+    tail = tail[at[0]:] if at else tail
+    ok = bool(at) and not any(l.startswith(("cpu.", "verdict:", "results.")) for l in tail)
+    expect("help", ok, f"'{HELP_RUN}' printed {len(tail)} lines: the option list and no run"
+           if ok else f"'{HELP_RUN}' printed: {tail[:3]}")
     leaked = [l for l in q.plain(raw) if any(ord(c) > 0x7e for c in l)]
     expect("plain-ascii", not leaked, f"{len(leaked)} of our lines carry non-ASCII")
     passed = sum(t)

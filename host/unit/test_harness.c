@@ -31,6 +31,7 @@ static struct {
 	bool files;	      /* results_open succeeds */
 	bool crash;	      /* guard reports an exception before the run */
 	bool no_memory;	      /* alloc fails */
+	bool unsaved;	      /* results_close could not write a file */
 	enum platform_key keys[MAX_KEYS]; /* key_wait's answers in turn, then Esc */
 	unsigned n_keys, next_key;
 	uint64_t clock;
@@ -94,19 +95,20 @@ static void f_flush(void *ctx)
 	note("flush");
 }
 
-static void f_close(void *ctx, const char *json, size_t len)
+static bool f_close(void *ctx, const char *json, size_t len)
 {
 	(void)ctx;
 	static const char key[] = "\n  \"verdict\": \""; /* the run's, not a result's */
 	const char *v = json ? strstr(json, key) : NULL;
 	if (!json) {
 		note("close: none");
-		return;
+		return false;
 	}
 	assert_int_equal(strlen(json), len);
 	assert_non_null(v);
 	v += sizeof(key) - 1;
 	note("close: %.*s", (int)strcspn(v, "\""), v);
+	return fake.files && !fake.unsaved;
 }
 
 static void *f_alloc(void *ctx, size_t n)
@@ -281,6 +283,21 @@ static void prompt_runs_again(void **st)
 	assert_int_equal(count("qemu-exit"), 0);
 }
 
+/* Results files the platform could not write: the end prompt never says
+ * they were saved. */
+static void prompt_says_unsaved(void **st)
+{
+	(void)st;
+	fake.cfg = "checks = idt.*\ncountdown = 0\n";
+	fake.unsaved = true;
+	keys(1, (enum platform_key[]){ PKEY_ESC });
+	assert_int_equal(harness_main(&plat), HARNESS_DONE);
+	assert_int_equal(count("screen: Results saved."), 0);
+	assert_int_equal(count("screen: Results NOT saved to files (see above): they are on the "
+			       "screen and serial port only."),
+			 1);
+}
+
 /* No memory for the results table: the error, then the default finish
  * (wait: the prompt). */
 static void no_memory(void **st)
@@ -289,7 +306,7 @@ static void no_memory(void **st)
 	fake.no_memory = true;
 	assert_int_equal(harness_main(&plat), HARNESS_NO_MEMORY);
 	assert_string_equal(events[0], "line: error: out of memory for the results table");
-	assert_int_not_equal(find("screen: Results saved.", 0), -1);
+	assert_int_not_equal(find("screen: Results NOT saved to files (see above)", 0), -1);
 	assert_int_equal(count("line: pmuharness: "), 0);
 }
 
@@ -422,6 +439,28 @@ static void lone_run(void **st)
 	assert_int_equal(count("line: harness.elapsed_us"), 0);
 }
 
+/* help prints the keys and runs nothing: no identification, no check, no
+ * verdict, no results files. */
+static void help_runs_nothing(void **st)
+{
+	(void)st;
+	static struct harness h;
+	static struct suite s;
+	const struct platform bare = { .line = f_line };
+
+	h.suite = &s;
+	options_default(&h.opt);
+	h.opt.help = true;
+	n_events = 0;
+	harness_run(&bare, &h);
+	assert_int_equal(h.stop, HSTOP_HELP);
+	assert_int_not_equal(find("line: pmuharness options:", 0), -1);
+	assert_int_not_equal(find("line:   repeat      measurements per figure, 1-1001 (default 11)", 0),
+			     -1);
+	assert_int_equal(find("line: cpu.vendor", 0), -1);
+	assert_int_equal(count("line: verdict: "), 0);
+}
+
 /* apic.fatal-trigger runs only when checks= names it exactly. */
 static void trigger_only_when_named(void **st)
 {
@@ -502,12 +541,14 @@ int main(void)
 		cmocka_unit_test_setup(countdown_esc_skips, setup),
 		cmocka_unit_test_setup(prompt_runs_again, setup),
 		cmocka_unit_test_setup(no_memory, setup),
+		cmocka_unit_test_setup(prompt_says_unsaved, setup),
 		cmocka_unit_test_setup(session_listing_keeps_summary, setup),
 		cmocka_unit_test_setup(refused_event_goes_on, setup),
 		cmocka_unit_test_setup(missing_counter_refused, setup),
 		cmocka_unit_test_setup(no_check_selected, setup),
 		cmocka_unit_test_setup(exception_is_error, setup),
 		cmocka_unit_test_setup(no_results_files, setup),
+		cmocka_unit_test(help_runs_nothing),
 		cmocka_unit_test_setup(lone_run, setup),
 		cmocka_unit_test_setup(trigger_only_when_named, setup),
 		cmocka_unit_test_setup(suite_cpu_api, setup),

@@ -142,6 +142,28 @@ static void flags_take_yes_no_words(void **st)
 	assert_non_null(strstr(errors[0], "argument 2 \"caf\\u00e9\": character U+00E9"));
 }
 
+/* help, --help and -h ask for the option list (nothing else runs); an
+ * unknown key names the nearest real one. */
+static void help_and_nearest_key(void **st)
+{
+	(void)st;
+	static const char *const asks[] = { "pmuharness help", "x --help", "x -h", "help" };
+	struct options o;
+	char *argv[] = { "--repat", "3", "checks=x", "--zzzzzzzz=1" };
+
+	for (unsigned i = 0; i < sizeof(asks) / sizeof(asks[0]); i++) {
+		assert_int_equal(cmdline(&o, asks[i]), 0);
+		assert_true(o.help);
+	}
+	assert_int_equal(cmdline(&o, "x checks=help"), 0);
+	assert_false(o.help);
+	n_errors = 0;
+	options_default(&o);
+	assert_int_equal(options_parse_args(&o, 4, argv, err, NULL), 2);
+	assert_non_null(strstr(errors[0], "unknown key \"repat\" (did you mean repeat?)"));
+	assert_non_null(strstr(errors[1], "unknown key \"zzzzzzzz\" (help lists the keys)"));
+}
+
 /* A boot entry's binary data is one message, not a run with no options
  * and no word said. */
 static void binary_blob(void **st)
@@ -234,6 +256,7 @@ int main(void)
 	    cmocka_unit_test(non_ascii_refuses_one_word),
 	    cmocka_unit_test(bad_words_named),
 	    cmocka_unit_test(flags_take_yes_no_words),
+	    cmocka_unit_test(help_and_nearest_key),
 	    cmocka_unit_test(binary_blob),
 	    cmocka_unit_test(shell_argv),
 	    cmocka_unit_test(event_origin),

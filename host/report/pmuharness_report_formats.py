@@ -1,0 +1,271 @@
+"""The outputs of pmuharness-report from runs already read (the v2 shape):
+a Markdown and an HTML checklist, JUnit XML and TAP 13. Standard library only."""
+import html
+import json
+import re
+
+# Across runs the most severe verdict wins; a run that measured nothing
+# (NO VERDICT) weighs more than one that had no PMU to measure.
+SEVERITY = ("ERROR", "FAIL", "NO VERDICT", "NO PMU", "PASS")
+# XML 1.0 admits no control character but tab, LF and CR, even escaped.
+XML_BAD = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+# ---- runs as a table -----------------------------------------------------------
+
+def columns(runs):
+    """(run, cpu entry) per column, in file order, boot CPU first."""
+    return [(run, c) for run in runs for c in run["cpus"]]
+
+
+def check_rows(runs):
+    """Every check id once, in the order the runs first give it."""
+    order = {}
+    for run in runs:
+        for res in run["results"]:
+            order.setdefault(res["id"], len(order))
+    return list(order)
+
+
+def result_of(run, cpu, check):
+    for res in run["results"]:
+        if res["cpu"] == cpu and res["id"] == check:
+            return res
+    return None
+
+
+def overall(runs):
+    return min((r["verdict"] for r in runs), key=SEVERITY.index)
+
+
+# ---- text pieces -------------------------------------------------------------
+def figures_text(fig):
+    if not fig:
+        return ""
+    unit = f" {fig['unit']}" if fig.get("unit") else ""
+    text = "/".join(nv(fig.get(k)) for k in ("min", "median", "max")) + unit
+    if fig.get("tolerance"):
+        text += f" (tolerance {fig['tolerance']})"
+    if fig.get("counters"):
+        text += " on " + ", ".join(str(c) for c in fig["counters"])
+    return text
+
+
+def nv(v, fmt="{}"):
+    return "-" if v is None else fmt.format(v)
+
+
+def cpu_ident(c):
+    """(key, value) rows that identify one CPU and its PMU."""
+    pmu = c.get("pmu") or {}
+    fms = "/".join(nv(c.get(k), "{:#x}") for k in ("family", "model", "stepping"))
+    ctrs = ("-" if not pmu else
+            f"{nv(pmu.get('gp_counters'))} x {nv(pmu.get('gp_width'))} bit general, "
+            f"{nv(pmu.get('fixed_counters'))} x {nv(pmu.get('fixed_width'))} bit fixed")
+    return [("CPU", f"{c['cpu']} (APIC ID {nv(c.get('apic_id'))}, {nv(c.get('apic_mode'))})"),
+            ("Vendor", nv(c.get("vendor"))), ("Brand", nv(c.get("brand"))),
+            ("Family/model/stepping", fms), ("Microcode", nv(c.get("microcode"), "{:#x}")),
+            ("Hypervisor", nv(c.get("hypervisor"))),
+            ("PMU", f"{nv(pmu.get('driver'))} version {nv(pmu.get('version'))}, "
+                    f"{nv(pmu.get('status'))}: {nv(pmu.get('reason'))}" if pmu else "-"),
+            ("Counters", ctrs),
+            ("Verdict", f"{c['verdict']} ({c.get('passed', 0)} passed, {c.get('failed', 0)} "
+                        f"failed, {c.get('skipped', 0)} skipped)")]
+
+
+def run_ident(run):
+    """(key, value) rows that identify one run: board, firmware, harness, options."""
+    sysid = run.get("system") or {}
+    board = sysid.get("board") or {}
+    fw = run.get("firmware") or {}
+    h = run["harness"]
+    opts = run.get("options")
+    return [("File", run["path"]), ("Schema", run["schema"]),
+            ("System", " ".join(str(sysid.get(k) or "") for k in
+                                ("manufacturer", "product", "version")).strip() or "-"),
+            ("Board", " ".join(str(board.get(k) or "") for k in
+                               ("manufacturer", "product", "version")).strip() or "-"),
+            ("Firmware", f"{nv(fw.get('vendor'))} {nv(fw.get('revision'))}" if fw else "-"),
+            ("Harness", f"{h['version']} ({nv(h.get('commit'))})"),
+            ("Started", nv(run.get("started"))),
+            ("Elapsed", nv(run.get("elapsed_us"), "{} us")),
+            ("Options", json.dumps(opts, sort_keys=True) if opts else "-"),
+            ("Verdict", f"{run['verdict']}: {run['verdict_reason']}")]
+
+
+def crash_text(crash):
+    regs = crash.get("registers") or {}
+    return (f"vector {crash.get('vector')}, error code {crash.get('error_code')}, "
+            f"RIP {crash.get('rip')}, during {crash.get('check')}; "
+            + " ".join(f"{k}={v}" for k, v in sorted(regs.items())))
+
+
+def col_name(run, c):
+    return f"{run['label']} cpu{c['cpu']}"
+
+
+# ---- Markdown ----------------------------------------------------------------
+def md_cell(text):
+    """One table cell: no raw HTML (a renderer would run it), no pipe, no line break."""
+    text = html.escape(XML_BAD.sub("?", str(text)), quote=False)
+    return re.sub(r"([\\|`*_\[\]])", r"\\\1", text).replace("\n", " ")
+
+
+def markdown(runs):
+    out = ["# pmuharness results", "", f"**Verdict: {overall(runs)}**", ""]
+    for run in runs:
+        out += [f"## {md_cell(run['label'])}", "", "| | |", "|---|---|"]
+        out += [f"| {k} | {md_cell(v)} |" for k, v in run_ident(run)]
+        if run.get("crash"):
+            out.append(f"| Crash | {md_cell(crash_text(run['crash']))} |")
+        for c in run["cpus"]:
+            out += ["", f"### {md_cell(run['label'])} cpu{c['cpu']}", "", "| | |", "|---|---|"]
+            out += [f"| {k} | {md_cell(v)} |" for k, v in cpu_ident(c)]
+        out.append("")
+    cols = columns(runs)
+    out += ["## Checks", "", "| Check | " + " | ".join(md_cell(col_name(r, c)) for r, c in cols)
+            + " |", "|---" * (len(cols) + 1) + "|"]
+    for check in check_rows(runs):
+        cells = []
+        for run, c in cols:
+            res = result_of(run, c["cpu"], check)
+            cells.append("" if res is None else "; ".join(
+                x for x in (res["verdict"], figures_text(res["figures"]), res["detail"]) if x))
+        out.append(f"| {md_cell(check)} | " + " | ".join(md_cell(x) for x in cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+# ---- HTML (well-formed XHTML, so an XML parser can read it back) --------------
+COLOURS = {"PASS": "#1b7f3b", "FAIL": "#b3261e", "SKIP": "#7a7a7a", "ERROR": "#b3261e",
+           "NO PMU": "#8a6d00", "NO VERDICT": "#8a6d00"}
+CSS = ("body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;margin:.5em 0}"
+       "td,th{border:1px solid #bbb;padding:.2em .5em;vertical-align:top;text-align:left}"
+       ".v{color:#fff;font-weight:bold;padding:0 .3em}.box{font-size:2em;display:inline-block;"
+       "padding:.2em 1em}small{color:#444}")
+
+
+def h(text):
+    """Text for XML (the HTML and JUnit): escaped, without the characters XML forbids."""
+    return html.escape(XML_BAD.sub("?", str(text)), quote=True)
+
+
+def badge(verdict, cls="v"):
+    return f'<span class="{cls}" style="background:{COLOURS[verdict]}">{h(verdict)}</span>'
+
+
+def kv_table(rows):
+    return ("<table>" + "".join(f"<tr><th>{h(k)}</th><td>{h(v)}</td></tr>" for k, v in rows)
+            + "</table>")
+
+
+def html_doc(runs):
+    cols = columns(runs)
+    out = ['<!DOCTYPE html>', '<html xmlns="http://www.w3.org/1999/xhtml" lang="en">',
+           '<head><meta charset="utf-8"/><title>pmuharness results</title>',
+           f'<style>{CSS}</style></head><body>', '<h1>pmuharness results</h1>',
+           f'<p id="verdict">{badge(overall(runs), "v box")}</p>']
+    for run in runs:
+        out.append(f"<h2>{h(run['label'])} {badge(run['verdict'])}</h2>")
+        rows = run_ident(run) + ([("Crash", crash_text(run["crash"]))] if run.get("crash")
+                                 else [])
+        out.append(kv_table(rows))
+        for c in run["cpus"]:
+            out.append(f"<h3>{h(run['label'])} cpu{c['cpu']}</h3>" + kv_table(cpu_ident(c)))
+    out.append('<h2>Checks</h2><table id="checks"><thead><tr><th>Check</th>'
+               + "".join(f"<th>{h(col_name(r, c))}</th>" for r, c in cols) + "</tr></thead><tbody>")
+    for check in check_rows(runs):
+        cells = []
+        for run, c in cols:
+            res = result_of(run, c["cpu"], check)
+            if res is None:
+                cells.append("<td></td>")
+                continue
+            fig = figures_text(res["figures"])
+            cells.append(f"<td>{badge(res['verdict'])}"
+                         + (f"<br/>{h(fig)}" if fig else "")
+                         + f"<br/><small>{h(res['detail'])}</small></td>")
+        out.append(f"<tr><th>{h(check)}</th>{''.join(cells)}</tr>")
+    out.append("</tbody></table></body></html>")
+    return "\n".join(out) + "\n"
+
+
+# ---- JUnit XML ---------------------------------------------------------------
+def junit(runs):
+    out = ['<?xml version="1.0" encoding="UTF-8"?>']
+    total = {"tests": 0, "failures": 0, "skipped": 0, "errors": 0}
+    suites = []
+    for run, c in columns(runs):
+        mine = [res for res in run["results"] if res["cpu"] == c["cpu"]]
+        crashed = bool(run.get("crash")) and c is run["cpus"][0]
+        n = {"tests": len(mine) + crashed,
+             "failures": sum(r["verdict"] == "FAIL" for r in mine),
+             "skipped": sum(r["verdict"] == "SKIP" for r in mine), "errors": int(crashed)}
+        for k in total:
+            total[k] += n[k]
+        cls = h(f"pmuharness.{run['label']}.cpu{c['cpu']}")
+        # JUnit's timestamp is ISO 8601 without a zone; the firmware clock is UTC.
+        when = f' timestamp="{h(run["started"].rstrip("Z"))}"' if run.get("started") else ""
+        s = [f'  <testsuite name="{h(col_name(run, c))}" tests="{n["tests"]}" '
+             f'failures="{n["failures"]}" errors="{n["errors"]}" skipped="{n["skipped"]}"{when}>',
+             '    <properties>'] + [
+            f'      <property name="{h(k)}" value="{h(v)}"/>'
+            for k, v in run_ident(run) + cpu_ident(c)] + ['    </properties>']
+        for res in mine:
+            body = "\n".join(f"{k}: {v}" for k, v in (("detail", res["detail"]),
+                                                    ("figures", figures_text(res["figures"])))
+                             if v)
+            s.append(f'    <testcase classname="{cls}" name="{h(res["id"])}">')
+            if res["verdict"] == "FAIL":
+                s.append(f'      <failure message="{h(res["detail"])}">{h(body)}</failure>')
+            elif res["verdict"] == "SKIP":
+                s.append(f'      <skipped message="{h(res["detail"])}"/>')
+            s.append(f"      <system-out>{h(body)}</system-out>")
+            s.append("    </testcase>")
+        if crashed:
+            msg = crash_text(run["crash"])
+            s += [f'    <testcase classname="{cls}" name="harness.crash">',
+                  f'      <error message="{h(msg)}">{h(msg)}</error>', "    </testcase>"]
+        suites += s + ["  </testsuite>"]
+    out.append(f'<testsuites name="pmuharness" tests="{total["tests"]}" '
+               f'failures="{total["failures"]}" errors="{total["errors"]}" '
+               f'skipped="{total["skipped"]}">')
+    return "\n".join(out + suites + ["</testsuites>"]) + "\n"
+
+
+# ---- TAP 13 ------------------------------------------------------------------
+def y(v):
+    """A YAML scalar: JSON's quoted string is valid YAML."""
+    return json.dumps(v if isinstance(v, (int, type(None))) else str(v))
+
+
+def tap_text(text):
+    """A test line is one line of printable text."""
+    return XML_BAD.sub("?", str(text)).replace("\r", " ").replace("\n", " ")
+
+
+def tap(runs):
+    points = []
+    for run, c in columns(runs):
+        for res in (r for r in run["results"] if r["cpu"] == c["cpu"]):
+            points.append((run, c, res))
+    out = ["TAP version 13", f"1..{len(points) + sum(bool(r.get('crash')) for r in runs)}"]
+    n = 0
+    for run, c, res in points:
+        n += 1
+        name = tap_text(f"{col_name(run, c)} {res['id']}").replace("#", "\\#")
+        ok = "not ok" if res["verdict"] == "FAIL" else "ok"
+        skip = f" # SKIP {tap_text(res['detail'])}" if res["verdict"] == "SKIP" else ""
+        out.append(f"{ok} {n} - {name}{skip}")
+        fig = res["figures"] or {}
+        diag = [("verdict", res["verdict"]), ("detail", res["detail"])] + [
+            (k, fig.get(k)) for k in ("min", "median", "max", "unit", "tolerance") if fig]
+        if fig.get("counters"):
+            diag.append(("counters", ", ".join(map(str, fig["counters"]))))
+        out += ["  ---"] + [f"  {k}: {y(v)}" for k, v in diag] + ["  ..."]
+    for run in runs:
+        if run.get("crash"):
+            n += 1
+            name = tap_text(f"{run['label']} harness.crash").replace("#", "\\#")
+            out += [f"not ok {n} - {name}", "  ---",
+                    f"  message: {y(crash_text(run['crash']))}", "  ..."]
+    return "\n".join(out) + "\n"
