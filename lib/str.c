@@ -223,12 +223,12 @@ bool pmh_glob(const char *p, const char *s)
 	const char *star = 0, *ss = 0;
 
 	while (*s) {
-		if (*p == '?' || *p == *s) {
-			p++;
-			s++;
-		} else if (*p == '*') {
+		if (*p == '*') { /* a wildcard before a literal: '*' in s is text */
 			star = p++;
 			ss = s;
+		} else if (*p == '?' || *p == *s) {
+			p++;
+			s++;
 		} else if (star) {
 			p = star + 1;
 			s = ++ss;

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "../../tests/options.h"
+#include "../../lib/str.h"
 
 #define MAX_ERRORS 8
 #define UNITS_MAX  4096
@@ -164,6 +165,18 @@ static void help_and_nearest_key(void **st)
 	assert_non_null(strstr(errors[1], "unknown key \"zzzzzzzz\" (help lists the keys)"));
 }
 
+/* A '*' in the pattern is a wildcard even where the string holds a '*'
+ * (found by the checks fuzz target). */
+static void glob_star_before_literal(void **st)
+{
+	(void)st;
+	assert_true(pmh_glob("*a*", "a*beff"));
+	assert_true(pmh_glob("a*", "a*"));
+	assert_true(pmh_glob("*", "*"));
+	assert_false(pmh_glob("*b", "a*"));
+	assert_true(pmh_glob("apic.*", "apic.nmi"));
+}
+
 /* A boot entry's binary data is one message, not a run with no options
  * and no word said. */
 static void binary_blob(void **st)
@@ -257,6 +270,7 @@ int main(void)
 	    cmocka_unit_test(bad_words_named),
 	    cmocka_unit_test(flags_take_yes_no_words),
 	    cmocka_unit_test(help_and_nearest_key),
+	    cmocka_unit_test(glob_star_before_literal),
 	    cmocka_unit_test(binary_blob),
 	    cmocka_unit_test(shell_argv),
 	    cmocka_unit_test(event_origin),
