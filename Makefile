@@ -241,7 +241,7 @@ help:
 	  '  make             build/pmuharness.efi, the UEFI image' \
 	  '  make run         boot it in QEMU+OVMF; our lines on the terminal, results kept in' \
 	  '                   build/run-esp/EFI/BOOT (numbered); exit 0 only for PASS' \
-	  '  make test        every test (layers, unit, simulated CPUs, QEMU), as CI runs it' \
+	  '  make test        every test (layers, unit, simulated CPUs, fuzzing, QEMU), as CI runs it' \
 	  '  make unit | sim-test | qemu-test | report-test | layers   one part of make test' \
 	  '  make fuzz        libFuzzer targets, FUZZ_SECONDS=30 each (README: Fuzzing)' \
 	  '  build/pmuharness-report   results files to Markdown, HTML, JUnit, TAP (--help)' \
