@@ -57,7 +57,7 @@ CHECK_SRC  := $(addprefix tests/checks/, \
               apic_lvt_pc.c apic_nmi.c apic_self_ipi.c apic_fatal_trigger.c idt_restore.c)
 SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHECK_SRC)
 # Target only: the UEFI platform and the real instructions behind pmu/hw.h.
-BOOT_SRC   := boot/efi_main.c boot/console.c boot/files.c boot/mp.c boot/hw_x86.c apic/idt_x86.c
+BOOT_SRC   := boot/efi_main.c boot/console.c boot/files.c boot/mp.c boot/smbios.c boot/hw_x86.c apic/idt_x86.c
 TARGET_SRC := $(SHARED_SRC) $(BOOT_SRC)
 TARGET_ASM := apic/entry.S events/workload.S
 # The minimal EFI program `make bench` compares boot times with.

@@ -176,6 +176,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		p.key_wait = key_wait;
 	}
 	calibrate_tsc();
+	efi_identity(&p);
 	e.image = image;
 	e.dir = files_open_image_dir(image, dir_name, sizeof(dir_name) / sizeof(dir_name[0]));
 	enum harness_end end = harness_main(&p);
