@@ -137,6 +137,7 @@ enum pmh_exit harness_run(const struct platform *p, struct harness *h)
 	if (!p->guard) {
 		run_guarded(h);
 	} else if (p->guard(p->ctx, run_guarded, h)) {
+		report_crash(h->suite, isr_last_fatal());
 		suite_emit(h->suite,
 			   "error: the harness stopped after an unexpected exception (see above)");
 		h->error = true;

@@ -176,6 +176,51 @@ static void figures(struct pmh_sb *sb, const struct result *r)
 	pmh_sb_add(sb, "]}");
 }
 
+/* The crash record's registers, in this order. */
+static const char reg_names[CRASH_REGS][7] = {
+	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8",
+	"r9",  "r10", "r11", "r12", "r13", "r14", "r15", "rflags",
+};
+
+void report_crash(struct suite *s, const struct int_frame *f)
+{
+	struct crash_record *c = &s->crash;
+
+	if (!f)
+		return;
+	const uint64_t r[CRASH_REGS] = { f->rax, f->rbx, f->rcx, f->rdx, f->rsi, f->rdi,
+					 f->rbp, f->rsp, f->r8,	 f->r9,	 f->r10, f->r11,
+					 f->r12, f->r13, f->r14, f->r15, f->rflags };
+	c->set = true;
+	c->vector = f->vector;
+	c->error = f->error;
+	c->rip = f->rip;
+	pmh_memcpy(c->regs, r, sizeof(r));
+	pmh_strlcpy(c->check, s->running ? s->running : "", sizeof(c->check));
+	suite_emit(s, "crash: vector %llu error 0x%llx rip 0x%llx rsp 0x%llx in %s",
+		   (unsigned long long)c->vector, (unsigned long long)c->error,
+		   (unsigned long long)c->rip, (unsigned long long)f->rsp,
+		   c->check[0] ? c->check : "no check");
+}
+
+static void crash(struct pmh_sb *sb, const struct crash_record *c)
+{
+	if (!c->set) {
+		pmh_sb_add(sb, ",\n  \"crash\": null");
+		return;
+	}
+	pmh_sb_add(sb, ",\n  \"crash\": {\"vector\": %llu, \"error_code\": %llu, \"rip\": \"0x%llx\", "
+		       "\"registers\": {",
+		   (unsigned long long)c->vector, (unsigned long long)c->error,
+		   (unsigned long long)c->rip);
+	for (unsigned i = 0; i < CRASH_REGS; i++)
+		pmh_sb_add(sb, "%s\"%s\": \"0x%llx\"", i ? ", " : "", reg_names[i],
+			   (unsigned long long)c->regs[i]);
+	pmh_sb_add(sb, "}, \"check\": ");
+	str_or_null(sb, c->check);
+	pmh_sb_add(sb, "}");
+}
+
 static void results(struct pmh_sb *sb, const struct suite *s)
 {
 	pmh_sb_add(sb, ",\n  \"results\": [");
@@ -214,6 +259,7 @@ size_t report_json(const struct suite *s, char *buf, size_t cap)
 		   "\"dropped\": %u},\n  \"verdict\": \"%s\",\n  \"verdict_reason\": ",
 		   s->passed, s->failed, s->skipped, s->dropped, run_verdict_name(suite_verdict(s)));
 	pmh_sb_json_str(&sb, why);
-	pmh_sb_add(&sb, ",\n  \"crash\": null\n}\n");
+	crash(&sb, &s->crash);
+	pmh_sb_add(&sb, "\n}\n");
 	return sb.len;
 }

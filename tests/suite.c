@@ -312,6 +312,7 @@ void suite_run(struct suite *s, unsigned cpu_index)
 	size_t n = suite_checks(list, 256);
 	char caps[160];
 
+	s->running = 0; /* an AP's crash left its check named */
 	note_cpu(s, cpu_index);
 	for (size_t i = 0; i < n; i++) {
 		const struct check *k = list[i];
@@ -335,7 +336,9 @@ void suite_run(struct suite *s, unsigned cpu_index)
 			check_skip(&c, "%s has no %s", s->pmu->name,
 				   cap_names(k->needs_caps & ~s->pmu->caps, caps, sizeof(caps)));
 		} else {
+			s->running = k->id; /* named in a crash record */
 			k->run(&c);
+			s->running = 0;
 		}
 		record(s, &c);
 	}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include "../pmu/pmu.h"
 #include "../apic/apic.h"
+#include "../apic/isr.h"
 #include "options.h"
 
 struct platform;
@@ -86,6 +87,14 @@ struct cpu_record {
 	struct run_counts n;
 };
 
+/* An unexpected exception that stopped the run (report_crash). */
+#define CRASH_REGS 17 /* rax..r15 in the JSON's order, rsp, rflags */
+struct crash_record {
+	bool set;
+	uint64_t vector, error, rip, regs[CRASH_REGS];
+	char check[40]; /* the check that was running; "" none */
+};
+
 struct suite {
 	struct result results[SUITE_MAX_RESULTS];
 	unsigned n_results;
@@ -99,6 +108,8 @@ struct suite {
 	const struct platform *platform;
 	uint64_t t0_us;
 	char started[32]; /* the firmware clock at the start; "" unknown */
+	const char *running; /* the check running now, or NULL */
+	struct crash_record crash;
 	struct sink out;
 	const struct options *opt;
 	const struct cpu_info *cpu;
@@ -191,6 +202,9 @@ void report_summary(struct suite *s);
 /* The run's platform, its start on the platform's now_us clock (t0_us)
  * and the firmware's time, for the JSON; after suite_init. */
 void report_start(struct suite *s, const struct platform *p, uint64_t t0_us);
+/* The exception in f (NULL: not known) as the run's crash record, and a
+ * line that says it into the log. */
+void report_crash(struct suite *s, const struct int_frame *f);
 /* Why the run's verdict is what it is (the verdict line's reason). */
 void report_verdict_reason(const struct suite *s, char *buf, size_t n);
 /* The JSON results document (schema pmuharness-results/2,

@@ -68,14 +68,14 @@ def sim_doc(sim, *args):
         return json.load(open(f.name))
 
 
-def qemu_doc(efi):
-    """The JSON of a boot with two CPUs and cpus = all (QEMU's SMBIOS and
-    firmware clock)."""
+def qemu_doc(efi, cfg="cpus = all\n"):
+    """The JSON of a boot with two CPUs and cfg (by default cpus = all:
+    QEMU's SMBIOS and firmware clock, both CPUs)."""
     d = tempfile.mkdtemp(prefix="pmh-schema-")
     esp = os.path.join(d, "esp")
     try:
         subprocess.run([q.BOOT, efi, "--smp", "2", "--esp", esp, "--cfg",
-                        "on_finish = qemu-exit\ncpus = all\n", "--timeout", str(q.LIMIT_S)],
+                        "on_finish = qemu-exit\n" + cfg, "--timeout", str(q.LIMIT_S)],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        env=dict(q.ENV, TMPDIR=d))
         boot_dir = os.path.join(esp, "EFI", "BOOT")
@@ -133,13 +133,30 @@ def main():
                 errs.append(f"{k} is null under OVMF")
         return errs
 
+    def qemu_crash():
+        """An unexpected #UD (the test trigger): the crash record names the
+        vector, RIP, the trigger's registers and the check."""
+        doc = qemu_doc(efi, "checks = apic.fatal-trigger\n")
+        errs = validate(doc, schema)
+        c = doc["crash"] or {}
+        want = {"vector": 6, "error_code": 0, "check": "apic.fatal-trigger"}
+        errs += [f"crash.{k} {c.get(k)!r}, expected {v!r}" for k, v in want.items()
+                 if c.get(k) != v]
+        regs = c.get("registers", {})
+        if regs.get("rax") != "0x5a5a1234" or regs.get("rbx") != "0xbadcafe":
+            errs.append(f"crash.registers {regs}")
+        if doc["verdict"] != "ERROR":
+            errs.append(f"verdict {doc['verdict']}, expected ERROR")
+        return errs
+
     t.case(sim_models)
     t.case(sim_figures)
     t.case(refuses_bad)
     if os.path.exists(efi) and shutil.which("qemu-system-x86_64"):
         t.case(qemu_boot)
+        t.case(qemu_crash)
     else:
-        print("SKIP schema.qemu_boot: no image or no QEMU")
+        print("SKIP schema.qemu_boot, schema.qemu_crash: no image or no QEMU")
     return t.done()
 
 
