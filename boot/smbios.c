@@ -12,7 +12,7 @@
 /* EFI_TIME.TimeZone when the clock keeps local time of no known zone
  * (UEFI 2.x, GetTime) */
 #define TZ_UNSPECIFIED 0x07ff
-#define TZ_MAX_MIN (24 * 60) /* |TimeZone| is at most 1440 minutes */
+#define TZ_MAX_MIN     (24 * 60) /* |TimeZone| is at most 1440 minutes */
 
 static char fw_vendor[64];
 static char fw_revision[16];
@@ -46,8 +46,8 @@ static bool efi_clock(void *ctx, char *buf, size_t n)
 static const void *smbios_table(size_t *len)
 {
 	static EFI_GUID g3 = SMBIOS3_TABLE_GUID, g2 = SMBIOS_TABLE_GUID;
-	EFI_GUID *want[2] = { &g3, &g2 };
-	const UINTN ep_len[2] = { EP3_LEN, EP2_LEN };
+	EFI_GUID *want[2] = {&g3, &g2};
+	const UINTN ep_len[2] = {EP3_LEN, EP2_LEN};
 	uint64_t addr;
 
 	for (unsigned k = 0; k < 2; k++)

@@ -24,7 +24,8 @@ static void head(struct pmh_sb *sb, const struct suite *s)
 	const struct platform *p = s->platform;
 	static const char commit[] = PMH_COMMIT;
 
-	pmh_sb_add(sb, "{\n  \"schema\": \"%s\",\n  \"harness\": {\"version\": \"%s\", \"commit\": ",
+	pmh_sb_add(sb,
+		   "{\n  \"schema\": \"%s\",\n  \"harness\": {\"version\": \"%s\", \"commit\": ",
 		   SCHEMA_ID, PMH_VERSION);
 	str_or_null(sb, pmh_strcmp(commit, "unknown") ? commit : 0);
 	pmh_sb_add(sb, "},\n  \"started\": ");
@@ -62,8 +63,7 @@ static void system_id(struct pmh_sb *sb, const struct platform *p)
 	static struct smbios_info si; /* 400 bytes: off the stack */
 
 	pmh_sb_add(sb, ",\n  \"system\": ");
-	if (!p || !p->smbios || !smbios_parse(p->smbios, p->smbios_len, &si) ||
-	    !si.system.found) {
+	if (!p || !p->smbios || !smbios_parse(p->smbios, p->smbios_len, &si) || !si.system.found) {
 		pmh_sb_add(sb, "null");
 		return;
 	}
@@ -144,9 +144,9 @@ static void cpu_obj(struct pmh_sb *sb, const struct cpu_record *r)
 		pmh_sb_add(sb, ", \"apic_mode\": \"%s\"", apic_mode_name(r->apic_mode));
 		cpu_pmu(sb, r);
 	}
-	pmh_sb_add(sb, ",\n      \"verdict\": \"%s\", \"passed\": %u, \"failed\": %u, \"skipped\": %u}",
-		   run_verdict_name(run_verdict_of(&r->n)), r->n.passed, r->n.failed,
-		   r->n.skipped);
+	pmh_sb_add(sb,
+		   ",\n      \"verdict\": \"%s\", \"passed\": %u, \"failed\": %u, \"skipped\": %u}",
+		   run_verdict_name(run_verdict_of(&r->n)), r->n.passed, r->n.failed, r->n.skipped);
 }
 
 static void figures(struct pmh_sb *sb, const struct result *r)
@@ -157,8 +157,9 @@ static void figures(struct pmh_sb *sb, const struct result *r)
 		pmh_sb_add(sb, ", \"figures\": null");
 		return;
 	}
-	pmh_sb_add(sb, ",\n     \"figures\": {\"min\": %lld, \"median\": %lld, \"max\": %lld, \"unit\": ",
-		   (long long)f->min, (long long)f->med, (long long)f->max);
+	pmh_sb_add(
+	    sb, ",\n     \"figures\": {\"min\": %lld, \"median\": %lld, \"max\": %lld, \"unit\": ",
+	    (long long)f->min, (long long)f->med, (long long)f->max);
 	pmh_sb_json_str(sb, f->unit ? f->unit : "events");
 	pmh_sb_add(sb, ", \"tolerance\": ");
 	str_or_null(sb, f->tolerance);
@@ -178,8 +179,8 @@ static void figures(struct pmh_sb *sb, const struct result *r)
 
 /* The crash record's registers, in this order. */
 static const char reg_names[CRASH_REGS][7] = {
-	"rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp", "r8",
-	"r9",  "r10", "r11", "r12", "r13", "r14", "r15", "rflags",
+    "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",    "r8",
+    "r9",  "r10", "r11", "r12", "r13", "r14", "r15", "rflags",
 };
 
 void report_crash(struct suite *s, const struct int_frame *f)
@@ -188,9 +189,9 @@ void report_crash(struct suite *s, const struct int_frame *f)
 
 	if (!f)
 		return;
-	const uint64_t r[CRASH_REGS] = { f->rax, f->rbx, f->rcx, f->rdx, f->rsi, f->rdi,
-					 f->rbp, f->rsp, f->r8,	 f->r9,	 f->r10, f->r11,
-					 f->r12, f->r13, f->r14, f->r15, f->rflags };
+	const uint64_t r[CRASH_REGS] = {f->rax, f->rbx, f->rcx, f->rdx, f->rsi,	  f->rdi,
+					f->rbp, f->rsp, f->r8,	f->r9,	f->r10,	  f->r11,
+					f->r12, f->r13, f->r14, f->r15, f->rflags};
 	c->set = true;
 	c->vector = f->vector;
 	c->error = f->error;
@@ -209,8 +210,9 @@ static void crash(struct pmh_sb *sb, const struct crash_record *c)
 		pmh_sb_add(sb, ",\n  \"crash\": null");
 		return;
 	}
-	pmh_sb_add(sb, ",\n  \"crash\": {\"vector\": %llu, \"error_code\": %llu, \"rip\": \"0x%llx\", "
-		       "\"registers\": {",
+	pmh_sb_add(sb,
+		   ",\n  \"crash\": {\"vector\": %llu, \"error_code\": %llu, \"rip\": \"0x%llx\", "
+		   "\"registers\": {",
 		   (unsigned long long)c->vector, (unsigned long long)c->error,
 		   (unsigned long long)c->rip);
 	for (unsigned i = 0; i < CRASH_REGS; i++)
@@ -257,7 +259,8 @@ size_t report_json(const struct suite *s, char *buf, size_t cap)
 	pmh_sb_add(&sb,
 		   ",\n  \"summary\": {\"passed\": %u, \"failed\": %u, \"skipped\": %u, "
 		   "\"dropped\": %u},\n  \"verdict\": \"%s\",\n  \"verdict_reason\": ",
-		   s->passed, s->failed, s->skipped, s->dropped, run_verdict_name(suite_verdict(s)));
+		   s->passed, s->failed, s->skipped, s->dropped,
+		   run_verdict_name(suite_verdict(s)));
 	pmh_sb_json_str(&sb, why);
 	crash(&sb, &s->crash);
 	pmh_sb_add(&sb, "\n}\n");

@@ -4,22 +4,22 @@
 #include "smbios.h"
 #include "../lib/str.h"
 
-#define SM_HDR 4	    /* type, length, handle (DSP0134 6.1.2) */
-#define SM_TYPE_SYSTEM 1    /* System Information (DSP0134 7.2) */
-#define SM_TYPE_BOARD 2	    /* Baseboard Information (DSP0134 7.3) */
-#define SM_TYPE_END 127	    /* End-of-Table (DSP0134 7.45) */
-#define SM_OFF_MANUF 4	    /* string numbers at the same offsets in both types */
+#define SM_HDR	       4   /* type, length, handle (DSP0134 6.1.2) */
+#define SM_TYPE_SYSTEM 1   /* System Information (DSP0134 7.2) */
+#define SM_TYPE_BOARD  2   /* Baseboard Information (DSP0134 7.3) */
+#define SM_TYPE_END    127 /* End-of-Table (DSP0134 7.45) */
+#define SM_OFF_MANUF   4   /* string numbers at the same offsets in both types */
 #define SM_OFF_PRODUCT 5
 #define SM_OFF_VERSION 6
-#define SM_EP2_LEN 0x1f	    /* 2.1 entry point (DSP0134 5.2.1) */
-#define SM_EP2_TLEN 0x16    /* structure table length, WORD */
-#define SM_EP2_TADDR 0x18   /* structure table address, DWORD */
-#define SM_EP2_IEPS 0x10    /* "_DMI_", the intermediate anchor */
-#define SM_EP3_LEN 0x18	    /* 3.0 entry point (DSP0134 5.2.2) */
-#define SM_EP3_TMAX 0x0c    /* structure table maximum size, DWORD */
-#define SM_EP3_TADDR 0x10   /* structure table address, QWORD */
-#define SM_EP_LEN_BYTE 5    /* entry point length in both (2.1: at 5; 3.0: at 6) */
-#define SM_TABLE_MAX 0x100000 /* 1 MiB: more than any real table, a bound on a bad one */
+#define SM_EP2_LEN     0x1f	/* 2.1 entry point (DSP0134 5.2.1) */
+#define SM_EP2_TLEN    0x16	/* structure table length, WORD */
+#define SM_EP2_TADDR   0x18	/* structure table address, DWORD */
+#define SM_EP2_IEPS    0x10	/* "_DMI_", the intermediate anchor */
+#define SM_EP3_LEN     0x18	/* 3.0 entry point (DSP0134 5.2.2) */
+#define SM_EP3_TMAX    0x0c	/* structure table maximum size, DWORD */
+#define SM_EP3_TADDR   0x10	/* structure table address, QWORD */
+#define SM_EP_LEN_BYTE 5	/* entry point length in both (2.1: at 5; 3.0: at 6) */
+#define SM_TABLE_MAX   0x100000 /* 1 MiB: more than any real table, a bound on a bad one */
 
 static uint64_t le(const uint8_t *p, unsigned n)
 {
@@ -95,8 +95,7 @@ static const uint8_t *sm_strings_end(const uint8_t *s, const uint8_t *end)
 	return 0;
 }
 
-static void sm_id(const uint8_t *h, const uint8_t *strs, const uint8_t *end,
-		  struct smbios_id *id)
+static void sm_id(const uint8_t *h, const uint8_t *strs, const uint8_t *end, struct smbios_id *id)
 {
 	if (id->found || h[1] <= SM_OFF_VERSION)
 		return; /* the first of its type, long enough to name all three */

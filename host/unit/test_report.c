@@ -17,9 +17,8 @@
 #include "../../tests/suite.h"
 
 static const uint8_t smbios[] = {
-	1, 8, 0, 0, 1, 2, 0, 0, 'A', 'c', 'm', 'e', 0, 'X', '"', '1', 0, 0,
-	2, 8, 1, 0, 0, 1, 0, 0, 'M', 'B', 0, 0,
-	127, 4, 2, 0, 0, 0,
+    1, 8, 0, 0, 1, 2, 0, 0, 'A', 'c', 'm', 'e', 0,   'X', '"', '1', 0, 0,
+    2, 8, 1, 0, 0, 1, 0, 0, 'M', 'B', 0,   0,	127, 4,	  2,   0,   0, 0,
 };
 
 static uint64_t now = 1000;
@@ -46,15 +45,18 @@ static char json[1 << 16];
 static void make(const struct platform *p)
 {
 	options_default(&o);
-	suite_init(&s, &o, &ci, &pmu, &ai, (struct sink){ 0, 0 });
+	suite_init(&s, &o, &ci, &pmu, &ai, (struct sink){0, 0});
 	report_start(&s, p, now);
 }
 
 static void platform_identity(void **state)
 {
-	const struct platform p = { .now_us = f_now, .clock = f_clock, .fw_vendor = "EDK II",
-				    .fw_revision = "0x10000", .smbios = smbios,
-				    .smbios_len = sizeof(smbios) };
+	const struct platform p = {.now_us = f_now,
+				   .clock = f_clock,
+				   .fw_vendor = "EDK II",
+				   .fw_revision = "0x10000",
+				   .smbios = smbios,
+				   .smbios_len = sizeof(smbios)};
 	(void)state;
 	make(&p);
 	now += 250;
@@ -74,7 +76,7 @@ static void platform_identity(void **state)
 /* No services at all: every platform field null, never left out. */
 static void nothing_known(void **state)
 {
-	const struct platform p = { 0 };
+	const struct platform p = {0};
 	(void)state;
 	make(&p);
 	report_json(&s, json, sizeof(json));
@@ -87,30 +89,35 @@ static void nothing_known(void **state)
  * failure counted in its own verdict; a result's figures and counters. */
 static void cpu_and_figures(void **state)
 {
-	const struct platform p = { 0 };
+	const struct platform p = {0};
 	(void)state;
 	make(&p);
 	suite_fail_cpu(&s, 3, "StartupThisAP timed out");
 	struct result *r = &s.results[s.n_results++];
 	snprintf(r->id, sizeof(r->id), "count.instructions");
 	r->v = V_PASS;
-	r->fig = (struct figures){ true, -2, 30000, 30001, "events", "exact (Intel)", 0x3 };
+	r->fig = (struct figures){true, -2, 30000, 30001, "events", "exact (Intel)", 0x3};
 	snprintf(r->ctr_names, sizeof(r->ctr_names), "gp0,fixed1");
 	report_json(&s, json, sizeof(json));
 	assert_non_null(strstr(json, "{\"cpu\": 3, \"apic_id\": null, \"vendor\": null,"));
 	assert_non_null(strstr(json, "\"pmu\": null,\n      \"verdict\": \"FAIL\", \"passed\": 0, "
 				     "\"failed\": 1, \"skipped\": 0}"));
-	assert_non_null(strstr(json, "\"figures\": {\"min\": -2, \"median\": 30000, \"max\": "
-				     "30001, \"unit\": \"events\", \"tolerance\": \"exact (Intel)\", "
-				     "\"counters\": [\"gp0\", \"fixed1\"]}"));
+	assert_non_null(strstr(json,
+			       "\"figures\": {\"min\": -2, \"median\": 30000, \"max\": "
+			       "30001, \"unit\": \"events\", \"tolerance\": \"exact (Intel)\", "
+			       "\"counters\": [\"gp0\", \"fixed1\"]}"));
 	assert_non_null(strstr(json, "\"detail\": \"StartupThisAP timed out\", \"figures\": null"));
 }
 
 static void crash_record(void **state)
 {
-	const struct platform p = { 0 };
-	struct int_frame f = { .rax = 0x5a5a1234, .rbx = 0xbadcafe, .r15 = 0xffffffffffffffffull,
-			       .vector = 13, .error = 0x18, .rip = 0xfffff80012345678ull };
+	const struct platform p = {0};
+	struct int_frame f = {.rax = 0x5a5a1234,
+			      .rbx = 0xbadcafe,
+			      .r15 = 0xffffffffffffffffull,
+			      .vector = 13,
+			      .error = 0x18,
+			      .rip = 0xfffff80012345678ull};
 	(void)state;
 	make(&p);
 	s.running = "apic.fatal-trigger";
@@ -127,7 +134,7 @@ static void crash_record(void **state)
 /* A buffer too small: the length it needs comes back, the text is cut. */
 static void too_small(void **state)
 {
-	const struct platform p = { 0 };
+	const struct platform p = {0};
 	char small[64];
 	(void)state;
 	make(&p);
@@ -139,9 +146,9 @@ static void too_small(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(platform_identity), cmocka_unit_test(nothing_known),
-		cmocka_unit_test(cpu_and_figures),   cmocka_unit_test(crash_record),
-		cmocka_unit_test(too_small),
+	    cmocka_unit_test(platform_identity), cmocka_unit_test(nothing_known),
+	    cmocka_unit_test(cpu_and_figures),	 cmocka_unit_test(crash_record),
+	    cmocka_unit_test(too_small),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

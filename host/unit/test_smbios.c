@@ -15,10 +15,9 @@
 
 /* BIOS (type 0), system (1), board (2), end (127). */
 static const uint8_t good[] = {
-	0, 5, 0, 0, 1, 'F', 'W', 0, 0,
-	1, 8, 1, 0, 1, 2, 3, 0, 'Q', 'E', 'M', 'U', 0, 'S', 't', 'd', 0, 'p', 'c', '-', '9', 0, 0,
-	2, 8, 2, 0, 1, 2, 0, 0, 'A', 'c', 'm', 'e', 0, 'B', '1', 0, 0,
-	127, 4, 3, 0, 0, 0,
+    0,	 5,   0,   0,	1,   'F', 'W', 0,   0,	 1,   8,   1,	0, 1, 2, 3, 0, 'Q', 'E',
+    'M', 'U', 0,   'S', 't', 'd', 0,   'p', 'c', '-', '9', 0,	0, 2, 8, 2, 0, 1,   2,
+    0,	 0,   'A', 'c', 'm', 'e', 0,   'B', '1', 0,   0,   127, 4, 3, 0, 0, 0,
 };
 
 /* The table as a buffer of exactly n bytes. */
@@ -66,7 +65,7 @@ static void every_prefix(void **state)
  * longer than kept. */
 static void hostile_strings(void **state)
 {
-	uint8_t t[8 + 2 + 200 + 2] = { 1, 8, 0, 0, 9, 1, 2 };
+	uint8_t t[8 + 2 + 200 + 2] = {1, 8, 0, 0, 9, 1, 2};
 	bool found;
 	(void)state;
 	t[8] = 0x01;
@@ -85,10 +84,10 @@ static void hostile_strings(void **state)
  * no end; a system structure too short to name its strings. */
 static void hostile_lengths(void **state)
 {
-	static const uint8_t short_len[] = { 1, 3, 0, 0, 0, 0 };
-	static const uint8_t past_end[] = { 1, 200, 0, 0, 1, 2, 3, 0, 0 };
-	static const uint8_t no_end[] = { 1, 8, 0, 0, 1, 2, 3, 0, 'a', 0, 'b' };
-	static const uint8_t too_short[] = { 1, 5, 0, 0, 1, 'a', 0, 0, 127, 4, 0, 0, 0, 0 };
+	static const uint8_t short_len[] = {1, 3, 0, 0, 0, 0};
+	static const uint8_t past_end[] = {1, 200, 0, 0, 1, 2, 3, 0, 0};
+	static const uint8_t no_end[] = {1, 8, 0, 0, 1, 2, 3, 0, 'a', 0, 'b'};
+	static const uint8_t too_short[] = {1, 5, 0, 0, 1, 'a', 0, 0, 127, 4, 0, 0, 0, 0};
 	bool found;
 	(void)state;
 	parse(short_len, sizeof(short_len), &found);
@@ -99,7 +98,7 @@ static void hostile_lengths(void **state)
 	assert_false(found);
 	parse(too_short, sizeof(too_short), &found);
 	assert_false(found);
-	assert_false(smbios_parse(NULL, 10, &(struct smbios_info){ 0 }));
+	assert_false(smbios_parse(NULL, 10, &(struct smbios_info){0}));
 }
 
 /* Random bytes: whatever comes out, nothing is read outside them. */
@@ -135,13 +134,13 @@ static void fix_sum(uint8_t *e, size_t n, size_t at)
 
 static void entry_points(void **state)
 {
-	uint8_t e3[0x18] = { '_', 'S', 'M', '3', '_', 0, 0x18, 3, 0 };
-	uint8_t e2[0x1f] = { '_', 'S', 'M', '_', 0, 0x1f };
+	uint8_t e3[0x18] = {'_', 'S', 'M', '3', '_', 0, 0x18, 3, 0};
+	uint8_t e2[0x1f] = {'_', 'S', 'M', '_', 0, 0x1f};
 	uint64_t addr;
 	size_t len;
 	(void)state;
-	e3[0x0c] = 0x34, e3[0x0d] = 0x12;			  /* max size 0x1234 */
-	e3[0x10] = 0x00, e3[0x11] = 0xf0, e3[0x14] = 0x01;	  /* 0x10000f000 */
+	e3[0x0c] = 0x34, e3[0x0d] = 0x12;		   /* max size 0x1234 */
+	e3[0x10] = 0x00, e3[0x11] = 0xf0, e3[0x14] = 0x01; /* 0x10000f000 */
 	fix_sum(e3, sizeof(e3), 5);
 	assert_true(smbios_entry(e3, sizeof(e3), &addr, &len));
 	assert_int_equal(addr, 0x10000f000ull);
@@ -165,9 +164,9 @@ static void entry_points(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(good_table),	   cmocka_unit_test(every_prefix),
-		cmocka_unit_test(hostile_strings), cmocka_unit_test(hostile_lengths),
-		cmocka_unit_test(random_bytes),	   cmocka_unit_test(entry_points),
+	    cmocka_unit_test(good_table),      cmocka_unit_test(every_prefix),
+	    cmocka_unit_test(hostile_strings), cmocka_unit_test(hostile_lengths),
+	    cmocka_unit_test(random_bytes),    cmocka_unit_test(entry_points),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
