@@ -187,8 +187,8 @@ void report_crash(struct suite *s, const struct int_frame *f)
 {
 	struct crash_record *c = &s->crash;
 
-	if (!f)
-		return;
+	if (!f || c->set)
+		return; /* not known, or not the first (each went to COM1) */
 	const uint64_t r[CRASH_REGS] = {f->rax, f->rbx, f->rcx, f->rdx, f->rsi,	  f->rdi,
 					f->rbp, f->rsp, f->r8,	f->r9,	f->r10,	  f->r11,
 					f->r12, f->r13, f->r14, f->r15, f->rflags};

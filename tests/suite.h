@@ -203,7 +203,8 @@ void report_summary(struct suite *s);
  * and the firmware's time, for the JSON; after suite_init. */
 void report_start(struct suite *s, const struct platform *p, uint64_t t0_us);
 /* The exception in f (NULL: not known) as the run's crash record, and a
- * line that says it into the log. */
+ * line that says it into the log; the first of a run is kept (an AP's
+ * does not stop the run, so more may follow). */
 void report_crash(struct suite *s, const struct int_frame *f);
 /* Why the run's verdict is what it is (the verdict line's reason). */
 void report_verdict_reason(const struct suite *s, char *buf, size_t n);

@@ -149,14 +149,26 @@ def main():
             errs.append(f"verdict {doc['verdict']}, expected ERROR")
         return errs
 
+    def qemu_ap_crash():
+        """The same #UD on an AP: recorded, the run goes on to a FAIL."""
+        doc = qemu_doc(efi, "cpus = 1\nchecks = apic.fatal-trigger\n")
+        errs = validate(doc, schema)
+        c = doc["crash"] or {}
+        if (c.get("vector"), c.get("check")) != (6, "apic.fatal-trigger"):
+            errs.append(f"crash {c}")
+        if doc["verdict"] != "FAIL" or [x["cpu"] for x in doc["cpus"]] != [1]:
+            errs.append(f"verdict {doc['verdict']}, cpus {doc['cpus']}")
+        return errs
+
     t.case(sim_models)
     t.case(sim_figures)
     t.case(refuses_bad)
     if os.path.exists(efi) and shutil.which("qemu-system-x86_64"):
         t.case(qemu_boot)
         t.case(qemu_crash)
+        t.case(qemu_ap_crash)
     else:
-        print("SKIP schema.qemu_boot, schema.qemu_crash: no image or no QEMU")
+        print("SKIP schema.qemu_*: no image or no QEMU")
     return t.done()
 
 

@@ -123,6 +123,8 @@ static void crash_record(void **state)
 	s.running = "apic.fatal-trigger";
 	report_crash(&s, &f);
 	report_crash(&s, NULL); /* not known: the record stays */
+	struct int_frame later = { .vector = 6 };
+	report_crash(&s, &later); /* a second one: the first stays */
 	report_json(&s, json, sizeof(json));
 	assert_non_null(strstr(json, "\"crash\": {\"vector\": 13, \"error_code\": 24, \"rip\": "
 				     "\"0xfffff80012345678\", \"registers\": {\"rax\": "
