@@ -107,11 +107,12 @@ static void sm_id(const uint8_t *h, const uint8_t *strs, const uint8_t *end, str
 
 bool smbios_parse(const void *table, size_t len, struct smbios_info *out)
 {
-	const uint8_t *p = table, *end = p + len;
+	const uint8_t *p = table, *end;
 
 	pmh_memset(out, 0, sizeof(*out));
 	if (!p)
 		return false;
+	end = p + len;
 	while (end - p >= SM_HDR && p[1] >= SM_HDR && p[1] <= end - p) {
 		const uint8_t *strs = p + p[1];
 		const uint8_t *next = sm_strings_end(strs, end);

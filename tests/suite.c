@@ -205,7 +205,7 @@ static struct result *add_result(struct suite *s, const char *id, unsigned cpu, 
 				 const char *msg)
 {
 	struct cpu_record *cr = cpu_rec(s, cpu);
-	struct run_counts dummy;
+	struct run_counts dummy = { 0 }; /* a CPU past the table: counted in the run only */
 	struct run_counts *n = cr ? &cr->n : &dummy;
 
 	if (v == V_PASS) {

@@ -26,6 +26,7 @@ static struct smbios_info parse(const void *t, size_t n, bool *found)
 	struct smbios_info si;
 	uint8_t *b = malloc(n ? n : 1);
 
+	assert_non_null(b);
 	memcpy(b, t, n);
 	*found = smbios_parse(b, n, &si);
 	free(b);
@@ -105,7 +106,7 @@ static void hostile_lengths(void **state)
 static void random_bytes(void **state)
 {
 	uint32_t x = 12345;
-	uint8_t t[96];
+	uint8_t t[96] = { 0 };
 	(void)state;
 	for (int k = 0; k < 20000; k++) {
 		size_t n = (size_t)(x % sizeof(t));
