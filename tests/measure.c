@@ -249,16 +249,6 @@ static int zero_and_run(struct check_ctx *c, unsigned ctr, uint64_t start, uint3
 	return M_SMI;
 }
 
-/* A measurement's min/median/max as the running check's figures. */
-static void m_figures(struct check_ctx *c, int64_t min, int64_t med, int64_t max)
-{
-	c->fig.set = true;
-	c->fig.min = min;
-	c->fig.med = med;
-	c->fig.max = max;
-	c->fig.unit = "events";
-}
-
 /* min/median/max of v[0..n-1] (sorted in place). */
 static void m_stat(uint64_t *v, unsigned n, struct stat3 *out)
 {
@@ -303,7 +293,7 @@ int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint
 	out->agree = 0;
 	for (unsigned r = 0; r < rep; r++)
 		out->agree += m_buf[r] == s.med;
-	m_figures(c, out->min, out->med, out->max);
+	check_figures(c, out->min, out->med, out->max);
 	return M_OK;
 }
 
@@ -388,7 +378,7 @@ int m_median_clean(struct check_ctx *c, unsigned rep, unsigned k, m_sample_fn fn
 	for (unsigned j = 0; j < k; j++)
 		m_stat(&m_buf[j * M_CLEAN_MAX], got, &out[j]);
 	if (got)
-		m_figures(c, (int64_t)out[0].min, (int64_t)out[0].med, (int64_t)out[0].max);
+		check_figures(c, (int64_t)out[0].min, (int64_t)out[0].med, (int64_t)out[0].max);
 	return (int)got;
 }
 

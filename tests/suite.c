@@ -122,6 +122,15 @@ void check_skip(struct check_ctx *c, const char *f, ...)
 	va_end(ap);
 }
 
+void check_figures(struct check_ctx *c, int64_t min, int64_t med, int64_t max)
+{
+	c->fig.set = true;
+	c->fig.min = min;
+	c->fig.med = med;
+	c->fig.max = max;
+	c->fig.unit = "events";
+}
+
 void check_note(struct check_ctx *c, const char *f, ...)
 {
 	char line[256];

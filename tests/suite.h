@@ -135,6 +135,9 @@ void check_pass(struct check_ctx *c, const char *f, ...) __attribute__((format(p
 /* The first failure is kept; later ones are counted ("and N more"). */
 void check_fail(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
 void check_skip(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* A measurement's min/median/max in events as the check's figures for the
+ * results JSON (the last one a check takes is kept). */
+void check_figures(struct check_ctx *c, int64_t min, int64_t med, int64_t max);
 /* Verbose-only detail line. */
 void check_note(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
 

@@ -7,7 +7,8 @@ from a QEMU boot with two CPUs; and shows that a document missing a required
 field or with a wrong type is refused.
 
 usage: test_schema.py [SIM] [EFI]   (defaults build/host/pmuharness-sim-fast,
-build/pmuharness.efi; the QEMU case is skipped when the image is absent)"""
+build/pmuharness.efi; the QEMU cases are skipped when the image is absent)
+       test_schema.py --validate FILE...   (any results files; exit 1 on an error)"""
 import copy
 import json
 import os
@@ -85,7 +86,20 @@ def qemu_doc(efi, cfg="cpus = all\n"):
         shutil.rmtree(d, ignore_errors=True)
 
 
+def validate_files(paths):
+    """--validate FILE...: each file against the schema; its errors printed."""
+    schema = json.load(open(SCHEMA))
+    bad = 0
+    for p in paths:
+        errs = validate(json.load(open(p)), schema)
+        bad += bool(errs)
+        print(f"{'FAIL' if errs else 'PASS'} {p}" + "".join(f"\n    {e}" for e in errs))
+    return 1 if bad else 0
+
+
 def main():
+    if sys.argv[1:2] == ["--validate"]:
+        return validate_files(sys.argv[2:])
     sim = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build/host/pmuharness-sim-fast")
     efi = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "build/pmuharness.efi")
     schema = json.load(open(SCHEMA))
