@@ -46,7 +46,7 @@ EVENTS_SRC := events/events.c events/events_list.c events/workloads.c \
               events/intel_arch.c events/intel_skylake.c events/intel_netburst.c events/intel_knc.c
 # The suite that runs on the machine under test: runner, options, results,
 # measurement helpers and one file per check.
-SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c \
+SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/report_json.c tests/smbios.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c \
               tests/cpu_select.c
 CHECK_SRC  := $(addprefix tests/checks/, \
               pmu_probe.c msr_access.c counter_width.c counter_write_semantics.c rdpmc.c \
@@ -57,7 +57,7 @@ CHECK_SRC  := $(addprefix tests/checks/, \
               apic_lvt_pc.c apic_nmi.c apic_self_ipi.c apic_fatal_trigger.c idt_restore.c)
 SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHECK_SRC)
 # Target only: the UEFI platform and the real instructions behind pmu/hw.h.
-BOOT_SRC   := boot/efi_main.c boot/console.c boot/files.c boot/mp.c boot/hw_x86.c apic/idt_x86.c
+BOOT_SRC   := boot/efi_main.c boot/console.c boot/files.c boot/mp.c boot/smbios.c boot/hw_x86.c apic/idt_x86.c
 TARGET_SRC := $(SHARED_SRC) $(BOOT_SRC)
 TARGET_ASM := apic/entry.S events/workload.S
 # The minimal EFI program `make bench` compares boot times with.
@@ -77,6 +77,20 @@ HOST_OBJ   := $(patsubst %.c,$(HOSTB)/obj/%.o,$(SHARED_SRC) $(SIM_SRC))
 FAST_OBJ   := $(patsubst %.c,$(HOSTB)/fast/%.o,$(SHARED_SRC) $(SIM_SRC) host/sim_main.c)
 CFLAGS_FAST:= -std=c11 -O2 -DPMH_HOST $(WARN)
 UNIT_BIN   := $(patsubst host/unit/%.c,$(HOSTB)/unit/%,$(UNIT_SRC))
+
+# The commit the results JSON names (git describe; "unknown" outside a
+# checkout): kept in a file that changes only with it, so that the JSON's
+# objects are rebuilt when it changes.
+PMH_COMMIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+COMMIT_STAMP := $(BUILD)/commit.txt
+$(shell mkdir -p $(BUILD); [ "$$(cat $(COMMIT_STAMP) 2>/dev/null)" = "$(PMH_COMMIT)" ] || \
+  echo "$(PMH_COMMIT)" > $(COMMIT_STAMP))
+JSON_OBJ := $(BUILD)/efi/tests/report_json.o $(HOSTB)/obj/tests/report_json.o \
+            $(HOSTB)/fast/tests/report_json.o
+$(JSON_OBJ): $(COMMIT_STAMP)
+$(JSON_OBJ): CFLAGS_EFI += -DPMH_COMMIT='"$(PMH_COMMIT)"'
+$(JSON_OBJ): CFLAGS_HOST += -DPMH_COMMIT='"$(PMH_COMMIT)"'
+$(JSON_OBJ): CFLAGS_FAST += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 
 .PHONY: all host test unit sim-test qemu-test report-test run bench clean format lint usb sign deps layers help
 # Keep intermediate objects (the unit-test objects would be deleted and rebuilt).

@@ -8,6 +8,8 @@ static isr_handler_fn handlers[256];
 static void (*fatal_report)(const char *line);
 static struct pmh_jmpbuf *fatal_recover;
 static uint64_t n_unexpected_nmi;
+static struct int_frame last_fatal;
+static bool have_fatal;
 
 void isr_set_handler(unsigned vector, isr_handler_fn fn)
 {
@@ -22,6 +24,8 @@ void isr_set_fatal(void (*report)(const char *line), struct pmh_jmpbuf *recover)
 }
 
 uint64_t isr_unexpected_nmis(void) { return n_unexpected_nmi; }
+
+const struct int_frame *isr_last_fatal(void) { return have_fatal ? &last_fatal : 0; }
 
 /* One line of a fatal report: six registers, named by fmt. */
 static void report_regs(const char *fmt, unsigned long long a, unsigned long long b,
@@ -38,6 +42,8 @@ static void fatal(struct int_frame *f)
 {
 	char line[160];
 
+	last_fatal = *f; /* before the recovery below rewrites it */
+	have_fatal = true;
 	if (fatal_report) {
 		/* An empty line first: the firmware's console mirror may have
 		 * left escape codes without a line end on the serial port. */

@@ -30,6 +30,8 @@ void isr_dispatch(struct int_frame *f);
 void isr_set_handler(unsigned vector, isr_handler_fn fn);
 /* Where an unexpected exception is reported and recovered (may be null). */
 void isr_set_fatal(void (*report)(const char *line), struct pmh_jmpbuf *recover);
+/* The frame of the last unexpected exception (for the results), or NULL. */
+const struct int_frame *isr_last_fatal(void);
 /* NMIs that arrived with no NMI handler installed (reported, not fatal). */
 uint64_t isr_unexpected_nmis(void);
 /* Looks up a fault fixup for rip; 0 when none (target only). */

@@ -175,6 +175,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		p.key_wait = key_wait;
 	}
 	calibrate_tsc();
+	efi_identity(&p);
 	e.image = image;
 	files_open_image_dir(&e);
 	enum harness_end end = harness_main(&p);

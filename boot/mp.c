@@ -223,6 +223,8 @@ static int run_ap(struct efi_ctx *e, PMH_MP_SERVICES *mp, struct ap_job *j, unsi
 	if (j->lost)
 		suite_emit(s, "warning: cpu.%u: %u output lines did not fit in the buffer", cpu,
 			   j->lost);
+	if (j->crashed) /* the AP's exception, for the log and the results JSON */
+		report_crash(s, isr_last_fatal());
 	if (ap_failure(j, st, msg, sizeof(msg)))
 		suite_fail_cpu(s, cpu, msg);
 	if (j->done && st == EFI_SUCCESS)

@@ -64,6 +64,10 @@ const char *files_status_name(EFI_STATUS st);
  * line per CPU. */
 void mp_run_suite(void *ctx, struct harness *h);
 
+/* The machine's identity members of the seam: firmware vendor and
+ * revision, the SMBIOS table, the firmware clock (boot/smbios.c). */
+void efi_identity(struct platform *p);
+
 /* Called by gnu-efi's crt0 with the System V convention (not EFIAPI). */
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab);
 

@@ -33,7 +33,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pmuharness-sim --cpu MODEL [--fault NAME] [--realism LIST|all|none]\n"
-		"                      [--seed N] [--seeds COUNT] [--describe] [key=value ...]\n"
+		"                      [--seed N] [--seeds COUNT] [--describe] [--json FILE]\n"
+		"                      [key=value ...]\n"
 		"       pmuharness-sim --list-models | --list-faults | --list-realism\n"
 		"       pmuharness-sim --cpu MODEL --list-events [--json] | --event SPEC\n"
 		"Runs the harness's suite against a simulated CPU and prints the same lines\n"
@@ -41,6 +42,8 @@ static void usage(FILE *f)
 		"--realism picks the effects of real silicon (default all; see\n"
 		"--list-realism); --seed N (default 1) draws them reproducibly; --seeds\n"
 		"COUNT runs seeds N..N+COUNT-1 in turn, each from its sim.realism: line.\n"
+		"--json FILE writes the results JSON (schema pmuharness-results/2) of the\n"
+		"last run to FILE.\n"
 		"Exit status: 0 no check failed, 1 a check failed, 2 the harness could not run,\n"
 		"3 the fault does not apply to the model, "
 		"4 the --event SPEC was refused.\n");
@@ -97,7 +100,24 @@ struct sim_run {
 	uint32_t realism;
 	uint64_t seed;
 	int describe;
+	const char *json; /* --json FILE, or NULL */
 };
+
+/* The run's results JSON into r->json; false after printing why not. */
+static bool write_json(const struct sim_run *r, const struct suite *s)
+{
+	size_t cap = 1 << 20, n;
+	char *buf = malloc(cap);
+	FILE *f = buf ? fopen(r->json, "w") : NULL;
+	bool ok = f && (n = report_json(s, buf, cap)) < cap && fwrite(buf, 1, n, f) == n;
+
+	if (f && fclose(f))
+		ok = false;
+	if (!ok)
+		fprintf(stderr, "error: --json %s: could not write the results\n", r->json);
+	free(buf);
+	return ok;
+}
 
 /* The simulator's own lines after identification; --describe stops there. */
 static bool sim_header(void *ctx, struct harness *h)
@@ -124,6 +144,8 @@ static enum sim_exit run_one(struct sim_run *r, struct harness *h)
 	enum pmh_exit code = harness_run(&p, h);
 	if (h->stop != HSTOP_NONE) /* a listing or --describe */
 		return SIM_EXIT_OK;
+	if (r->json && !write_json(r, h->suite))
+		return SIM_EXIT_ERROR;
 	printf("sim.stats: overhead %llu instructions, skid %llu, inexact %llu events, "
 	       "late-ack %llu PMIs, %llu timer interrupts, %llu SMIs\n",
 	       (unsigned long long)sim.st.overhead_insn, (unsigned long long)sim.st.skid_total,
@@ -139,7 +161,7 @@ static enum sim_exit run_one(struct sim_run *r, struct harness *h)
 
 /* The command line: what the run is, and the key=value words for options. */
 struct cmdline {
-	const char *model, *fault, *realism;
+	const char *model, *fault, *realism, *json;
 	int describe, nargs;
 	char *args[64];
 	uint64_t seed, seeds;
@@ -196,7 +218,9 @@ static int sim_setup(const struct cmdline *cl, struct sim_run *r)
 		usage(stderr);
 		return SIM_EXIT_ERROR;
 	}
-	*r = (struct sim_run){ .model = cl->model, .fault = cl->fault, .describe = cl->describe };
+	*r = (struct sim_run){
+		.model = cl->model, .fault = cl->fault, .describe = cl->describe, .json = cl->json
+	};
 	r->f = sim_fault_from_name(cl->fault);
 	r->m = sim_model_find(cl->model);
 	if (!r->m) {
@@ -233,6 +257,8 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *cl)
 			cl->fault = argv[++i];
 		else if (!strcmp(a, "--realism") && i + 1 < argc)
 			cl->realism = argv[++i];
+		else if (!strcmp(a, "--json") && i + 1 < argc)
+			cl->json = argv[++i];
 		else if ((!strcmp(a, "--seed") || !strcmp(a, "--seeds")) && i + 1 < argc) {
 			if (parse_seed(a, argv[i + 1], a[6] == 's' ? &cl->seeds : &cl->seed))
 				return SIM_EXIT_ERROR;

@@ -21,6 +21,8 @@ run "simulated CPUs, realism all, 2 seeds (ASan+UBSan build)" \
   env SIM_SEEDS=2 scripts/sim-matrix.py build/host/pmuharness-sim
 run "fuzzing (libFuzzer, ${FUZZ_SECONDS:-30} s per target)" scripts/fuzz.sh
 run "report tool (fixtures and one QEMU boot)" host/report/test_report.py build/pmuharness.efi
+run "results JSON against its schema (simulator and a QEMU boot)" \
+  host/report/test_schema.py build/host/pmuharness-sim-fast build/pmuharness.efi
 for t in host/qemu/test_*.py; do
   [ -e "$t" ] && run "QEMU: $(basename "$t" .py)" "$t" build/pmuharness.efi
 done

@@ -4,10 +4,10 @@
 #include "harness.h"
 #include "../lib/fmt.h"
 
-/* The JSON document of a full results table: each result takes at most
- * about 400 bytes (report.c report_json), the header and summary less than
- * 4 KiB. */
-#define JSON_CAP (SUITE_MAX_RESULTS * 400 + 4096)
+/* The JSON document of full tables (report_json.c): each result takes at
+ * most about 700 bytes with its figures, each CPU about 900, the rest
+ * less than 4 KiB. */
+#define JSON_CAP (SUITE_MAX_RESULTS * 700 + SUITE_MAX_CPUS * 900 + 4096)
 /* The countdown shows the seconds left, one key wait a second. */
 #define COUNTDOWN_STEP_US 1000000u
 
@@ -140,9 +140,11 @@ enum pmh_exit harness_run(const struct platform *p, struct harness *h)
 	/* Pointers only: every exit below may report from it, even one taken
 	 * before the CPU was identified. */
 	suite_init(h->suite, &h->opt, &h->cpu, &h->pmu, &h->apic, (struct sink){ sink_line, h });
+	report_start(h->suite, p, t0);
 	if (!p->guard) {
 		run_guarded(h);
 	} else if (p->guard(p->ctx, run_guarded, h)) {
+		report_crash(h->suite, isr_last_fatal());
 		suite_emit(h->suite,
 			   "error: the harness stopped after an unexpected exception (see above)");
 		h->error = true;

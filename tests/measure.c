@@ -69,6 +69,7 @@ bool m_op(struct check_ctx *c, int e, enum m_op op, uint64_t mask, uint64_t arg)
 
 bool m_preload(struct check_ctx *c, unsigned ctr, uint64_t n)
 {
+	c->fig.ctrs |= 1ull << ctr;
 	return m_op(c, pmu_preload(c->pmu, ctr, n), MO_PRELOAD, 1ull << ctr, n);
 }
 
@@ -129,6 +130,7 @@ int m_setup(struct check_ctx *c, unsigned ctr, enum pmu_generic g, uint32_t flag
 
 	if (ctr >= p->n || p->ops->generic_event(p, g, ctr, &ev) != HW_OK)
 		return M_REFUSED;
+	c->fig.ctrs |= 1ull << ctr; /* for the results JSON */
 	if (!m_stop(c, 1ull << ctr))
 		return M_FAULT;
 	/* a refusal is the driver's answer for this counter and these flags,
@@ -291,6 +293,7 @@ int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint
 	out->agree = 0;
 	for (unsigned r = 0; r < rep; r++)
 		out->agree += m_buf[r] == s.med;
+	check_figures(c, out->min, out->med, out->max);
 	return M_OK;
 }
 
@@ -338,6 +341,18 @@ unsigned m_slack(const struct check_ctx *c)
 	return c->cpu->family >= AMD_FAMILY_ZEN ? AMD_SLACK_ZEN : AMD_SLACK_K7;
 }
 
+#define M_STR(x) #x
+#define M_XSTR(x) M_STR(x)
+
+const char *m_slack_text(const struct check_ctx *c)
+{
+	if (!m_slack(c))
+		return "exact (Intel)";
+	if (c->cpu->family >= AMD_FAMILY_ZEN)
+		return "AMD +-" M_XSTR(AMD_SLACK_ZEN) " events a window (K8 BKDG 10.1)";
+	return "AMD +-" M_XSTR(AMD_SLACK_K7) " events a window (K8 BKDG 10.1)";
+}
+
 /* Value j of sample r lives in m_buf[j * M_CLEAN_MAX + r]: no buffer of
  * its own in the image (a sample function does not use m_diff). */
 _Static_assert(M_CLEAN_K * M_CLEAN_MAX <= MAX_REPEAT, "m_buf holds every sample");
@@ -362,6 +377,8 @@ int m_median_clean(struct check_ctx *c, unsigned rep, unsigned k, m_sample_fn fn
 	}
 	for (unsigned j = 0; j < k; j++)
 		m_stat(&m_buf[j * M_CLEAN_MAX], got, &out[j]);
+	if (got)
+		check_figures(c, (int64_t)out[0].min, (int64_t)out[0].med, (int64_t)out[0].max);
 	return (int)got;
 }
 

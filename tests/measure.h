@@ -131,6 +131,8 @@ void m_fail_status(struct check_ctx *c, int st, uint32_t msr, const char *what);
  * (exact), a few on AMD, whose counts are "not assured of producing
  * identical measurements" (K8 BKDG §10.1). */
 unsigned m_slack(const struct check_ctx *c);
+/* m_slack as the results JSON's tolerance of a figure (a static string). */
+const char *m_slack_text(const struct check_ctx *c);
 /* The same for an N/2N difference, which spans two windows. */
 static inline int64_t m_diff_slack(const struct check_ctx *c)
 {

@@ -58,6 +58,19 @@ struct platform {
 	 * microseconds for the harness.elapsed_us line (NULL: no wall clock,
 	 * as in the simulator, and no such line). */
 	uint64_t (*now_us)(void *ctx);
+	/* clock: the firmware's calendar clock now, as ISO 8601
+	 * ("2026-11-23T14:05:09Z") into buf, for the results JSON's start
+	 * time; false when it cannot be read (NULL: no clock; null then). */
+	bool (*clock)(void *ctx, char *buf, size_t n);
+
+	/* The machine's identity for the results JSON (each NULL: unknown,
+	 * null there). fw_vendor, fw_revision: the firmware's vendor and
+	 * revision as ASCII ("EDK II", "0x10000"). smbios: the SMBIOS
+	 * structure table (tests/smbios.h parses it, bounded by smbios_len). */
+	const char *fw_vendor;
+	const char *fw_revision;
+	const void *smbios;
+	size_t smbios_len;
 
 	/* Keyboard (NULL: none; no countdown and no end prompt then). flush
 	 * drops the keys typed so far; wait waits up to us microseconds (0:

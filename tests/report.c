@@ -1,10 +1,9 @@
 /* Output formats: the identification header as "key: value" lines, the
- * closing summary line, and the JSON results document (schema in README). */
+ * closing summary line, and the JSON results document (report_json.c). */
 #include "suite.h"
+#include "platform.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
-
-#define PMH_VERSION "0.1.0"
 
 void report_identity(struct suite *s)
 {
@@ -141,56 +140,15 @@ void report_summary(struct suite *s)
 	suite_emit(s, "%s", "");
 }
 
-size_t report_json(const struct suite *s, char *buf, size_t cap)
+void report_start(struct suite *s, const struct platform *p, uint64_t t0_us)
 {
-	const struct cpu_info *ci = s->cpu;
-	const struct pmu *p = s->pmu;
-	struct pmh_sb sb;
+	s->platform = p;
+	s->t0_us = t0_us;
+	if (!p->clock || !p->clock(p->ctx, s->started, sizeof(s->started)))
+		s->started[0] = 0;
+}
 
-	pmh_sb_init(&sb, buf, cap);
-	pmh_sb_add(&sb, "{\n  \"schema\": \"pmuharness-results/1\",\n  \"version\": \"%s\",\n",
-		   PMH_VERSION);
-	pmh_sb_add(&sb, "  \"cpu\": {\"vendor\": ");
-	pmh_sb_json_str(&sb, ci->ids.vendor);
-	pmh_sb_add(&sb, ", \"family\": %u, \"model\": %u, \"stepping\": %u, \"brand\": ", ci->family,
-		   ci->model, ci->stepping);
-	pmh_sb_json_str(&sb, ci->brand);
-	pmh_sb_add(&sb, ", \"microcode\": ");
-	if (ci->microcode_valid)
-		pmh_sb_add(&sb, "%u", ci->microcode);
-	else
-		pmh_sb_add(&sb, "null");
-	pmh_sb_add(&sb, ", \"hypervisor\": ");
-	if (ci->hypervisor)
-		pmh_sb_json_str(&sb, ci->hv_signature);
-	else
-		pmh_sb_add(&sb, "null");
-	pmh_sb_add(&sb, "},\n  \"apic\": {\"mode\": \"%s\", \"id\": %u},\n",
-		   apic_mode_name(s->apic->mode), s->apic->id);
-	pmh_sb_add(&sb, "  \"pmu\": {\"driver\": \"%s\", \"status\": \"%s\", \"reason\": ",
-		   pmu_driver_name(ci->driver), pmu_status_name(p->status));
-	pmh_sb_json_str(&sb, p->status == PMU_FUNCTIONAL ? ci->driver_reason : p->reason);
-	pmh_sb_add(&sb, ", \"version\": %u, \"gp_counters\": %u, \"gp_width\": %u, "
-			"\"fixed_counters\": %u, \"fixed_width\": %u},\n",
-		   p->version, p->n_gp, p->n_gp ? p->ctr[0].width : 0, p->n_fixed,
-		   p->n_fixed ? p->ctr[p->n_gp].width : 0);
-	pmh_sb_add(&sb, "  \"results\": [");
-	for (unsigned i = 0; i < s->n_results; i++) {
-		const struct result *r = &s->results[i];
-		pmh_sb_add(&sb, "%s\n    {\"id\": ", i ? "," : "");
-		pmh_sb_json_str(&sb, r->id);
-		pmh_sb_add(&sb, ", \"cpu\": %u, \"verdict\": \"%s\", \"detail\": ", r->cpu,
-			   verdict_name(r->v));
-		pmh_sb_json_str(&sb, r->msg);
-		pmh_sb_add(&sb, "}");
-	}
-	enum run_verdict v = suite_verdict(s);
-	char why[200];
-	verdict_reason(s, v, why, sizeof(why));
-	pmh_sb_add(&sb, "\n  ],\n  \"summary\": {\"passed\": %u, \"failed\": %u, \"skipped\": %u, "
-			"\"dropped\": %u},\n  \"verdict\": \"%s\",\n  \"verdict_reason\": ",
-		   s->passed, s->failed, s->skipped, s->dropped, run_verdict_name(v));
-	pmh_sb_json_str(&sb, why);
-	pmh_sb_add(&sb, "\n}\n");
-	return sb.len;
+void report_verdict_reason(const struct suite *s, char *buf, size_t n)
+{
+	verdict_reason(s, suite_verdict(s), buf, n);
 }

@@ -122,6 +122,15 @@ void check_skip(struct check_ctx *c, const char *f, ...)
 	va_end(ap);
 }
 
+void check_figures(struct check_ctx *c, int64_t min, int64_t med, int64_t max)
+{
+	c->fig.set = true;
+	c->fig.min = min;
+	c->fig.med = med;
+	c->fig.max = max;
+	c->fig.unit = "events";
+}
+
 void check_note(struct check_ctx *c, const char *f, ...)
 {
 	char line[256];
@@ -150,25 +159,85 @@ static const char *cap_names(uint32_t caps, char *buf, size_t n)
 	return buf;
 }
 
-/* Counts a verdict and keeps it in the results table while there is room. */
-static void add_result(struct suite *s, const char *id, unsigned cpu, enum verdict v,
-		       const char *msg)
+/* CPU cpu's record, a new one (not identified) when it has none; NULL
+ * when the table is full. */
+static struct cpu_record *cpu_rec(struct suite *s, unsigned cpu)
 {
-	if (v == V_PASS)
+	for (unsigned i = 0; i < s->n_cpus; i++)
+		if (s->cpus[i].cpu == cpu)
+			return &s->cpus[i];
+	if (s->n_cpus >= SUITE_MAX_CPUS)
+		return 0;
+	struct cpu_record *r = &s->cpus[s->n_cpus++];
+	pmh_memset(r, 0, sizeof(*r));
+	r->cpu = cpu;
+	return r;
+}
+
+/* The bound CPU's identity into its record, as its run starts. */
+static void note_cpu(struct suite *s, unsigned cpu)
+{
+	struct cpu_record *r = cpu_rec(s, cpu);
+	const struct pmu *p = s->pmu;
+
+	if (!r)
+		return;
+	r->identified = true;
+	r->ci = *s->cpu;
+	r->apic_mode = s->apic->mode;
+	r->apic_id = s->apic->id;
+	r->status = p->status;
+	r->version = p->version;
+	r->n_gp = p->n_gp;
+	r->gp_width = p->n_gp ? p->ctr[0].width : 0;
+	r->n_fixed = p->n_fixed;
+	r->fixed_width = p->n_fixed ? p->ctr[p->n_gp].width : 0;
+	pmh_strlcpy(r->reason, p->status == PMU_FUNCTIONAL ? s->cpu->driver_reason : p->reason,
+		    sizeof(r->reason));
+	r->n.pmu_usable = p->status == PMU_FUNCTIONAL;
+}
+
+/* The names of the counters in mask, comma-separated, into buf. */
+static void ctr_names(const struct pmu *p, uint64_t mask, char *buf, size_t n)
+{
+	struct pmh_sb sb;
+
+	pmh_sb_init(&sb, buf, n);
+	for (unsigned i = 0; i < p->n && i < 64; i++)
+		if (mask & (1ull << i))
+			pmh_sb_add(&sb, "%s%s", sb.len ? "," : "", p->ctr[i].name);
+}
+
+/* Counts a verdict (the run's and its CPU's) and keeps it in the results
+ * table while there is room; the new entry, or NULL. */
+static struct result *add_result(struct suite *s, const char *id, unsigned cpu, enum verdict v,
+				 const char *msg)
+{
+	struct cpu_record *cr = cpu_rec(s, cpu);
+	struct run_counts dummy = { 0 }; /* a CPU past the table: counted in the run only */
+	struct run_counts *n = cr ? &cr->n : &dummy;
+
+	if (v == V_PASS) {
 		s->passed++;
-	else if (v == V_FAIL)
+		n->passed++;
+	} else if (v == V_FAIL) {
 		s->failed++;
-	else
-		s->skipped++;
-	if (s->n_results < SUITE_MAX_RESULTS) {
-		struct result *r = &s->results[s->n_results++];
-		pmh_strlcpy(r->id, id, sizeof(r->id));
-		r->cpu = cpu;
-		r->v = v;
-		pmh_strlcpy(r->msg, msg, sizeof(r->msg));
+		n->failed++;
 	} else {
-		s->dropped++;
+		s->skipped++;
+		n->skipped++;
 	}
+	if (s->n_results >= SUITE_MAX_RESULTS) {
+		s->dropped++;
+		return 0;
+	}
+	struct result *r = &s->results[s->n_results++];
+	pmh_memset(r, 0, sizeof(*r));
+	pmh_strlcpy(r->id, id, sizeof(r->id));
+	r->cpu = cpu;
+	r->v = v;
+	pmh_strlcpy(r->msg, msg, sizeof(r->msg));
+	return r;
 }
 
 void suite_fail_cpu(struct suite *s, unsigned cpu, const char *msg)
@@ -195,9 +264,17 @@ static void record(struct suite *s, struct check_ctx *c)
 	else
 		pmh_strlcpy(id, c->chk->id, sizeof(id));
 
-	if (c->v == V_PASS && c->chk->needs_pmu)
+	if (c->v == V_PASS && c->chk->needs_pmu) {
+		struct cpu_record *cr = cpu_rec(s, c->cpu_index);
 		s->pmu_passed++;
-	add_result(s, c->chk->id, c->cpu_index, c->v, c->msg);
+		if (cr)
+			cr->n.pmu_passed++;
+	}
+	struct result *r = add_result(s, c->chk->id, c->cpu_index, c->v, c->msg);
+	if (r) {
+		r->fig = c->fig;
+		ctr_names(c->pmu, c->fig.ctrs, r->ctr_names, sizeof(r->ctr_names));
+	}
 	if (c->v == V_SKIP)
 		suite_emit(s, "SKIP %s: %s", id, c->msg);
 	else
@@ -244,6 +321,8 @@ void suite_run(struct suite *s, unsigned cpu_index)
 	size_t n = suite_checks(list, 256);
 	char caps[160];
 
+	s->running = 0; /* an AP's crash left its check named */
+	note_cpu(s, cpu_index);
 	for (size_t i = 0; i < n; i++) {
 		const struct check *k = list[i];
 		struct check_ctx c = {
@@ -266,7 +345,9 @@ void suite_run(struct suite *s, unsigned cpu_index)
 			check_skip(&c, "%s has no %s", s->pmu->name,
 				   cap_names(k->needs_caps & ~s->pmu->caps, caps, sizeof(caps)));
 		} else {
+			s->running = k->id; /* named in a crash record */
 			k->run(&c);
+			s->running = 0;
 		}
 		record(s, &c);
 	}

@@ -9,15 +9,33 @@
 #include <stddef.h>
 #include "../pmu/pmu.h"
 #include "../apic/apic.h"
+#include "../apic/isr.h"
 #include "options.h"
 
+struct platform;
+
 enum verdict { V_PASS, V_FAIL, V_SKIP, V_NONE };
+
+/* What a check measured, for the results JSON: the min/median/max of its
+ * last measurement (measure.c m_diff, m_median_clean), the allowance the
+ * check judged it with, and the counters it set up (bit i: pmu->ctr[i]). */
+struct figures {
+	bool set; /* a measurement was taken */
+	int64_t min, med, max;
+	const char *unit;      /* a static string */
+	const char *tolerance; /* a static string the check sets, or NULL */
+	uint64_t ctrs;
+};
+
+#define RESULT_CTR_NAMES 64 /* "gp0,gp1,fixed0": the set-up counters' names */
 
 struct result {
 	char id[40];
 	unsigned cpu;
 	enum verdict v;
 	char msg[224];
+	struct figures fig;		  /* fig.set false: no figures */
+	char ctr_names[RESULT_CTR_NAMES]; /* fig.ctrs by name, comma-separated */
 };
 
 struct check_ctx;
@@ -47,6 +65,35 @@ struct sink {
 };
 
 #define SUITE_MAX_RESULTS 512
+#define SUITE_MAX_CPUS 256 /* CPUs one run reports on (boot/mp.c runs up to 256) */
+
+/* What a run decides a verdict from: a whole run or one CPU's share. */
+struct run_counts {
+	unsigned passed, failed, skipped, pmu_passed;
+	bool pmu_usable; /* a driver and a functional probe */
+	bool harness_error;
+};
+
+/* One CPU's identity and counts, as its suite_run found it. */
+struct cpu_record {
+	unsigned cpu;
+	bool identified; /* false: a failure of a CPU that never ran a check */
+	struct cpu_info ci;
+	enum apic_mode apic_mode;
+	uint32_t apic_id;
+	enum pmu_status status;
+	unsigned version, n_gp, gp_width, n_fixed, fixed_width;
+	char reason[160];
+	struct run_counts n;
+};
+
+/* An unexpected exception that stopped the run (report_crash). */
+#define CRASH_REGS 17 /* rax..r15 in the JSON's order, rsp, rflags */
+struct crash_record {
+	bool set;
+	uint64_t vector, error, rip, regs[CRASH_REGS];
+	char check[40]; /* the check that was running; "" none */
+};
 
 struct suite {
 	struct result results[SUITE_MAX_RESULTS];
@@ -55,6 +102,14 @@ struct suite {
 	unsigned pmu_passed; /* passes of checks that measured the PMU (needs_pmu) */
 	unsigned dropped; /* results that did not fit (reported, never silent) */
 	bool harness_error; /* the harness could not run (set by the platform) */
+	struct cpu_record cpus[SUITE_MAX_CPUS];
+	unsigned n_cpus;
+	/* The run's platform and start, for the JSON (report_start). */
+	const struct platform *platform;
+	uint64_t t0_us;
+	char started[32]; /* the firmware clock at the start; "" unknown */
+	const char *running; /* the check running now, or NULL */
+	struct crash_record crash;
 	struct sink out;
 	const struct options *opt;
 	const struct cpu_info *cpu;
@@ -73,12 +128,16 @@ struct check_ctx {
 	enum verdict v;
 	unsigned n_fail;
 	char msg[224];
+	struct figures fig;
 };
 
 void check_pass(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
 /* The first failure is kept; later ones are counted ("and N more"). */
 void check_fail(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
 void check_skip(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
+/* A measurement's min/median/max in events as the check's figures for the
+ * results JSON (the last one a check takes is kept). */
+void check_figures(struct check_ctx *c, int64_t min, int64_t med, int64_t max);
 /* Verbose-only detail line. */
 void check_note(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
 
@@ -113,12 +172,6 @@ void suite_fail_cpu(struct suite *s, unsigned cpu, const char *msg);
  * PMU was usable but no check measured it), PASS (the PMU was measured and
  * nothing failed). Each has its own exit value. */
 enum run_verdict { RV_PASS, RV_FAIL, RV_ERROR, RV_NO_PMU, RV_NO_VERDICT };
-/* What a verdict is decided from: a whole run or one CPU's share of it. */
-struct run_counts {
-	unsigned passed, failed, skipped, pmu_passed;
-	bool pmu_usable; /* a driver and a functional probe */
-	bool harness_error;
-};
 enum run_verdict run_verdict_of(const struct run_counts *c);
 /* The counts so far (pmu_usable from the bound PMU). A CPU's share is
  * the difference (suite_share) from those taken before its run, with
@@ -140,10 +193,27 @@ enum pmh_exit {
 enum pmh_exit run_verdict_exit(enum run_verdict v);
 
 /* report.c */
+#define PMH_VERSION "0.1.0"
+/* The build's commit (git describe --always --dirty, from the Makefile);
+ * "unknown" is null in the JSON. */
+#ifndef PMH_COMMIT
+#define PMH_COMMIT "unknown"
+#endif
 void report_identity(struct suite *s);
 /* The closing line, the verdict line with its reason, and the banner. */
 void report_summary(struct suite *s);
-/* The JSON results document into buf; returns the length it needs. */
+/* The run's platform, its start on the platform's now_us clock (t0_us)
+ * and the firmware's time, for the JSON; after suite_init. */
+void report_start(struct suite *s, const struct platform *p, uint64_t t0_us);
+/* The exception in f (NULL: not known) as the run's crash record, and a
+ * line that says it into the log; the first of a run is kept (an AP's
+ * does not stop the run, so more may follow). */
+void report_crash(struct suite *s, const struct int_frame *f);
+/* Why the run's verdict is what it is (the verdict line's reason). */
+void report_verdict_reason(const struct suite *s, char *buf, size_t n);
+/* The JSON results document (schema pmuharness-results/2,
+ * host/report/pmuharness-results-2.schema.json) into buf; returns the
+ * length it needs. */
 size_t report_json(const struct suite *s, char *buf, size_t cap);
 const char *verdict_name(enum verdict v);
 

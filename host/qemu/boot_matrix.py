@@ -127,7 +127,7 @@ def check(efi, entry):
                 errs.append("JSON summary differs from the closing line")
             if doc.get("verdict") != "NO PMU" or not doc.get("verdict_reason"):
                 errs.append(f"JSON verdict {doc.get('verdict')!r}, expected 'NO PMU' with a reason")
-            if doc["pmu"]["driver"] != driver:
+            if doc["cpus"][0]["pmu"]["driver"] != driver:
                 errs.append("JSON pmu.driver differs")
         except (OSError, ValueError, KeyError) as e:
             errs.append(f"results JSON unreadable: {e}")

@@ -69,7 +69,7 @@ def check_results(stick, number, close):
     try:
         doc = json.loads(js)
         s = doc["summary"]
-        if doc.get("schema") != "pmuharness-results/1":
+        if doc.get("schema") != "pmuharness-results/2":
             errs.append(f"{base}.json schema {doc.get('schema')!r}")
         if close and (s["passed"], s["failed"], s["skipped"]) != close:
             errs.append(f"{base}.json summary {s} differs from the closing line {close}")

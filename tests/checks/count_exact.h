@@ -66,6 +66,7 @@ static inline void count_exact(struct check_ctx *c, enum pmu_generic g, uint64_t
 	x.how = how;
 	m_quiesce(c);
 	unsigned tested = m_each_counter(c, g, PMU_F_OS | PMU_F_USR, count_one, &x);
+	c->fig.tolerance = m_slack_text(c); /* for the results JSON */
 	m_quiesce(c);
 	if (!tested)
 		check_skip(c, "%s has no %s event", c->pmu->name, m_gen_name(g));

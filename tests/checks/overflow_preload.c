@@ -198,6 +198,7 @@ static int reference(struct check_ctx *c, unsigned i, uint64_t *e)
 	struct stat3 st;
 	int got = m_median_clean(c, rep, 1, ref_sample, &i, &st);
 
+	c->fig.tolerance = m_slack_text(c); /* for the results JSON */
 	if (got <= 0)
 		return got < 0 ? STOP : ALL_SMI;
 	*e = st.med;

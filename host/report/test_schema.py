@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Validates results JSON against host/report/pmuharness-results-2.schema.json
+with a small validator of the schema subset it uses (type, properties,
+required, items, enum, const, oneOf, additionalProperties): documents from
+the simulator (several models and a fault) and, given the EFI image, one
+from a QEMU boot with two CPUs; and shows that a document missing a required
+field or with a wrong type is refused.
+
+usage: test_schema.py [SIM] [EFI]   (defaults build/host/pmuharness-sim-fast,
+build/pmuharness.efi; the QEMU cases are skipped when the image is absent)
+       test_schema.py --validate FILE...   (any results files; exit 1 on an error)"""
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "host", "qemu"))
+import qemulib as q  # noqa: E402
+
+SCHEMA = os.path.join(HERE, "pmuharness-results-2.schema.json")
+TYPES = {"object": dict, "array": list, "string": str, "null": type(None)}
+
+
+def type_ok(v, t):
+    if t == "integer":
+        return isinstance(v, int) and not isinstance(v, bool)
+    if t == "boolean":
+        return isinstance(v, bool)
+    return isinstance(v, TYPES[t])
+
+
+def validate(v, s, path="$"):
+    """The list of errors of v against schema s (empty: valid)."""
+    errs = []
+    if "type" in s:
+        ts = s["type"] if isinstance(s["type"], list) else [s["type"]]
+        if not any(type_ok(v, t) for t in ts):
+            return [f"{path}: {json.dumps(v)[:60]} is not {'/'.join(ts)}"]
+    if "const" in s and v != s["const"]:
+        errs.append(f"{path}: {v!r} is not {s['const']!r}")
+    if "enum" in s and v not in s["enum"]:
+        errs.append(f"{path}: {v!r} is not one of {s['enum']}")
+    if "oneOf" in s:
+        n = sum(1 for sub in s["oneOf"] if not validate(v, sub, path))
+        if n != 1:
+            errs.append(f"{path}: matches {n} of oneOf, not exactly one")
+    if isinstance(v, dict):
+        props = s.get("properties", {})
+        errs += [f"{path}: no {k}" for k in s.get("required", []) if k not in v]
+        for k, sub in v.items():
+            if k in props:
+                errs += validate(sub, props[k], f"{path}.{k}")
+            elif s.get("additionalProperties") is False:
+                errs.append(f"{path}: unexpected {k}")
+    if isinstance(v, list) and "items" in s:
+        for i, x in enumerate(v):
+            errs += validate(x, s["items"], f"{path}[{i}]")
+    return errs
+
+
+def sim_doc(sim, *args):
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        subprocess.run([sim, *args, "--json", f.name], stdout=subprocess.DEVNULL, check=False)
+        return json.load(open(f.name))
+
+
+def qemu_doc(efi, cfg="cpus = all\n"):
+    """The JSON of a boot with two CPUs and cfg (by default cpus = all:
+    QEMU's SMBIOS and firmware clock, both CPUs)."""
+    d = tempfile.mkdtemp(prefix="pmh-schema-")
+    esp = os.path.join(d, "esp")
+    try:
+        subprocess.run([q.BOOT, efi, "--smp", "2", "--esp", esp, "--cfg",
+                        "on_finish = qemu-exit\n" + cfg, "--timeout", str(q.LIMIT_S)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=dict(q.ENV, TMPDIR=d))
+        boot_dir = os.path.join(esp, "EFI", "BOOT")
+        jsons = sorted(f for f in os.listdir(boot_dir) if f.endswith(".json"))
+        return json.load(open(os.path.join(boot_dir, jsons[-1])))
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def validate_files(paths):
+    """--validate FILE...: each file against the schema; its errors printed."""
+    schema = json.load(open(SCHEMA))
+    bad = 0
+    for p in paths:
+        errs = validate(json.load(open(p)), schema)
+        bad += bool(errs)
+        print(f"{'FAIL' if errs else 'PASS'} {p}" + "".join(f"\n    {e}" for e in errs))
+    return 1 if bad else 0
+
+
+def main():
+    if sys.argv[1:2] == ["--validate"]:
+        return validate_files(sys.argv[2:])
+    sim = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build/host/pmuharness-sim-fast")
+    efi = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "build/pmuharness.efi")
+    schema = json.load(open(SCHEMA))
+    t = q.Tally("schema")
+
+    def sim_models():
+        errs = []
+        for args in (["--cpu", "skylake"], ["--cpu", "opteron"], ["--cpu", "pentium3"],
+                     ["--cpu", "nopmu"], ["--cpu", "skylake", "--fault", "stuck-counter"]):
+            doc = sim_doc(sim, *args)
+            errs += [f"{' '.join(args)}: {e}" for e in validate(doc, schema)]
+            if not doc["cpus"] or doc["cpus"][0]["verdict"] is None:
+                errs.append(f"{' '.join(args)}: no per-CPU record")
+        return errs
+
+    def sim_figures():
+        doc = sim_doc(sim, "--cpu", "skylake", "checks=count.instructions,overflow.preload")
+        figs = {r["id"]: r["figures"] for r in doc["results"]}
+        errs = [f"{k}: no figures" for k, v in figs.items() if not v]
+        errs += [f"{k}: no tolerance" for k, v in figs.items() if v and not v["tolerance"]]
+        errs += [f"{k}: no counters" for k, v in figs.items() if v and not v["counters"]]
+        return errs + validate(doc, schema)
+
+    def refuses_bad():
+        good = sim_doc(sim, "--cpu", "skylake", "checks=pmu.probe")
+        errs = validate(good, schema)
+        for mutate, what in ((lambda d: d.pop("verdict"), "no verdict"),
+                             (lambda d: d["cpus"][0].pop("brand"), "a CPU without brand"),
+                             (lambda d: d["summary"].update(passed="3"), "a count as string"),
+                             (lambda d: d["results"][0].update(verdict="OK"), "a bad verdict"),
+                             (lambda d: d.update(extra=1), "an unknown field")):
+            bad = copy.deepcopy(good)
+            mutate(bad)
+            if not validate(bad, schema):
+                errs.append(f"{what}: accepted")
+        return errs
+
+    def qemu_boot():
+        doc = qemu_doc(efi)
+        errs = validate(doc, schema)
+        if len(doc["cpus"]) != 2:
+            errs.append(f"{len(doc['cpus'])} CPU records, expected 2")
+        for k in ("started", "elapsed_us", "firmware", "system"):
+            if doc[k] is None:
+                errs.append(f"{k} is null under OVMF")
+        return errs
+
+    def qemu_crash():
+        """An unexpected #UD (the test trigger): the crash record names the
+        vector, RIP, the trigger's registers and the check."""
+        doc = qemu_doc(efi, "checks = apic.fatal-trigger\n")
+        errs = validate(doc, schema)
+        c = doc["crash"] or {}
+        want = {"vector": 6, "error_code": 0, "check": "apic.fatal-trigger"}
+        errs += [f"crash.{k} {c.get(k)!r}, expected {v!r}" for k, v in want.items()
+                 if c.get(k) != v]
+        regs = c.get("registers", {})
+        if regs.get("rax") != "0x5a5a1234" or regs.get("rbx") != "0xbadcafe":
+            errs.append(f"crash.registers {regs}")
+        if doc["verdict"] != "ERROR":
+            errs.append(f"verdict {doc['verdict']}, expected ERROR")
+        return errs
+
+    def qemu_ap_crash():
+        """The same #UD on an AP: recorded, the run goes on to a FAIL."""
+        doc = qemu_doc(efi, "cpus = 1\nchecks = apic.fatal-trigger\n")
+        errs = validate(doc, schema)
+        c = doc["crash"] or {}
+        if (c.get("vector"), c.get("check")) != (6, "apic.fatal-trigger"):
+            errs.append(f"crash {c}")
+        if doc["verdict"] != "FAIL" or [x["cpu"] for x in doc["cpus"]] != [1]:
+            errs.append(f"verdict {doc['verdict']}, cpus {doc['cpus']}")
+        return errs
+
+    t.case(sim_models)
+    t.case(sim_figures)
+    t.case(refuses_bad)
+    if os.path.exists(efi) and shutil.which("qemu-system-x86_64"):
+        t.case(qemu_boot)
+        t.case(qemu_crash)
+        t.case(qemu_ap_crash)
+    else:
+        print("SKIP schema.qemu_*: no image or no QEMU")
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,156 @@
+/* The results JSON (schema pmuharness-results/2) from what the platform
+ * tells: firmware, SMBIOS, clock; a CPU that failed before its run, a
+ * result's figures and a crash record. The schema itself is checked by
+ * host/report/test_schema.py on real output. */
+/* cmocka.h needs these first */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../tests/platform.h"
+#include "../../tests/suite.h"
+
+static const uint8_t smbios[] = {
+    1, 8, 0, 0, 1, 2, 0, 0, 'A', 'c', 'm', 'e', 0,   'X', '"', '1', 0, 0,
+    2, 8, 1, 0, 0, 1, 0, 0, 'M', 'B', 0,   0,	127, 4,	  2,   0,   0, 0,
+};
+
+static uint64_t now = 1000;
+static uint64_t f_now(void *ctx)
+{
+	(void)ctx;
+	return now;
+}
+
+static bool f_clock(void *ctx, char *buf, size_t n)
+{
+	(void)ctx;
+	snprintf(buf, n, "2026-11-23T14:05:09Z");
+	return true;
+}
+
+static struct suite s;
+static struct options o;
+static struct cpu_info ci;
+static struct pmu pmu;
+static struct apic_info ai;
+static char json[1 << 16];
+
+static void make(const struct platform *p)
+{
+	options_default(&o);
+	suite_init(&s, &o, &ci, &pmu, &ai, (struct sink){0, 0});
+	report_start(&s, p, now);
+}
+
+static void platform_identity(void **state)
+{
+	const struct platform p = {.now_us = f_now,
+				   .clock = f_clock,
+				   .fw_vendor = "EDK II",
+				   .fw_revision = "0x10000",
+				   .smbios = smbios,
+				   .smbios_len = sizeof(smbios)};
+	(void)state;
+	make(&p);
+	now += 250;
+	size_t n = report_json(&s, json, sizeof(json));
+	assert_true(n < sizeof(json));
+	assert_non_null(strstr(json, "\"schema\": \"pmuharness-results/2\""));
+	assert_non_null(strstr(json, "\"started\": \"2026-11-23T14:05:09Z\""));
+	assert_non_null(strstr(json, "\"elapsed_us\": 250"));
+	assert_non_null(strstr(json, "\"firmware\": {\"vendor\": \"EDK II\", \"revision\": "
+				     "\"0x10000\"}"));
+	assert_non_null(strstr(json, "\"system\": {\"manufacturer\": \"Acme\", \"product\": "
+				     "\"X\\\"1\", \"version\": null, \"board\": {\"manufacturer\": "
+				     "null, \"product\": \"MB\", \"version\": null}}"));
+	assert_non_null(strstr(json, "\"crash\": null"));
+}
+
+/* No services at all: every platform field null, never left out. */
+static void nothing_known(void **state)
+{
+	const struct platform p = {0};
+	(void)state;
+	make(&p);
+	report_json(&s, json, sizeof(json));
+	assert_non_null(strstr(json, "\"started\": null,\n  \"elapsed_us\": null,\n  "
+				     "\"firmware\": null,\n  \"system\": null"));
+	assert_non_null(strstr(json, "\"cpus\": [\n  ]"));
+}
+
+/* A CPU that failed before it ran a check: its identity null, its
+ * failure counted in its own verdict; a result's figures and counters. */
+static void cpu_and_figures(void **state)
+{
+	const struct platform p = {0};
+	(void)state;
+	make(&p);
+	suite_fail_cpu(&s, 3, "StartupThisAP timed out");
+	struct result *r = &s.results[s.n_results++];
+	snprintf(r->id, sizeof(r->id), "count.instructions");
+	r->v = V_PASS;
+	r->fig = (struct figures){true, -2, 30000, 30001, "events", "exact (Intel)", 0x3};
+	snprintf(r->ctr_names, sizeof(r->ctr_names), "gp0,fixed1");
+	report_json(&s, json, sizeof(json));
+	assert_non_null(strstr(json, "{\"cpu\": 3, \"apic_id\": null, \"vendor\": null,"));
+	assert_non_null(strstr(json, "\"pmu\": null,\n      \"verdict\": \"FAIL\", \"passed\": 0, "
+				     "\"failed\": 1, \"skipped\": 0}"));
+	assert_non_null(strstr(json,
+			       "\"figures\": {\"min\": -2, \"median\": 30000, \"max\": "
+			       "30001, \"unit\": \"events\", \"tolerance\": \"exact (Intel)\", "
+			       "\"counters\": [\"gp0\", \"fixed1\"]}"));
+	assert_non_null(strstr(json, "\"detail\": \"StartupThisAP timed out\", \"figures\": null"));
+}
+
+static void crash_record(void **state)
+{
+	const struct platform p = {0};
+	struct int_frame f = {.rax = 0x5a5a1234,
+			      .rbx = 0xbadcafe,
+			      .r15 = 0xffffffffffffffffull,
+			      .vector = 13,
+			      .error = 0x18,
+			      .rip = 0xfffff80012345678ull};
+	(void)state;
+	make(&p);
+	s.running = "apic.fatal-trigger";
+	report_crash(&s, &f);
+	report_crash(&s, NULL); /* not known: the record stays */
+	struct int_frame later = { .vector = 6 };
+	report_crash(&s, &later); /* a second one: the first stays */
+	report_json(&s, json, sizeof(json));
+	assert_non_null(strstr(json, "\"crash\": {\"vector\": 13, \"error_code\": 24, \"rip\": "
+				     "\"0xfffff80012345678\", \"registers\": {\"rax\": "
+				     "\"0x5a5a1234\", \"rbx\": \"0xbadcafe\""));
+	assert_non_null(strstr(json, "\"r15\": \"0xffffffffffffffff\", \"rflags\": \"0x0\"}, "
+				     "\"check\": \"apic.fatal-trigger\"}"));
+}
+
+/* A buffer too small: the length it needs comes back, the text is cut. */
+static void too_small(void **state)
+{
+	const struct platform p = {0};
+	char small[64];
+	(void)state;
+	make(&p);
+	size_t need = report_json(&s, json, sizeof(json));
+	assert_int_equal(report_json(&s, small, sizeof(small)), need);
+	assert_true(strlen(small) < sizeof(small));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(platform_identity), cmocka_unit_test(nothing_known),
+	    cmocka_unit_test(cpu_and_figures),	 cmocka_unit_test(crash_record),
+	    cmocka_unit_test(too_small),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,268 @@
+/* The JSON results document, schema pmuharness-results/2: the contract with
+ * the report tool, host/report/pmuharness-results-2.schema.json. Every field
+ * is written (null where the platform cannot tell); 64-bit values that may
+ * pass 2^53 are hex strings. */
+#include "suite.h"
+#include "platform.h"
+#include "smbios.h"
+#include "../lib/fmt.h"
+#include "../lib/str.h"
+
+#define SCHEMA_ID "pmuharness-results/2"
+
+/* A string, or null for NULL or "". */
+static void str_or_null(struct pmh_sb *sb, const char *v)
+{
+	if (v && v[0])
+		pmh_sb_json_str(sb, v);
+	else
+		pmh_sb_add(sb, "null");
+}
+
+static void head(struct pmh_sb *sb, const struct suite *s)
+{
+	const struct platform *p = s->platform;
+	static const char commit[] = PMH_COMMIT;
+
+	pmh_sb_add(sb,
+		   "{\n  \"schema\": \"%s\",\n  \"harness\": {\"version\": \"%s\", \"commit\": ",
+		   SCHEMA_ID, PMH_VERSION);
+	str_or_null(sb, pmh_strcmp(commit, "unknown") ? commit : 0);
+	pmh_sb_add(sb, "},\n  \"started\": ");
+	str_or_null(sb, s->started);
+	if (p && p->now_us)
+		pmh_sb_add(sb, ",\n  \"elapsed_us\": %llu",
+			   (unsigned long long)(p->now_us(p->ctx) - s->t0_us));
+	else
+		pmh_sb_add(sb, ",\n  \"elapsed_us\": null");
+	pmh_sb_add(sb, ",\n  \"firmware\": ");
+	if (p && (p->fw_vendor || p->fw_revision)) {
+		pmh_sb_add(sb, "{\"vendor\": ");
+		str_or_null(sb, p->fw_vendor);
+		pmh_sb_add(sb, ", \"revision\": ");
+		str_or_null(sb, p->fw_revision);
+		pmh_sb_add(sb, "}");
+	} else {
+		pmh_sb_add(sb, "null");
+	}
+}
+
+static void smbios_fields(struct pmh_sb *sb, const struct smbios_id *id)
+{
+	pmh_sb_add(sb, "\"manufacturer\": ");
+	str_or_null(sb, id->manufacturer);
+	pmh_sb_add(sb, ", \"product\": ");
+	str_or_null(sb, id->product);
+	pmh_sb_add(sb, ", \"version\": ");
+	str_or_null(sb, id->version);
+}
+
+/* SMBIOS type 1 and 2; null without a table or a system structure. */
+static void system_id(struct pmh_sb *sb, const struct platform *p)
+{
+	static struct smbios_info si; /* 400 bytes: off the stack */
+
+	pmh_sb_add(sb, ",\n  \"system\": ");
+	if (!p || !p->smbios || !smbios_parse(p->smbios, p->smbios_len, &si) || !si.system.found) {
+		pmh_sb_add(sb, "null");
+		return;
+	}
+	pmh_sb_add(sb, "{");
+	smbios_fields(sb, &si.system);
+	pmh_sb_add(sb, ", \"board\": ");
+	if (si.board.found) {
+		pmh_sb_add(sb, "{");
+		smbios_fields(sb, &si.board);
+		pmh_sb_add(sb, "}");
+	} else {
+		pmh_sb_add(sb, "null");
+	}
+	pmh_sb_add(sb, "}");
+}
+
+static void options_obj(struct pmh_sb *sb, const struct options *o)
+{
+	pmh_sb_add(sb, ",\n  \"options\": {\"checks\": ");
+	pmh_sb_json_str(sb, o->checks);
+	if (o->all_cpus) {
+		pmh_sb_add(sb, ", \"cpus\": \"all\"");
+	} else if (!o->n_cpus) {
+		pmh_sb_add(sb, ", \"cpus\": \"boot\"");
+	} else {
+		pmh_sb_add(sb, ", \"cpus\": [");
+		for (unsigned i = 0; i < o->n_cpus && i < OPT_MAX_CPUS; i++)
+			pmh_sb_add(sb, "%s%u", i ? ", " : "", o->cpus[i]);
+		pmh_sb_add(sb, "]");
+	}
+	pmh_sb_add(sb, ", \"repeat\": %u, \"pmi\": \"%s\", \"preload\": [", o->repeat,
+		   o->pmi == PMI_NMI ? "nmi" : "fixed");
+	for (unsigned i = 0; i < o->n_preloads && i < OPT_MAX_PRELOADS; i++) {
+		if (o->preloads[i])
+			pmh_sb_add(sb, "%s%llu", i ? ", " : "", (unsigned long long)o->preloads[i]);
+		else
+			pmh_sb_add(sb, "%s\"max\"", i ? ", " : "");
+	}
+	pmh_sb_add(sb, "], \"event\": ");
+	str_or_null(sb, o->event);
+	pmh_sb_add(sb, ", \"on_finish\": \"%s\"}", options_finish_name(o->on_finish));
+}
+
+static void cpu_pmu(struct pmh_sb *sb, const struct cpu_record *r)
+{
+	pmh_sb_add(sb, ",\n      \"pmu\": {\"driver\": \"%s\", \"status\": \"%s\", \"reason\": ",
+		   pmu_driver_name(r->ci.driver), pmu_status_name(r->status));
+	pmh_sb_json_str(sb, r->reason);
+	pmh_sb_add(sb,
+		   ", \"version\": %u, \"gp_counters\": %u, \"gp_width\": %u, "
+		   "\"fixed_counters\": %u, \"fixed_width\": %u}",
+		   r->version, r->n_gp, r->gp_width, r->n_fixed, r->fixed_width);
+}
+
+/* One CPU's identity and verdict; a CPU that failed before it ran a
+ * check has its identity null. */
+static void cpu_obj(struct pmh_sb *sb, const struct cpu_record *r)
+{
+	const struct cpu_info *ci = &r->ci;
+
+	pmh_sb_add(sb, "\n    {\"cpu\": %u, \"apic_id\": ", r->cpu);
+	if (!r->identified) {
+		pmh_sb_add(sb, "null, \"vendor\": null, \"family\": null, \"model\": null, "
+			       "\"stepping\": null, \"brand\": null, \"microcode\": null, "
+			       "\"hypervisor\": null, \"apic_mode\": null, \"pmu\": null");
+	} else {
+		pmh_sb_add(sb, "%u, \"vendor\": ", r->apic_id);
+		pmh_sb_json_str(sb, ci->ids.vendor);
+		pmh_sb_add(sb, ", \"family\": %u, \"model\": %u, \"stepping\": %u, \"brand\": ",
+			   ci->family, ci->model, ci->stepping);
+		pmh_sb_json_str(sb, ci->brand);
+		if (ci->microcode_valid)
+			pmh_sb_add(sb, ", \"microcode\": %u", ci->microcode);
+		else
+			pmh_sb_add(sb, ", \"microcode\": null");
+		pmh_sb_add(sb, ", \"hypervisor\": ");
+		str_or_null(sb, ci->hypervisor ? ci->hv_signature : 0);
+		pmh_sb_add(sb, ", \"apic_mode\": \"%s\"", apic_mode_name(r->apic_mode));
+		cpu_pmu(sb, r);
+	}
+	pmh_sb_add(sb,
+		   ",\n      \"verdict\": \"%s\", \"passed\": %u, \"failed\": %u, \"skipped\": %u}",
+		   run_verdict_name(run_verdict_of(&r->n)), r->n.passed, r->n.failed, r->n.skipped);
+}
+
+static void figures(struct pmh_sb *sb, const struct result *r)
+{
+	const struct figures *f = &r->fig;
+
+	if (!f->set) {
+		pmh_sb_add(sb, ", \"figures\": null");
+		return;
+	}
+	pmh_sb_add(
+	    sb, ",\n     \"figures\": {\"min\": %lld, \"median\": %lld, \"max\": %lld, \"unit\": ",
+	    (long long)f->min, (long long)f->med, (long long)f->max);
+	pmh_sb_json_str(sb, f->unit ? f->unit : "events");
+	pmh_sb_add(sb, ", \"tolerance\": ");
+	str_or_null(sb, f->tolerance);
+	pmh_sb_add(sb, ", \"counters\": [");
+	for (const char *p = r->ctr_names; *p;) {
+		char name[RESULT_CTR_NAMES];
+		size_t n = 0;
+		while (p[n] && p[n] != ',')
+			n++;
+		pmh_strlcpy(name, p, n + 1 < sizeof(name) ? n + 1 : sizeof(name));
+		pmh_sb_add(sb, "%s", p == r->ctr_names ? "" : ", ");
+		pmh_sb_json_str(sb, name);
+		p += p[n] ? n + 1 : n;
+	}
+	pmh_sb_add(sb, "]}");
+}
+
+/* The crash record's registers, in this order. */
+static const char reg_names[CRASH_REGS][7] = {
+    "rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp", "rsp",    "r8",
+    "r9",  "r10", "r11", "r12", "r13", "r14", "r15", "rflags",
+};
+
+void report_crash(struct suite *s, const struct int_frame *f)
+{
+	struct crash_record *c = &s->crash;
+
+	if (!f || c->set)
+		return; /* not known, or not the first (each went to COM1) */
+	const uint64_t r[CRASH_REGS] = {f->rax, f->rbx, f->rcx, f->rdx, f->rsi,	  f->rdi,
+					f->rbp, f->rsp, f->r8,	f->r9,	f->r10,	  f->r11,
+					f->r12, f->r13, f->r14, f->r15, f->rflags};
+	c->set = true;
+	c->vector = f->vector;
+	c->error = f->error;
+	c->rip = f->rip;
+	pmh_memcpy(c->regs, r, sizeof(r));
+	pmh_strlcpy(c->check, s->running ? s->running : "", sizeof(c->check));
+	suite_emit(s, "crash: vector %llu error 0x%llx rip 0x%llx rsp 0x%llx in %s",
+		   (unsigned long long)c->vector, (unsigned long long)c->error,
+		   (unsigned long long)c->rip, (unsigned long long)f->rsp,
+		   c->check[0] ? c->check : "no check");
+}
+
+static void crash(struct pmh_sb *sb, const struct crash_record *c)
+{
+	if (!c->set) {
+		pmh_sb_add(sb, ",\n  \"crash\": null");
+		return;
+	}
+	pmh_sb_add(sb,
+		   ",\n  \"crash\": {\"vector\": %llu, \"error_code\": %llu, \"rip\": \"0x%llx\", "
+		   "\"registers\": {",
+		   (unsigned long long)c->vector, (unsigned long long)c->error,
+		   (unsigned long long)c->rip);
+	for (unsigned i = 0; i < CRASH_REGS; i++)
+		pmh_sb_add(sb, "%s\"%s\": \"0x%llx\"", i ? ", " : "", reg_names[i],
+			   (unsigned long long)c->regs[i]);
+	pmh_sb_add(sb, "}, \"check\": ");
+	str_or_null(sb, c->check);
+	pmh_sb_add(sb, "}");
+}
+
+static void results(struct pmh_sb *sb, const struct suite *s)
+{
+	pmh_sb_add(sb, ",\n  \"results\": [");
+	for (unsigned i = 0; i < s->n_results; i++) {
+		const struct result *r = &s->results[i];
+		pmh_sb_add(sb, "%s\n    {\"id\": ", i ? "," : "");
+		pmh_sb_json_str(sb, r->id);
+		pmh_sb_add(sb, ", \"cpu\": %u, \"verdict\": \"%s\", \"detail\": ", r->cpu,
+			   verdict_name(r->v));
+		pmh_sb_json_str(sb, r->msg);
+		figures(sb, r);
+		pmh_sb_add(sb, "}");
+	}
+	pmh_sb_add(sb, "\n  ]");
+}
+
+size_t report_json(const struct suite *s, char *buf, size_t cap)
+{
+	struct pmh_sb sb;
+	char why[200];
+
+	pmh_sb_init(&sb, buf, cap);
+	head(&sb, s);
+	system_id(&sb, s->platform);
+	options_obj(&sb, s->opt);
+	pmh_sb_add(&sb, ",\n  \"cpus\": [");
+	for (unsigned i = 0; i < s->n_cpus; i++) {
+		pmh_sb_add(&sb, "%s", i ? "," : "");
+		cpu_obj(&sb, &s->cpus[i]);
+	}
+	pmh_sb_add(&sb, "\n  ]");
+	results(&sb, s);
+	report_verdict_reason(s, why, sizeof(why));
+	pmh_sb_add(&sb,
+		   ",\n  \"summary\": {\"passed\": %u, \"failed\": %u, \"skipped\": %u, "
+		   "\"dropped\": %u},\n  \"verdict\": \"%s\",\n  \"verdict_reason\": ",
+		   s->passed, s->failed, s->skipped, s->dropped,
+		   run_verdict_name(suite_verdict(s)));
+	pmh_sb_json_str(&sb, why);
+	crash(&sb, &s->crash);
+	pmh_sb_add(&sb, "\n}\n");
+	return sb.len;
+}
