@@ -100,10 +100,14 @@ static void ident(struct screen *s, const struct screen_ident *d)
 		size_t l = pmh_strlen(s->head[2]);
 		pmh_fmt(s->head[2] + l, sizeof(s->head[2]) - l, "0x%x", d->microcode);
 	}
-	pmh_fmt(s->head[3], sizeof(s->head[3]),
-		"PMU      %s v%u: %u x %u-bit general, %u x %u-bit fixed   APIC %s",
-		d->driver ? d->driver : u, d->pmu_version, d->n_gp, d->gp_width, d->n_fixed,
-		d->fixed_width, d->apic_mode ? d->apic_mode : u);
+	char v[16] = "", fx[32] = "";
+	if (d->pmu_version)
+		pmh_fmt(v, sizeof(v), " v%u", d->pmu_version);
+	if (d->n_fixed)
+		pmh_fmt(fx, sizeof(fx), ", %u x %u-bit fixed", d->n_fixed, d->fixed_width);
+	pmh_fmt(s->head[3], sizeof(s->head[3]), "PMU      %s%s: %u x %u-bit general%s   APIC %s",
+		d->driver ? d->driver : u, v, d->n_gp, d->gp_width, fx,
+		d->apic_mode ? d->apic_mode : u);
 	pmh_fmt(s->head[4], sizeof(s->head[4]), "Board    %s   Firmware %s",
 		d->board ? d->board : u, d->firmware ? d->firmware : u);
 }

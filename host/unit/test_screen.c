@@ -103,6 +103,14 @@ static void header_80x25(void **state)
 	assert_int_equal(row_of("Board    unknown   Firmware unknown"), 4);
 	assert_int_equal(row_of("Check 3 of 28: count.cycles   elapsed 0:12"), 5);
 	assert_int_equal(attr_at(0, 0), SCREEN_ATTR(SC_BLACK, SC_CYAN));
+	/* no version and no fixed counters: neither is named */
+	start(80, 25);
+	screen_event(&scr, &(struct screen_event){
+		.kind = SEV_IDENT,
+		.ident = &(struct screen_ident){ .driver = "amd-legacy", .n_gp = 4, .gp_width = 48 } });
+	render();
+	assert_int_equal(row_of("PMU      amd-legacy: 4 x 48-bit general   APIC unknown"), 3);
+	assert_int_equal(row_of("CPU      unknown"), 1);
 }
 
 /* A long reason is cut at a word's end with "...", never wrapped. */
