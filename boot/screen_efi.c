@@ -8,7 +8,7 @@
 /* Below this the layout does not fit; the lines scroll instead. */
 #define MIN_COLS 40
 #define MIN_ROWS 12
-#define SEG_MAX 256 /* characters per OutputString call */
+#define SEG_MAX	 256 /* characters per OutputString call */
 
 static struct screen *scr;
 static struct screen_cell *shown; /* what the console shows now */
@@ -21,7 +21,7 @@ void scr_init(void)
 
 	if (!o || !o->Mode ||
 	    uefi_call_wrapper(o->QueryMode, 4, o, (UINTN)o->Mode->Mode, &cols, &rows) !=
-		    EFI_SUCCESS ||
+		EFI_SUCCESS ||
 	    cols < MIN_COLS || rows < MIN_ROWS)
 		return;
 	scr = AllocatePool(sizeof(*scr));

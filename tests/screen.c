@@ -5,14 +5,14 @@
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 
-#define HEAD_ROWS 6	 /* title, four identification rows, progress */
-#define BOX_ROWS 5	 /* the verdict box: blank, word, reason, files, blank */
-#define LABEL_W 5	 /* "PASS " before a result's id */
-#define ROW_TEXT 200	 /* one laid-out row before it is cut to the width */
-#define NO_REASON 0xff	 /* a row whose reason did not fit the reasons table */
-#define TEXT SCREEN_ATTR(SC_LIGHTGRAY, SC_BLACK)
-#define TITLE SCREEN_ATTR(SC_BLACK, SC_CYAN)
-#define PROGRESS SCREEN_ATTR(SC_BLACK, SC_LIGHTGRAY)
+#define HEAD_ROWS 6    /* title, four identification rows, progress */
+#define BOX_ROWS  5    /* the verdict box: blank, word, reason, files, blank */
+#define LABEL_W	  5    /* "PASS " before a result's id */
+#define ROW_TEXT  200  /* one laid-out row before it is cut to the width */
+#define NO_REASON 0xff /* a row whose reason did not fit the reasons table */
+#define TEXT	  SCREEN_ATTR(SC_LIGHTGRAY, SC_BLACK)
+#define TITLE	  SCREEN_ATTR(SC_BLACK, SC_CYAN)
+#define PROGRESS  SCREEN_ATTR(SC_BLACK, SC_LIGHTGRAY)
 
 void screen_init(struct screen *s, unsigned w, unsigned h, struct screen_cell *grid)
 {
@@ -94,8 +94,9 @@ static void ident(struct screen *s, const struct screen_ident *d)
 	if (d->version)
 		title(s, d->version);
 	pmh_fmt(s->head[1], sizeof(s->head[1]), "CPU      %s", d->brand ? d->brand : u);
-	pmh_fmt(s->head[2], sizeof(s->head[2]), "Family   0x%x model 0x%x stepping 0x%x   microcode %s",
-		d->family, d->model, d->stepping, d->microcode_valid ? "" : u);
+	pmh_fmt(s->head[2], sizeof(s->head[2]),
+		"Family   0x%x model 0x%x stepping 0x%x   microcode %s", d->family, d->model,
+		d->stepping, d->microcode_valid ? "" : u);
 	if (d->microcode_valid) {
 		size_t l = pmh_strlen(s->head[2]);
 		pmh_fmt(s->head[2] + l, sizeof(s->head[2]) - l, "0x%x", d->microcode);
@@ -198,7 +199,7 @@ static bool has(const char *s, const char *word)
 void screen_line(struct screen *s, const char *line)
 {
 	static const char kinds[] = "PFS";
-	static const char *const labels[] = { "PASS ", "FAIL ", "SKIP " };
+	static const char *const labels[] = {"PASS ", "FAIL ", "SKIP "};
 
 	for (unsigned k = 0; k < 3; k++) {
 		if (!starts(line, labels[k]))
@@ -246,7 +247,6 @@ void screen_fatal(struct screen *s, const char *line)
 		    SCREEN_CRASH_LINE_MAX);
 }
 
-
 /* One entry of the results area: a row, or a SKIP reason shared by
  * several rows (two lines: the reason, then the checks). */
 struct item {
@@ -272,7 +272,7 @@ static unsigned skips(const struct screen *s, uint8_t reason)
 
 static unsigned items_of(const struct screen *s, struct item *it)
 {
-	bool seen[SCREEN_MAX_REASONS] = { 0 };
+	bool seen[SCREEN_MAX_REASONS] = {0};
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < s->n_rows; i++) {
@@ -282,7 +282,7 @@ static unsigned items_of(const struct screen *s, struct item *it)
 			continue;
 		if (grp)
 			seen[r->reason] = true;
-		it[n++] = (struct item){ (uint8_t)i, (uint8_t)(grp ? 2 : 1), grp, false };
+		it[n++] = (struct item){(uint8_t)i, (uint8_t)(grp ? 2 : 1), grp, false};
 	}
 	return n;
 }
@@ -304,7 +304,7 @@ static unsigned choose(const struct screen *s, struct item *it, unsigned n, unsi
 	avail = avail ? avail - 1 : 0;
 	for (unsigned pass = 0; pass < 3; pass++) {
 		for (unsigned i = n; i-- > 0;) {
-			bool want = pass == 0   ? kept_always(s->rows[it[i].row].kind)
+			bool want = pass == 0	? kept_always(s->rows[it[i].row].kind)
 				    : pass == 1 ? it[i].group
 						: true;
 			if (!it[i].keep && want && it[i].lines <= avail) {
@@ -359,9 +359,9 @@ static void group_ids(const struct screen *s, uint8_t reason, char *out, size_t 
 static void results(struct screen *s, unsigned top, unsigned bottom)
 {
 	static const char kinds[] = "PFSEW";
-	static const char *const labels[] = { "PASS", "FAIL", "SKIP", "ERROR", "WARN" };
-	static const uint8_t attrs[] = { SC_LIGHTGREEN, SC_LIGHTRED, SC_YELLOW, SC_LIGHTRED,
-					 SC_YELLOW };
+	static const char *const labels[] = {"PASS", "FAIL", "SKIP", "ERROR", "WARN"};
+	static const uint8_t attrs[] = {SC_LIGHTGREEN, SC_LIGHTRED, SC_YELLOW, SC_LIGHTRED,
+					SC_YELLOW};
 	struct item it[SCREEN_MAX_ROWS];
 	unsigned n = items_of(s, it), r = top;
 	unsigned hidden = choose(s, it, n, bottom > top ? bottom - top : 0);
@@ -395,12 +395,14 @@ static void results(struct screen *s, unsigned top, unsigned bottom)
  * where the results went or why they are not in files. */
 static void verdict_box(struct screen *s, unsigned top)
 {
-	static const uint8_t attr[] = { [RV_PASS] = SCREEN_PASS, [RV_FAIL] = SCREEN_FAIL,
-					[RV_ERROR] = SCREEN_ERROR, [RV_NO_PMU] = SCREEN_NO_PMU,
-					[RV_NO_VERDICT] = SCREEN_NO_VERDICT };
+	static const uint8_t attr[] = {[RV_PASS] = SCREEN_PASS,
+				       [RV_FAIL] = SCREEN_FAIL,
+				       [RV_ERROR] = SCREEN_ERROR,
+				       [RV_NO_PMU] = SCREEN_NO_PMU,
+				       [RV_NO_VERDICT] = SCREEN_NO_VERDICT};
 	enum run_verdict v = s->verdict >= 0 && s->verdict <= RV_NO_VERDICT
-				     ? (enum run_verdict)s->verdict
-				     : RV_ERROR;
+				 ? (enum run_verdict)s->verdict
+				 : RV_ERROR;
 	const char *name = run_verdict_name(v);
 	char word[32], line[ROW_TEXT];
 	size_t n = 0;
@@ -440,7 +442,7 @@ void screen_render(struct screen *s)
 	char line[ROW_TEXT];
 
 	for (size_t i = 0; i < (size_t)s->w * s->h; i++)
-		s->grid[i] = (struct screen_cell){ ' ', TEXT };
+		s->grid[i] = (struct screen_cell){' ', TEXT};
 	pmh_fmt(line, sizeof(line), "%s   CPU %u", s->head[0][0] ? s->head[0] : "pmuharness",
 		s->cpu);
 	put(s, 0, line, TITLE);

@@ -15,19 +15,32 @@
 /* Colours as UEFI numbers them (UEFI spec, SIMPLE_TEXT_OUTPUT SetAttribute):
  * a cell's attribute is fg | bg << 4, bg one of the first eight. */
 enum screen_colour {
-	SC_BLACK, SC_BLUE, SC_GREEN, SC_CYAN, SC_RED, SC_MAGENTA, SC_BROWN, SC_LIGHTGRAY,
-	SC_DARKGRAY, SC_LIGHTBLUE, SC_LIGHTGREEN, SC_LIGHTCYAN, SC_LIGHTRED, SC_LIGHTMAGENTA,
-	SC_YELLOW, SC_WHITE,
+	SC_BLACK,
+	SC_BLUE,
+	SC_GREEN,
+	SC_CYAN,
+	SC_RED,
+	SC_MAGENTA,
+	SC_BROWN,
+	SC_LIGHTGRAY,
+	SC_DARKGRAY,
+	SC_LIGHTBLUE,
+	SC_LIGHTGREEN,
+	SC_LIGHTCYAN,
+	SC_LIGHTRED,
+	SC_LIGHTMAGENTA,
+	SC_YELLOW,
+	SC_WHITE,
 };
 #define SCREEN_ATTR(fg, bg) ((uint8_t)((fg) | (bg) << 4))
 
 /* The verdict box's colours (README "The screen"). */
-#define SCREEN_PASS SCREEN_ATTR(SC_WHITE, SC_GREEN)
-#define SCREEN_FAIL SCREEN_ATTR(SC_WHITE, SC_RED)
-#define SCREEN_ERROR SCREEN_ATTR(SC_RED, SC_LIGHTGRAY)
-#define SCREEN_NO_PMU SCREEN_ATTR(SC_BLACK, SC_BROWN)
+#define SCREEN_PASS	  SCREEN_ATTR(SC_WHITE, SC_GREEN)
+#define SCREEN_FAIL	  SCREEN_ATTR(SC_WHITE, SC_RED)
+#define SCREEN_ERROR	  SCREEN_ATTR(SC_RED, SC_LIGHTGRAY)
+#define SCREEN_NO_PMU	  SCREEN_ATTR(SC_BLACK, SC_BROWN)
 #define SCREEN_NO_VERDICT SCREEN_ATTR(SC_WHITE, SC_BLUE)
-#define SCREEN_CRASH SCREEN_ATTR(SC_YELLOW, SC_MAGENTA)
+#define SCREEN_CRASH	  SCREEN_ATTR(SC_YELLOW, SC_MAGENTA)
 
 struct screen_cell {
 	char ch;
@@ -59,11 +72,11 @@ struct screen_event {
 	bool saved;
 };
 
-#define SCREEN_ID_MAX 40
-#define SCREEN_REASON_MAX 100
-#define SCREEN_MAX_ROWS 160
-#define SCREEN_MAX_REASONS 48
-#define SCREEN_CRASH_LINES 4
+#define SCREEN_ID_MAX	      40
+#define SCREEN_REASON_MAX     100
+#define SCREEN_MAX_ROWS	      160
+#define SCREEN_MAX_REASONS    48
+#define SCREEN_CRASH_LINES    4
 #define SCREEN_CRASH_LINE_MAX 112
 
 /* An unexpected exception as it was reported: the "fatal:" lines (vector,

@@ -16,8 +16,8 @@
 #include "../../tests/screen.h"
 #include "../../tests/suite.h"
 
-#define LONG_REASON                                                                         \
-	"pmu.status absent: no PMU driver for this CPU (vendor GenuineIntel family 0x6 "    \
+#define LONG_REASON                                                                                \
+	"pmu.status absent: no PMU driver for this CPU (vendor GenuineIntel family 0x6 "           \
 	"model 0x99 is not one the harness knows: the architectural perfmon leaf is absent)"
 
 static struct screen scr;
@@ -59,31 +59,32 @@ static unsigned rows_with(const char *needle)
 static void start(unsigned w, unsigned h)
 {
 	static const struct screen_ident id = {
-		.brand = "Intel(R) Xeon(R) Gold 6130 CPU @ 2.10GHz",
-		.driver = "intel-arch",
-		.apic_mode = "x2apic",
-		.family = 6,
-		.model = 0x55,
-		.stepping = 4,
-		.microcode = 0x2006e05,
-		.microcode_valid = true,
-		.pmu_version = 4,
-		.n_gp = 4,
-		.gp_width = 48,
-		.n_fixed = 3,
-		.fixed_width = 48,
+	    .brand = "Intel(R) Xeon(R) Gold 6130 CPU @ 2.10GHz",
+	    .driver = "intel-arch",
+	    .apic_mode = "x2apic",
+	    .family = 6,
+	    .model = 0x55,
+	    .stepping = 4,
+	    .microcode = 0x2006e05,
+	    .microcode_valid = true,
+	    .pmu_version = 4,
+	    .n_gp = 4,
+	    .gp_width = 48,
+	    .n_fixed = 3,
+	    .fixed_width = 48,
 	};
 	memset(cells, 0, sizeof(cells));
 	screen_init(&scr, w, h, cells);
-	screen_event(&scr, &(struct screen_event){ .kind = SEV_START });
+	screen_event(&scr, &(struct screen_event){.kind = SEV_START});
 	screen_line(&scr, "pmuharness: 0.1.0");
-	screen_event(&scr, &(struct screen_event){ .kind = SEV_IDENT, .ident = &id });
+	screen_event(&scr, &(struct screen_event){.kind = SEV_IDENT, .ident = &id});
 }
 
 static void end(enum run_verdict v, bool saved)
 {
-	screen_event(&scr, &(struct screen_event){ .kind = SEV_END, .verdict = (int)v,
-						   .saved = saved, .elapsed_us = 75000000 });
+	screen_event(
+	    &scr, &(struct screen_event){
+		      .kind = SEV_END, .verdict = (int)v, .saved = saved, .elapsed_us = 75000000});
 	render();
 }
 
@@ -91,8 +92,11 @@ static void header_80x25(void **state)
 {
 	(void)state;
 	start(80, 25);
-	screen_event(&scr, &(struct screen_event){ .kind = SEV_PROGRESS, .i = 3, .n = 28,
-						   .id = "count.cycles", .elapsed_us = 12000000 });
+	screen_event(&scr, &(struct screen_event){.kind = SEV_PROGRESS,
+						  .i = 3,
+						  .n = 28,
+						  .id = "count.cycles",
+						  .elapsed_us = 12000000});
 	render();
 	assert_int_equal(row_of("pmuharness 0.1.0"), 0);
 	assert_int_equal(row_of("Xeon(R) Gold 6130"), 1);
@@ -105,9 +109,10 @@ static void header_80x25(void **state)
 	assert_int_equal(attr_at(0, 0), SCREEN_ATTR(SC_BLACK, SC_CYAN));
 	/* no version and no fixed counters: neither is named */
 	start(80, 25);
-	screen_event(&scr, &(struct screen_event){
-		.kind = SEV_IDENT,
-		.ident = &(struct screen_ident){ .driver = "amd-legacy", .n_gp = 4, .gp_width = 48 } });
+	screen_event(
+	    &scr, &(struct screen_event){.kind = SEV_IDENT,
+					 .ident = &(struct screen_ident){
+					     .driver = "amd-legacy", .n_gp = 4, .gp_width = 48}});
 	render();
 	assert_int_equal(row_of("PMU      amd-legacy: 4 x 48-bit general   APIC unknown"), 3);
 	assert_int_equal(row_of("CPU      unknown"), 1);
@@ -135,8 +140,8 @@ static void rows_cut_at_words(void **state)
  * the checks once each, families collapsed. */
 static void skips_grouped(void **state)
 {
-	static const char *const ids[] = { "count.branches", "count.cycles", "count.fixed",
-					   "overflow.pmi", "overflow.status", "skid" };
+	static const char *const ids[] = {"count.branches", "count.cycles",    "count.fixed",
+					  "overflow.pmi",   "overflow.status", "skid"};
 	char line[300];
 
 	(void)state;
@@ -215,10 +220,10 @@ static void verdict_box_colours_and_not_saved(void **state)
 		uint8_t attr;
 		const char *word;
 	} cases[] = {
-		{ RV_FAIL, SCREEN_FAIL, "F A I L" },
-		{ RV_ERROR, SCREEN_ERROR, "E R R O R" },
-		{ RV_NO_PMU, SCREEN_NO_PMU, "N O   P M U" },
-		{ RV_NO_VERDICT, SCREEN_NO_VERDICT, "N O   V E R D I C T" },
+	    {RV_FAIL, SCREEN_FAIL, "F A I L"},
+	    {RV_ERROR, SCREEN_ERROR, "E R R O R"},
+	    {RV_NO_PMU, SCREEN_NO_PMU, "N O   P M U"},
+	    {RV_NO_VERDICT, SCREEN_NO_VERDICT, "N O   V E R D I C T"},
 	};
 
 	(void)state;
@@ -242,8 +247,8 @@ static void crash_panel(void **state)
 {
 	(void)state;
 	start(80, 25);
-	screen_event(&scr, &(struct screen_event){ .kind = SEV_PROGRESS, .i = 1, .n = 1,
-						   .id = "apic.fatal-trigger" });
+	screen_event(&scr, &(struct screen_event){
+			       .kind = SEV_PROGRESS, .i = 1, .n = 1, .id = "apic.fatal-trigger"});
 	screen_fatal(&scr, "");
 	screen_fatal(&scr, "fatal: unexpected exception vector 6 error 0x0 at rip 0x5e1a3c");
 	screen_fatal(&scr, "fatal: rax=0 rbx=1 rcx=2 rdx=3 rsi=4 rdi=5");
@@ -268,7 +273,7 @@ static void new_run_clears(void **state)
 	start(80, 25);
 	screen_line(&scr, "FAIL old.check wrong");
 	end(RV_FAIL, true);
-	screen_event(&scr, &(struct screen_event){ .kind = SEV_START });
+	screen_event(&scr, &(struct screen_event){.kind = SEV_START});
 	render();
 	assert_int_equal(row_of("old.check"), -1);
 	assert_int_equal(row_of("F A I L"), -1);
@@ -278,14 +283,10 @@ static void new_run_clears(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(header_80x25),
-		cmocka_unit_test(rows_cut_at_words),
-		cmocka_unit_test(skips_grouped),
-		cmocka_unit_test(hidden_rows_counted),
-		cmocka_unit_test(verdict_box_pass),
-		cmocka_unit_test(verdict_box_colours_and_not_saved),
-		cmocka_unit_test(crash_panel),
-		cmocka_unit_test(new_run_clears),
+	    cmocka_unit_test(header_80x25),	cmocka_unit_test(rows_cut_at_words),
+	    cmocka_unit_test(skips_grouped),	cmocka_unit_test(hidden_rows_counted),
+	    cmocka_unit_test(verdict_box_pass), cmocka_unit_test(verdict_box_colours_and_not_saved),
+	    cmocka_unit_test(crash_panel),	cmocka_unit_test(new_run_clears),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
