@@ -169,18 +169,23 @@ static UINTN line_attr(const char *s)
 }
 
 /* The line on the console as it scrolls (before a run's layout), then on
- * COM1, then the layout repainted (after COM1: see scr_paint). */
+ * COM1, then the layout repainted (after COM1: see scr_paint). The colour
+ * goes back after the COM1 line: a firmware mirroring the console to COM1
+ * would put its escape codes at the start of our line. */
 static void emit(const char *s)
 {
-	if (!scr_active()) {
+	bool scroll = !scr_active();
+
+	if (scroll) {
 		uefi_call_wrapper(ST->ConOut->SetAttribute, 2, ST->ConOut, line_attr(s));
 		console_write(s);
 		console_write("\r\n");
-		uefi_call_wrapper(ST->ConOut->SetAttribute, 2, ST->ConOut,
-				  EFI_LIGHTGRAY | EFI_BACKGROUND_BLACK);
 	}
 	serial_write(s);
 	serial_write("\r\n");
+	if (scroll)
+		uefi_call_wrapper(ST->ConOut->SetAttribute, 2, ST->ConOut,
+				  EFI_LIGHTGRAY | EFI_BACKGROUND_BLACK);
 	scr_paint();
 }
 

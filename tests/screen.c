@@ -131,6 +131,7 @@ void screen_event(struct screen *s, const struct screen_event *ev)
 		pmh_fmt(s->progress, sizeof(s->progress), "Check %u of %u: %s   elapsed %u:%02u",
 			ev->i, ev->n, ev->id, sec / 60, sec % 60);
 		pmh_strlcpy(s->crash.check, ev->id, sizeof(s->crash.check));
+		s->crash.cpu = ev->cpu;
 		break;
 	case SEV_END:
 		s->ended = true;
@@ -429,8 +430,10 @@ static void crash_panel(struct screen *s, unsigned top)
 {
 	char line[ROW_TEXT];
 
-	pmh_fmt(line, sizeof(line), "CRASH while running %s",
-		s->crash.check[0] ? s->crash.check : "(no check)");
+	/* An AP's checks report no progress: the last one started is said
+	 * with its CPU, not claimed as the one that crashed. */
+	pmh_fmt(line, sizeof(line), "CRASH: unexpected exception; last check started: %s on CPU %u",
+		s->crash.check[0] ? s->crash.check : "none", s->crash.cpu);
 	put(s, top, line, SCREEN_CRASH);
 	for (unsigned i = 0; i < s->crash.n; i++)
 		put(s, top + 1 + i, s->crash.line[i], SCREEN_CRASH);

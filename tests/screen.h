@@ -80,10 +80,12 @@ struct screen_event {
 #define SCREEN_CRASH_LINE_MAX 112
 
 /* An unexpected exception as it was reported: the "fatal:" lines (vector,
- * error code, RIP, registers) and the check that was running. The record
- * a results document may carry. */
+ * error code, RIP, registers) and the last check started, with its CPU
+ * (on an AP, whose checks report no progress, the exception may be in a
+ * later one). The record a results document may carry. */
 struct screen_crash {
 	char check[SCREEN_ID_MAX];
+	unsigned cpu;
 	char line[SCREEN_CRASH_LINES][SCREEN_CRASH_LINE_MAX];
 	unsigned n;
 };

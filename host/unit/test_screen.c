@@ -255,7 +255,7 @@ static void crash_panel(void **state)
 	screen_fatal(&scr, "fatal: rbp=6 rsp=7 r8=8 r9=9 rflags=246 cs=38");
 	screen_line(&scr, "error: the harness stopped after an unexpected exception (see above)");
 	end(RV_ERROR, false);
-	int r = row_of("CRASH while running apic.fatal-trigger");
+	int r = row_of("CRASH: unexpected exception; last check started: apic.fatal-trigger on CPU 0");
 	assert_true(r > 5);
 	assert_int_equal(row_of("unexpected exception vector 6 error 0x0 at rip 0x5e1a3c"), r + 1);
 	assert_int_equal(row_of("rbp=6 rsp=7"), r + 3);
