@@ -421,7 +421,9 @@ static void verdict_box(struct screen *s, unsigned top)
 		pmh_fmt(line, sizeof(line), "Results saved beside the binary: %s", s->files);
 	else
 		pmh_fmt(line, sizeof(line), "Results NOT saved to files: %s",
-			s->where[0] ? s->where : "see the lines above");
+			s->where[0]   ? s->where
+			: s->files[0] ? "see the lines above"
+				      : "no results files were opened");
 	put_centred(s, top + 3, line, attr[v]);
 	put(s, top + 4, "", attr[v]);
 }

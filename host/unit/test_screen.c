@@ -13,8 +13,10 @@
 
 #include <cmocka.h>
 
+#include "../../tests/harness.h"
 #include "../../tests/screen.h"
 #include "../../tests/suite.h"
+#include "../sim/sim.h"
 
 #define LONG_REASON                                                                                \
 	"pmu.status absent: no PMU driver for this CPU (vendor GenuineIntel family 0x6 "           \
@@ -280,13 +282,69 @@ static void new_run_clears(void **state)
 	assert_true(row_of("Xeon") >= 0); /* the identification stays */
 }
 
+/* A run of the harness on a simulated Skylake tells the platform's status
+ * member its start, identification, each check before it runs (i of n),
+ * and its end; the lines go on to the model as the UEFI console feeds it. */
+static char seen[64][64];
+static unsigned n_seen;
+
+static void rec_line(void *ctx, const char *s)
+{
+	(void)ctx;
+	screen_line(&scr, s);
+}
+
+static void rec_status(void *ctx, const struct screen_event *ev)
+{
+	(void)ctx;
+	if (n_seen < 64)
+		snprintf(seen[n_seen++], sizeof(seen[0]), "%d %u/%u %s", (int)ev->kind, ev->i,
+			 ev->n, ev->kind == SEV_PROGRESS ? ev->id : "");
+	screen_event(&scr, ev);
+}
+
+static void harness_feeds_the_screen(void **state)
+{
+	static struct harness h;
+	static struct suite s;
+	const struct platform p = { .line = rec_line, .status = rec_status };
+	char want[64];
+
+	(void)state;
+	assert_int_equal(sim_start("skylake", SF_NONE), 0);
+	memset(cells, 0, sizeof(cells));
+	screen_init(&scr, 80, 25, cells);
+	n_seen = 0;
+	h.suite = &s;
+	options_default(&h.opt);
+	strcpy(h.opt.checks, "apic.*");
+	unsigned n = suite_selected(&h.opt);
+	assert_true(n >= 2);
+	harness_run(&p, &h);
+	assert_int_equal(n_seen, n + 3);
+	assert_string_equal(seen[0], "0 0/0 ");
+	assert_string_equal(seen[1], "1 0/0 ");
+	snprintf(want, sizeof(want), "2 1/%u apic.", n);
+	assert_int_equal(strncmp(seen[2], want, strlen(want)), 0);
+	snprintf(want, sizeof(want), "2 %u/%u apic.", n, n);
+	assert_int_equal(strncmp(seen[n + 1], want, strlen(want)), 0);
+	assert_string_equal(seen[n + 2], "3 0/0 ");
+	render();
+	assert_int_equal(row_of("Simulated Intel Core i7-6700"), 1);
+	assert_int_equal(row_of("PMU      intel-arch v4: 4 x 48-bit general"), 3);
+	assert_int_equal(rows_with("PASS  apic."), n);
+	/* apic.* measures no PMU counter: NO VERDICT, and no results files */
+	assert_true(row_of("N O   V E R D I C T") > 5);
+	assert_true(row_of("Results NOT saved to files: no results files were opened") > 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(header_80x25),	cmocka_unit_test(rows_cut_at_words),
 	    cmocka_unit_test(skips_grouped),	cmocka_unit_test(hidden_rows_counted),
 	    cmocka_unit_test(verdict_box_pass), cmocka_unit_test(verdict_box_colours_and_not_saved),
-	    cmocka_unit_test(crash_panel),	cmocka_unit_test(new_run_clears),
+	    cmocka_unit_test(crash_panel),	cmocka_unit_test(new_run_clears), cmocka_unit_test(harness_feeds_the_screen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
