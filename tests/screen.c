@@ -121,6 +121,7 @@ void screen_event(struct screen *s, const struct screen_event *ev)
 	case SEV_START:
 		if (s->ended)
 			clear_run(s);
+		s->prompt[0] = 0; /* the countdown's, before the run */
 		s->started = true;
 		break;
 	case SEV_IDENT:

@@ -268,17 +268,20 @@ static void crash_panel(void **state)
 	assert_int_equal(scr.crash.n, 3);
 }
 
-/* A new run after the end starts with an empty results area. */
+/* A new run after the end starts with an empty results area and no
+ * prompt (the end prompt, or the countdown before the first run). */
 static void new_run_clears(void **state)
 {
 	(void)state;
 	start(80, 25);
 	screen_line(&scr, "FAIL old.check wrong");
 	end(RV_FAIL, true);
+	screen_prompt(&scr, "Results saved. R: run again; Esc: return to the firmware.");
 	screen_event(&scr, &(struct screen_event){.kind = SEV_START});
 	render();
 	assert_int_equal(row_of("old.check"), -1);
 	assert_int_equal(row_of("F A I L"), -1);
+	assert_int_equal(row_of("R: run again"), -1); /* nor its prompt */
 	assert_true(row_of("Xeon") >= 0); /* the identification stays */
 }
 
