@@ -46,7 +46,7 @@ EVENTS_SRC := events/events.c events/events_list.c events/workloads.c \
               events/intel_arch.c events/intel_skylake.c events/intel_netburst.c events/intel_knc.c
 # The suite that runs on the machine under test: runner, options, results,
 # measurement helpers and one file per check.
-SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/report_json.c tests/smbios.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c \
+SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/report_json.c tests/screen.c tests/smbios.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c \
               tests/cpu_select.c
 CHECK_SRC  := $(addprefix tests/checks/, \
               pmu_probe.c msr_access.c counter_width.c counter_write_semantics.c rdpmc.c \
@@ -57,7 +57,7 @@ CHECK_SRC  := $(addprefix tests/checks/, \
               apic_lvt_pc.c apic_nmi.c apic_self_ipi.c apic_fatal_trigger.c idt_restore.c)
 SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHECK_SRC)
 # Target only: the UEFI platform and the real instructions behind pmu/hw.h.
-BOOT_SRC   := boot/efi_main.c boot/console.c boot/files.c boot/mp.c boot/smbios.c boot/hw_x86.c apic/idt_x86.c
+BOOT_SRC   := boot/efi_main.c boot/console.c boot/screen_efi.c boot/files.c boot/mp.c boot/smbios.c boot/hw_x86.c apic/idt_x86.c
 TARGET_SRC := $(SHARED_SRC) $(BOOT_SRC)
 TARGET_ASM := apic/entry.S events/workload.S
 # The minimal EFI program `make bench` compares boot times with.

@@ -1,4 +1,5 @@
-/* Output of every line to three places: the firmware console, COM1 (plain
+/* Output of every line to three places: the machine's screen (scrolling
+ * lines until a run starts, then the layout of screen_efi.c), COM1 (plain
  * ASCII, no escape codes, so scripts can parse it) and the log file; and
  * the keyboard for the countdown and the end prompt. */
 #include "platform.h"
@@ -44,6 +45,7 @@ void out_init(void)
 {
 	serial_ok = inb(COM1 + UART_LSR) != LSR_NO_UART;
 	log_buf = AllocatePool(LOG_BUF); /* NULL: the log file stays empty */
+	scr_init();
 }
 
 static void serial_putc(char c)
@@ -64,10 +66,28 @@ static void serial_write(const char *s)
 		serial_putc(*s);
 }
 
+/* The log buffer only, never a write to the file: exception context. */
+static void log_hold(const char *s)
+{
+	UINTN l = pmh_strlen(s);
+
+	if (log_buf && log_len + l + 2 <= LOG_BUF) {
+		pmh_memcpy(log_buf + log_len, s, l);
+		log_len += l;
+		log_buf[log_len++] = '\r';
+		log_buf[log_len++] = '\n';
+	} else {
+		log_dropped++;
+	}
+}
+
 void out_fatal(const char *s)
 {
 	serial_write(s);
 	serial_write("\r\n");
+	if (s[0])
+		log_hold(s);
+	scr_fatal(s);
 }
 
 static void console_write(const char *s)
@@ -128,12 +148,8 @@ static void log_append(const char *s)
 	}
 	if (log_len + l + 2 > LOG_BUF)
 		out_flush_log();
-	if (l + 2 > LOG_BUF)
-		return;
-	pmh_memcpy(log_buf + log_len, s, l);
-	log_len += l;
-	log_buf[log_len++] = '\r';
-	log_buf[log_len++] = '\n';
+	if (l + 2 <= LOG_BUF)
+		log_hold(s);
 }
 
 /* Verdict colours on the console. Each line is printed in a colour that
@@ -152,21 +168,38 @@ static UINTN line_attr(const char *s)
 	return EFI_WHITE | EFI_BACKGROUND_BLACK;
 }
 
+/* The line on the console as it scrolls (before a run's layout), then on
+ * COM1, then the layout repainted (after COM1: see scr_paint). The colour
+ * goes back after the COM1 line: a firmware mirroring the console to COM1
+ * would put its escape codes at the start of our line. */
+static void emit(const char *s)
+{
+	bool scroll = !scr_active();
+
+	if (scroll) {
+		uefi_call_wrapper(ST->ConOut->SetAttribute, 2, ST->ConOut, line_attr(s));
+		console_write(s);
+		console_write("\r\n");
+	}
+	serial_write(s);
+	serial_write("\r\n");
+	if (scroll)
+		uefi_call_wrapper(ST->ConOut->SetAttribute, 2, ST->ConOut,
+				  EFI_LIGHTGRAY | EFI_BACKGROUND_BLACK);
+	scr_paint();
+}
+
 void out_line(const char *s)
 {
-	out_screen(s);
+	scr_line(s);
+	emit(s);
 	log_append(s);
 }
 
 void out_screen(const char *s)
 {
-	uefi_call_wrapper(ST->ConOut->SetAttribute, 2, ST->ConOut, line_attr(s));
-	console_write(s);
-	console_write("\r\n");
-	serial_write(s);
-	serial_write("\r\n");
-	uefi_call_wrapper(ST->ConOut->SetAttribute, 2, ST->ConOut,
-			  EFI_LIGHTGRAY | EFI_BACKGROUND_BLACK);
+	scr_prompt(s);
+	emit(s);
 }
 
 void out_attach_log(EFI_FILE_HANDLE f)

@@ -153,6 +153,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		.ctx = &e,
 		.line = efi_line,
 		.screen = efi_screen,
+		.status = scr_status,
 		.results_open = files_results_open,
 		.results_flush = files_results_flush,
 		.results_close = files_results_close,

@@ -8,6 +8,7 @@
 #include <efishell.h>
 #include "../apic/isr.h"
 #include "../tests/platform.h"
+#include "../tests/screen.h"
 
 /* The state behind the seam's ctx. Not on a stack: the file handles and
  * the recovery point must survive a longjmp out of a check. */
@@ -32,8 +33,23 @@ void out_flush_log(void);
 EFI_STATUS out_detach_log(UINT64 *written);
 /* A line for the screen and COM1 only, not the log (countdown, key prompts). */
 void out_screen(const char *s);
-/* A line from exception context: COM1 only, no firmware call. */
+/* A line from exception context, no firmware call: COM1, the log buffer
+ * (written at the next flush) and the screen's crash panel. */
 void out_fatal(const char *s);
+/* The machine's screen (screen_efi.c): the layout of tests/screen.h in
+ * the console's current mode, shown from a run's start (scr_active) in
+ * place of the scrolling lines. line, prompt, fatal feed it (fatal from
+ * exception context: memory only); paint shows what changed; status is
+ * the seam's status member. */
+void scr_init(void);
+bool scr_active(void);
+void scr_line(const char *s);
+void scr_prompt(const char *s);
+void scr_fatal(const char *s);
+void scr_paint(void);
+void scr_status(void *ctx, const struct screen_event *ev);
+/* The last unexpected exception's record, NULL when none (or no layout). */
+const struct screen_crash *scr_crash(void);
 /* The keyboard for the seam's key_flush and key_wait (NULL ctx). */
 void key_flush(void *ctx);
 enum platform_key key_wait(void *ctx, uint64_t us);

@@ -2,6 +2,7 @@
  * sequence for the UEFI image and the simulator, so that what a run prints
  * and in which order is decided here once. */
 #include "harness.h"
+#include "screen.h"
 #include "../lib/fmt.h"
 
 /* The JSON document of full tables (report_json.c): each result takes at
@@ -15,6 +16,40 @@ static void sink_line(void *ctx, const char *s)
 {
 	const struct harness *h = ctx;
 	h->platform->line(h->platform->ctx, s);
+}
+
+/* An event for the machine's screen, with the run's elapsed time. */
+static void status(const struct harness *h, struct screen_event ev)
+{
+	const struct platform *p = h->platform;
+
+	if (!p->status)
+		return;
+	ev.elapsed_us = p->now_us ? p->now_us(p->ctx) - h->t0 : 0;
+	p->status(p->ctx, &ev);
+}
+
+static void sink_progress(void *ctx, const char *id, unsigned i, unsigned n, unsigned cpu)
+{
+	status(ctx, (struct screen_event){ .kind = SEV_PROGRESS, .id = id, .i = i, .n = n,
+					   .cpu = cpu });
+}
+
+static void status_ident(const struct harness *h)
+{
+	const struct cpu_info *c = &h->cpu;
+	const struct pmu *p = &h->pmu;
+	bool fx = p->ops && p->n_fixed;
+	struct screen_ident d = {
+		.brand = c->brand, .driver = pmu_driver_name(c->driver),
+		.apic_mode = apic_mode_name(h->apic.mode), .family = c->family,
+		.model = c->model, .stepping = c->stepping, .microcode = c->microcode,
+		.microcode_valid = c->microcode_valid, .pmu_version = p->version,
+		.n_gp = p->ops ? p->n_gp : 0, .gp_width = p->ops && p->n_gp ? p->ctr[0].width : 0,
+		.n_fixed = fx ? p->n_fixed : 0, .fixed_width = fx ? p->ctr[p->n_gp].width : 0,
+	};
+
+	status(h, (struct screen_event){ .kind = SEV_IDENT, .ident = &d });
 }
 
 /* The event option's counter=N against the counters the PMU has: where the
@@ -72,6 +107,7 @@ static void run_guarded(void *arg)
 		h->results[0] = 0;
 	if (!identify(p, h))
 		return;
+	status_ident(h);
 	report_identity(s);
 	if (h->results[0])
 		suite_emit(s, "results.files: %s.log %s.json", h->results, h->results);
@@ -127,6 +163,7 @@ enum pmh_exit harness_run(const struct platform *p, struct harness *h)
 	uint64_t t0 = p->now_us ? p->now_us(p->ctx) : 0;
 
 	h->platform = p;
+	h->t0 = t0;
 	if (h->opt.help) { /* the options, and nothing run or written */
 		options_help(p->line, p->ctx);
 		h->stop = HSTOP_HELP;
@@ -139,7 +176,9 @@ enum pmh_exit harness_run(const struct platform *p, struct harness *h)
 	h->saved = false;
 	/* Pointers only: every exit below may report from it, even one taken
 	 * before the CPU was identified. */
-	suite_init(h->suite, &h->opt, &h->cpu, &h->pmu, &h->apic, (struct sink){ sink_line, h });
+	suite_init(h->suite, &h->opt, &h->cpu, &h->pmu, &h->apic,
+		   (struct sink){ sink_line, h, sink_progress });
+	status(h, (struct screen_event){ .kind = SEV_START });
 	report_start(h->suite, p, t0);
 	if (!p->guard) {
 		run_guarded(h);
@@ -156,6 +195,8 @@ enum pmh_exit harness_run(const struct platform *p, struct harness *h)
 	h->suite->harness_error = h->error;
 	if (h->session || h->stop == HSTOP_NONE)
 		report(p, h, t0);
+	status(h, (struct screen_event){ .kind = SEV_END, .verdict = suite_verdict(h->suite),
+					 .saved = h->saved });
 	if (p->unguard)
 		p->unguard(p->ctx);
 	return run_verdict_exit(suite_verdict(h->suite));

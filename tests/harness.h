@@ -36,6 +36,7 @@ struct harness {
 	bool session;	   /* a run of harness_main (see harness_run) */
 	char results[40];  /* the results files' base name; "" when none */
 	bool saved;	   /* every results file written and verified */
+	uint64_t t0;	   /* the run's start (platform now_us) */
 };
 
 /* One run with h->opt on the platform's current CPU (h->suite must point

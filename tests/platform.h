@@ -15,6 +15,7 @@
 
 struct harness;
 struct options;
+struct screen_event;
 
 /* The keys the harness tells apart at its prompts. */
 enum platform_key {
@@ -32,6 +33,12 @@ struct platform {
 	 * the machine, to the screen and serial port only (never the log). */
 	void (*line)(void *ctx, const char *s);
 	void (*screen)(void *ctx, const char *s);
+
+	/* The machine's screen (NULL: none; the simulator has none): the
+	 * run's start, identification, progress and end as events for a
+	 * layout (tests/screen.h); the lines reach it through line and
+	 * screen as they do every output. */
+	void (*status)(void *ctx, const struct screen_event *ev);
 
 	/* Results files beside the binary (NULL: none, silently). open: a new
 	 * log + JSON pair, its base name into name ("pmuharness-001"); false

@@ -320,9 +320,12 @@ void suite_run(struct suite *s, unsigned cpu_index)
 	const struct check *list[256];
 	size_t n = suite_checks(list, 256);
 	char caps[160];
+	unsigned n_sel = 0, i_sel = 0;
 
 	s->running = 0; /* an AP's crash left its check named */
 	note_cpu(s, cpu_index);
+	for (size_t i = 0; i < n; i++)
+		n_sel += selected(s->opt, list[i]);
 	for (size_t i = 0; i < n; i++) {
 		const struct check *k = list[i];
 		struct check_ctx c = {
@@ -338,6 +341,8 @@ void suite_run(struct suite *s, unsigned cpu_index)
 
 		if (!selected(s->opt, k))
 			continue;
+		if (s->out.progress)
+			s->out.progress(s->out.ctx, k->id, ++i_sel, n_sel, cpu_index);
 		if (k->needs_pmu && s->pmu->status != PMU_FUNCTIONAL) {
 			check_skip(&c, "pmu.status %s: %s", pmu_status_name(s->pmu->status),
 				   s->pmu->reason);

@@ -58,10 +58,12 @@ struct check {
 	static const struct check *const sym##_ptr                                            \
 		__attribute__((used, section("pmh_checks"), aligned(8))) = &sym##_check
 
-/* Receives each output line (no newline). */
+/* Receives each output line (no newline); progress (optional): check i
+ * of n (from 1) with its id is about to run on CPU cpu. */
 struct sink {
 	void (*line)(void *ctx, const char *s);
 	void *ctx;
+	void (*progress)(void *ctx, const char *id, unsigned i, unsigned n, unsigned cpu);
 };
 
 #define SUITE_MAX_RESULTS 512
