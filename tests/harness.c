@@ -2,6 +2,7 @@
  * sequence for the UEFI image and the simulator, so that what a run prints
  * and in which order is decided here once. */
 #include "harness.h"
+#include "smbios.h"
 #include "screen.h"
 #include "../lib/fmt.h"
 
@@ -39,7 +40,12 @@ static void status_ident(const struct harness *h)
 {
 	const struct cpu_info *c = &h->cpu;
 	const struct pmu *p = &h->pmu;
+	const struct platform *pl = h->platform;
 	bool fx = p->ops && p->n_fixed;
+	struct smbios_info si;
+	char board[2 * SMBIOS_STR + 2], fw[64];
+	bool have = pl->smbios && smbios_parse(pl->smbios, pl->smbios_len, &si);
+	const struct smbios_id *b = have && si.board.found ? &si.board : &si.system;
 	struct screen_ident d = {
 		.brand = c->brand, .driver = pmu_driver_name(c->driver),
 		.apic_mode = apic_mode_name(h->apic.mode), .family = c->family,
@@ -49,6 +55,16 @@ static void status_ident(const struct harness *h)
 		.n_fixed = fx ? p->n_fixed : 0, .fixed_width = fx ? p->ctr[p->n_gp].width : 0,
 	};
 
+	/* the board as SMBIOS names it (the system's when there is no board
+	 * structure, as on QEMU's q35), the firmware as its system table does */
+	if (have && b->found) {
+		pmh_fmt(board, sizeof(board), "%s %s", b->manufacturer, b->product);
+		d.board = board;
+	}
+	if (pl->fw_vendor) {
+		pmh_fmt(fw, sizeof(fw), "%s %s", pl->fw_vendor, pl->fw_revision ? pl->fw_revision : "");
+		d.firmware = fw;
+	}
 	status(h, (struct screen_event){ .kind = SEV_IDENT, .ident = &d });
 }
 

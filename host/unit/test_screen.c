@@ -257,7 +257,8 @@ static void crash_panel(void **state)
 	screen_fatal(&scr, "fatal: rbp=6 rsp=7 r8=8 r9=9 rflags=246 cs=38");
 	screen_line(&scr, "error: the harness stopped after an unexpected exception (see above)");
 	end(RV_ERROR, false);
-	int r = row_of("CRASH: unexpected exception; last check started: apic.fatal-trigger on CPU 0");
+	int r =
+	    row_of("CRASH: unexpected exception; last check started: apic.fatal-trigger on CPU 0");
 	assert_true(r > 5);
 	assert_int_equal(row_of("unexpected exception vector 6 error 0x0 at rip 0x5e1a3c"), r + 1);
 	assert_int_equal(row_of("rbp=6 rsp=7"), r + 3);
@@ -282,7 +283,7 @@ static void new_run_clears(void **state)
 	assert_int_equal(row_of("old.check"), -1);
 	assert_int_equal(row_of("F A I L"), -1);
 	assert_int_equal(row_of("R: run again"), -1); /* nor its prompt */
-	assert_true(row_of("Xeon") >= 0); /* the identification stays */
+	assert_true(row_of("Xeon") >= 0);	      /* the identification stays */
 }
 
 /* A run of the harness on a simulated Skylake tells the platform's status
@@ -310,7 +311,16 @@ static void harness_feeds_the_screen(void **state)
 {
 	static struct harness h;
 	static struct suite s;
-	const struct platform p = { .line = rec_line, .status = rec_status };
+	/* SMBIOS system (type 1) "QEMU" "Std", no board (type 2), end (127) */
+	static const uint8_t table[] = {1,   8,	  1,   0,   1,	 2,   3,   0, 'Q',
+					'E', 'M', 'U', 0,   'S', 't', 'd', 0, 'v',
+					'1', 0,	  0,   127, 4,	 3,   0,   0, 0};
+	const struct platform p = {.line = rec_line,
+				   .status = rec_status,
+				   .fw_vendor = "EDK II",
+				   .fw_revision = "0x10000",
+				   .smbios = table,
+				   .smbios_len = sizeof(table)};
 	char want[64];
 
 	(void)state;
@@ -336,6 +346,10 @@ static void harness_feeds_the_screen(void **state)
 	assert_int_equal(row_of("Simulated Intel Core i7-6700"), 1);
 	assert_int_equal(row_of("PMU      intel-arch v4: 4 x 48-bit general"), 3);
 	assert_int_equal(rows_with("PASS  apic."), n);
+	/* the board from SMBIOS (the system's without a board structure) and
+	 * the firmware from the platform */
+	assert_true(row_of("QEMU Std") >= 1 && row_of("QEMU Std") <= 4);
+	assert_true(row_of("EDK II 0x10000") >= 1 && row_of("EDK II 0x10000") <= 4);
 	/* apic.* measures no PMU counter: NO VERDICT, and no results files */
 	assert_true(row_of("N O   V E R D I C T") > 5);
 	assert_true(row_of("Results NOT saved to files: no results files were opened") > 5);
@@ -344,10 +358,15 @@ static void harness_feeds_the_screen(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(header_80x25),	cmocka_unit_test(rows_cut_at_words),
-	    cmocka_unit_test(skips_grouped),	cmocka_unit_test(hidden_rows_counted),
-	    cmocka_unit_test(verdict_box_pass), cmocka_unit_test(verdict_box_colours_and_not_saved),
-	    cmocka_unit_test(crash_panel),	cmocka_unit_test(new_run_clears), cmocka_unit_test(harness_feeds_the_screen),
+	    cmocka_unit_test(header_80x25),
+	    cmocka_unit_test(rows_cut_at_words),
+	    cmocka_unit_test(skips_grouped),
+	    cmocka_unit_test(hidden_rows_counted),
+	    cmocka_unit_test(verdict_box_pass),
+	    cmocka_unit_test(verdict_box_colours_and_not_saved),
+	    cmocka_unit_test(crash_panel),
+	    cmocka_unit_test(new_run_clears),
+	    cmocka_unit_test(harness_feeds_the_screen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
