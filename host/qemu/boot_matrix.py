@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """QEMU+OVMF boot matrix: boots the harness under TCG with each CPU identity and
-asserts identification, the verdict, the exit status and the results files."""
+asserts identification, the verdict, the exit status and the results files;
+then the report tool turns the matrix's results files into JUnit XML and
+HTML that parse, with a testsuite per CPU that ran and a testcase per check."""
+import shutil
+import xml.etree.ElementTree as ET
 import concurrent.futures as cf
 import json
 import os
@@ -12,6 +16,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BOOT = os.path.join(HERE, "..", "..", "scripts", "qemu-boot.sh")
+REPORT = os.path.join(HERE, "..", "report", "pmuharness-report")
+COLLECTED = tempfile.mkdtemp(prefix="pmh-matrix-")  # each boot's JSON, for the report
 
 # (qemu -cpu, smp, vendor, display family, expected pmu.driver). The drivers
 # follow the rule of x86-pmu-facts.md §0 applied to what QEMU's TCG exposes:
@@ -138,8 +144,35 @@ def check(efi, entry):
     if errs:
         tail = "\n".join("    | " + l for l in lines[-25:])
         return False, f"FAIL qemu.boot[{name}] ({secs:.1f} s): " + "; ".join(errs) + "\n" + tail
+    safe = re.sub(r"[^A-Za-z0-9]+", "-", name)
+    shutil.copy(os.path.join(boot_dir, jsons[-1]), os.path.join(COLLECTED, safe + ".json"))
     subprocess.run(["rm", "-rf", esp])
     return True, f"PASS qemu.boot[{name}] driver={driver} {secs:.1f} s"
+
+
+def report_of_matrix():
+    """The report tool over every boot's results: JUnit with one testsuite
+    per CPU of each file and one testcase per result, and HTML that parses."""
+    files = sorted(os.path.join(COLLECTED, f) for f in os.listdir(COLLECTED))
+    junit, html = os.path.join(COLLECTED, "m.xml"), os.path.join(COLLECTED, "m.html")
+    p = subprocess.run([REPORT, "--junit", junit, "--html", html] + files,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        return False, f"FAIL qemu.report: status {p.returncode}: {p.stderr.strip()[:300]}"
+    docs = [json.load(open(f)) for f in files]
+    want_suites = sum(len(d["cpus"]) for d in docs)
+    want_cases = sum(len(d["results"]) for d in docs)
+    try:
+        root = ET.parse(junit).getroot()
+        ET.parse(html)
+    except ET.ParseError as e:
+        return False, f"FAIL qemu.report: output does not parse: {e}"
+    suites = root.findall("testsuite") if root.tag == "testsuites" else [root]
+    cases = sum(len(s.findall("testcase")) for s in suites)
+    ok = len(files) == len(MATRIX) and len(suites) == want_suites and cases == want_cases
+    return ok, (f"{'PASS' if ok else 'FAIL'} qemu.report: {len(files)} results files -> JUnit "
+                f"{len(suites)} testsuites (want {want_suites}), {cases} testcases (want "
+                f"{want_cases}); HTML parses")
 
 
 def main():
@@ -151,6 +184,12 @@ def main():
             print(msg, flush=True)
             passed += ok
             failed += not ok
+    ok, msg = report_of_matrix()
+    print(msg, flush=True)
+    passed += ok
+    failed += not ok
+    if ok:
+        shutil.rmtree(COLLECTED, ignore_errors=True)
     print(f"qemu: {passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 
