@@ -48,8 +48,6 @@ void scr_prompt(const char *s);
 void scr_fatal(const char *s);
 void scr_paint(void);
 void scr_status(void *ctx, const struct screen_event *ev);
-/* The last unexpected exception's record, NULL when none (or no layout). */
-const struct screen_crash *scr_crash(void);
 /* The keyboard for the seam's key_flush and key_wait (NULL ctx). */
 void key_flush(void *ctx);
 enum platform_key key_wait(void *ctx, uint64_t us);

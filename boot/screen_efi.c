@@ -128,8 +128,3 @@ void scr_status(void *ctx, const struct screen_event *ev)
 	screen_event(scr, ev);
 	scr_paint();
 }
-
-const struct screen_crash *scr_crash(void)
-{
-	return scr && scr->crash.n ? &scr->crash : NULL;
-}
