@@ -195,7 +195,7 @@ enum pmh_exit {
 enum pmh_exit run_verdict_exit(enum run_verdict v);
 
 /* report.c */
-#define PMH_VERSION "0.1.0"
+#define PMH_VERSION "0.2.0"
 /* The build's commit (git describe --always --dirty, from the Makefile);
  * "unknown" is null in the JSON. */
 #ifndef PMH_COMMIT
