@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""The legacy BIOS kernel (build/pmuharness-i686.elf) booted with QEMU's
+Multiboot loader (-kernel, SeaBIOS) on the real 32-bit identities, without
++lm: Pentium II (no SSE2: LFENCE is #UD there, and an unconditional one
+faulted before our IDT), Pentium III, Athlon K7, a NetBurst Pentium 4,
+Core Duo (no architectural perfmon under TCG) and Atom N270. Each must name
+the right pmu.driver, PASS the interrupt checks, have no FAIL, end with a
+closing line that agrees with the check lines and leave with the NO PMU
+verdict through isa-debug-exit (value 3, QEMU status 7), and say that its
+results are on the console and serial only.
+Usage: test_bios_kernel.py [build/pmuharness.efi] (the kernel is beside it)"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qemulib as q  # noqa: E402
+
+NAME = "bios-kernel"
+# (qemu -cpu, expected pmu.driver): the drivers of the UEFI boot matrix for
+# the same vendors and families (host/qemu/boot_matrix.py); Core Duo and
+# N270 have no P6 model and TCG hides CPUID.0AH, so none.
+IDENTITIES = [
+    ("pentium2", "intel-p6"),
+    ("pentium3", "intel-p6"),
+    ("athlon", "amd-legacy"),
+    ("qemu32,vendor=GenuineIntel,family=15,model=2", "intel-netburst"),
+    ("coreduo", "none"),
+    ("n270", "none"),
+]
+REQUIRED = ["apic.lvt-pc", "apic.self-ipi", "apic.nmi", "idt.restore"]
+CHECK = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:]+)")
+NOTE = "results: on the console and serial only (no results files on BIOS yet)"
+
+
+def boot(kernel, cpu):
+    """(QEMU status, seconds, COM1 lines) of one -kernel boot."""
+    d = tempfile.mkdtemp(prefix="pmh-bios-")
+    serial = os.path.join(d, "serial.log")
+    t0 = time.monotonic()
+    p = subprocess.run(["timeout", str(q.LIMIT_S), "qemu-system-i386", "-cpu", cpu,
+                        "-kernel", kernel, "-append", "on_finish=qemu-exit",
+                        "-serial", "file:" + serial,
+                        "-device", "isa-debug-exit,iobase=0xf4,iosize=4",
+                        "-display", "none", "-no-reboot", "-nodefaults"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    secs = time.monotonic() - t0
+    raw = open(serial, "rb").read() if os.path.exists(serial) else b""
+    return p.returncode, secs, q.plain(raw)
+
+
+def identity(kernel, cpu, driver):
+    rc, secs, lines = boot(kernel, cpu)
+    errs = []
+    if rc != q.NO_PMU_EXIT:
+        errs.append(f"QEMU exit status {rc}, expected {q.NO_PMU_EXIT} (NO PMU)")
+    kv = {}
+    for l in lines:
+        m = re.match(r"^([a-z_.]+): (.*)$", l)
+        if m:
+            kv.setdefault(m.group(1), m.group(2))
+    if kv.get("pmu.driver") != driver:
+        errs.append(f"pmu.driver {kv.get('pmu.driver')!r}, expected {driver}")
+    if not kv.get("verdict", "").startswith("NO PMU"):
+        errs.append(f"verdict {kv.get('verdict')!r}, expected NO PMU")
+    if NOTE not in lines:
+        errs.append("no line saying where the results are")
+    checks = [m.groups() for m in map(CHECK.match, lines) if m]
+    errs += [f"unexpected FAIL {c}" for v, c in checks if v == "FAIL"]
+    for c in REQUIRED:
+        if ("PASS", c) not in checks:
+            errs.append(f"no PASS {c}")
+    closing = [m for m in map(q.CLOSING.match, lines) if m]
+    counted = tuple(sum(1 for v, _ in checks if v == w) for w in ("PASS", "FAIL", "SKIP"))
+    if len(closing) != 1:
+        errs.append(f"{len(closing)} closing lines, expected 1")
+    elif tuple(int(x) for x in closing[0].groups()) != counted:
+        errs.append(f"closing line {closing[0].group(0)!r}, check lines count {counted}")
+    return errs
+
+
+def case_for(kernel, cpu, driver):
+    def fn():
+        return identity(kernel, cpu, driver)
+    fn.__name__ = cpu.split(",")[0] + ("-family15" if "family=15" in cpu else "")
+    return fn
+
+
+def main():
+    efi = sys.argv[1] if len(sys.argv) > 1 else os.path.join(q.ROOT, "build", "pmuharness.efi")
+    kernel = os.path.join(os.path.dirname(efi), "pmuharness-i686.elf")
+    t = q.Tally(NAME)
+    if not os.path.exists(kernel):
+        print(f"FAIL {NAME}: {kernel} missing (make i686)")
+        return 1
+    for cpu, driver in IDENTITIES:
+        t.case(case_for(kernel, cpu, driver))
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
