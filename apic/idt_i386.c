@@ -30,24 +30,15 @@ struct frame32 {
 #define N_EXCEPTIONS 22
 #define CLAIM_FIRST 0xe0u
 #define CLAIM_N 14u
-#define CLAIM_STUB 16u
 
 static struct gate32 idt[IDT_GATES] __attribute__((aligned(16)));
 static struct idtr start_idtr, our_idtr;
 static int installed;
 
-extern char isr_stub_0[], isr_stub_1[], isr_stub_2[], isr_stub_3[], isr_stub_4[],
-	isr_stub_5[], isr_stub_6[], isr_stub_7[], isr_stub_8[], isr_stub_9[], isr_stub_10[],
-	isr_stub_11[], isr_stub_12[], isr_stub_13[], isr_stub_14[], isr_stub_15[],
-	isr_stub_16[], isr_stub_17[], isr_stub_18[], isr_stub_19[], isr_stub_20[],
-	isr_stub_21[], isr_stub_0xee[], isr_stub_0xef[], isr_claim_stubs[];
-
-static char *const stubs32[N_EXCEPTIONS] = {
-	isr_stub_0,  isr_stub_1,  isr_stub_2,  isr_stub_3,  isr_stub_4,  isr_stub_5,
-	isr_stub_6,  isr_stub_7,  isr_stub_8,  isr_stub_9,  isr_stub_10, isr_stub_11,
-	isr_stub_12, isr_stub_13, isr_stub_14, isr_stub_15, isr_stub_16, isr_stub_17,
-	isr_stub_18, isr_stub_19, isr_stub_20, isr_stub_21,
-};
+/* apic/entry_i386.S: the exception stubs 16 bytes apart, then the PMI's
+ * class, then our two vectors. */
+extern char isr_exc_stubs[], isr_claim_stubs[], isr_stub_0xee[], isr_stub_0xef[];
+#define STUB_BYTES 16u
 
 struct fixup32 {
 	uint32_t insn, fix;
@@ -116,7 +107,7 @@ void idt_install(void)
 		return;
 	idt_read(&start_idtr);
 	for (unsigned v = 0; v < N_EXCEPTIONS; v++)
-		set_gate32(v, stubs32[v]);
+		set_gate32(v, isr_exc_stubs + STUB_BYTES * v);
 	set_gate32(VEC_PMI, isr_stub_0xee);
 	set_gate32(VEC_SPURIOUS_TEST, isr_stub_0xef);
 	pmh_memset(&our_idtr, 0, sizeof(our_idtr));
@@ -133,7 +124,7 @@ void idt_claim(unsigned vector, bool ours)
 	if (!installed || vector < CLAIM_FIRST || k >= CLAIM_N)
 		return;
 	if (ours)
-		set_gate32(vector, isr_claim_stubs + CLAIM_STUB * k);
+		set_gate32(vector, isr_claim_stubs + STUB_BYTES * k);
 	else
 		pmh_memset(&idt[vector], 0, sizeof(idt[vector])); /* no firmware gate */
 }

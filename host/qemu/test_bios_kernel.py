@@ -3,11 +3,14 @@
 Multiboot loader (-kernel, SeaBIOS) on the real 32-bit identities, without
 +lm: Pentium II (no SSE2: LFENCE is #UD there, and an unconditional one
 faulted before our IDT), Pentium III, Athlon K7, a NetBurst Pentium 4,
-Core Duo (no architectural perfmon under TCG) and Atom N270. Each must name
+Core Duo (no architectural perfmon under TCG) and Atom N270, and the same
+32-bit kernel on a K8 (Opteron_G1) under qemu-system-x86_64. Each must name
 the right pmu.driver, PASS the interrupt checks, have no FAIL, end with a
 closing line that agrees with the check lines and leave with the NO PMU
 verdict through isa-debug-exit (value 3, QEMU status 7), and say that its
-results are on the console and serial only.
+results are on the console and serial only. An unexpected exception
+(apic.fatal-trigger's #UD) goes through the i386 stubs: reported with its
+vector and registers, recovered, and the run ends with ERROR (status 5).
 Usage: test_bios_kernel.py [build/pmuharness.efi] (the kernel is beside it)"""
 import os
 import re
@@ -31,19 +34,26 @@ IDENTITIES = [
     ("qemu32,vendor=GenuineIntel,family=15,model=2", "intel-netburst"),
     ("coreduo", "none"),
     ("n270", "none"),
+    ("Opteron_G1", "amd-legacy"),
 ]
+# The 64-bit CPU models need the 64-bit QEMU; its Multiboot loader takes
+# the same ELF32 kernel.
+QEMU_X86_64 = {"Opteron_G1"}
+# The ERROR verdict's debug-exit value 2: QEMU exits with (2 << 1) | 1.
+ERROR_EXIT = 5
 REQUIRED = ["apic.lvt-pc", "apic.self-ipi", "apic.nmi", "idt.restore"]
 CHECK = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:]+)")
 NOTE = "results: on the console and serial only (no results files on BIOS yet)"
 
 
-def boot(kernel, cpu):
+def boot(kernel, cpu, args="on_finish=qemu-exit"):
     """(QEMU status, seconds, COM1 lines) of one -kernel boot."""
     d = tempfile.mkdtemp(prefix="pmh-bios-")
     serial = os.path.join(d, "serial.log")
     t0 = time.monotonic()
-    p = subprocess.run(["timeout", str(q.LIMIT_S), "qemu-system-i386", "-cpu", cpu,
-                        "-kernel", kernel, "-append", "on_finish=qemu-exit",
+    qemu = "qemu-system-x86_64" if cpu in QEMU_X86_64 else "qemu-system-i386"
+    p = subprocess.run(["timeout", str(q.LIMIT_S), qemu, "-cpu", cpu,
+                        "-kernel", kernel, "-append", args,
                         "-serial", "file:" + serial,
                         "-device", "isa-debug-exit,iobase=0xf4,iosize=4",
                         "-display", "none", "-no-reboot", "-nodefaults"],
@@ -83,6 +93,21 @@ def identity(kernel, cpu, driver):
     return errs
 
 
+def fatal_recovery(kernel):
+    """The #UD of apic.fatal-trigger, reported and recovered on i386."""
+    rc, _, lines = boot(kernel, "pentium3", "checks=apic.fatal-trigger on_finish=qemu-exit")
+    errs = []
+    if rc != ERROR_EXIT:
+        errs.append(f"QEMU exit status {rc}, expected {ERROR_EXIT} (ERROR)")
+    if not any(l.startswith("fatal: unexpected exception vector 6 ") for l in lines):
+        errs.append("no fatal line for vector 6")
+    if not any(l.startswith("fatal: rax=5a5a1234 rbx=badcafe ") for l in lines):
+        errs.append("no register line with the trigger's EAX and EBX")
+    if not any(l.startswith("verdict: ERROR") for l in lines):
+        errs.append("no ERROR verdict after the recovery")
+    return errs
+
+
 def case_for(kernel, cpu, driver):
     def fn():
         return identity(kernel, cpu, driver)
@@ -99,6 +124,7 @@ def main():
         return 1
     for cpu, driver in IDENTITIES:
         t.case(case_for(kernel, cpu, driver))
+    t.case(fatal_recovery, kernel)
     return t.done()
 
 
