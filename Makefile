@@ -144,7 +144,7 @@ $(BUILD)/i686/%.o: %.S
 $(BUILD)/i686/tests/report_json.o: CFLAGS_I686 += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 $(BUILD)/i686/tests/report_json.o: $(COMMIT_STAMP)
 $(I686): $(I686_OBJ) bios/kernel.lds
-	$(LD) -m elf_i386 -nostdlib -T bios/kernel.lds $(I686_OBJ) \
+	$(LD) -m elf_i386 -nostdlib --no-warn-rwx-segments -T bios/kernel.lds $(I686_OBJ) \
 	  $$($(CC) -m32 -print-libgcc-file-name) -o $@
 .PHONY: i686
 i686: $(I686)
@@ -288,6 +288,7 @@ help:
 	  '  build/pmuharness-report   results files to Markdown, HTML, JUnit, TAP (--help)' \
 	  '  make bench       benchmarks (never timed tests)' \
 	  '  make usb         build/pmuharness-usb.img, a GPT stick image for dd' \
+	  '  make i686        build/pmuharness-i686.elf, the Multiboot kernel for BIOS machines' \
 	  '  make sign KEY=db.key CERT=db.crt [KEYPASS=...]   signed image for Secure Boot' \
 	  '  make host        the simulator and unit-test programs' \
 	  '  make format | lint | deps | clean' \

@@ -88,6 +88,11 @@ struct idtr idt_firmware(void)
 	return start_idtr;
 }
 
+static void load_idtr(const struct idtr *r)
+{
+	__asm__ volatile("lidt %0" : : "m"(*r));
+}
+
 static void set_gate32(unsigned v, void *fn)
 {
 	uint32_t a = (uint32_t)(uintptr_t)fn;
@@ -113,7 +118,7 @@ void idt_install(void)
 	pmh_memset(&our_idtr, 0, sizeof(our_idtr));
 	our_idtr.limit = sizeof(idt) - 1;
 	our_idtr.base = (uint32_t)(uintptr_t)idt;
-	__asm__ volatile("lidt %0" : : "m"(our_idtr));
+	load_idtr(&our_idtr);
 	installed = 1;
 }
 
@@ -132,13 +137,12 @@ void idt_claim(unsigned vector, bool ours)
 void idt_load_ap(void)
 {
 	if (installed)
-		__asm__ volatile("lidt %0" : : "m"(our_idtr));
+		load_idtr(&our_idtr);
 }
 
 void idt_restore(void)
 {
-	if (!installed)
-		return;
-	__asm__ volatile("lidt %0" : : "m"(start_idtr));
+	if (installed)
+		load_idtr(&start_idtr);
 	installed = 0;
 }

@@ -5,17 +5,9 @@
 
 #include <stdint.h>
 
-static inline void outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t inb(uint16_t port)
-{
-	uint8_t v;
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
+/* Port I/O (bios/entry32.S). */
+void outb(uint16_t port, uint8_t v);
+uint8_t inb(uint16_t port);
 
 /* COM1 at 115200 8N1 and the VGA text screen, cleared. */
 void con_init(void);

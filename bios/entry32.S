@@ -53,4 +53,17 @@ _start:
 	hlt
 	jmp 2b
 
+/* void outb(uint16_t port, uint8_t v); uint8_t inb(uint16_t port) */
+	.globl outb, inb
+outb:
+	movl 4(%esp), %edx
+	movl 8(%esp), %eax
+	outb %al, %dx
+	ret
+inb:
+	movl 4(%esp), %edx
+	xorl %eax, %eax
+	inb %dx, %al
+	ret
+
 	.section .note.GNU-stack, "", @progbits
