@@ -271,7 +271,7 @@ format:
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 --inline-suppr \
-	  --suppress=missingIncludeSystem -DPMH_HOST lib pmu apic events tests host
+	  --suppress=missingIncludeSystem -DPMH_HOST lib pmu apic events tests bios host
 
 clean:
 	rm -rf $(BUILD)

@@ -58,7 +58,7 @@ static void vga_line(const char *s)
 	}
 	volatile uint16_t *cell = VGA_TEXT + row * VGA_COLS;
 	unsigned c = 0;
-	for (; s[c] && c < VGA_COLS; c++)
+	for (; c < VGA_COLS && s[c]; c++)
 		cell[c] = VGA_ATTR | (uint8_t)s[c];
 	for (; c < VGA_COLS; c++)
 		cell[c] = VGA_ATTR | ' ';
