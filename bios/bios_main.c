@@ -19,6 +19,7 @@ extern uint64_t pmh_tsc_per_us;
  * structure's flag for a command line (Multiboot 0.6.96 §3.2, §3.3). */
 #define MB_LOADER_MAGIC 0x2BADB002u
 #define MB_INFO_CMDLINE (1u << 2)
+#define MB_INFO_MODS (1u << 3)
 /* QEMU's isa-debug-exit device (the tests put it at 0xf4). */
 #define QEMU_EXIT_PORT 0xf4
 /* PIT channel 2, gated through port 0x61 (8254 data sheet; the PC/AT
@@ -48,11 +49,20 @@ extern uint64_t pmh_tsc_per_us;
 
 struct mb_info {
 	uint32_t flags, mem_lower, mem_upper, boot_device, cmdline;
+	uint32_t mods_count, mods_addr;
+};
+
+/* A module the loader put in memory (Multiboot §3.3): [start, end) and its
+ * command line, the file's name first. */
+struct mb_module {
+	uint32_t start, end, string, reserved;
 };
 
 static struct {
 	struct pmh_jmpbuf recover; /* where an unexpected exception lands */
 	const char *cmdline;	   /* the Multiboot command line, or NULL */
+	const char *cfg;	   /* pmuharness.cfg as a module, or NULL */
+	size_t cfg_len;
 } bctx;
 
 static uint8_t arena[ARENA_SIZE] __attribute__((aligned(16)));
@@ -113,8 +123,31 @@ static void cmd_error(void *ctx, const char *msg)
 	con_line(line);
 }
 
-/* The command line's words after the kernel's name (a loader puts the
- * name first: QEMU's -kernel, GRUB, syslinux's mboot.c32). */
+/* The first module whose name (its command line's first word) ends in
+ * pmuharness.cfg: the config file, as GRUB's `module`, syslinux's
+ * mboot.c32 (`---`) or QEMU's -initrd hand it over. */
+static void find_config(const struct mb_info *mb)
+{
+	const struct mb_module *m = (const struct mb_module *)(uintptr_t)mb->mods_addr;
+	size_t nl = pmh_strlen(OPTIONS_CONFIG_NAME);
+
+	for (uint32_t i = 0; i < mb->mods_count; i++) {
+		const char *s = (const char *)(uintptr_t)m[i].string;
+		size_t n = 0;
+		while (s && s[n] && s[n] != ' ')
+			n++;
+		if (n >= nl && !pmh_strncmp(s + n - nl, OPTIONS_CONFIG_NAME, nl) &&
+		    m[i].end >= m[i].start) {
+			bctx.cfg = (const char *)(uintptr_t)m[i].start;
+			bctx.cfg_len = m[i].end - m[i].start;
+			return;
+		}
+	}
+}
+
+/* The config file, then the command line's words after the kernel's name
+ * over it (a loader puts the name first: QEMU's -kernel, GRUB, syslinux's
+ * mboot.c32). */
 static void b_options(void *ctx, struct options *o)
 {
 	static char buf[CMDLINE_MAX];
@@ -122,6 +155,8 @@ static void b_options(void *ctx, struct options *o)
 	int argc = 0;
 	(void)ctx;
 
+	if (bctx.cfg)
+		options_parse_config(o, bctx.cfg, bctx.cfg_len, cmd_error, OPTIONS_CONFIG_NAME);
 	if (!bctx.cmdline)
 		return;
 	pmh_strlcpy(buf, bctx.cmdline, sizeof(buf));
@@ -215,6 +250,8 @@ void bios_main(uint32_t magic, const struct mb_info *mb)
 		con_line("warning: not started by a Multiboot loader; no command line");
 	else if (mb->flags & MB_INFO_CMDLINE)
 		bctx.cmdline = (const char *)(uintptr_t)mb->cmdline;
+	if (magic == MB_LOADER_MAGIC && (mb->flags & MB_INFO_MODS))
+		find_config(mb);
 	calibrate_tsc();
 	harness_main(&p);
 	b_halt(0);

@@ -11,9 +11,12 @@ verdict through isa-debug-exit (value 3, QEMU status 7), and say that its
 results are on the console and serial only. An unexpected exception
 (apic.fatal-trigger's #UD) goes through the i386 stubs: reported with its
 vector and registers, recovered, and the run ends with ERROR (status 5).
+pmuharness.cfg as a Multiboot module (-initrd) applies, its bad line is
+reported, and the command line wins over it.
 Usage: test_bios_kernel.py [build/pmuharness.efi] (the kernel is beside it)"""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -46,20 +49,28 @@ CHECK = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:]+)")
 NOTE = "results: on the console and serial only (no results files on BIOS yet)"
 
 
-def boot(kernel, cpu, args="on_finish=qemu-exit"):
-    """(QEMU status, seconds, COM1 lines) of one -kernel boot."""
+def boot(kernel, cpu, args="on_finish=qemu-exit", cfg=None):
+    """(QEMU status, seconds, COM1 lines) of one -kernel boot; cfg: the text
+    of a pmuharness.cfg handed over as a module."""
     d = tempfile.mkdtemp(prefix="pmh-bios-")
     serial = os.path.join(d, "serial.log")
+    modules = []
+    if cfg is not None:
+        path = os.path.join(d, "pmuharness.cfg")
+        with open(path, "w") as f:
+            f.write(cfg)
+        modules = ["-initrd", path]
     t0 = time.monotonic()
     qemu = "qemu-system-x86_64" if cpu in QEMU_X86_64 else "qemu-system-i386"
     p = subprocess.run(["timeout", str(q.LIMIT_S), qemu, "-cpu", cpu,
-                        "-kernel", kernel, "-append", args,
+                        "-kernel", kernel, "-append", args] + modules + [
                         "-serial", "file:" + serial,
                         "-device", "isa-debug-exit,iobase=0xf4,iosize=4",
                         "-display", "none", "-no-reboot", "-nodefaults"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     secs = time.monotonic() - t0
     raw = open(serial, "rb").read() if os.path.exists(serial) else b""
+    shutil.rmtree(d, ignore_errors=True)
     return p.returncode, secs, q.plain(raw)
 
 
@@ -108,6 +119,22 @@ def fatal_recovery(kernel):
     return errs
 
 
+def config_module(kernel):
+    """pmuharness.cfg as a module, under the command line."""
+    cfg = "checks = apic.*\nnot_a_key = 1\non_finish = wait\n"
+    rc, _, lines = boot(kernel, "pentium3", cfg=cfg)
+    errs = []
+    if rc != q.NO_PMU_EXIT:
+        errs.append(f"QEMU exit status {rc}, expected {q.NO_PMU_EXIT}: the command line's "
+                    "on_finish=qemu-exit must win over the file's wait")
+    if not any(l.startswith("options: pmuharness.cfg: line 2: ") for l in lines):
+        errs.append("the file's bad line 2 was not reported")
+    closing = [m.group(0) for m in map(q.CLOSING.match, lines) if m]
+    if closing != ["3 passed, 0 failed, 0 skipped"]:
+        errs.append(f"closing {closing}, expected the three apic.* checks of the file")
+    return errs
+
+
 def case_for(kernel, cpu, driver):
     def fn():
         return identity(kernel, cpu, driver)
@@ -125,6 +152,7 @@ def main():
     for cpu, driver in IDENTITIES:
         t.case(case_for(kernel, cpu, driver))
     t.case(fatal_recovery, kernel)
+    t.case(config_module, kernel)
     return t.done()
 
 
