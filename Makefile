@@ -64,7 +64,7 @@ TARGET_ASM := apic/entry.S events/workload.S
 MINIMAL_SRC:= boot/minimal/minimal.c
 # The legacy BIOS kernel (bios/, `make i686`): the shared sources built for
 # i386 with the BIOS platform and the i386 halves of the real instructions.
-I686_SRC   := bios/bios_main.c bios/console.c boot/hw_x86.c apic/idt_i386.c
+I686_SRC   := bios/bios_main.c bios/console.c bios/keyboard.c boot/hw_x86.c apic/idt_i386.c
 I686_ASM   := bios/entry32.S apic/entry_i386.S events/workload_i386.S
 # Every target source: `make layers` fails on one in the tree that is not here.
 LAYERS_SRC := $(TARGET_SRC) $(TARGET_ASM) $(MINIMAL_SRC) $(I686_SRC) $(I686_ASM)

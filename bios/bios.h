@@ -4,6 +4,7 @@
 #define PMH_BIOS_BIOS_H
 
 #include <stdint.h>
+#include "../tests/platform.h"
 
 /* Port I/O (bios/entry32.S). */
 void outb(uint16_t port, uint8_t v);
@@ -13,5 +14,9 @@ uint8_t inb(uint16_t port);
 void con_init(void);
 /* A line to COM1 and the screen (CR LF on COM1). */
 void con_line(const char *s);
+
+/* The keyboard for the seam's key_flush and key_wait (keyboard.c). */
+void key_flush(void *ctx);
+enum platform_key key_wait(void *ctx, uint64_t us);
 
 #endif

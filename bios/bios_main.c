@@ -241,6 +241,8 @@ void bios_main(uint32_t magic, const struct mb_info *mb)
 		.unguard = b_unguard,
 		.qemu_exit = b_qemu_exit,
 		.power_off = b_halt,
+		.key_flush = key_flush,
+		.key_wait = key_wait,
 	};
 
 	outb(PIC1_IMR, PIC_MASK_ALL);

@@ -12,11 +12,14 @@ results are on the console and serial only. An unexpected exception
 (apic.fatal-trigger's #UD) goes through the i386 stubs: reported with its
 vector and registers, recovered, and the run ends with ERROR (status 5).
 pmuharness.cfg as a Multiboot module (-initrd) applies, its bad line is
-reported, and the command line wins over it.
+reported, and the command line wins over it. The keyboard: at the end
+prompt of on_finish = wait (which says the results are not saved) R runs
+again and Esc leaves, and the kernel halts.
 Usage: test_bios_kernel.py [build/pmuharness.efi] (the kernel is beside it)"""
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -135,6 +138,64 @@ def config_module(kernel):
     return errs
 
 
+PROMPT = "R: run again; Esc: return to the firmware."
+
+
+def serial_lines(path):
+    return q.plain(open(path, "rb").read()) if os.path.exists(path) else []
+
+
+def wait_for(path, pred, secs=20):
+    """Polls COM1's file until pred(lines); the lines then, or None."""
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        lines = serial_lines(path)
+        if pred(lines):
+            return lines
+        time.sleep(0.1)
+    return None
+
+
+def keyboard(kernel):
+    """R at the end prompt runs again, Esc leaves; keys through QEMU's monitor."""
+    d = tempfile.mkdtemp(prefix="pmh-bios-")
+    serial, mon = os.path.join(d, "serial.log"), os.path.join(d, "mon.sock")
+    # QEMU itself, not under timeout(1): killing it here must end it
+    p = subprocess.Popen(["qemu-system-i386", "-cpu", "pentium3",
+                          "-kernel", kernel, "-append", "checks=idt.restore countdown=1",
+                          "-serial", "file:" + serial, "-monitor", f"unix:{mon},server,nowait",
+                          "-display", "none", "-no-reboot", "-nodefaults"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    errs = []
+    try:
+        def prompts(n):
+            return lambda ls: sum(1 for l in ls if l.endswith(PROMPT)) >= n
+
+        if not wait_for(serial, prompts(1)):
+            return ["no end prompt"]
+        m = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        m.connect(mon)
+        m.sendall(b"sendkey r\n")
+        if not wait_for(serial, prompts(2)):
+            return ["R did not run again"]
+        m.sendall(b"sendkey esc\n")
+        lines = wait_for(serial, lambda ls: "halted: switch the machine off" in ls)
+        m.sendall(b"quit\n")
+        m.close()
+        if lines is None:
+            return ["Esc did not leave and halt"]
+        if not any("NOT saved" in l for l in lines if l.endswith(PROMPT)):
+            errs.append("the end prompt does not say the results are not saved")
+        closing = [m for m in map(q.CLOSING.match, lines) if m]
+        if len(closing) != 2:
+            errs.append(f"{len(closing)} closing lines, expected 2 (two runs)")
+    finally:
+        p.kill()
+        p.wait()
+        shutil.rmtree(d, ignore_errors=True)
+    return errs
+
+
 def case_for(kernel, cpu, driver):
     def fn():
         return identity(kernel, cpu, driver)
@@ -153,6 +214,7 @@ def main():
         t.case(case_for(kernel, cpu, driver))
     t.case(fatal_recovery, kernel)
     t.case(config_module, kernel)
+    t.case(keyboard, kernel)
     return t.done()
 
 
