@@ -62,8 +62,12 @@ TARGET_SRC := $(SHARED_SRC) $(BOOT_SRC)
 TARGET_ASM := apic/entry.S events/workload.S
 # The minimal EFI program `make bench` compares boot times with.
 MINIMAL_SRC:= boot/minimal/minimal.c
+# The legacy BIOS kernel (bios/, `make i686`): the shared sources built for
+# i386 with the BIOS platform and the i386 halves of the real instructions.
+I686_SRC   := bios/bios_main.c bios/console.c bios/keyboard.c boot/hw_x86.c apic/idt_i386.c
+I686_ASM   := bios/entry32.S apic/entry_i386.S events/workload_i386.S
 # Every target source: `make layers` fails on one in the tree that is not here.
-LAYERS_SRC := $(TARGET_SRC) $(TARGET_ASM) $(MINIMAL_SRC)
+LAYERS_SRC := $(TARGET_SRC) $(TARGET_ASM) $(MINIMAL_SRC) $(I686_SRC) $(I686_ASM)
 # Host only (host/): the simulated CPUs behind pmu/hw.h, the cmocka tests and
 # the simulator program.
 SIM_SRC    := $(wildcard host/sim/*.c)
@@ -121,6 +125,29 @@ $(BUILD)/minimal.so: $(patsubst %.c,$(BUILD)/efi/%.o,$(MINIMAL_SRC)) linker/pmuh
 $(BUILD)/minimal.efi: $(BUILD)/minimal.so
 	$(OBJCOPY) --strip-all -j .text -j .sdata -j .data -j .dynamic -j .rel -j .rela \
 	  -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+
+# ---- legacy BIOS kernel (bios/) ---------------------------------------------
+# A Multiboot v1 ELF32 loaded at 1 MiB in 32-bit protected mode, paging off;
+# i686 without SSE; libgcc for 64-bit division.
+I686       := $(BUILD)/pmuharness-i686.elf
+CFLAGS_I686:= -m32 -march=i686 -std=c11 -Os -g0 -ffreestanding -fno-builtin -fno-pic -fno-pie \
+              -fno-stack-protector -fno-asynchronous-unwind-tables -mgeneral-regs-only \
+              -fno-strict-aliasing $(WARN)
+I686_OBJ   := $(patsubst %.c,$(BUILD)/i686/%.o,$(SHARED_SRC) $(I686_SRC)) \
+              $(patsubst %.S,$(BUILD)/i686/%.o,$(I686_ASM))
+$(BUILD)/i686/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_I686) -c $< -o $@
+$(BUILD)/i686/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_I686) -c $< -o $@
+$(BUILD)/i686/tests/report_json.o: CFLAGS_I686 += -DPMH_COMMIT='"$(PMH_COMMIT)"'
+$(BUILD)/i686/tests/report_json.o: $(COMMIT_STAMP)
+$(I686): $(I686_OBJ) bios/kernel.lds
+	$(LD) -m elf_i386 -nostdlib --no-warn-rwx-segments -T bios/kernel.lds $(I686_OBJ) \
+	  $$($(CC) -m32 -print-libgcc-file-name) -o $@
+.PHONY: i686
+i686: $(I686)
 
 # ---- host build -------------------------------------------------------------
 $(HOSTB)/obj/%.o: %.c
@@ -215,7 +242,7 @@ layers:
 	@scripts/layers.py --self-test
 	@scripts/layers.py
 
-test: deps $(EFI) host fuzz-build
+test: deps $(EFI) $(I686) host fuzz-build
 	@scripts/test-all.sh
 
 run: deps $(EFI)
@@ -244,7 +271,7 @@ format:
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 --inline-suppr \
-	  --suppress=missingIncludeSystem -DPMH_HOST lib pmu apic events tests host
+	  --suppress=missingIncludeSystem -DPMH_HOST lib pmu apic events tests bios host
 
 clean:
 	rm -rf $(BUILD)
@@ -261,6 +288,7 @@ help:
 	  '  build/pmuharness-report   results files to Markdown, HTML, JUnit, TAP (--help)' \
 	  '  make bench       benchmarks (never timed tests)' \
 	  '  make usb         build/pmuharness-usb.img, a GPT stick image for dd' \
+	  '  make i686        build/pmuharness-i686.elf, the Multiboot kernel for BIOS machines' \
 	  '  make sign KEY=db.key CERT=db.crt [KEYPASS=...]   signed image for Secure Boot' \
 	  '  make host        the simulator and unit-test programs' \
 	  '  make format | lint | deps | clean' \

@@ -1,10 +1,14 @@
-/* The real hardware seam: plain x86 instructions. rdmsr/wrmsr/rdpmc with
- * fault fixup live in apic/entry.S. */
+/* The real hardware seam: plain x86 instructions, for x86-64 (UEFI) and
+ * i386 (bios/). rdmsr/wrmsr/rdpmc with fault fixup live in apic/entry.S
+ * (apic/entry_i386.S). */
 #include "../pmu/hw.h"
 #include "../events/workload.h"
 
 /* RFLAGS.IF, the interrupt enable flag (SDM Vol. 1 3.4.3). */
 #define RFLAGS_IF (1u << 9)
+/* CPUID.1:EDX.SSE2: LFENCE exists (SDM Vol. 2A LFENCE; Pentium II/III and
+ * Athlon K7 have none, and it is #UD there). */
+#define CPUID1_EDX_SSE2 (1u << 26)
 
 uint64_t pmh_tsc_per_us;
 
@@ -15,10 +19,21 @@ void hw_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
 			 : "a"(leaf), "c"(subleaf));
 }
 
+/* Whether hw_rdtsc may fence with LFENCE: asked of CPUID once (0 unknown,
+ * 1 no, 2 yes); a CPU without it reads the TSC unfenced. */
+static uint8_t tsc_fence;
+
 uint64_t hw_rdtsc(void)
 {
 	uint32_t lo, hi;
-	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi));
+	if (!tsc_fence) {
+		struct cpuid_regs r;
+		hw_cpuid(1, 0, &r);
+		tsc_fence = (r.edx & CPUID1_EDX_SSE2) ? 2 : 1;
+	}
+	if (tsc_fence == 2)
+		__asm__ volatile("lfence" ::: "memory");
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	return ((uint64_t)hi << 32) | lo;
 }
 
@@ -44,8 +59,8 @@ void hw_irq_disable(void)
 
 bool hw_irq_enabled(void)
 {
-	uint64_t f;
-	__asm__ volatile("pushfq; popq %0" : "=r"(f));
+	unsigned long f; /* RFLAGS or EFLAGS: the stack's word either way */
+	__asm__ volatile("pushf; pop %0" : "=r"(f));
 	return (f & RFLAGS_IF) != 0;
 }
 

@@ -11,10 +11,12 @@ static void run(struct check_ctx *c)
 #ifdef PMH_HOST
 	check_skip(c, "the host build has no exception path to exercise");
 #else
-	__asm__ volatile("mov $0x5a5a1234, %%rax\n\t"
-			 "mov $0x0badcafe, %%rbx\n\t"
+	/* 32-bit moves: RAX and RBX get the same values (zero-extended), and
+	 * the i386 build assembles them too */
+	__asm__ volatile("mov $0x5a5a1234, %%eax\n\t"
+			 "mov $0x0badcafe, %%ebx\n\t"
 			 "ud2" ::
-			     : "rax", "rbx", "memory");
+			     : "ax", "bx", "memory");
 	check_fail(c, "expected #UD from ud2, got execution past it");
 #endif
 }

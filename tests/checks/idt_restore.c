@@ -10,13 +10,21 @@
 extern char isr_stub_0xee[];
 
 /* A 64-bit IDT gate: 16 bytes, the handler's offset in bytes 0-1, 6-7 and
- * 8-11 (SDM Vol. 3A 6.14.1). */
+ * 8-11 (SDM Vol. 3A 6.14.1); a 32-bit one (bios/): 8 bytes, the offset in
+ * bytes 0-1 and 6-7 (SDM Vol. 3A 6.11). */
+#ifdef __i386__
+#define GATE_BYTES 8ull
+#else
 #define GATE_BYTES 16ull
+#endif
 
 /* The handler address in 64-bit gate v of an IDT. */
 static uint64_t gate_target(const struct idtr *r, unsigned v)
 {
 	const volatile uint8_t *g = (const volatile uint8_t *)(uintptr_t)(r->base + GATE_BYTES * v);
+#ifdef __i386__
+	return (uint64_t)(g[0] | g[1] << 8) | (uint64_t)(g[6] | g[7] << 8) << 16;
+#endif
 	return (uint64_t)(g[0] | g[1] << 8) | (uint64_t)(g[6] | g[7] << 8) << 16 |
 	       (uint64_t)((uint32_t)g[8] | (uint32_t)g[9] << 8 | (uint32_t)g[10] << 16 |
 			  (uint32_t)g[11] << 24)

@@ -1,0 +1,260 @@
+/* Multiboot v1 entry into the harness on a BIOS machine: COM1 and VGA
+ * output, the TSC timed against the PIT, options from the Multiboot
+ * command line, then the platform seam (tests/platform.h) for the
+ * harness's session, and a halt (or QEMU's isa-debug-exit) at the end. */
+#include "bios.h"
+#include "../apic/idt.h"
+#include "../apic/isr.h"
+#include "../apic/pmi.h"
+#include "../lib/fmt.h"
+#include "../lib/str.h"
+#include "../pmu/hw.h"
+#include "../tests/harness.h"
+#include "../tests/options.h"
+#include "../tests/platform.h"
+
+extern uint64_t pmh_tsc_per_us;
+
+/* The value a Multiboot v1 loader leaves in EAX, and the information
+ * structure's flag for a command line (Multiboot 0.6.96 §3.2, §3.3). */
+#define MB_LOADER_MAGIC 0x2BADB002u
+#define MB_INFO_CMDLINE (1u << 2)
+#define MB_INFO_MODS (1u << 3)
+/* QEMU's isa-debug-exit device (the tests put it at 0xf4). */
+#define QEMU_EXIT_PORT 0xf4
+/* PIT channel 2, gated through port 0x61 (8254 data sheet; the PC/AT
+ * wiring): mode 0 counts down once and raises OUT2, read at 0x61 bit 5. */
+#define PIT_HZ 1193182u
+#define PIT_CH2 0x42
+#define PIT_CMD 0x43
+#define PIT_CMD_CH2_MODE0 0xb0 /* channel 2, low then high byte, mode 0, binary */
+#define PORT_B 0x61
+#define PORT_B_GATE2 0x01
+#define PORT_B_SPEAKER 0x02
+#define PORT_B_OUT2 0x20
+#define CALIBRATE_US 10000
+/* A PIT that never raises OUT2 (none there): give up after this many polls. */
+#define PIT_POLLS 100000000u
+/* The 8259 PICs' interrupt mask registers: the BIOS leaves IRQ 0-7 on
+ * vectors 8-15, where they would look like exceptions to us, so all are
+ * masked while the harness runs (8259A data sheet, OCW1). */
+#define PIC1_IMR 0x21
+#define PIC2_IMR 0xa1
+#define PIC_MASK_ALL 0xff
+/* The harness's memory: the results table and its buffers (bump allocated,
+ * never given back; one session per boot). */
+#define ARENA_SIZE (4u << 20)
+#define CMDLINE_MAX 1024
+#define ARGS_MAX 64
+
+struct mb_info {
+	uint32_t flags, mem_lower, mem_upper, boot_device, cmdline;
+	uint32_t mods_count, mods_addr;
+};
+
+/* A module the loader put in memory (Multiboot §3.3): [start, end) and its
+ * command line, the file's name first. */
+struct mb_module {
+	uint32_t start, end, string, reserved;
+};
+
+static struct {
+	struct pmh_jmpbuf recover; /* where an unexpected exception lands */
+	const char *cmdline;	   /* the Multiboot command line, or NULL */
+	const char *cfg;	   /* pmuharness.cfg as a module, or NULL */
+	size_t cfg_len;
+} bctx;
+
+static uint8_t arena[ARENA_SIZE] __attribute__((aligned(16)));
+static size_t arena_used;
+
+static void b_line(void *ctx, const char *s)
+{
+	(void)ctx;
+	con_line(s);
+}
+
+static void *b_alloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	n = (n + 15) & ~(size_t)15;
+	if (n > ARENA_SIZE - arena_used)
+		return 0;
+	void *p = arena + arena_used;
+	arena_used += n;
+	pmh_memset(p, 0, n);
+	return p;
+}
+
+static void b_free(void *ctx, void *p)
+{
+	(void)ctx;
+	(void)p;
+}
+
+static void calibrate_tsc(void)
+{
+	uint32_t count = PIT_HZ / (1000000u / CALIBRATE_US);
+	uint8_t b = inb(PORT_B);
+	unsigned i = 0;
+
+	outb(PORT_B, (uint8_t)((b & ~PORT_B_SPEAKER) | PORT_B_GATE2));
+	outb(PIT_CMD, PIT_CMD_CH2_MODE0);
+	outb(PIT_CH2, (uint8_t)count);
+	outb(PIT_CH2, (uint8_t)(count >> 8));
+	uint64_t t0 = hw_rdtsc();
+	while (!(inb(PORT_B) & PORT_B_OUT2) && ++i < PIT_POLLS)
+		;
+	uint64_t t1 = hw_rdtsc();
+	outb(PORT_B, b);
+	pmh_tsc_per_us = i < PIT_POLLS ? (t1 - t0) / CALIBRATE_US : 0;
+}
+
+static uint64_t b_now_us(void *ctx)
+{
+	(void)ctx;
+	return pmh_tsc_per_us ? hw_rdtsc() / pmh_tsc_per_us : 0;
+}
+
+static void cmd_error(void *ctx, const char *msg)
+{
+	char line[256];
+	pmh_fmt(line, sizeof(line), "options: %s: %s (default kept)", (const char *)ctx, msg);
+	con_line(line);
+}
+
+/* The first module whose name (its command line's first word) ends in
+ * pmuharness.cfg: the config file, as GRUB's `module`, syslinux's
+ * mboot.c32 (`---`) or QEMU's -initrd hand it over. */
+static void find_config(const struct mb_info *mb)
+{
+	const struct mb_module *m = (const struct mb_module *)(uintptr_t)mb->mods_addr;
+	size_t nl = pmh_strlen(OPTIONS_CONFIG_NAME);
+
+	for (uint32_t i = 0; i < mb->mods_count; i++) {
+		const char *s = (const char *)(uintptr_t)m[i].string;
+		size_t n = 0;
+		while (s && s[n] && s[n] != ' ')
+			n++;
+		if (n >= nl && !pmh_strncmp(s + n - nl, OPTIONS_CONFIG_NAME, nl) &&
+		    m[i].end >= m[i].start) {
+			bctx.cfg = (const char *)(uintptr_t)m[i].start;
+			bctx.cfg_len = m[i].end - m[i].start;
+			return;
+		}
+	}
+}
+
+/* The config file, then the command line's words after the kernel's name
+ * over it (a loader puts the name first: QEMU's -kernel, GRUB, syslinux's
+ * mboot.c32). */
+static void b_options(void *ctx, struct options *o)
+{
+	static char buf[CMDLINE_MAX];
+	char *argv[ARGS_MAX];
+	int argc = 0;
+	(void)ctx;
+
+	if (bctx.cfg)
+		options_parse_config(o, bctx.cfg, bctx.cfg_len, cmd_error, OPTIONS_CONFIG_NAME);
+	if (!bctx.cmdline)
+		return;
+	pmh_strlcpy(buf, bctx.cmdline, sizeof(buf));
+	for (char *p = buf; *p && argc < ARGS_MAX;) {
+		while (*p == ' ' || *p == '\t')
+			*p++ = 0;
+		if (*p)
+			argv[argc++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	}
+	if (argc && !pmh_strchr(argv[0], '=') && argv[0][0] != '-')
+		options_parse_args(o, argc - 1, argv + 1, cmd_error, "command line");
+	else
+		options_parse_args(o, argc, argv, cmd_error, "command line");
+}
+
+static bool b_header(void *ctx, struct harness *h)
+{
+	(void)ctx;
+	(void)h;
+	con_line("results: on the console and serial only (no results files on BIOS yet)");
+	return true;
+}
+
+static void fatal_line(const char *s)
+{
+	con_line(s);
+}
+
+/* Our IDT, and the exception report and recovery around fn. */
+static bool b_guard(void *ctx, void (*fn)(void *arg), void *arg)
+{
+	volatile bool crashed = false;
+	(void)ctx;
+
+	idt_install();
+	if (pmh_setjmp(&bctx.recover))
+		crashed = true;
+	else {
+		isr_set_fatal(fatal_line, &bctx.recover);
+		fn(arg);
+	}
+	isr_set_fatal(fatal_line, NULL);
+	pmi_disarm(); /* a recovered check may have left the PMI armed */
+	return crashed;
+}
+
+static void b_unguard(void *ctx)
+{
+	(void)ctx;
+	idt_restore();
+}
+
+static void b_qemu_exit(void *ctx, unsigned value)
+{
+	(void)ctx;
+	__asm__ volatile("outl %0, %1" : : "a"(value), "Nd"((uint16_t)QEMU_EXIT_PORT));
+}
+
+/* No power-off without ACPI: the machine halts, and says so. */
+static void b_halt(void *ctx)
+{
+	(void)ctx;
+	con_line("halted: switch the machine off");
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
+void bios_main(uint32_t magic, const struct mb_info *mb);
+void bios_main(uint32_t magic, const struct mb_info *mb)
+{
+	struct platform p = {
+		.line = b_line,
+		.screen = b_line,
+		.alloc = b_alloc,
+		.free = b_free,
+		.options = b_options,
+		.now_us = b_now_us,
+		.header = b_header,
+		.guard = b_guard,
+		.unguard = b_unguard,
+		.qemu_exit = b_qemu_exit,
+		.power_off = b_halt,
+		.key_flush = key_flush,
+		.key_wait = key_wait,
+	};
+
+	outb(PIC1_IMR, PIC_MASK_ALL);
+	outb(PIC2_IMR, PIC_MASK_ALL);
+	con_init();
+	if (magic != MB_LOADER_MAGIC)
+		con_line("warning: not started by a Multiboot loader; no command line");
+	else if (mb->flags & MB_INFO_CMDLINE)
+		bctx.cmdline = (const char *)(uintptr_t)mb->cmdline;
+	if (magic == MB_LOADER_MAGIC && (mb->flags & MB_INFO_MODS))
+		find_config(mb);
+	calibrate_tsc();
+	harness_main(&p);
+	b_halt(0);
+}

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""The legacy BIOS kernel (build/pmuharness-i686.elf) booted with QEMU's
+Multiboot loader (-kernel, SeaBIOS) on the real 32-bit identities, without
++lm: Pentium II (no SSE2: LFENCE is #UD there, and an unconditional one
+faulted before our IDT), Pentium III, Athlon K7, a NetBurst Pentium 4,
+Core Duo (no architectural perfmon under TCG) and Atom N270, and the same
+32-bit kernel on a K8 (Opteron_G1) under qemu-system-x86_64. Each must name
+the right pmu.driver, PASS the interrupt checks, have no FAIL, end with a
+closing line that agrees with the check lines and leave with the NO PMU
+verdict through isa-debug-exit (value 3, QEMU status 7), and say that its
+results are on the console and serial only. An unexpected exception
+(apic.fatal-trigger's #UD) goes through the i386 stubs: reported with its
+vector and registers, recovered, and the run ends with ERROR (status 5).
+pmuharness.cfg as a Multiboot module (-initrd) applies, its bad line is
+reported, and the command line wins over it. The keyboard: at the end
+prompt of on_finish = wait (which says the results are not saved) R runs
+again and Esc leaves, and the kernel halts.
+Usage: test_bios_kernel.py [build/pmuharness.efi] (the kernel is beside it)"""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qemulib as q  # noqa: E402
+
+NAME = "bios-kernel"
+# (qemu -cpu, expected pmu.driver): the drivers of the UEFI boot matrix for
+# the same vendors and families (host/qemu/boot_matrix.py); Core Duo and
+# N270 have no P6 model and TCG hides CPUID.0AH, so none.
+IDENTITIES = [
+    ("pentium2", "intel-p6"),
+    ("pentium3", "intel-p6"),
+    ("athlon", "amd-legacy"),
+    ("qemu32,vendor=GenuineIntel,family=15,model=2", "intel-netburst"),
+    ("coreduo", "none"),
+    ("n270", "none"),
+    ("Opteron_G1", "amd-legacy"),
+]
+# The 64-bit CPU models need the 64-bit QEMU; its Multiboot loader takes
+# the same ELF32 kernel.
+QEMU_X86_64 = {"Opteron_G1"}
+# The ERROR verdict's debug-exit value 2: QEMU exits with (2 << 1) | 1.
+ERROR_EXIT = 5
+REQUIRED = ["apic.lvt-pc", "apic.self-ipi", "apic.nmi", "idt.restore"]
+CHECK = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:]+)")
+NOTE = "results: on the console and serial only (no results files on BIOS yet)"
+
+
+def boot(kernel, cpu, args="on_finish=qemu-exit", cfg=None):
+    """(QEMU status, seconds, COM1 lines) of one -kernel boot; cfg: the text
+    of a pmuharness.cfg handed over as a module."""
+    d = tempfile.mkdtemp(prefix="pmh-bios-")
+    serial = os.path.join(d, "serial.log")
+    modules = []
+    if cfg is not None:
+        path = os.path.join(d, "pmuharness.cfg")
+        with open(path, "w") as f:
+            f.write(cfg)
+        modules = ["-initrd", path]
+    t0 = time.monotonic()
+    qemu = "qemu-system-x86_64" if cpu in QEMU_X86_64 else "qemu-system-i386"
+    p = subprocess.run(["timeout", str(q.LIMIT_S), qemu, "-cpu", cpu,
+                        "-kernel", kernel, "-append", args] + modules + [
+                        "-serial", "file:" + serial,
+                        "-device", "isa-debug-exit,iobase=0xf4,iosize=4",
+                        "-display", "none", "-no-reboot", "-nodefaults"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    secs = time.monotonic() - t0
+    raw = open(serial, "rb").read() if os.path.exists(serial) else b""
+    shutil.rmtree(d, ignore_errors=True)
+    return p.returncode, secs, q.plain(raw)
+
+
+def identity(kernel, cpu, driver):
+    rc, secs, lines = boot(kernel, cpu)
+    errs = []
+    if rc != q.NO_PMU_EXIT:
+        errs.append(f"QEMU exit status {rc}, expected {q.NO_PMU_EXIT} (NO PMU)")
+    kv = {}
+    for l in lines:
+        m = re.match(r"^([a-z_.]+): (.*)$", l)
+        if m:
+            kv.setdefault(m.group(1), m.group(2))
+    if kv.get("pmu.driver") != driver:
+        errs.append(f"pmu.driver {kv.get('pmu.driver')!r}, expected {driver}")
+    if not kv.get("verdict", "").startswith("NO PMU"):
+        errs.append(f"verdict {kv.get('verdict')!r}, expected NO PMU")
+    if NOTE not in lines:
+        errs.append("no line saying where the results are")
+    checks = [m.groups() for m in map(CHECK.match, lines) if m]
+    errs += [f"unexpected FAIL {c}" for v, c in checks if v == "FAIL"]
+    for c in REQUIRED:
+        if ("PASS", c) not in checks:
+            errs.append(f"no PASS {c}")
+    closing = [m for m in map(q.CLOSING.match, lines) if m]
+    counted = tuple(sum(1 for v, _ in checks if v == w) for w in ("PASS", "FAIL", "SKIP"))
+    if len(closing) != 1:
+        errs.append(f"{len(closing)} closing lines, expected 1")
+    elif tuple(int(x) for x in closing[0].groups()) != counted:
+        errs.append(f"closing line {closing[0].group(0)!r}, check lines count {counted}")
+    return errs
+
+
+def fatal_recovery(kernel):
+    """The #UD of apic.fatal-trigger, reported and recovered on i386."""
+    rc, _, lines = boot(kernel, "pentium3", "checks=apic.fatal-trigger on_finish=qemu-exit")
+    errs = []
+    if rc != ERROR_EXIT:
+        errs.append(f"QEMU exit status {rc}, expected {ERROR_EXIT} (ERROR)")
+    if not any(l.startswith("fatal: unexpected exception vector 6 ") for l in lines):
+        errs.append("no fatal line for vector 6")
+    if not any(l.startswith("fatal: rax=5a5a1234 rbx=badcafe ") for l in lines):
+        errs.append("no register line with the trigger's EAX and EBX")
+    if not any(l.startswith("verdict: ERROR") for l in lines):
+        errs.append("no ERROR verdict after the recovery")
+    return errs
+
+
+def config_module(kernel):
+    """pmuharness.cfg as a module, under the command line."""
+    cfg = "checks = apic.*\nnot_a_key = 1\non_finish = wait\n"
+    rc, _, lines = boot(kernel, "pentium3", cfg=cfg)
+    errs = []
+    if rc != q.NO_PMU_EXIT:
+        errs.append(f"QEMU exit status {rc}, expected {q.NO_PMU_EXIT}: the command line's "
+                    "on_finish=qemu-exit must win over the file's wait")
+    if not any(l.startswith("options: pmuharness.cfg: line 2: ") for l in lines):
+        errs.append("the file's bad line 2 was not reported")
+    closing = [m.group(0) for m in map(q.CLOSING.match, lines) if m]
+    if closing != ["3 passed, 0 failed, 0 skipped"]:
+        errs.append(f"closing {closing}, expected the three apic.* checks of the file")
+    return errs
+
+
+PROMPT = "R: run again; Esc: return to the firmware."
+
+
+def serial_lines(path):
+    return q.plain(open(path, "rb").read()) if os.path.exists(path) else []
+
+
+def wait_for(path, pred, secs=20):
+    """Polls COM1's file until pred(lines); the lines then, or None."""
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        lines = serial_lines(path)
+        if pred(lines):
+            return lines
+        time.sleep(0.1)
+    return None
+
+
+def keyboard(kernel):
+    """R at the end prompt runs again, Esc leaves; keys through QEMU's monitor."""
+    d = tempfile.mkdtemp(prefix="pmh-bios-")
+    serial, mon = os.path.join(d, "serial.log"), os.path.join(d, "mon.sock")
+    # QEMU itself, not under timeout(1): killing it here must end it
+    p = subprocess.Popen(["qemu-system-i386", "-cpu", "pentium3",
+                          "-kernel", kernel, "-append", "checks=idt.restore countdown=1",
+                          "-serial", "file:" + serial, "-monitor", f"unix:{mon},server,nowait",
+                          "-display", "none", "-no-reboot", "-nodefaults"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    errs = []
+    try:
+        def prompts(n):
+            return lambda ls: sum(1 for l in ls if l.endswith(PROMPT)) >= n
+
+        if not wait_for(serial, prompts(1)):
+            return ["no end prompt"]
+        m = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        m.connect(mon)
+        m.sendall(b"sendkey r\n")
+        if not wait_for(serial, prompts(2)):
+            return ["R did not run again"]
+        m.sendall(b"sendkey esc\n")
+        lines = wait_for(serial, lambda ls: "halted: switch the machine off" in ls)
+        m.sendall(b"quit\n")
+        m.close()
+        if lines is None:
+            return ["Esc did not leave and halt"]
+        if not any("NOT saved" in l for l in lines if l.endswith(PROMPT)):
+            errs.append("the end prompt does not say the results are not saved")
+        closing = [m for m in map(q.CLOSING.match, lines) if m]
+        if len(closing) != 2:
+            errs.append(f"{len(closing)} closing lines, expected 2 (two runs)")
+    finally:
+        p.kill()
+        p.wait()
+        shutil.rmtree(d, ignore_errors=True)
+    return errs
+
+
+def case_for(kernel, cpu, driver):
+    def fn():
+        return identity(kernel, cpu, driver)
+    fn.__name__ = cpu.split(",")[0] + ("-family15" if "family=15" in cpu else "")
+    return fn
+
+
+def main():
+    efi = sys.argv[1] if len(sys.argv) > 1 else os.path.join(q.ROOT, "build", "pmuharness.efi")
+    kernel = os.path.join(os.path.dirname(efi), "pmuharness-i686.elf")
+    t = q.Tally(NAME)
+    if not os.path.exists(kernel):
+        print(f"FAIL {NAME}: {kernel} missing (make i686)")
+        return 1
+    for cpu, driver in IDENTITIES:
+        t.case(case_for(kernel, cpu, driver))
+    t.case(fatal_recovery, kernel)
+    t.case(config_module, kernel)
+    t.case(keyboard, kernel)
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
