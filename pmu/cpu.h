@@ -41,6 +41,7 @@ struct cpu_info {
 	char brand[49];
 	bool microcode_valid;
 	uint32_t microcode;
+	char microcode_note[48]; /* why microcode_valid is false */
 	bool hypervisor;
 	char hv_signature[13];
 	uint32_t hv_max_leaf;
@@ -59,9 +60,9 @@ void cpu_identify(struct cpu_info *ci);
 /* Gives back what identification changed (LIMIT_CPUID set again): call
  * where the harness returns to the firmware. */
 void cpu_restore(const struct cpu_info *ci);
-/* Decodes CPUID.1:EAX into display family/model/stepping (SDM Vol. 2 CPUID:
- * family += extended family only when base family is 0Fh; model gets the
- * extended model for families 06h and 0Fh (AMD: only family 0Fh). */
+/* Decodes CPUID.1:EAX into display family/model/stepping: family += extended
+ * family only when base family is 0Fh; which vendors' models take the
+ * extended model is written at the definition. */
 void cpu_decode_fms(enum cpu_vendor v, uint32_t eax, uint32_t *family, uint32_t *model,
 		    uint32_t *stepping);
 enum cpu_vendor cpu_vendor_from_string(const char *v);

@@ -20,7 +20,7 @@ void report_identity(struct suite *s)
 	if (ci->microcode_valid)
 		suite_emit(s, "cpu.microcode: 0x%x", ci->microcode);
 	else
-		suite_emit(s, "cpu.microcode: unreadable");
+		suite_emit(s, "cpu.microcode: %s", ci->microcode_note);
 	if (ci->hypervisor)
 		suite_emit(s, "cpu.hypervisor: %s", ci->hv_signature);
 	else
