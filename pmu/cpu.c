@@ -57,12 +57,27 @@ void cpu_read_ids(struct cpu_ids *ids)
 	}
 	if (ids->max_leaf >= CPUID_LEAF_PERFMON)
 		hw_cpuid(CPUID_LEAF_PERFMON, 0, &ids->leaf0a);
+	/* Leaf 23H where CPUID.(7,1):EAX[8] says so (Linux intel_pmu_init,
+	 * X86_FEATURE_ARCH_PERFMON_EXT); subleaf 1 where subleaf 0 lists it. */
+	if (ids->max_leaf >= CPUID_LEAF_PERFMON_EXT) {
+		hw_cpuid(CPUID_LEAF_EXT_FEATURES, 1, &r);
+		if (r.eax & CPUID_7_1_EAX_PERFMON_EXT)
+			hw_cpuid(CPUID_LEAF_PERFMON_EXT, 0, &ids->leaf23[0]);
+		if (ids->leaf23[0].eax & CPUID_23_EAX_COUNTERS)
+			hw_cpuid(CPUID_LEAF_PERFMON_EXT, CPUID_23_SUBLEAF_COUNTERS,
+				 &ids->leaf23[1]);
+	}
 	hw_cpuid(CPUID_LEAF_EXT_MAX, 0, &r);
 	ids->max_ext_leaf = (r.eax & CPUID_LEAF_EXT_MAX_VALID) == CPUID_LEAF_EXT_MAX ? r.eax : 0;
 	if (ids->max_ext_leaf >= CPUID_LEAF_AMD_FEATURES)
 		hw_cpuid(CPUID_LEAF_AMD_FEATURES, 0, &ids->ext1);
 	if (ids->max_ext_leaf >= CPUID_LEAF_AMD_PERFMON)
 		hw_cpuid(CPUID_LEAF_AMD_PERFMON, 0, &ids->ext22);
+}
+
+bool cpu_perfmon_bitmaps(const struct cpu_ids *ids)
+{
+	return (ids->leaf23[0].eax & CPUID_23_EAX_COUNTERS) != 0;
 }
 
 enum cpu_vendor cpu_vendor_from_string(const char *v)

@@ -29,6 +29,7 @@ struct cpu_ids {
 	uint32_t max_ext_leaf;
 	struct cpuid_regs leaf1;
 	struct cpuid_regs leaf0a;	/* zero when max_leaf < 0x0a */
+	struct cpuid_regs leaf23[2];	/* 23H subleafs 0-1, zero when absent */
 	struct cpuid_regs ext1;		/* 8000_0001h */
 	struct cpuid_regs ext22;	/* 8000_0022h, zero when absent */
 	bool limit_cpuid_cleared;	/* MISC_ENABLE[22] was set, cleared to read 0AH */
@@ -69,6 +70,8 @@ enum cpu_vendor cpu_vendor_from_string(const char *v);
 /* The driver rule of x86-pmu-facts.md §0 (Linux's dispatch); writes why. */
 enum pmu_driver_id cpu_select_driver(const struct cpu_ids *ids, char *why, size_t n);
 const char *cpu_vendor_name(enum cpu_vendor v);
+/* Whether leaf 23H enumerates the counters as bitmaps (perfmon v6). */
+bool cpu_perfmon_bitmaps(const struct cpu_ids *ids);
 const char *pmu_driver_name(enum pmu_driver_id d);
 
 #endif

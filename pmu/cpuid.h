@@ -10,6 +10,7 @@
 #define CPUID_LEAF_FEATURES	0x1	    /* signature and feature flags */
 #define CPUID_LEAF_EXT_FEATURES 0x7	    /* structured extended features, subleaf 0 */
 #define CPUID_LEAF_PERFMON	0xa	    /* Intel architectural performance monitoring */
+#define CPUID_LEAF_PERFMON_EXT	0x23	    /* its extended leaf (perfmon v6) */
 #define CPUID_LEAF_HYPERVISOR	0x40000000u /* EAX highest leaf, EBX-ECX-EDX signature */
 
 /* Extended leaves */
@@ -40,6 +41,16 @@
 /* Leaf 7 EDX (facts §10 Skylake TSX) */
 #define CPUID_7_EDX_RTM_ALWAYS_ABORT (1u << 11)
 #define CPUID_7_EDX_TSX_FORCE_ABORT  (1u << 13)
+
+/* Leaf 7 subleaf 1 EAX: leaf 23H is there (Linux ARCH_PERFMON_EXT) */
+#define CPUID_7_1_EAX_PERFMON_EXT (1u << 8)
+
+/* Leaf 23H (SDM Vol. 2A CPUID, Architectural Performance Monitoring Extended
+ * Leaf; Linux cpuid35 in perf_event.h): subleaf 0 EAX is the bitmap of
+ * valid subleafs; subleaf 1 EAX the GP counters, EBX the fixed counters, a
+ * bit per counter (there may be holes). */
+#define CPUID_23_SUBLEAF_COUNTERS 1
+#define CPUID_23_EAX_COUNTERS	  (1u << CPUID_23_SUBLEAF_COUNTERS)
 
 /* Leaf 0AH (facts §4) */
 #define CPUID_0A_EAX_VERSION(eax)	 ((eax)&0xff)

@@ -36,6 +36,9 @@ void report_identity(struct suite *s)
 		suite_emit(s, "pmu.counters: %u general-purpose x %u bits, %u fixed x %u bits", p->n_gp,
 			   p->n_gp ? p->ctr[0].width : 0, p->n_fixed,
 			   p->n_fixed ? p->ctr[p->n_gp].width : 0);
+		if (ci->driver == PMU_DRV_INTEL_ARCH) /* which leaf listed them */
+			suite_emit(s, "pmu.enumeration: cpuid %s",
+				   cpu_perfmon_bitmaps(&ci->ids) ? "0x23" : "0x0a");
 	}
 	suite_emit(s, "pmu.status: %s", pmu_status_name(p->status));
 	if (p->status != PMU_FUNCTIONAL)
