@@ -57,6 +57,15 @@ void cpu_read_ids(struct cpu_ids *ids)
 	}
 	if (ids->max_leaf >= CPUID_LEAF_PERFMON)
 		hw_cpuid(CPUID_LEAF_PERFMON, 0, &ids->leaf0a);
+	/* The core type where leaf 7 says the part is hybrid (Linux
+	 * get_this_hybrid_cpu_type). */
+	if (ids->max_leaf >= CPUID_LEAF_HYBRID) {
+		hw_cpuid(CPUID_LEAF_EXT_FEATURES, 0, &r);
+		if (r.edx & CPUID_7_EDX_HYBRID) {
+			hw_cpuid(CPUID_LEAF_HYBRID, 0, &r);
+			ids->core_type = CPUID_1A_EAX_CORE_TYPE(r.eax);
+		}
+	}
 	/* Leaf 23H where CPUID.(7,1):EAX[8] says so (Linux intel_pmu_init,
 	 * X86_FEATURE_ARCH_PERFMON_EXT); subleaf 1 where subleaf 0 lists it. */
 	if (ids->max_leaf >= CPUID_LEAF_PERFMON_EXT) {
@@ -73,6 +82,11 @@ void cpu_read_ids(struct cpu_ids *ids)
 		hw_cpuid(CPUID_LEAF_AMD_FEATURES, 0, &ids->ext1);
 	if (ids->max_ext_leaf >= CPUID_LEAF_AMD_PERFMON)
 		hw_cpuid(CPUID_LEAF_AMD_PERFMON, 0, &ids->ext22);
+}
+
+const char *cpu_core_type_name(uint32_t core_type)
+{
+	return core_type == CPU_CORE_TYPE_CORE ? "core" : core_type == CPU_CORE_TYPE_ATOM ? "atom" : "";
 }
 
 bool cpu_perfmon_bitmaps(const struct cpu_ids *ids)

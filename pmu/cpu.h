@@ -30,6 +30,7 @@ struct cpu_ids {
 	struct cpuid_regs leaf1;
 	struct cpuid_regs leaf0a;	/* zero when max_leaf < 0x0a */
 	struct cpuid_regs leaf23[2];	/* 23H subleafs 0-1, zero when absent */
+	uint32_t core_type;		/* 1AH EAX[31:24] on hybrid parts, else 0 */
 	struct cpuid_regs ext1;		/* 8000_0001h */
 	struct cpuid_regs ext22;	/* 8000_0022h, zero when absent */
 	bool limit_cpuid_cleared;	/* MISC_ENABLE[22] was set, cleared to read 0AH */
@@ -70,6 +71,8 @@ enum cpu_vendor cpu_vendor_from_string(const char *v);
 /* The driver rule of x86-pmu-facts.md §0 (Linux's dispatch); writes why. */
 enum pmu_driver_id cpu_select_driver(const struct cpu_ids *ids, char *why, size_t n);
 const char *cpu_vendor_name(enum cpu_vendor v);
+/* "core" (P-core), "atom" (E-core), "" when not hybrid or unknown. */
+const char *cpu_core_type_name(uint32_t core_type);
 /* Whether leaf 23H enumerates the counters as bitmaps (perfmon v6). */
 bool cpu_perfmon_bitmaps(const struct cpu_ids *ids);
 const char *pmu_driver_name(enum pmu_driver_id d);

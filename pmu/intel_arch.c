@@ -88,6 +88,23 @@ static bool full_width_writes(const struct pmu *p)
 	return (cap & PERF_CAP_FW_WRITE) != 0;
 }
 
+/* Alder Lake and Raptor Lake P-cores without leaf 23H: CPUID.0AH lists
+ * what both core types share; Linux's intel_pmu_init gives the P-core
+ * ("cpu_core") two GP and one fixed counter more, the E-core what 0AH says. */
+static unsigned hybrid_core_extra(const struct pmu *p)
+{
+	static const uint8_t models[] = {0x97, 0x9a, 0xb7, 0xba, 0xbf};
+	const struct cpu_info *ci = p->cpu;
+
+	if (ci->ids.core_type != CPU_CORE_TYPE_CORE || ci->family != 6 ||
+	    cpu_perfmon_bitmaps(&ci->ids))
+		return 0;
+	for (unsigned i = 0; i < sizeof(models); i++)
+		if (ci->model == models[i])
+			return 1;
+	return 0;
+}
+
 /* Whether CPUID.0AH describes a PMU the driver can use; the reason when not. */
 static bool leaf0a_usable(struct pmu *p, unsigned n_gp, unsigned mask_len, unsigned gp_width)
 {
@@ -121,6 +138,7 @@ static uint32_t fixed_layout(const struct pmu *p, unsigned gp_width, unsigned *w
 	*width = 0;
 	if (!has_globals(p))
 		return 0;
+	nf += hybrid_core_extra(p);
 	if (cpu_perfmon_bitmaps(&p->cpu->ids))
 		nf = 0; /* leaf 23H EBX has them all */
 	/* facts §4 fixed-counter count: v2-v4 assume at least 3 on bare metal
@@ -196,6 +214,7 @@ static int init(struct pmu *p)
 	p->version = CPUID_0A_EAX_VERSION(a->eax);
 	if (!leaf0a_usable(p, n_gp, mask_len, gp_width))
 		return HW_UNSUPPORTED;
+	n_gp += 2 * hybrid_core_extra(p);
 	if (n_gp > GLOBAL_MAX)
 		n_gp = GLOBAL_MAX;
 	/* A set EBX bit marks an architectural event unavailable (facts §4). */

@@ -17,6 +17,9 @@ void report_identity(struct suite *s)
 	suite_emit(s, "cpu.model: 0x%x", ci->model);
 	suite_emit(s, "cpu.stepping: 0x%x", ci->stepping);
 	suite_emit(s, "cpu.brand: %s", ci->brand);
+	if (ci->ids.core_type) /* hybrid: this CPU's core type, leaf 1AH */
+		suite_emit(s, "cpu.core_type: 0x%x %s", ci->ids.core_type,
+			   cpu_core_type_name(ci->ids.core_type));
 	if (ci->microcode_valid)
 		suite_emit(s, "cpu.microcode: 0x%x", ci->microcode);
 	else

@@ -101,12 +101,59 @@ static void leaf23_only_where_enumerated(void **st)
 	assert_int_equal(p->n_gp, 8);
 }
 
+/* A hybrid part as the CPU it runs on sees it: leaf 7 EDX[15], leaf 1AH
+ * EAX[31:24], and 0AH with what both core types share. */
+static struct pmu *hybrid(uint32_t eax1, uint32_t core_type)
+{
+	struct cpuid_regs r;
+
+	assert_int_equal(sim_start("skylake", SF_NONE), 0);
+	hw_cpuid(0, 0, &r);
+	sim_set_cpuid(&sim, 0, 0, 0x20, r.ebx, r.ecx, r.edx);
+	hw_cpuid(1, 0, &r);
+	sim_set_cpuid(&sim, 1, 0, eax1, r.ebx, r.ecx, r.edx);
+	sim_set_cpuid(&sim, CPUID_LEAF_EXT_FEATURES, 0, 0, 0, 0, CPUID_7_EDX_HYBRID);
+	sim_set_cpuid(&sim, CPUID_LEAF_HYBRID, 0, core_type << 24 | 1, 0, 0, 0);
+	/* Alder Lake 0AH: v5, 6 GP x 48, EDX 3 fixed x 48 */
+	sim_set_cpuid(&sim, CPUID_LEAF_PERFMON, 0, 0x07300605, 0, 0, 0x8603);
+	cpu_identify(&drv_ci);
+	pmu_attach(&drv_p, &drv_ci);
+	return &drv_p;
+}
+
+static void hybrid_counters_per_core_type(void **st)
+{
+	(void)st;
+	/* Alder Lake (0x97) and Raptor Lake (0xB7) P-cores: 8 GP + 4 fixed
+	 * (Linux intel_pmu_init, cpu_core); the E-core 6 + 3 as 0AH says */
+	struct pmu *p = hybrid(0x00090672, CPU_CORE_TYPE_CORE);
+	assert_int_equal(drv_ci.ids.core_type, CPU_CORE_TYPE_CORE);
+	assert_string_equal(cpu_core_type_name(drv_ci.ids.core_type), "core");
+	assert_int_equal(p->n_gp, 8);
+	assert_int_equal(p->n_fixed, 4);
+	p = hybrid(0x000b0671, CPU_CORE_TYPE_CORE);
+	assert_int_equal(p->n_gp, 8);
+	assert_int_equal(p->n_fixed, 4);
+	p = hybrid(0x00090672, CPU_CORE_TYPE_ATOM);
+	assert_string_equal(cpu_core_type_name(drv_ci.ids.core_type), "atom");
+	assert_int_equal(p->n_gp, 6);
+	assert_int_equal(p->n_fixed, 3);
+	/* a P-core of a model Linux does not list: 0AH as it is */
+	p = hybrid(0x000806c1, CPU_CORE_TYPE_CORE);
+	assert_int_equal(p->n_gp, 6);
+	/* not hybrid (leaf 7 EDX[15] clear): no core type */
+	drv_up("skylake", SF_NONE);
+	assert_int_equal(drv_ci.ids.core_type, 0);
+	assert_string_equal(cpu_core_type_name(0), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(ten_counters_at_v6_addresses),
 	    cmocka_unit_test(bitmap_with_holes),
 	    cmocka_unit_test(leaf23_only_where_enumerated),
+	    cmocka_unit_test(hybrid_counters_per_core_type),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -445,13 +445,17 @@ static void enumeration_line(void **st)
 	(void)st;
 	assert_int_equal(harness_main(&plat), HARNESS_DONE); /* skylake */
 	assert_int_not_equal(find("line: pmu.enumeration: cpuid 0x0a", 0), -1);
+	assert_int_equal(count("line: cpu.core_type: "), 0); /* not hybrid */
 }
 
 static void enumeration_line_v6(void **st)
 {
 	(void)st;
 	assert_int_equal(sim_start("arrowlake", SF_NONE), 0);
+	sim_set_cpuid(&sim, 7, 0, 0, 0, 0, 1u << 15); /* hybrid, a P-core */
+	sim_set_cpuid(&sim, 0x1a, 0, 0x40000001u, 0, 0, 0);
 	assert_int_equal(harness_main(&plat), HARNESS_DONE);
+	assert_int_not_equal(find("line: cpu.core_type: 0x40 core", 0), -1);
 	assert_int_not_equal(find("line: pmu.enumeration: cpuid 0x23", 0), -1);
 	assert_int_not_equal(find("line: pmu.counters: 10 general-purpose", 0), -1);
 }
