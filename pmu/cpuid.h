@@ -54,9 +54,10 @@
 #define CPUID_7_1_EAX_PERFMON_EXT (1u << 8)
 
 /* Leaf 23H (SDM Vol. 2A CPUID, Architectural Performance Monitoring Extended
- * Leaf; Linux cpuid35 in perf_event.h): subleaf 0 EAX is the bitmap of
- * valid subleafs; subleaf 1 EAX the GP counters, EBX the fixed counters, a
- * bit per counter (there may be holes). */
+ * Leaf; Linux update_pmu_cap in events/intel/core.c): subleaf 0 EAX is the
+ * bitmap of valid subleafs, bit 1 for subleaf 1 (Linux once tested bit 0);
+ * subleaf 1 EAX the GP counters, EBX the fixed counters, a bit per counter
+ * (there may be holes). */
 #define CPUID_23_SUBLEAF_COUNTERS 1
 #define CPUID_23_EAX_COUNTERS	  (1u << CPUID_23_SUBLEAF_COUNTERS)
 
