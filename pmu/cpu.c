@@ -57,12 +57,41 @@ void cpu_read_ids(struct cpu_ids *ids)
 	}
 	if (ids->max_leaf >= CPUID_LEAF_PERFMON)
 		hw_cpuid(CPUID_LEAF_PERFMON, 0, &ids->leaf0a);
+	/* The core type where leaf 7 says the part is hybrid (Linux
+	 * get_this_hybrid_cpu_type). */
+	if (ids->max_leaf >= CPUID_LEAF_HYBRID) {
+		hw_cpuid(CPUID_LEAF_EXT_FEATURES, 0, &r);
+		if (r.edx & CPUID_7_EDX_HYBRID) {
+			hw_cpuid(CPUID_LEAF_HYBRID, 0, &r);
+			ids->core_type = CPUID_1A_EAX_CORE_TYPE(r.eax);
+		}
+	}
+	/* Leaf 23H where CPUID.(7,1):EAX[8] says so (Linux intel_pmu_init,
+	 * X86_FEATURE_ARCH_PERFMON_EXT); subleaf 1 where subleaf 0 lists it. */
+	if (ids->max_leaf >= CPUID_LEAF_PERFMON_EXT) {
+		hw_cpuid(CPUID_LEAF_EXT_FEATURES, 1, &r);
+		if (r.eax & CPUID_7_1_EAX_PERFMON_EXT)
+			hw_cpuid(CPUID_LEAF_PERFMON_EXT, 0, &ids->leaf23[0]);
+		if (ids->leaf23[0].eax & CPUID_23_EAX_COUNTERS)
+			hw_cpuid(CPUID_LEAF_PERFMON_EXT, CPUID_23_SUBLEAF_COUNTERS,
+				 &ids->leaf23[1]);
+	}
 	hw_cpuid(CPUID_LEAF_EXT_MAX, 0, &r);
 	ids->max_ext_leaf = (r.eax & CPUID_LEAF_EXT_MAX_VALID) == CPUID_LEAF_EXT_MAX ? r.eax : 0;
 	if (ids->max_ext_leaf >= CPUID_LEAF_AMD_FEATURES)
 		hw_cpuid(CPUID_LEAF_AMD_FEATURES, 0, &ids->ext1);
 	if (ids->max_ext_leaf >= CPUID_LEAF_AMD_PERFMON)
 		hw_cpuid(CPUID_LEAF_AMD_PERFMON, 0, &ids->ext22);
+}
+
+const char *cpu_core_type_name(uint32_t core_type)
+{
+	return core_type == CPU_CORE_TYPE_CORE ? "core" : core_type == CPU_CORE_TYPE_ATOM ? "atom" : "";
+}
+
+bool cpu_perfmon_bitmaps(const struct cpu_ids *ids)
+{
+	return (ids->leaf23[0].eax & CPUID_23_EAX_COUNTERS) != 0;
 }
 
 enum cpu_vendor cpu_vendor_from_string(const char *v)
@@ -109,12 +138,17 @@ void cpu_decode_fms(enum cpu_vendor v, uint32_t eax, uint32_t *family, uint32_t 
 
 	*stepping = CPUID_1_EAX_STEPPING(eax);
 	*family = base_family == 0xf ? base_family + ext_family : base_family;
-	/* Intel folds the extended model in for families 6 and 0Fh; AMD only
-	 * when the base family is 0Fh (AMD CPUID specification, Fn0000_0001). */
-	if (base_family == 0xf || (base_family == 0x6 && v != VENDOR_AMD && v != VENDOR_HYGON))
-		*model = (ext_model << 4) | base_model;
-	else
-		*model = base_model;
+	/* The extended model counts: Intel for base families 6 and 0Fh (SDM
+	 * Vol. 2A CPUID, DisplayModel); AMD and Hygon only for base family 0Fh
+	 * (AMD CPUID specification, Fn0000_0001); every other vendor (Centaur,
+	 * Zhaoxin) for display family 6 and up, Linux's x86_model() in
+	 * arch/x86/lib/cpu.c. */
+	bool ext = base_family == 0xf;
+	if (v == VENDOR_INTEL)
+		ext = ext || base_family == 0x6;
+	else if (v == VENDOR_OTHER)
+		ext = *family >= 0x6;
+	*model = ext ? (ext_model << 4) | base_model : base_model;
 }
 
 /* P6 models Linux's p6 driver accepts (facts §3). */
@@ -221,68 +255,98 @@ enum pmu_driver_id cpu_select_driver(const struct cpu_ids *ids, char *why, size_
 	}
 }
 
-/* The brand string of leaves 8000_0002h-4h, leading blanks trimmed (Intel
- * pads it). */
+/* Keeps s[0..n) from its first byte that is neither blank nor NUL up to
+ * the next NUL, trailing blanks dropped (Linux get_model_name() in
+ * arch/x86/kernel/cpu/common.c trims both ends); non-printable bytes show
+ * as '?'. */
+static void trim_text(char *s, size_t n)
+{
+	size_t b = 0, e;
+
+	while (b < n && (s[b] == ' ' || !s[b]))
+		b++;
+	for (e = b; e < n && s[e]; e++)
+		if (s[e] < 0x20 || s[e] > 0x7e)
+			s[e] = '?';
+	while (e > b && s[e - 1] == ' ')
+		e--;
+	for (size_t i = b; i < e; i++) /* moves down: forward copy is safe */
+		s[i - b] = s[i];
+	s[e - b] = 0;
+}
+
+/* The brand string of leaves 8000_0002h-4h. */
 static void read_brand(struct cpu_info *ci)
 {
 	struct cpuid_regs r;
-	size_t s = 0;
 
 	if (ci->ids.max_ext_leaf >= CPUID_LEAF_BRAND_LAST) {
 		for (uint32_t i = 0; i < 3; i++) {
 			hw_cpuid(CPUID_LEAF_BRAND + i, 0, &r);
-			const uint32_t w[4] = {r.eax, r.ebx, r.ecx, r.edx};
-			for (int j = 0; j < 16; j++)
-				ci->brand[i * 16 + j] = (char)(w[j / 4] >> (8 * (j % 4)));
+			regs_to_str(ci->brand + i * 16, r.eax, r.ebx, r.ecx);
+			regs_to_str(ci->brand + i * 16 + 12, r.edx, 0, 0);
 		}
-		ci->brand[48] = 0;
-		while (ci->brand[s] == ' ')
-			s++;
-		if (s)
-			pmh_memcpy(ci->brand, ci->brand + s, 49 - s);
+		trim_text(ci->brand, 48);
 	}
 	if (!ci->brand[0])
 		pmh_strlcpy(ci->brand, "(no brand string)", sizeof(ci->brand));
 }
 
-/* The hypervisor's signature (leaf 4000_0000h), kept printable. */
+/* The hypervisor's signature (leaf 4000_0000h) as it names itself: a
+ * signature made of one word repeated to fill the 12 bytes ("KVMKVMKVM"
+ * NUL-padded, "TCGTCGTCGTCG", "VMwareVMware") is that word once; the
+ * detect routines of Linux (arch/x86/kernel/kvm.c, cpu/vmware.c,
+ * cpu/hypervisor.c) match these full 12-byte forms. */
 static void read_hypervisor(struct cpu_info *ci)
 {
 	struct cpuid_regs r;
+	char *sig = ci->hv_signature;
 
 	ci->hypervisor = (ci->ids.leaf1.ecx & CPUID_1_ECX_HYPERVISOR) != 0;
 	if (!ci->hypervisor)
 		return;
 	hw_cpuid(CPUID_LEAF_HYPERVISOR, 0, &r);
 	ci->hv_max_leaf = r.eax;
-	regs_to_str(ci->hv_signature, r.ebx, r.ecx, r.edx);
-	for (int i = 0; i < 12; i++)
-		if (ci->hv_signature[i] &&
-		    (ci->hv_signature[i] < 0x20 || ci->hv_signature[i] > 0x7e))
-			ci->hv_signature[i] = '?';
+	regs_to_str(sig, r.ebx, r.ecx, r.edx);
+	size_t n = pmh_strlen(sig), u = 1;
+	while (u < n && (n % u || pmh_strncmp(sig, sig + u, n - u)))
+		u++;
+	sig[u < n ? u : n] = 0;
+	trim_text(sig, 12);
 }
 
-/* Microcode revision: Intel writes 0 to 0x8B, runs CPUID(1) and reads EDX
- * (SDM Vol. 3A 9.11.7.1); AMD reports it in MSR 0x8B directly. */
+/* Microcode revision where the vendor documents it: Intel from family 6
+ * writes 0 to IA32_BIOS_SIGN_ID, runs CPUID(1) and reads EDX (SDM Vol. 3A
+ * 9.11.7.1; Linux intel_get_microcode_revision); AMD and Hygon read
+ * MSR_AMD64_PATCH_LEVEL, the same address (Linux microcode/amd.c). Every
+ * other case says why it was not read. */
 static void read_microcode(struct cpu_info *ci)
 {
 	struct cpuid_regs r;
-	uint64_t msr;
+	uint64_t msr = 0;
+	bool intel = ci->vendor == VENDOR_INTEL;
+	enum hw_err e = HW_OK;
 
-	if (ci->vendor == VENDOR_INTEL) {
-		if (hw_wrmsr(MSR_IA32_BIOS_SIGN_ID, 0) != HW_OK)
-			return;
-		hw_cpuid(CPUID_LEAF_FEATURES, 0, &r);
-		if (hw_rdmsr(MSR_IA32_BIOS_SIGN_ID, &msr) == HW_OK) {
-			ci->microcode_valid = true;
-			ci->microcode = (uint32_t)(msr >> 32);
-		}
-	} else if (ci->vendor == VENDOR_AMD || ci->vendor == VENDOR_HYGON) {
-		if (hw_rdmsr(MSR_IA32_BIOS_SIGN_ID, &msr) == HW_OK) {
-			ci->microcode_valid = true;
-			ci->microcode = (uint32_t)msr;
-		}
+	if (intel && ci->family < 6) {
+		pmh_strlcpy(ci->microcode_note, "not read: no documented MSR before family 6",
+			    sizeof(ci->microcode_note));
+		return;
 	}
+	if (!intel && ci->vendor != VENDOR_AMD && ci->vendor != VENDOR_HYGON) {
+		pmh_fmt(ci->microcode_note, sizeof(ci->microcode_note),
+			"not read: no documented MSR for %s", ci->ids.vendor);
+		return;
+	}
+	if (intel) {
+		e = hw_wrmsr(MSR_IA32_BIOS_SIGN_ID, 0);
+		hw_cpuid(CPUID_LEAF_FEATURES, 0, &r);
+	}
+	if (e == HW_OK)
+		e = hw_rdmsr(MSR_IA32_BIOS_SIGN_ID, &msr);
+	ci->microcode_valid = e == HW_OK;
+	ci->microcode = (uint32_t)(intel ? msr >> 32 : msr);
+	pmh_fmt(ci->microcode_note, sizeof(ci->microcode_note), "unreadable: MSR 0x%x %s",
+		MSR_IA32_BIOS_SIGN_ID, hw_err_name(e));
 }
 
 void cpu_identify(struct cpu_info *ci)

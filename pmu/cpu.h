@@ -29,6 +29,8 @@ struct cpu_ids {
 	uint32_t max_ext_leaf;
 	struct cpuid_regs leaf1;
 	struct cpuid_regs leaf0a;	/* zero when max_leaf < 0x0a */
+	struct cpuid_regs leaf23[2];	/* 23H subleafs 0-1, zero when absent */
+	uint32_t core_type;		/* 1AH EAX[31:24] on hybrid parts, else 0 */
 	struct cpuid_regs ext1;		/* 8000_0001h */
 	struct cpuid_regs ext22;	/* 8000_0022h, zero when absent */
 	bool limit_cpuid_cleared;	/* MISC_ENABLE[22] was set, cleared to read 0AH */
@@ -41,6 +43,7 @@ struct cpu_info {
 	char brand[49];
 	bool microcode_valid;
 	uint32_t microcode;
+	char microcode_note[48]; /* why microcode_valid is false */
 	bool hypervisor;
 	char hv_signature[13];
 	uint32_t hv_max_leaf;
@@ -59,15 +62,19 @@ void cpu_identify(struct cpu_info *ci);
 /* Gives back what identification changed (LIMIT_CPUID set again): call
  * where the harness returns to the firmware. */
 void cpu_restore(const struct cpu_info *ci);
-/* Decodes CPUID.1:EAX into display family/model/stepping (SDM Vol. 2 CPUID:
- * family += extended family only when base family is 0Fh; model gets the
- * extended model for families 06h and 0Fh (AMD: only family 0Fh). */
+/* Decodes CPUID.1:EAX into display family/model/stepping: family += extended
+ * family only when base family is 0Fh; which vendors' models take the
+ * extended model is written at the definition. */
 void cpu_decode_fms(enum cpu_vendor v, uint32_t eax, uint32_t *family, uint32_t *model,
 		    uint32_t *stepping);
 enum cpu_vendor cpu_vendor_from_string(const char *v);
 /* The driver rule of x86-pmu-facts.md §0 (Linux's dispatch); writes why. */
 enum pmu_driver_id cpu_select_driver(const struct cpu_ids *ids, char *why, size_t n);
 const char *cpu_vendor_name(enum cpu_vendor v);
+/* "core" (P-core), "atom" (E-core), "" when not hybrid or unknown. */
+const char *cpu_core_type_name(uint32_t core_type);
+/* Whether leaf 23H enumerates the counters as bitmaps (perfmon v6). */
+bool cpu_perfmon_bitmaps(const struct cpu_ids *ids);
 const char *pmu_driver_name(enum pmu_driver_id d);
 
 #endif

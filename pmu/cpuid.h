@@ -10,6 +10,8 @@
 #define CPUID_LEAF_FEATURES	0x1	    /* signature and feature flags */
 #define CPUID_LEAF_EXT_FEATURES 0x7	    /* structured extended features, subleaf 0 */
 #define CPUID_LEAF_PERFMON	0xa	    /* Intel architectural performance monitoring */
+#define CPUID_LEAF_HYBRID	0x1a	    /* native model ID: the core type */
+#define CPUID_LEAF_PERFMON_EXT	0x23	    /* its extended leaf (perfmon v6) */
 #define CPUID_LEAF_HYPERVISOR	0x40000000u /* EAX highest leaf, EBX-ECX-EDX signature */
 
 /* Extended leaves */
@@ -40,6 +42,24 @@
 /* Leaf 7 EDX (facts §10 Skylake TSX) */
 #define CPUID_7_EDX_RTM_ALWAYS_ABORT (1u << 11)
 #define CPUID_7_EDX_TSX_FORCE_ABORT  (1u << 13)
+#define CPUID_7_EDX_HYBRID	     (1u << 15) /* two core types: leaf 1AH says which */
+
+/* Leaf 1AH EAX[31:24]: the core type (SDM Vol. 2A CPUID; Linux
+ * INTEL_CPU_TYPE_CORE / _ATOM in intel-family.h) */
+#define CPUID_1A_EAX_CORE_TYPE(eax) ((eax) >> 24)
+#define CPU_CORE_TYPE_ATOM	    0x20 /* E-core */
+#define CPU_CORE_TYPE_CORE	    0x40 /* P-core */
+
+/* Leaf 7 subleaf 1 EAX: leaf 23H is there (Linux ARCH_PERFMON_EXT) */
+#define CPUID_7_1_EAX_PERFMON_EXT (1u << 8)
+
+/* Leaf 23H (SDM Vol. 2A CPUID, Architectural Performance Monitoring Extended
+ * Leaf; Linux update_pmu_cap in events/intel/core.c): subleaf 0 EAX is the
+ * bitmap of valid subleafs, bit 1 for subleaf 1 (Linux once tested bit 0);
+ * subleaf 1 EAX the GP counters, EBX the fixed counters, a bit per counter
+ * (there may be holes). */
+#define CPUID_23_SUBLEAF_COUNTERS 1
+#define CPUID_23_EAX_COUNTERS	  (1u << CPUID_23_SUBLEAF_COUNTERS)
 
 /* Leaf 0AH (facts §4) */
 #define CPUID_0A_EAX_VERSION(eax)	 ((eax)&0xff)

@@ -2,7 +2,9 @@
  * §4, §9). Everything comes from CPUID.0AH: GP counters at 0xC1+i/0x186+i,
  * fixed counters (v2+) at 0x309+i under FIXED_CTR_CTRL, the global
  * control/status/ack registers (v2+), STATUS_SET (v4+), and full-width
- * writes through 0x4C1+i when PERF_CAPABILITIES says so. v1 has no global
+ * writes through 0x4C1+i when PERF_CAPABILITIES says so. Perfmon v6 lists
+ * the counters as bitmaps in leaf 23H instead, GP counters past the eighth at
+ * the v6 addresses 0x1900+4n (full width). v1 has no global
  * registers: it is enabled per EVNTSEL.EN and overflow is the top bit going
  * clear, as on P6. */
 #include "../lib/fmt.h"
@@ -43,7 +45,7 @@ uint64_t intel_arch_global_bits(const struct pmu *p, uint64_t mask)
 	for (unsigned i = 0; i < p->n; i++) {
 		if (!(mask & (1ull << i)))
 			continue;
-		b |= is_fixed(p, i) ? 1ull << (ARCH_GLOBAL_FIXED_BIT + p->ctr[i].index) : 1ull << i;
+		b |= 1ull << (p->ctr[i].index + (is_fixed(p, i) ? ARCH_GLOBAL_FIXED_BIT : 0));
 	}
 	return b;
 }
@@ -65,7 +67,8 @@ static void set_fixed(struct pmu_counter *c, unsigned index, unsigned width)
 	c->kind = PMU_CTR_FIXED;
 	c->index = (uint8_t)index;
 	c->width = (uint8_t)width;
-	c->ctr_msr = MSR_FIXED_CTR0 + index;
+	c->ctr_msr = index < V6_LEGACY_FIXED ? MSR_FIXED_CTR0 + index
+					     : MSR_V6_FX0_CTR + MSR_V6_STEP * index;
 	c->ctl_msr = MSR_FIXED_CTR_CTRL;
 	c->rdpmc = RDPMC_FIXED | index;
 	c->preload_bits = (uint8_t)width;
@@ -83,6 +86,23 @@ static bool full_width_writes(const struct pmu *p)
 	if (hw_rdmsr(MSR_PERF_CAPABILITIES, &cap) != HW_OK)
 		return false;
 	return (cap & PERF_CAP_FW_WRITE) != 0;
+}
+
+/* Alder Lake and Raptor Lake P-cores without leaf 23H: CPUID.0AH lists
+ * what both core types share; Linux's intel_pmu_init gives the P-core
+ * ("cpu_core") two GP and one fixed counter more, the E-core what 0AH says. */
+static unsigned hybrid_core_extra(const struct pmu *p)
+{
+	static const uint8_t models[] = {0x97, 0x9a, 0xb7, 0xba, 0xbf};
+	const struct cpu_info *ci = p->cpu;
+
+	if (ci->ids.core_type != CPU_CORE_TYPE_CORE || ci->family != 6 ||
+	    cpu_perfmon_bitmaps(&ci->ids))
+		return 0;
+	for (unsigned i = 0; i < sizeof(models); i++)
+		if (ci->model == models[i])
+			return 1;
+	return 0;
 }
 
 /* Whether CPUID.0AH describes a PMU the driver can use; the reason when not. */
@@ -118,6 +138,9 @@ static uint32_t fixed_layout(const struct pmu *p, unsigned gp_width, unsigned *w
 	*width = 0;
 	if (!has_globals(p))
 		return 0;
+	nf += hybrid_core_extra(p);
+	if (cpu_perfmon_bitmaps(&p->cpu->ids))
+		nf = 0; /* leaf 23H EBX has them all */
 	/* facts §4 fixed-counter count: v2-v4 assume at least 3 on bare metal
 	 * (v2 parts may not report them), as-is under a hypervisor; v5 adds
 	 * the ECX bitmask. */
@@ -126,6 +149,8 @@ static uint32_t fixed_layout(const struct pmu *p, unsigned gp_width, unsigned *w
 	mask = (uint32_t)pmu_width_mask(nf);
 	if (p->version >= ARCH_V_FIXED_MASK)
 		mask |= a->ecx;
+	if (cpu_perfmon_bitmaps(&p->cpu->ids))
+		mask = p->cpu->ids.leaf23[1].ebx;
 	*width = CPUID_0A_EDX_FIXED_WIDTH(a->edx);
 	if (*width == 0) /* not reported: they share the GP width */
 		*width = gp_width;
@@ -189,6 +214,7 @@ static int init(struct pmu *p)
 	p->version = CPUID_0A_EAX_VERSION(a->eax);
 	if (!leaf0a_usable(p, n_gp, mask_len, gp_width))
 		return HW_UNSUPPORTED;
+	n_gp += 2 * hybrid_core_extra(p);
 	if (n_gp > GLOBAL_MAX)
 		n_gp = GLOBAL_MAX;
 	/* A set EBX bit marks an architectural event unavailable (facts §4). */
@@ -196,9 +222,20 @@ static int init(struct pmu *p)
 
 	fixed_mask = fixed_layout(p, gp_width, &fixed_width);
 	fw = full_width_writes(p);
+	/* leaf 23H's bitmap, else the first n_gp */
+	uint32_t gp_mask = cpu_perfmon_bitmaps(&p->cpu->ids) ? p->cpu->ids.leaf23[1].eax
+							     : (uint32_t)pmu_width_mask(n_gp);
 	p->n_gp = 0;
-	for (unsigned i = 0; i < n_gp && p->n_gp < PMU_MAX_COUNTERS; i++) {
+	for (unsigned i = 0; i < GLOBAL_MAX && p->n_gp < PMU_MAX_COUNTERS; i++) {
+		if (!(gp_mask & (1u << i)))
+			continue;
 		struct pmu_counter *c = &p->ctr[p->n_gp++];
+		if (i >= V6_LEGACY_GP) { /* v6 only: full width, no alias */
+			pmu_gp_counter(c, i, gp_width, MSR_V6_GP0_CFG_A + MSR_V6_STEP * i,
+				       MSR_V6_GP0_CTR + MSR_V6_STEP * i);
+			c->full_msr = c->ctr_msr;
+			continue;
+		}
 		pmu_p6_counter(c, i, gp_width);
 		if (fw) {
 			c->full_msr = MSR_IA32_PMC0 + i;
@@ -221,7 +258,7 @@ static int init(struct pmu *p)
 	 * second PMI for what this one collects; with the counters stopped
 	 * first nothing is lost by unmasking last (KNC §1.4.3.9). */
 	p->pmi_flags = PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE;
-	force_abort_detect(p, n_gp);
+	force_abort_detect(p, p->n_gp);
 	return HW_OK;
 }
 
@@ -275,8 +312,8 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 		return HW_REFUSED;
 	c = &p->ctr[ctr];
 	wmask = pmu_width_mask(c->width);
-	if (c->kind == PMU_CTR_FIXED) {
-		/* One MSR, full width on every path (facts §10). */
+	if (c->kind == PMU_CTR_FIXED || c->full_msr == c->ctr_msr) {
+		/* One MSR, full width on every path (facts §10; v6). */
 		held = val & wmask;
 		st = hw_wrmsr(c->ctr_msr, held);
 	} else if (path == PMU_WRITE_FULL || (path == PMU_WRITE_PRELOAD && c->full_msr)) {

@@ -34,11 +34,12 @@ size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 		if (n + 3 > max)
 			return n;
 		pmh_fmt(name, sizeof(name), "IA32_PMC%u", i);
+		bool v6 = c->full_msr == c->ctr_msr; /* one full-width MSR */
 		pmu_msr_desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW,
-			     pmu_width_mask(PMC_WRITE_BITS));
+			     pmu_width_mask(v6 ? c->width : PMC_WRITE_BITS));
 		pmh_fmt(name, sizeof(name), "IA32_PERFEVTSEL%u", i);
 		pmu_msr_desc(&out[n++], c->ctl_msr, name, PMU_MSR_RW, sel_rw);
-		if (c->full_msr) {
+		if (c->full_msr && !v6) {
 			pmh_fmt(name, sizeof(name), "IA32_A_PMC%u", i);
 			pmu_msr_desc(&out[n++], c->full_msr, name, PMU_MSR_RW,
 				     pmu_width_mask(c->width));

@@ -23,6 +23,14 @@
 #define MSR_PERF_CAPABILITIES 0x345
 #define PERF_CAP_FW_WRITE (1ull << 13)
 #define MSR_FIXED_CTR0 0x309
+/* Perfmon v6: counter n's registers at a stride of 4, the GP counters past
+ * the eight legacy ones only there (Linux msr-index.h MSR_IA32_PMC_V6_*) */
+#define MSR_V6_GP0_CTR 0x1900
+#define MSR_V6_GP0_CFG_A 0x1901 /* the event select */
+#define MSR_V6_FX0_CTR 0x1980
+#define MSR_V6_STEP 4
+#define V6_LEGACY_GP 8	/* GP counters at 0xC1+i / 0x186+i */
+#define V6_LEGACY_FIXED 4 /* fixed counters at 0x309+i */
 #define RDPMC_FIXED (1u << 30) /* RDPMC ECX of fixed counter i: RDPMC_FIXED | i (§2) */
 #define MSR_FIXED_CTR_CTRL 0x38d
 #define MSR_PERF_GLOBAL_STATUS 0x38e

@@ -17,10 +17,13 @@ void report_identity(struct suite *s)
 	suite_emit(s, "cpu.model: 0x%x", ci->model);
 	suite_emit(s, "cpu.stepping: 0x%x", ci->stepping);
 	suite_emit(s, "cpu.brand: %s", ci->brand);
+	if (ci->ids.core_type) /* hybrid: this CPU's core type, leaf 1AH */
+		suite_emit(s, "cpu.core_type: 0x%x %s", ci->ids.core_type,
+			   cpu_core_type_name(ci->ids.core_type));
 	if (ci->microcode_valid)
 		suite_emit(s, "cpu.microcode: 0x%x", ci->microcode);
 	else
-		suite_emit(s, "cpu.microcode: unreadable");
+		suite_emit(s, "cpu.microcode: %s", ci->microcode_note);
 	if (ci->hypervisor)
 		suite_emit(s, "cpu.hypervisor: %s", ci->hv_signature);
 	else
@@ -36,6 +39,9 @@ void report_identity(struct suite *s)
 		suite_emit(s, "pmu.counters: %u general-purpose x %u bits, %u fixed x %u bits", p->n_gp,
 			   p->n_gp ? p->ctr[0].width : 0, p->n_fixed,
 			   p->n_fixed ? p->ctr[p->n_gp].width : 0);
+		if (ci->driver == PMU_DRV_INTEL_ARCH) /* which leaf listed them */
+			suite_emit(s, "pmu.enumeration: cpuid %s",
+				   cpu_perfmon_bitmaps(&ci->ids) ? "0x23" : "0x0a");
 	}
 	suite_emit(s, "pmu.status: %s", pmu_status_name(p->status));
 	if (p->status != PMU_FUNCTIONAL)

@@ -1,5 +1,6 @@
-/* Models "yonah", "core2", "skylake": Intel architectural perfmon v1, v2
- * and v4, written from x86-pmu-facts.md §1, §2, §4, §8 and §9.
+/* Models "yonah", "core2", "skylake", "arrowlake": Intel architectural
+ * perfmon v1, v2, v4 and v6, written from x86-pmu-facts.md §1, §2, §4, §8
+ * and §9, and for v6 the SDM's CPUID leaf 23H and Linux's msr-index.h.
  *  - GP counter i: 0xC1+i (writes keep bits 31:0, sign-extend bit 31 to the
  *    width), event select 0x186+i with its own EN bit; full-width alias
  *    0x4C1+i where PERF_CAPABILITIES[13] is set (skylake).
@@ -8,6 +9,9 @@
  *  - v2+: GLOBAL_CTRL 0x38F gates every counter, GLOBAL_STATUS 0x38E
  *    (read-only) records overflows, GLOBAL_OVF_CTRL 0x390 clears them
  *    (write 1 to clear); v4: GLOBAL_STATUS_SET 0x391 sets them.
+ *  - v6: leaf 23H lists the counters as bitmaps; counter n also sits at
+ *    0x1900+4n (counter, full width) and 0x1901+4n (event select), fixed n
+ *    at 0x1980+4n; GP counters past the eighth only there.
  *  - The local APIC masks LVTPC on delivery (facts §8).
  * Counters in the simulator's numbering: GP first, then fixed. What
  * firmware and microcode add (realism "firmware") is model_arch_firmware.c. */
@@ -27,11 +31,27 @@ struct arch_cfg {
 	uint32_t ucode;
 	bool x2apic;
 	bool tfa; /* firmware: microcode with TSX_FORCE_ABORT (CPUID.7:EDX[13]) */
+	bool v6;  /* leaf 23H bitmaps and the v6 addresses */
 };
 
 static const struct arch_cfg *cfg_of(const struct sim_cpu *s);
 
 static unsigned n_gp(const struct sim_cpu *s) { return cfg_of(s)->n_gp; }
+
+/* GP counters at the legacy addresses 0xC1+i, 0x186+i, 0x4C1+i */
+static unsigned n_legacy(const struct sim_cpu *s)
+{
+	return n_gp(s) < V6_LEGACY_GP ? n_gp(s) : V6_LEGACY_GP;
+}
+
+/* Index n of a v6 register base + 4n + off below base + 4 * count, or -1. */
+static int v6_index(const struct sim_cpu *s, uint32_t msr, uint32_t base, unsigned count)
+{
+	if (!cfg_of(s)->v6 || msr < base || msr >= base + MSR_V6_STEP * count ||
+	    (msr - base) % MSR_V6_STEP)
+		return -1;
+	return (int)((msr - base) / MSR_V6_STEP);
+}
 
 static bool is_gp(const struct sim_cpu *s, unsigned i) { return i < n_gp(s); }
 
@@ -97,8 +117,13 @@ static void reset(struct sim_cpu *s)
 		      c->leaf1_edx);
 	/* CPUID.0AH (facts §4): EAX version | GP count | GP width | mask
 	 * length 7; EDX fixed count | fixed width. */
-	sim_set_cpuid(s, 0x0a, 0, c->version | c->n_gp << 8 | c->gp_width << 16 | 7u << 24, c->ebx,
-		      0, c->version >= 2 ? (c->n_fixed | c->fixed_width << 5) : 0);
+	sim_set_cpuid(s, 0x0a, 0, c->version | n_legacy(s) << 8 | c->gp_width << 16 | 7u << 24,
+		      c->ebx, 0, c->version >= 2 ? (c->n_fixed | c->fixed_width << 5) : 0);
+	if (c->v6) { /* CPUID.(7,1):EAX[8], leaf 23H subleafs 0 and 1 */
+		sim_set_cpuid(s, 7, 1, 1u << 8, 0, 0, 0);
+		sim_set_cpuid(s, 0x23, 0, 1u << 1, 0, 0, 0);
+		sim_set_cpuid(s, 0x23, 1, (1u << c->n_gp) - 1, (1u << c->n_fixed) - 1, 0, 0);
+	}
 	sim_set_cpuid(s, 0x80000000u, 0, 0x80000008u, 0, 0, 0);
 	sim_set_cpuid(s, 0x80000001u, 0, 0, 0, 0x1u, 0x20100000u);
 	sim_brand(s, c->brand);
@@ -124,13 +149,25 @@ static bool faulted(const struct sim_cpu *s, uint32_t msr)
 static int ctr_of(const struct sim_cpu *s, uint32_t msr)
 {
 	const struct arch_cfg *c = cfg_of(s);
-	if (msr >= MSR_P6_PERFCTR0 && msr < MSR_P6_PERFCTR0 + c->n_gp)
+	int k;
+	if (msr >= MSR_P6_PERFCTR0 && msr < MSR_P6_PERFCTR0 + n_legacy(s))
 		return (int)(msr - MSR_P6_PERFCTR0);
-	if (full_width(s) && msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + c->n_gp)
+	if (full_width(s) && msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + n_legacy(s))
 		return (int)(msr - MSR_IA32_PMC0);
 	if (globals(s) && msr >= MSR_FIXED_CTR0 && msr < MSR_FIXED_CTR0 + c->n_fixed)
 		return (int)(c->n_gp + msr - MSR_FIXED_CTR0);
-	return -1;
+	if ((k = v6_index(s, msr, MSR_V6_GP0_CTR, c->n_gp)) >= 0)
+		return k;
+	k = v6_index(s, msr, MSR_V6_FX0_CTR, c->n_fixed);
+	return k >= 0 ? (int)c->n_gp + k : -1;
+}
+
+/* The GP counter whose event select msr is, or -1. */
+static int sel_of(const struct sim_cpu *s, uint32_t msr)
+{
+	if (msr >= MSR_P6_EVNTSEL0 && msr < MSR_P6_EVNTSEL0 + n_legacy(s))
+		return (int)(msr - MSR_P6_EVNTSEL0);
+	return v6_index(s, msr, MSR_V6_GP0_CFG_A, n_gp(s));
 }
 
 static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
@@ -145,8 +182,8 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 		*v = sim_ctr_read(s, (unsigned)k);
 		return HW_OK;
 	}
-	if (msr >= MSR_P6_EVNTSEL0 && msr < MSR_P6_EVNTSEL0 + c->n_gp) {
-		*v = s->reg[REG_EVNTSEL(msr - MSR_P6_EVNTSEL0)];
+	if ((k = sel_of(s, msr)) >= 0) {
+		*v = s->reg[REG_EVNTSEL(k)];
 		return HW_OK;
 	}
 	switch (msr) {
@@ -229,7 +266,7 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 		/* 0xC1+i keeps bits 31:0 and sign-extends bit 31; the 0x4C1+i
 		 * alias and the fixed counters take the full width (facts §2,
 		 * §10). */
-		if (msr < MSR_P6_PERFCTR0 + c->n_gp)
+		if (msr < MSR_P6_PERFCTR0 + n_legacy(s))
 			w = sim_has_fault(s, SF_NO_SIGN_EXTEND)
 				? v & 0xffffffffull
 				: (uint64_t)(int64_t)(int32_t)(uint32_t)v;
@@ -238,8 +275,8 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 		sim_ctr_set(s, (unsigned)k, w);
 		return HW_OK;
 	}
-	if (msr >= MSR_P6_EVNTSEL0 && msr < MSR_P6_EVNTSEL0 + c->n_gp) {
-		s->reg[REG_EVNTSEL(msr - MSR_P6_EVNTSEL0)] = v & sel_rw(s);
+	if ((k = sel_of(s, msr)) >= 0) {
+		s->reg[REG_EVNTSEL(k)] = v & sel_rw(s);
 		return HW_OK;
 	}
 	switch (msr) {
@@ -423,6 +460,16 @@ static const struct sim_model skylake = {
 };
 SIM_MODEL(skylake);
 
+static const struct sim_model arrowlake = {
+    .name = "arrowlake",
+    .doc = "SDM Vol. 2A CPUID leaf 23H (perfmon v6 counter bitmaps), Linux msr-index.h "
+	   "MSR_IA32_PMC_V6_* (10 GP counters, 8 and 9 at 0x1900+4n only); facts §4, §8, §9",
+    .faults = ARCH_V2_FAULTS,
+    ARCH_MODEL,
+    .si = &si_skylake,
+};
+SIM_MODEL(arrowlake);
+
 static const struct arch_cfg cfgs[] = {
     {
 	/* Core Duo: CPUID.0AH EAX 0x07280201 */
@@ -476,6 +523,28 @@ static const struct arch_cfg cfgs[] = {
 	.ucode = 0xf0,
 	.x2apic = true,
 	.tfa = true,
+    },
+    {
+	/* Arrow Lake P-core (family 6 model 0xC6) with 10 GP counters as
+	 * leaf 23H lists them (EAX 0x3FF); 0AH says 8. Three fixed counters
+	 * (the part has four: TOPDOWN.SLOTS is not modelled). */
+	.m = &arrowlake,
+	.version = 6,
+	.n_gp = 10,
+	.gp_width = 48,
+	.n_fixed = 3,
+	.fixed_width = 48,
+	.max_leaf = 0x23,
+	.leaf1_ecx = 0x7ffafbbfu & ~CPUID1_ECX_PDCM & ~CPUID1_ECX_X2APIC & ~(1u << 31),
+	.leaf1_edx = 0xbfebfbffu,
+	.family = 6,
+	.model = 0xc6,
+	.stepping = 2,
+	.brand = "Simulated Intel Core Ultra 9 285K (perfmon v6)",
+	.perf_caps = 0x33c5,
+	.ucode = 0x114,
+	.x2apic = true,
+	.v6 = true,
     },
 };
 

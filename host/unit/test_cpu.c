@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "../../pmu/cpu.h"
+#include "../sim/sim.h"
 
 static void fms(enum cpu_vendor v, uint32_t eax, uint32_t f, uint32_t m, uint32_t s)
 {
@@ -30,6 +31,128 @@ static void decode_family_model(void **st)
 	fms(VENDOR_AMD, 0x00010661, 0x6, 0x6, 0x1);	/* AMD family 6: ext model NOT folded */
 	fms(VENDOR_INTEL, 0x00010661, 0x6, 0x16, 0x1);	/* Intel family 6: folded */
 	fms(VENDOR_INTEL, 0x0fff0f00, 0xf + 0xff, 0xf0, 0x0); /* both extended fields at max */
+	/* SDM Vol. 2A CPUID DisplayModel and Linux intel-family.h */
+	fms(VENDOR_INTEL, 0x00090672, 0x6, 0x97, 0x2); /* Alder Lake */
+	fms(VENDOR_INTEL, 0x000b0671, 0x6, 0xb7, 0x1); /* Raptor Lake */
+	fms(VENDOR_INTEL, 0x000a06a4, 0x6, 0xaa, 0x4); /* Meteor Lake */
+	fms(VENDOR_INTEL, 0x000c0662, 0x6, 0xc6, 0x2); /* Arrow Lake */
+	fms(VENDOR_HYGON, 0x00900f01, 0x18, 0x0, 0x1); /* Hygon Dhyana: family 0xf + 0x9 */
+	/* Centaur and Zhaoxin: extended model for every family >= 6 (Linux
+	 * x86_model(); the models of Linux's zhaoxin/core.c) */
+	fms(VENDOR_OTHER, 0x000107b0, 0x7, 0x1b, 0x0); /* Zhaoxin KX-5000/6000 */
+	fms(VENDOR_OTHER, 0x000307b0, 0x7, 0x3b, 0x0); /* Zhaoxin KX-7000 */
+	fms(VENDOR_OTHER, 0x00010690, 0x6, 0x19, 0x0); /* Centaur model 0x19 */
+	fms(VENDOR_OTHER, 0x000006f2, 0x6, 0xf, 0x2);	/* Centaur Nano */
+	fms(VENDOR_OTHER, 0x00010592, 0x5, 0x9, 0x2);	/* below family 6: not folded */
+}
+
+static uint32_t w4(const char *p)
+{
+	return (uint32_t)(uint8_t)p[0] | (uint32_t)(uint8_t)p[1] << 8 |
+	       (uint32_t)(uint8_t)p[2] << 16 | (uint32_t)(uint8_t)p[3] << 24;
+}
+
+/* Leaves 8000_0002h-4h from 48 raw bytes (NULs included). */
+static void set_brand(const char *b48)
+{
+	for (uint32_t i = 0; i < 3; i++) {
+		const char *p = b48 + 16 * i;
+		sim_set_cpuid(&sim, 0x80000002u + i, 0, w4(p), w4(p + 4), w4(p + 8), w4(p + 12));
+	}
+}
+
+static void brand_trimmed(void **st)
+{
+	(void)st;
+	struct cpu_info ci;
+	char b[48];
+
+	assert_int_equal(sim_start("skylake", SF_NONE), 0);
+	memset(b, ' ', sizeof(b)); /* Intel pads in front */
+	memcpy(b + 16, "Intel(R) Core(TM) i9", 20);
+	b[47] = 0;
+	set_brand(b);
+	cpu_identify(&ci);
+	assert_string_equal(ci.brand, "Intel(R) Core(TM) i9");
+	memset(b, 0, sizeof(b)); /* blanks after the name, then NULs */
+	memcpy(b, "AMD Ryzen 9 7950X 16-Core Processor         ", 44);
+	set_brand(b);
+	cpu_identify(&ci);
+	assert_string_equal(ci.brand, "AMD Ryzen 9 7950X 16-Core Processor");
+	memset(b, 0, sizeof(b)); /* leading NULs */
+	memcpy(b + 4, " Hygon C86 3185  8-core Processor  ", 35);
+	set_brand(b);
+	cpu_identify(&ci);
+	assert_string_equal(ci.brand, "Hygon C86 3185  8-core Processor");
+	memset(b, ' ', sizeof(b)); /* nothing but blanks */
+	set_brand(b);
+	cpu_identify(&ci);
+	assert_string_equal(ci.brand, "(no brand string)");
+}
+
+static void hypervisor_sig(const char *sig12, const char *want)
+{
+	struct cpu_info ci;
+	struct cpuid_regs r;
+
+	hw_cpuid(1, 0, &r);
+	sim_set_cpuid(&sim, 1, 0, r.eax, r.ebx, r.ecx | 1u << 31, r.edx);
+	sim_set_cpuid(&sim, 0x40000000u, 0, 0x40000001u, w4(sig12), w4(sig12 + 4),
+		      w4(sig12 + 8));
+	cpu_identify(&ci);
+	assert_true(ci.hypervisor);
+	assert_string_equal(ci.hv_signature, want);
+}
+
+static void hypervisor_named(void **st)
+{
+	(void)st;
+	assert_int_equal(sim_start("skylake", SF_NONE), 0);
+	/* 4000_0000h EBX-ECX-EDX as the hypervisors give them (Linux kvm.c,
+	 * hypervisor.c, vmware.c, mshyperv.c; QEMU's TCG) */
+	hypervisor_sig("TCGTCGTCGTCG", "TCG");
+	hypervisor_sig("KVMKVMKVM\0\0\0", "KVM");
+	hypervisor_sig("Microsoft Hv", "Microsoft Hv");
+	hypervisor_sig("VMwareVMware", "VMware");
+	hypervisor_sig("XenVMMXenVMM", "XenVMM");
+	hypervisor_sig("bhyve bhyve ", "bhyve");
+	hypervisor_sig("ACRNACRNACRN", "ACRN");
+	hypervisor_sig("Jailhouse\0\0\0", "Jailhouse");
+	hypervisor_sig("\0\0\0\0\0\0\0\0\0\0\0\0", "");
+}
+
+static void microcode_where_documented(void **st)
+{
+	(void)st;
+	struct cpu_info ci;
+	struct cpuid_regs r;
+
+	assert_int_equal(sim_start("skylake", SF_NONE), 0);
+	cpu_identify(&ci);
+	assert_true(ci.microcode_valid); /* Intel family 6: IA32_BIOS_SIGN_ID */
+	hw_cpuid(1, 0, &r);
+	sim_set_cpuid(&sim, 1, 0, 0x00000543, r.ebx, r.ecx, r.edx); /* Pentium (P5) */
+	cpu_identify(&ci);
+	assert_false(ci.microcode_valid);
+	assert_string_equal(ci.microcode_note, "not read: no documented MSR before family 6");
+
+	assert_int_equal(sim_start("skylake", SF_NONE), 0);
+	hw_cpuid(0, 0, &r);
+	sim_vendor(&sim, r.eax, "CentaurHauls");
+	cpu_identify(&ci);
+	assert_false(ci.microcode_valid);
+	assert_string_equal(ci.microcode_note, "not read: no documented MSR for CentaurHauls");
+	sim_vendor(&sim, r.eax, "  Shanghai  ");
+	cpu_identify(&ci);
+	assert_string_equal(ci.microcode_note, "not read: no documented MSR for   Shanghai  ");
+
+	assert_int_equal(sim_start("zen4", SF_NONE), 0); /* AMD: PATCH_LEVEL */
+	cpu_identify(&ci);
+	assert_true(ci.microcode_valid);
+	assert_int_equal(sim_start("athlon", SF_NONE), 0); /* read, and it faults */
+	cpu_identify(&ci);
+	assert_false(ci.microcode_valid);
+	assert_string_equal(ci.microcode_note, "unreadable: MSR 0x8b #GP");
 }
 
 static struct cpu_ids ids(const char *vendor, uint32_t eax1)
@@ -135,6 +258,9 @@ int main(void)
 		cmocka_unit_test(select_amd),
 		cmocka_unit_test(select_other),
 		cmocka_unit_test(names),
+		cmocka_unit_test(brand_trimmed),
+		cmocka_unit_test(hypervisor_named),
+		cmocka_unit_test(microcode_where_documented),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -439,6 +439,27 @@ static void lone_run(void **st)
 	assert_int_equal(count("line: harness.elapsed_us"), 0);
 }
 
+/* The identification says which CPUID leaf listed the counters. */
+static void enumeration_line(void **st)
+{
+	(void)st;
+	assert_int_equal(harness_main(&plat), HARNESS_DONE); /* skylake */
+	assert_int_not_equal(find("line: pmu.enumeration: cpuid 0x0a", 0), -1);
+	assert_int_equal(count("line: cpu.core_type: "), 0); /* not hybrid */
+}
+
+static void enumeration_line_v6(void **st)
+{
+	(void)st;
+	assert_int_equal(sim_start("arrowlake", SF_NONE), 0);
+	sim_set_cpuid(&sim, 7, 0, 0, 0, 0, 1u << 15); /* hybrid, a P-core */
+	sim_set_cpuid(&sim, 0x1a, 0, 0x40000001u, 0, 0, 0);
+	assert_int_equal(harness_main(&plat), HARNESS_DONE);
+	assert_int_not_equal(find("line: cpu.core_type: 0x40 core", 0), -1);
+	assert_int_not_equal(find("line: pmu.enumeration: cpuid 0x23", 0), -1);
+	assert_int_not_equal(find("line: pmu.counters: 10 general-purpose", 0), -1);
+}
+
 /* help prints the keys and runs nothing: no identification, no check, no
  * verdict, no results files. */
 static void help_runs_nothing(void **st)
@@ -538,6 +559,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(session_qemu_exit, setup),
+		cmocka_unit_test_setup(enumeration_line, setup),
+		cmocka_unit_test_setup(enumeration_line_v6, setup),
 		cmocka_unit_test_setup(countdown_esc_skips, setup),
 		cmocka_unit_test_setup(prompt_runs_again, setup),
 		cmocka_unit_test_setup(no_memory, setup),

@@ -32,7 +32,7 @@ static void identification(void **st)
 	(void)st;
 	struct pmu *p = drv_up(SKL, SF_NONE);
 	assert_true(drv_ci.hypervisor);
-	assert_string_equal(drv_ci.hv_signature, "KVMKVMKVM");
+	assert_string_equal(drv_ci.hv_signature, "KVM");
 	assert_int_equal(drv_ci.hv_max_leaf, 0x40000001u);
 	assert_int_equal(drv_ci.driver, PMU_DRV_INTEL_ARCH);
 	assert_int_equal(p->version, 2);
@@ -44,7 +44,7 @@ static void identification(void **st)
 
 	p = drv_up(ZEN, SF_NONE);
 	assert_true(drv_ci.hypervisor);
-	assert_string_equal(drv_ci.hv_signature, "KVMKVMKVM");
+	assert_string_equal(drv_ci.hv_signature, "KVM");
 	assert_int_equal(drv_ci.driver, PMU_DRV_AMD_CORE);
 	assert_int_equal(p->n_gp, 6);
 	assert_true(p->caps & PMU_CAP_GLOBAL_CTRL);
