@@ -96,7 +96,7 @@ static void ident(struct screen *s, const struct screen_ident *d)
 	pmh_fmt(s->head[1], sizeof(s->head[1]), "CPU      %s", d->brand ? d->brand : u);
 	pmh_fmt(s->head[2], sizeof(s->head[2]),
 		"Family   0x%x model 0x%x stepping 0x%x   microcode %s", d->family, d->model,
-		d->stepping, d->microcode_valid ? "" : u);
+		d->stepping, d->microcode_valid ? "" : "not read");
 	if (d->microcode_valid) {
 		size_t l = pmh_strlen(s->head[2]);
 		pmh_fmt(s->head[2] + l, sizeof(s->head[2]) - l, "0x%x", d->microcode);
