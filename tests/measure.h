@@ -58,6 +58,10 @@ unsigned m_each_counter(struct check_ctx *c, enum pmu_generic g, uint32_t flags,
 /* The first counter >= from that can count g (or -1). */
 int m_counter_for(struct check_ctx *c, enum pmu_generic g, unsigned from);
 
+/* MSR_SMI_COUNT where it reads (Intel from Nehalem on); false elsewhere,
+ * where an SMI in a window cannot be told. */
+bool m_smi_count(const struct check_ctx *c, uint64_t *v);
+
 /* What the measurements below return besides M_OK: negative, so that no
  * status reads as an hw_err (those are 0 and up). */
 enum m_status {
