@@ -253,7 +253,7 @@ RUN_DEPS_bios-usb := $(USBIMG)
 run: deps $(RUN_DEPS_$(BOOT))
 	@BOOT=$(BOOT) scripts/qemu-run.sh $(EFI)
 
-bench: deps $(EFI) $(BUILD)/minimal.efi host
+bench: deps $(EFI) $(I686) $(BUILD)/minimal.efi host
 	@scripts/bench.sh $(EFI) $(BUILD)/minimal.efi $(HOSTB)/pmuharness-sim
 
 deps:

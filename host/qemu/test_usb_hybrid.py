@@ -201,11 +201,20 @@ def make_run_bad_boot(efi):
     return []
 
 
+def make_run_bios_bad_cpu(efi):
+    """QEMU refusing the CPU model is told apart from a verdict (status 66)."""
+    p = subprocess.run([RUN, efi], capture_output=True, text=True,
+                       env=dict(q.ENV, BOOT="bios", CPU="no-such-cpu"))
+    if p.returncode != q.START_FAILED or "QEMU failed to start" not in p.stdout:
+        return [f"CPU=no-such-cpu: status {p.returncode}, output {p.stdout.strip()[-200:]!r}"]
+    return []
+
+
 def main():
     efi = sys.argv[1]
     t = q.Tally("usb-hybrid")
     for case in (layout, seabios_ide, seabios_usb_xhci, seabios_usb_ehci, ovmf_usb,
-                 make_run_bios, make_run_bios_usb, make_run_bad_boot):
+                 make_run_bios, make_run_bios_usb, make_run_bad_boot, make_run_bios_bad_cpu):
         t.case(case, efi)
     return t.done()
 
