@@ -245,10 +245,15 @@ layers:
 test: deps $(EFI) $(I686) host fuzz-build
 	@scripts/test-all.sh
 
-run: deps $(EFI)
-	@scripts/qemu-run.sh $(EFI)
+# make run BOOT=uefi (default) | bios (-kernel, SeaBIOS) | bios-usb (the stick image)
+BOOT ?= uefi
+RUN_DEPS_uefi     := $(EFI)
+RUN_DEPS_bios     := $(I686)
+RUN_DEPS_bios-usb := $(USBIMG)
+run: deps $(RUN_DEPS_$(BOOT))
+	@BOOT=$(BOOT) scripts/qemu-run.sh $(EFI)
 
-bench: deps $(EFI) $(BUILD)/minimal.efi host
+bench: deps $(EFI) $(I686) $(BUILD)/minimal.efi host
 	@scripts/bench.sh $(EFI) $(BUILD)/minimal.efi $(HOSTB)/pmuharness-sim
 
 deps:
@@ -257,8 +262,9 @@ deps:
 # ---- USB stick and Secure Boot ---------------------------------------------
 usb: deps $(USBIMG)
 
-$(USBIMG): $(EFI) scripts/usb-image.sh boot/usb/pmuharness.cfg boot/usb/README.TXT
-	@scripts/usb-image.sh $(EFI) $@
+$(USBIMG): $(EFI) $(I686) scripts/usb-image.sh boot/usb/pmuharness.cfg boot/usb/README.TXT \
+	  boot/usb/syslinux.cfg
+	@scripts/usb-image.sh $(EFI) $@ --kernel $(I686)
 
 # make sign KEY=db.key CERT=db.crt [KEYPASS=...]: build/pmuharness.signed.efi
 # and the USB image's BOOTX64.EFI, both signed with sbsign.
@@ -287,13 +293,16 @@ help:
 	  '  make fuzz        libFuzzer targets, FUZZ_SECONDS=30 each (README: Fuzzing)' \
 	  '  build/pmuharness-report   results files to Markdown, HTML, JUnit, TAP (--help)' \
 	  '  make bench       benchmarks (never timed tests)' \
-	  '  make usb         build/pmuharness-usb.img, a GPT stick image for dd' \
+	  '  make usb         build/pmuharness-usb.img, a stick image for dd: boots UEFI and BIOS' \
 	  '  make i686        build/pmuharness-i686.elf, the Multiboot kernel for BIOS machines' \
 	  '  make sign KEY=db.key CERT=db.crt [KEYPASS=...]   signed image for Secure Boot' \
 	  '  make host        the simulator and unit-test programs' \
 	  '  make format | lint | deps | clean' \
 	  'Variables of make run:' \
-	  '  CPU=Skylake-Client   QEMU CPU model (qemu-system-x86_64 -cpu help lists them)' \
+	  '  BOOT=uefi            uefi: OVMF, this binary; bios: SeaBIOS, the Multiboot kernel' \
+	  '                       (qemu-system-i386 -kernel); bios-usb: SeaBIOS, the stick image' \
+	  '  CPU=Skylake-Client   QEMU CPU model (qemu-system-x86_64 -cpu help lists them);' \
+	  '                       pentium3 with BOOT=bios and bios-usb' \
 	  '  KVM=1                -enable-kvm -cpu host: the host PMU through KVM' \
 	  '  SMP=1                number of CPUs' \
 	  "  CFG='checks = apic.*'  extra pmuharness.cfg lines (README: Options)" \

@@ -6,22 +6,55 @@
 #   make run CPU=<qemu cpu model>   another CPU identity (default Skylake-Client)
 #   make run KVM=1                  -enable-kvm -cpu host (a real virtual PMU)
 #   make run SMP=4 CFG='checks = apic.*'   more CPUs, extra config lines
+#   make run BOOT=bios [CPU=pentium3]  the Multiboot kernel under SeaBIOS
+#                                      (qemu-system-i386 -kernel; CFG as its module)
+#   make run BOOT=bios-usb             a copy of the stick image (USB_IMG=, default
+#                                      build/pmuharness-usb.img) as usb-storage, SeaBIOS
 set -uo pipefail
 efi=$1
-cpu=${CPU:-Skylake-Client}
-args=(--cpu "$cpu" --smp "${SMP:-1}" --serial - --timeout "${TIMEOUT:-120}")
+here=$(dirname "$0")
+boot=${BOOT:-uefi}
+args=(--smp "${SMP:-1}" --serial - --timeout "${TIMEOUT:-120}")
 [ "${KVM:-0}" = 1 ] && args+=(--kvm)
 cfg=$(printf 'on_finish = qemu-exit\n%s\n' "${CFG:-}")
-esp=${RUN_ESP:-build/run-esp}
-dir=$esp/EFI/BOOT
-mkdir -p "$dir"
-before=$(ls "$dir"/pmuharness-*.json 2>/dev/null | tail -n 1)
-"$(dirname "$0")/qemu-boot.sh" "$efi" "${args[@]}" --esp "$esp" --cfg "$cfg" 2>&1 |
-  "$(dirname "$0")/serial-plain.py"
-rc=${PIPESTATUS[0]}
-newest=$(ls "$dir"/pmuharness-*.json 2>/dev/null | tail -n 1)
 where="no results files"
-[ -n "$newest" ] && [ "$newest" != "$before" ] && where="results in ${newest%.json}.log and .json"
+case $boot in
+  uefi)
+    cpu=${CPU:-Skylake-Client}
+    esp=${RUN_ESP:-build/run-esp}
+    dir=$esp/EFI/BOOT
+    mkdir -p "$dir"
+    before=$(ls "$dir"/pmuharness-*.json 2>/dev/null | tail -n 1)
+    "$here/qemu-boot.sh" "$efi" --cpu "$cpu" "${args[@]}" --esp "$esp" --cfg "$cfg" 2>&1 |
+      "$here/serial-plain.py"
+    rc=${PIPESTATUS[0]}
+    newest=$(ls "$dir"/pmuharness-*.json 2>/dev/null | tail -n 1)
+    [ -n "$newest" ] && [ "$newest" != "$before" ] && where="results in ${newest%.json}.log and .json"
+    ;;
+  bios)
+    cpu=${CPU:-pentium3}
+    "$here/bios-boot.sh" "$(dirname "$efi")/pmuharness-i686.elf" --cpu "$cpu" "${args[@]}" \
+      --cfg "$cfg" 2>&1 | "$here/serial-plain.py"
+    rc=${PIPESTATUS[0]}
+    where="results on the console only"
+    ;;
+  bios-usb)
+    # A copy of the stick with the run's cfg, so the built image stays as made.
+    cpu=${CPU:-pentium3}
+    stick=$(mktemp "${TMPDIR:-/tmp}/pmh-run-usb.XXXXXX")
+    trap 'rm -f "$stick" "$stick.cfg"' EXIT
+    cp --sparse=always "${USB_IMG:-$(dirname "$efi")/pmuharness-usb.img}" "$stick" || exit 2
+    first=$(od -An -tu4 -j454 -N4 "$stick" | tr -d ' ')   # partition 1's first LBA (MBR)
+    printf '%s\n' "$cfg" > "$stick.cfg"
+    MTOOLS_SKIP_CHECK=1 mcopy -o -i "$stick@@$((first * 512))" "$stick.cfg" \
+      ::/EFI/BOOT/pmuharness.cfg || exit 2
+    "$here/bios-boot.sh" none --cpu "$cpu" "${args[@]}" --usb "$stick" 2>&1 |
+      "$here/serial-plain.py"
+    rc=${PIPESTATUS[0]}
+    where="results on the console only"
+    ;;
+  *) echo "run: BOOT=$boot: expected uefi, bios or bios-usb" >&2; exit 2 ;;
+esac
 # QEMU exits with (debug-exit value << 1) | 1; the value is the verdict's
 # (README "Exit codes"), and so is this script's status.
 case $rc in

@@ -1,50 +1,85 @@
 #!/usr/bin/env bash
-# Builds a bootable USB-stick image without root: a GPT disk with one EFI
-# System Partition (FAT32, type EF00) holding \EFI\BOOT\BOOTX64.EFI, a
-# commented pmuharness.cfg and README.TXT. The FAT file system is made as a
-# separate file and spliced into the disk at the partition offset.
-# Usage: usb-image.sh EFI OUT.img [--cfg FILE] [--size-mib N]
+# Builds one bootable USB-stick image, without root, that boots both ways:
+# - UEFI: \EFI\BOOT\BOOTX64.EFI on the FAT32 partition (firmware mounts a FAT
+#   partition of an MBR disk as it does an ESP);
+# - legacy BIOS: syslinux's MBR code starts the active partition, syslinux
+#   (mtools-based, no root) runs mboot.c32, which loads the
+#   Multiboot kernel pmuharness-i686.elf with \EFI\BOOT\pmuharness.cfg as its
+#   module, so both paths read the same config file.
+# Layout: MBR + one active FAT32 (LBA) partition, type 0x0C, from 1 MiB. The
+# FAT file system is made as a separate file, checked with fsck.fat -n and
+# spliced in at that offset.
+# Usage: usb-image.sh EFI OUT.img [--kernel ELF] [--cfg FILE] [--size-mib N]
+#   --kernel  the Multiboot kernel (default: pmuharness-i686.elf beside EFI)
 # Prints the partition offset in bytes (for mtools: mcopy -i OUT.img@@OFFSET).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 efi=$1; out=$2; shift 2
+kernel=$(dirname "$efi")/pmuharness-i686.elf
 cfg=$here/../boot/usb/pmuharness.cfg
 readme=$here/../boot/usb/README.TXT
+sylcfg=$here/../boot/usb/syslinux.cfg
 size_mib=64
 while [ $# -gt 0 ]; do
   case $1 in
+    --kernel) kernel=$2; shift 2 ;;
     --cfg) cfg=$2; shift 2 ;;
     --size-mib) size_mib=$2; shift 2 ;;
     *) echo "usb-image.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-for t in sgdisk mkfs.fat mcopy mmd; do
+for t in mkfs.fat mcopy mmd syslinux; do
   command -v "$t" >/dev/null || { echo "usb-image.sh: $t not found (scripts/deps.sh lists the packages)" >&2; exit 1; }
+done
+# Debian's syslinux-common: the MBR boot code and the BIOS com32 modules.
+sysl=${SYSLINUX_DIR:-/usr/lib/syslinux}
+mbr=$sysl/mbr/mbr.bin
+mods=$sysl/modules/bios
+for f in "$kernel" "$mbr" "$mods/mboot.c32" "$mods/libcom32.c32"; do
+  [ -f "$f" ] || { echo "usb-image.sh: $f not found (make i686; syslinux-common)" >&2; exit 1; }
 done
 # FAT32 needs at least 65525 clusters: with 512-byte clusters that is 32 MiB,
 # so 64 MiB leaves room for the results of many runs.
 [ "$size_mib" -ge 40 ] || { echo "usb-image.sh: --size-mib must be at least 40 for FAT32" >&2; exit 2; }
 start=2048                                 # 1 MiB alignment, sectors of 512 bytes
 total=$((size_mib * 2048))
-last=$((total - 34))                       # the backup GPT takes the last 33 sectors
-end=$(( (last + 1) / 2048 * 2048 - 1 ))    # partition ends on a MiB boundary
-sectors=$((end - start + 1))
+sectors=$((total - start))                 # the partition runs to the disk's end
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pmh-usb.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-disk=$tmp/disk.img; part=$tmp/esp.img
+disk=$tmp/disk.img; part=$tmp/part.img
 export MTOOLS_SKIP_CHECK=1
 
+le32() { local v=$1; printf "\\x$(printf %02x $((v & 255)))\\x$(printf %02x $((v >> 8 & 255)))\\x$(printf %02x $((v >> 16 & 255)))\\x$(printf %02x $((v >> 24 & 255)))"; }
+# CHS of an LBA in the usual 255-head, 63-sector translation (MBR entries
+# carry both; BIOSes without EDD use CHS).
+chs() { local c=$(($1 / (255 * 63))) h=$(($1 / 63 % 255)) s=$(($1 % 63 + 1))
+        [ "$c" -gt 1023 ] && { c=1023; h=254; s=63; }
+        printf "\\x$(printf %02x $h)\\x$(printf %02x $((s | (c >> 2 & 0xc0))))\\x$(printf %02x $((c & 255)))"; }
+
 truncate -s $((total * 512)) "$disk"
-sgdisk -o -n "1:$start:$end" -t 1:EF00 -c "1:EFI System Partition" "$disk" >/dev/null
-# -h: hidden sectors = the partition's first LBA, as firmware and OSes expect.
+{ # partition entry 1: active (0x80), type 0x0C = FAT32 with LBA
+  printf '\x80'; chs "$start"; printf '\x0c'; chs $((total - 1)); le32 "$start"; le32 "$sectors"
+} > "$tmp/entry"
+dd if="$mbr" of="$disk" conv=notrunc status=none             # boot code, < 440 bytes
+le32 0x504d4831 | dd of="$disk" bs=1 seek=440 conv=notrunc status=none  # disk signature
+dd if="$tmp/entry" of="$disk" bs=1 seek=446 conv=notrunc status=none
+printf '\x55\xaa' | dd of="$disk" bs=1 seek=510 conv=notrunc status=none
+# -h: hidden sectors = the partition's first LBA; syslinux's boot sector and
+# firmware use it to find the file system on the disk.
 mkfs.fat -F 32 -s 1 -S 512 -h "$start" -n PMUHARNESS -C "$part" $((sectors / 2)) >/dev/null
-mmd -i "$part" ::/EFI ::/EFI/BOOT
+mmd -i "$part" ::/EFI ::/EFI/BOOT ::/syslinux
 mcopy -i "$part" "$efi" ::/EFI/BOOT/BOOTX64.EFI
 mcopy -i "$part" "$cfg" ::/EFI/BOOT/pmuharness.cfg
 mcopy -i "$part" "$readme" ::/README.TXT
+mcopy -i "$part" "$kernel" ::/pmuharness-i686.elf
+mcopy -i "$part" "$sylcfg" ::/syslinux/syslinux.cfg
+mcopy -i "$part" "$mods/mboot.c32" "$mods/libcom32.c32" ::/syslinux/
+# syslinux's boot sector finds ldlinux.sys through the hidden sectors, so it
+# is installed on the file system before the splice (as --offset would).
+syslinux --install --directory /syslinux "$part"
+fsck.fat -n "$part" >"$tmp/fsck" 2>&1 || { cat "$tmp/fsck" >&2; echo "usb-image.sh: fsck.fat -n reports errors" >&2; exit 1; }
 dd if="$part" of="$disk" bs=512 seek="$start" conv=notrunc,sparse status=none
-sgdisk -v "$disk" >/dev/null || { echo "usb-image.sh: sgdisk -v reports a bad partition table" >&2; exit 1; }
 mkdir -p "$(dirname "$out")"
 mv "$disk" "$out"
-echo "$out: $((total / 2048)) MiB GPT disk, ESP at byte offset $((start * 512)) (mcopy -i $out@@$((start * 512)))"
+echo "$out: $size_mib MiB MBR disk, FAT32 at byte offset $((start * 512)) (mcopy -i $out@@$((start * 512)))"
