@@ -19,4 +19,11 @@ void con_line(const char *s);
 void key_flush(void *ctx);
 enum platform_key key_wait(void *ctx, uint64_t us);
 
+/* The seam's run_cpus: the suite on the CPUs the cpus option selects,
+ * found through ACPI and started with INIT-SIPI-SIPI (mp.c). */
+struct harness;
+void bios_mp_run(void *ctx, struct harness *h);
+/* The boot CPU's exception report and recovery again, after an AP's run. */
+void bios_fatal_rearm(void);
+
 #endif

@@ -205,6 +205,11 @@ static bool b_guard(void *ctx, void (*fn)(void *arg), void *arg)
 	return crashed;
 }
 
+void bios_fatal_rearm(void)
+{
+	isr_set_fatal(fatal_line, &bctx.recover);
+}
+
 static void b_unguard(void *ctx)
 {
 	(void)ctx;
@@ -243,6 +248,7 @@ void bios_main(uint32_t magic, const struct mb_info *mb)
 		.power_off = b_halt,
 		.key_flush = key_flush,
 		.key_wait = key_wait,
+		.run_cpus = bios_mp_run,
 	};
 
 	outb(PIC1_IMR, PIC_MASK_ALL);
