@@ -184,7 +184,7 @@ static bool b_header(void *ctx, struct harness *h)
 
 static void fatal_line(const char *s)
 {
-	con_line(s);
+	con_fatal(s);
 }
 
 /* Our IDT, and the exception report and recovery around fn. */
@@ -236,7 +236,8 @@ void bios_main(uint32_t magic, const struct mb_info *mb)
 {
 	struct platform p = {
 		.line = b_line,
-		.screen = b_line,
+		.screen = con_prompt,
+		.status = vga_status,
 		.alloc = b_alloc,
 		.free = b_free,
 		.options = b_options,
