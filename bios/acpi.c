@@ -13,6 +13,24 @@
 #define MADT_LAPIC_LEN 8
 #define LAPIC_ENABLED 1u	  /* its flags: enabled */
 #define LAPIC_ONLINE_CAPABLE 2u /* may be enabled later (ACPI 6.3) */
+/* The Intel MP table (MultiProcessor Specification 1.4, chapter 4): the
+ * floating pointer in the EBDA's first KiB, the last KiB of base memory
+ * (its size in KiB at 40:13) or 0xF0000-0xFFFFF, then the configuration
+ * table "PCMP" and its entries. */
+#define MPS_BASE_KIB 0x413u
+#define MPS_BASE_TOP 0xa0000u /* 640 KiB where 40:13 cannot be read */
+#define MPS_ROM_LO 0xf0000u
+#define MPS_FLOAT_LEN 16     /* one 16-byte paragraph */
+#define MPS_FLOAT_TABLE 4    /* the configuration table's address */
+#define MPS_FLOAT_DEFAULT 11 /* feature byte 1: a default configuration, no table */
+#define MPS_LEN 4	     /* base table length (16 bits) */
+#define MPS_COUNT 34	     /* entry count (16 bits) */
+#define MPS_ENTRIES 44	     /* the header's size */
+#define MPS_PROCESSOR 0
+#define MPS_PROCESSOR_LEN 20
+#define MPS_OTHER_LEN 8 /* bus, I/O APIC, I/O and local interrupt entries */
+#define MPS_LAST_TYPE 4
+#define MPS_CPU_ENABLED 1u
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -35,24 +53,35 @@ static bool sig_is(const uint8_t *p, const char *sig, unsigned n)
 	return true;
 }
 
-/* The RSDP in [lo, hi): its RSDT address, or 0. */
-static uint32_t rsdp_in(acpi_map_fn map, void *ctx, uint32_t lo, uint32_t hi)
+/* The first structure in [lo, hi) on a 16-byte boundary that starts with
+ * sig (n bytes) and whose first len bytes sum to 0; NULL when none. */
+static const uint8_t *scan(acpi_map_fn map, void *ctx, uint32_t lo, uint32_t hi, const char *sig,
+			   unsigned n, uint32_t len)
 {
 	const uint8_t *m = hi > lo ? map(ctx, lo, hi - lo) : NULL;
 
-	for (uint32_t off = 0; m && off + RSDP_V1_LEN <= hi - lo; off += 16)
-		if (sig_is(m + off, "RSD PTR ", 8) && sum_ok(m + off, RSDP_V1_LEN))
-			return le32(m + off + RSDP_RSDT);
-	return 0;
+	for (uint32_t off = 0; m && off + len <= hi - lo; off += 16)
+		if (sig_is(m + off, sig, n) && sum_ok(m + off, len))
+			return m + off;
+	return NULL;
+}
+
+/* The EBDA's first KiB (its segment at 40:0E), then [lo, hi). */
+static const uint8_t *scan_bios(acpi_map_fn map, void *ctx, uint32_t lo, uint32_t hi,
+				const char *sig, unsigned n, uint32_t len)
+{
+	const uint8_t *p = map(ctx, ACPI_EBDA_PTR, 2);
+	uint32_t ebda = p ? (uint32_t)(p[0] | p[1] << 8) << 4 : 0;
+	const uint8_t *f = ebda ? scan(map, ctx, ebda, ebda + EBDA_SCAN, sig, n, len) : NULL;
+
+	return f ? f : scan(map, ctx, lo, hi, sig, n, len);
 }
 
 static uint32_t find_rsdt(acpi_map_fn map, void *ctx)
 {
-	const uint8_t *p = map(ctx, ACPI_EBDA_PTR, 2);
-	uint32_t ebda = p ? (uint32_t)(p[0] | p[1] << 8) << 4 : 0;
-	uint32_t a = ebda ? rsdp_in(map, ctx, ebda, ebda + EBDA_SCAN) : 0;
-
-	return a ? a : rsdp_in(map, ctx, ACPI_BIOS_LO, ACPI_BIOS_HI);
+	const uint8_t *r = scan_bios(map, ctx, ACPI_BIOS_LO, ACPI_BIOS_HI, "RSD PTR ", 8,
+				     RSDP_V1_LEN);
+	return r ? le32(r + RSDP_RSDT) : 0;
 }
 
 /* The table at phys with signature sig, whole and checksummed; NULL with
@@ -126,4 +155,55 @@ int acpi_madt_cpus(acpi_map_fn map, void *ctx, struct acpi_cpu *out, unsigned ma
 	}
 	*why = "the RSDT lists no MADT";
 	return -1;
+}
+
+/* The MP table's processor entries into out. */
+static int mps_entries(const uint8_t *t, uint32_t len, unsigned count, struct acpi_cpu *out,
+		       unsigned max, const char **why)
+{
+	unsigned n = 0;
+	uint32_t off = MPS_ENTRIES;
+
+	for (unsigned i = 0; i < count; i++) {
+		uint32_t elen = off < len && t[off] == MPS_PROCESSOR ? MPS_PROCESSOR_LEN
+								       : MPS_OTHER_LEN;
+		if (off + elen > len || t[off] > MPS_LAST_TYPE) {
+			*why = "an MP table entry runs past the table";
+			return -1;
+		}
+		if (t[off] == MPS_PROCESSOR && n < max) {
+			out[n].apic_id = t[off + 1];
+			out[n].enabled = t[off + 3] & MPS_CPU_ENABLED;
+			n++;
+		}
+		off += elen;
+	}
+	return (int)n;
+}
+
+int mps_cpus(acpi_map_fn map, void *ctx, struct acpi_cpu *out, unsigned max, const char **why)
+{
+	const uint8_t *p = map(ctx, MPS_BASE_KIB, 2);
+	uint32_t top = p ? (uint32_t)(p[0] | p[1] << 8) * 1024u : MPS_BASE_TOP;
+	const uint8_t *f = scan_bios(map, ctx, top - 1024u, top, "_MP_", 4, MPS_FLOAT_LEN);
+
+	if (!f)
+		f = scan(map, ctx, MPS_ROM_LO, ACPI_BIOS_HI, "_MP_", 4, MPS_FLOAT_LEN);
+	*why = "no Intel MP floating pointer";
+	if (!f)
+		return -1;
+	*why = "the MP table is a default configuration (no table to read)";
+	uint32_t a = le32(f + MPS_FLOAT_TABLE);
+	if (!a || f[MPS_FLOAT_DEFAULT])
+		return -1;
+	const uint8_t *h = map(ctx, a, MPS_ENTRIES);
+	uint32_t len = h ? (uint32_t)(h[MPS_LEN] | h[MPS_LEN + 1] << 8) : 0;
+	*why = "the MP table is not where its floating pointer says";
+	if (!h || !sig_is(h, "PCMP", 4))
+		return -1;
+	h = len >= MPS_ENTRIES ? map(ctx, a, len) : NULL;
+	*why = !h ? "the MP table's length runs past memory" : "the MP table's checksum is wrong";
+	if (!h || !sum_ok(h, len))
+		return -1;
+	return mps_entries(h, len, (unsigned)(h[MPS_COUNT] | h[MPS_COUNT + 1] << 8), out, max, why);
 }

@@ -1,6 +1,7 @@
 /* The processors of a BIOS machine from ACPI's MADT (ACPI 6.5 §5.2.5
- * RSDP, §5.2.7 RSDT, §5.2.12 MADT): the RSDP found where the BIOS puts it,
- * every table length-bounded and checksum-verified. Physical memory is
+ * RSDP, §5.2.7 RSDT, §5.2.12 MADT), or from the Intel MP table on boards
+ * without ACPI: the pointer found where the BIOS puts it, every table
+ * length-bounded and checksum-verified. Physical memory is
  * read through map, so that the host's tests hand it typed tables. */
 #ifndef PMH_BIOS_ACPI_H
 #define PMH_BIOS_ACPI_H
@@ -28,5 +29,9 @@ struct acpi_cpu {
  * a bad checksum, a truncated table, no MADT). */
 int acpi_madt_cpus(acpi_map_fn map, void *ctx, struct acpi_cpu *out, unsigned max,
 		   const char **why);
+
+/* The same from the Intel MP table (MultiProcessor Specification 1.4), for
+ * boards without ACPI: the processor entries, enabled per their flags. */
+int mps_cpus(acpi_map_fn map, void *ctx, struct acpi_cpu *out, unsigned max, const char **why);
 
 #endif

@@ -132,6 +132,9 @@ static bool run_ap(void *ctx, struct cpu_job *job, unsigned cpu)
 	j->started = 0;
 	if (m->stuck)
 		why = "not started: an earlier AP may still be running on the shared stack";
+	else if (apic_current_mode() != APIC_MODE_XAPIC)
+		why = "not started: INIT-SIPI-SIPI is sent through the xAPIC, and the boot CPU's "
+		      "APIC is not in xAPIC mode";
 	else if (!(why = ap_start(j, m->ids[cpu])) && !wait_flag(&j->started, START_WAIT_US))
 		why = "the AP did not answer INIT-SIPI-SIPI";
 	else if (!why && !wait_flag(&job->done, AP_TIMEOUT_US))
@@ -157,24 +160,29 @@ static const uint8_t *phys_map(void *ctx, uint32_t phys, uint32_t len)
 	return (const uint8_t *)(uintptr_t)phys;
 }
 
-/* The processors' flags (cpu_select.h) from the MADT into flags, the BSP
- * the one with the boot CPU's APIC ID; the count (1 without ACPI). */
+/* The processors' flags (cpu_select.h) from the MADT, or the MP table on
+ * boards without ACPI, into fl, the BSP the one with the boot CPU's APIC
+ * ID; the count (1, the boot CPU, without either). */
 static unsigned mp_flags(struct bios_mp *m, struct harness *h, uint32_t *fl)
 {
 	struct acpi_cpu c[SUITE_MAX_CPUS];
-	const char *why;
+	const char *why, *why_mps;
 	int n = acpi_madt_cpus(phys_map, NULL, c, SUITE_MAX_CPUS, &why);
 
+	if (n == 0)
+		why = "the MADT lists no processor";
+	if (n <= 0 && (n = mps_cpus(phys_map, NULL, c, SUITE_MAX_CPUS, &why_mps)) == 0)
+		why_mps = "it lists no processor";
 	if (n <= 0) {
-		suite_emit(h->suite, "warning: cpus: %s: running on the boot CPU only",
-			   n < 0 ? why : "the MADT lists no processor");
+		suite_emit(h->suite, "warning: cpus: ACPI: %s; MP table: %s: running on the boot "
+				     "CPU only", why, why_mps);
 		fl[0] = CPUSEL_BSP | CPUSEL_ENABLED | CPUSEL_HEALTHY;
 		return 1;
 	}
 	for (int i = 0; i < n; i++) {
 		m->ids[i] = c[i].apic_id;
 		fl[i] = (c[i].enabled ? CPUSEL_ENABLED | CPUSEL_HEALTHY : 0) |
-			   (c[i].apic_id == h->apic.id ? CPUSEL_BSP : 0);
+			(c[i].apic_id == h->apic.id ? CPUSEL_BSP : 0);
 	}
 	return (unsigned)n;
 }

@@ -6,7 +6,7 @@ III. With cpus = all every apic.* check and idt.restore PASS on cpu0..cpu3,
 each AP names its own APIC ID, one cpu.N.verdict line per CPU agrees with
 that CPU's check lines and the closing line with their sum; cpus = 0,7
 warns about CPU 7 and runs cpu0 only; an exception on an AP is that CPU's
-FAIL and the next AP still runs.
+FAIL and the next AP still runs; without ACPI the Intel MP table is read.
 Usage: test_bios_mp.py [build/pmuharness.efi] (the kernel is beside it)"""
 import os
 import re
@@ -26,12 +26,12 @@ SMP = 4
 FAIL_EXIT = 3  # debug-exit value 1 (FAIL): QEMU exits with (1 << 1) | 1
 
 
-def boot(kernel, args):
+def boot(kernel, args, machine="pc"):
     """(QEMU status, COM1 lines) of one -kernel boot with -smp SMP."""
     d = tempfile.mkdtemp(prefix="pmh-bios-mp-")
     serial = os.path.join(d, "serial.log")
     try:
-        p = subprocess.run(["timeout", str(q.LIMIT_S), "qemu-system-i386", "-cpu", CPU,
+        p = subprocess.run(["timeout", str(q.LIMIT_S), "qemu-system-i386", "-machine", machine, "-cpu", CPU,
                             "-smp", str(SMP), "-kernel", kernel,
                             "-append", "on_finish=qemu-exit " + args,
                             "-serial", "file:" + serial,
@@ -120,6 +120,21 @@ def ap_exception_recovered(kernel):
     return errs
 
 
+def mp_table_without_acpi(kernel):
+    """Without ACPI the processors come from the Intel MP table (SeaBIOS
+    lists only the boot CPU there): no warning that per-CPU runs are
+    unavailable, and the boot CPU's per-CPU run."""
+    rc, lines = boot(kernel, "cpus=all", machine="pc,acpi=off")
+    errs, _ = mp.common(rc, lines)
+    errs += [f"unexpected {l}" for l in lines if l.startswith("warning: cpus:")]
+    got = mp.checks(lines)
+    for cid in mp.REQUIRED:
+        if ("PASS", cid, 0) not in got:
+            errs.append(f"no PASS {cid}@cpu0")
+    errs += verdicts(lines, got, [0], "NO PMU")[0]
+    return errs
+
+
 def main():
     efi = sys.argv[1] if len(sys.argv) > 1 else os.path.join(q.ROOT, "build", "pmuharness.efi")
     kernel = os.path.join(os.path.dirname(efi), "pmuharness-i686.elf")
@@ -127,7 +142,7 @@ def main():
     if not os.path.exists(kernel):
         print(f"FAIL {NAME}: {kernel} missing (make i686)")
         return 1
-    for case in (all_cpus, list_with_unknown, ap_exception_recovered):
+    for case in (all_cpus, list_with_unknown, ap_exception_recovered, mp_table_without_acpi):
         t.case(case, kernel)
     return t.done()
 

@@ -1,7 +1,8 @@
 /* The BIOS kernel's processor list from ACPI (bios/acpi.c) over typed
  * tables in a fake physical memory: the RSDP in the EBDA and in the BIOS
  * area, the MADT's enabled and disabled processors, and the refusals of a
- * bad checksum, a truncated table or entry, and a missing RSDP or MADT. */
+ * bad checksum, a truncated table or entry, and a missing RSDP or MADT;
+ * the same for the Intel MP table. */
 /* cmocka.h needs these first */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -173,12 +174,112 @@ static void bad_tables(void **state)
 	refused(RSDP_AT, spoil_madt_short, "the MADT is shorter than its header");
 }
 
+#define MPF_AT 0x9f900u /* in the last KiB of 639 KiB of base memory */
+#define MPC_AT 0x100400u
+
+/* An MP floating pointer at MPF_AT and a table with a bus entry and three
+ * processors (APIC IDs 0, 1, 4; 1 disabled); no ACPI. */
+static void setup_mps(void)
+{
+	uint8_t *f = mem + MPF_AT, *t = mem + MPC_AT, *e = t + 44;
+	uint32_t len = 44 + 3 * 20 + 8;
+
+	memset(mem, 0, sizeof(mem));
+	mem[0x413] = 639 & 0xff; /* base memory in KiB, 40:13 */
+	mem[0x414] = 639 >> 8;
+	memcpy(f, "_MP_", 4);
+	put32(f + 4, MPC_AT);
+	f[8] = 1;
+	f[9] = 4;
+	fix_sum(f, 16, 10);
+	memcpy(t, "PCMP", 4);
+	t[4] = (uint8_t)len;
+	t[34] = 4; /* entries */
+	e[1] = 0; /* processor, APIC ID 0, enabled and the BSP */
+	e[3] = 3;
+	e[20] = 1; /* a bus entry */
+	e[28] = 0; /* processor, APIC ID 1, disabled */
+	e[29] = 1;
+	e[48] = 0; /* processor, APIC ID 4, enabled */
+	e[49] = 4;
+	e[51] = 1;
+	fix_sum(t, len, 7);
+}
+
+static int mps(struct acpi_cpu *out, const char **why)
+{
+	return mps_cpus(map, NULL, out, 8, why);
+}
+
+static void mps_good(void **state)
+{
+	struct acpi_cpu c[8];
+	const char *why = NULL;
+	(void)state;
+	setup_mps();
+	assert_int_equal(cpus(c, 8, &why), -1); /* no ACPI here */
+	assert_int_equal(mps(c, &why), 3);
+	assert_int_equal(c[0].apic_id, 0);
+	assert_true(c[0].enabled);
+	assert_int_equal(c[1].apic_id, 1);
+	assert_false(c[1].enabled);
+	assert_int_equal(c[2].apic_id, 4);
+	assert_true(c[2].enabled);
+}
+
+static void mps_refused(void (*spoil)(void), const char *want)
+{
+	struct acpi_cpu c[8];
+	const char *why = NULL;
+	setup_mps();
+	spoil();
+	assert_int_equal(mps(c, &why), -1);
+	assert_string_equal(why, want);
+}
+
+static void mps_no_pointer(void) { mem[MPF_AT] = 0; }
+static void mps_float_sum(void) { mem[MPF_AT + 4]++; }
+static void mps_table_sum(void) { mem[MPC_AT + 50]++; }
+static void mps_default_config(void)
+{
+	mem[MPF_AT + 11] = 5;
+	fix_sum(mem + MPF_AT, 16, 10);
+}
+/* one entry more than the table holds */
+static void mps_count(void)
+{
+	mem[MPC_AT + 34] = 5;
+	fix_sum(mem + MPC_AT, 44 + 3 * 20 + 8, 7);
+}
+static void mps_long(void)
+{
+	mem[MPC_AT + 5] = 0xff;
+	put32(mem + MPF_AT + 4, MEM_SIZE - 100);
+	memcpy(mem + MEM_SIZE - 100, "PCMP", 4);
+	mem[MEM_SIZE - 100 + 4] = 0xff;
+	mem[MEM_SIZE - 100 + 5] = 0xff;
+	fix_sum(mem + MPF_AT, 16, 10);
+}
+
+static void mps_bad(void **state)
+{
+	(void)state;
+	mps_refused(mps_no_pointer, "no Intel MP floating pointer");
+	mps_refused(mps_float_sum, "no Intel MP floating pointer");
+	mps_refused(mps_table_sum, "the MP table's checksum is wrong");
+	mps_refused(mps_default_config, "the MP table is a default configuration (no table to read)");
+	mps_refused(mps_count, "an MP table entry runs past the table");
+	mps_refused(mps_long, "the MP table's length runs past memory");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(good_bios_area),
 	    cmocka_unit_test(good_ebda),
 	    cmocka_unit_test(bad_tables),
+	    cmocka_unit_test(mps_good),
+	    cmocka_unit_test(mps_bad),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
