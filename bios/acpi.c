@@ -2,35 +2,35 @@
  * table is checked against what was mapped before it is used. */
 #include "acpi.h"
 
-#define RSDP_V1_LEN 20	 /* the checksummed part of an ACPI 1.0 RSDP (§5.2.5.3) */
-#define RSDP_RSDT 16	 /* RsdtAddress */
-#define EBDA_SCAN 1024	 /* the EBDA's first KiB */
-#define SDT_HEADER 36	 /* Signature .. CreatorRevision (§5.2.6) */
-#define SDT_LEN 4	 /* Length */
-#define SDT_MAX (1u << 20) /* more than any real RSDT or MADT */
-#define MADT_ENTRIES 44	 /* header, Local Interrupt Controller Address, Flags */
-#define MADT_LAPIC 0	 /* Processor Local APIC entry (§5.2.12.2) */
-#define MADT_LAPIC_LEN 8
-#define LAPIC_ENABLED 1u	  /* its flags: enabled */
+#define RSDP_V1_LEN	     20		/* the checksummed part of an ACPI 1.0 RSDP (§5.2.5.3) */
+#define RSDP_RSDT	     16		/* RsdtAddress */
+#define EBDA_SCAN	     1024	/* the EBDA's first KiB */
+#define SDT_HEADER	     36		/* Signature .. CreatorRevision (§5.2.6) */
+#define SDT_LEN		     4		/* Length */
+#define SDT_MAX		     (1u << 20) /* more than any real RSDT or MADT */
+#define MADT_ENTRIES	     44		/* header, Local Interrupt Controller Address, Flags */
+#define MADT_LAPIC	     0		/* Processor Local APIC entry (§5.2.12.2) */
+#define MADT_LAPIC_LEN	     8
+#define LAPIC_ENABLED	     1u /* its flags: enabled */
 #define LAPIC_ONLINE_CAPABLE 2u /* may be enabled later (ACPI 6.3) */
 /* The Intel MP table (MultiProcessor Specification 1.4, chapter 4): the
  * floating pointer in the EBDA's first KiB, the last KiB of base memory
  * (its size in KiB at 40:13) or 0xF0000-0xFFFFF, then the configuration
  * table "PCMP" and its entries. */
-#define MPS_BASE_KIB 0x413u
-#define MPS_BASE_TOP 0xa0000u /* 640 KiB where 40:13 cannot be read */
-#define MPS_ROM_LO 0xf0000u
-#define MPS_FLOAT_LEN 16     /* one 16-byte paragraph */
-#define MPS_FLOAT_TABLE 4    /* the configuration table's address */
+#define MPS_BASE_KIB	  0x413u
+#define MPS_BASE_TOP	  0xa0000u /* 640 KiB where 40:13 cannot be read */
+#define MPS_ROM_LO	  0xf0000u
+#define MPS_FLOAT_LEN	  16 /* one 16-byte paragraph */
+#define MPS_FLOAT_TABLE	  4  /* the configuration table's address */
 #define MPS_FLOAT_DEFAULT 11 /* feature byte 1: a default configuration, no table */
-#define MPS_LEN 4	     /* base table length (16 bits) */
-#define MPS_COUNT 34	     /* entry count (16 bits) */
-#define MPS_ENTRIES 44	     /* the header's size */
-#define MPS_PROCESSOR 0
+#define MPS_LEN		  4  /* base table length (16 bits) */
+#define MPS_COUNT	  34 /* entry count (16 bits) */
+#define MPS_ENTRIES	  44 /* the header's size */
+#define MPS_PROCESSOR	  0
 #define MPS_PROCESSOR_LEN 20
-#define MPS_OTHER_LEN 8 /* bus, I/O APIC, I/O and local interrupt entries */
-#define MPS_LAST_TYPE 4
-#define MPS_CPU_ENABLED 1u
+#define MPS_OTHER_LEN	  8 /* bus, I/O APIC, I/O and local interrupt entries */
+#define MPS_LAST_TYPE	  4
+#define MPS_CPU_ENABLED	  1u
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -79,8 +79,8 @@ static const uint8_t *scan_bios(acpi_map_fn map, void *ctx, uint32_t lo, uint32_
 
 static uint32_t find_rsdt(acpi_map_fn map, void *ctx)
 {
-	const uint8_t *r = scan_bios(map, ctx, ACPI_BIOS_LO, ACPI_BIOS_HI, "RSD PTR ", 8,
-				     RSDP_V1_LEN);
+	const uint8_t *r =
+	    scan_bios(map, ctx, ACPI_BIOS_LO, ACPI_BIOS_HI, "RSD PTR ", 8, RSDP_V1_LEN);
 	return r ? le32(r + RSDP_RSDT) : 0;
 }
 
@@ -126,8 +126,7 @@ static int madt_cpus(const uint8_t *t, uint32_t len, struct acpi_cpu *out, unsig
 	return (int)n;
 }
 
-int acpi_madt_cpus(acpi_map_fn map, void *ctx, struct acpi_cpu *out, unsigned max,
-		   const char **why)
+int acpi_madt_cpus(acpi_map_fn map, void *ctx, struct acpi_cpu *out, unsigned max, const char **why)
 {
 	uint32_t rsdt_len, len;
 	const uint8_t *rsdt;
@@ -165,8 +164,8 @@ static int mps_entries(const uint8_t *t, uint32_t len, unsigned count, struct ac
 	uint32_t off = MPS_ENTRIES;
 
 	for (unsigned i = 0; i < count; i++) {
-		uint32_t elen = off < len && t[off] == MPS_PROCESSOR ? MPS_PROCESSOR_LEN
-								       : MPS_OTHER_LEN;
+		uint32_t elen =
+		    off < len && t[off] == MPS_PROCESSOR ? MPS_PROCESSOR_LEN : MPS_OTHER_LEN;
 		if (off + elen > len || t[off] > MPS_LAST_TYPE) {
 			*why = "an MP table entry runs past the table";
 			return -1;

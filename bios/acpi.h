@@ -21,8 +21,8 @@ struct acpi_cpu {
 /* Where the RSDP is looked for: the EBDA's first KiB (its segment at
  * 40:0E) and the BIOS area 0xE0000-0xFFFFF, on 16-byte boundaries. */
 #define ACPI_EBDA_PTR 0x40eu
-#define ACPI_BIOS_LO 0xe0000u
-#define ACPI_BIOS_HI 0x100000u
+#define ACPI_BIOS_LO  0xe0000u
+#define ACPI_BIOS_HI  0x100000u
 
 /* The processor local APIC entries of the MADT into out (at most max, in
  * the table's order); returns their count, or -1 with why set (no RSDP,

@@ -16,20 +16,20 @@
 /* Where the trampoline runs: below 1 MiB, 4 KiB aligned, free memory on
  * a PC (above the boot sector, below the EBDA); the SIPI's vector is its
  * page number (SDM Vol. 3A 8.4.4.1). */
-#define TRAMP_BASE 0x8000u
+#define TRAMP_BASE  0x8000u
 #define SIPI_VECTOR (TRAMP_BASE >> 12)
 /* ICR delivery modes (SDM Vol. 3A 11.6.1). */
-#define ICR_DM_INIT (5u << 8)
+#define ICR_DM_INIT    (5u << 8)
 #define ICR_DM_STARTUP (6u << 8)
 #define ICR_DEST_SHIFT 24 /* xAPIC: the destination in ICR_HI bits 31:24 */
 /* The waits of the INIT-SIPI-SIPI sequence (SDM Vol. 3A 8.4.4.1). */
-#define INIT_WAIT_US 10000u
-#define SIPI_WAIT_US 200u
-#define ICR_IDLE_US 1000u /* the ICR's delivery status, as apic/apic.c waits */
+#define INIT_WAIT_US  10000u
+#define SIPI_WAIT_US  200u
+#define ICR_IDLE_US   1000u	  /* the ICR's delivery status, as apic/apic.c waits */
 #define START_WAIT_US 1000000u	  /* the AP reaching our code */
 #define AP_TIMEOUT_US 30000000ull /* the whole suite on one AP, as on UEFI */
-#define US_PER_S 1000000u
-#define AP_STACK (64 * 1024)
+#define US_PER_S      1000000u
+#define AP_STACK      (64 * 1024)
 /* Local APIC enable in the spurious-vector register, which INIT clears;
  * the spurious vector 0xff as the BIOS leaves it on the BSP (SDM Vol. 3A
  * 11.9). */
@@ -92,21 +92,34 @@ static bool icr_send(uint8_t dest, uint32_t lo)
 	return false;
 }
 
-/* The trampoline below 1 MiB with the job's stack and entry, then
- * INIT-SIPI-SIPI to the AP; NULL or why it could not be sent. */
+/* Where sym, a label of bios/trampoline.S, lies in the copy. */
+static uint8_t *in_copy(const char *sym)
+{
+	return (uint8_t *)(TRAMP_BASE + ((uintptr_t)sym - (uintptr_t)tramp_start));
+}
+
+static void put32(const char *sym, uint32_t v)
+{
+	pmh_memcpy(in_copy(sym), &v, sizeof(v));
+}
+
+/* The trampoline below 1 MiB with the kernel's GDT and the job's stack
+ * and entry, then INIT-SIPI-SIPI to the AP; NULL or why it could not be
+ * sent. */
 static const char *ap_start(struct ap_job *j, uint8_t id)
 {
-	uint8_t *t = (uint8_t *)(uintptr_t)TRAMP_BASE;
-	uint32_t v;
+	struct {
+		uint16_t limit;
+		uint32_t base;
+	} __attribute__((packed)) gdtr;
 
-	pmh_memcpy(t, tramp_start, (size_t)(tramp_end - tramp_start));
-	__asm__ volatile("sgdt %0" : "=m"(*(t + (tramp_gdtr - tramp_start))));
-	v = (uint32_t)(uintptr_t)j->stack_top;
-	pmh_memcpy(t + (tramp_stack - tramp_start), &v, 4);
-	v = (uint32_t)(uintptr_t)ap_main;
-	pmh_memcpy(t + (tramp_entry - tramp_start), &v, 4);
-	v = (uint32_t)(uintptr_t)j;
-	pmh_memcpy(t + (tramp_arg - tramp_start), &v, 4);
+	pmh_memcpy(in_copy(tramp_start), tramp_start,
+		   (uintptr_t)tramp_end - (uintptr_t)tramp_start);
+	__asm__ volatile("sgdt %0" : "=m"(gdtr));
+	pmh_memcpy(in_copy(tramp_gdtr), &gdtr, sizeof(gdtr));
+	put32(tramp_stack, (uint32_t)(uintptr_t)j->stack_top);
+	put32(tramp_entry, (uint32_t)(uintptr_t)ap_main);
+	put32(tramp_arg, (uint32_t)(uintptr_t)j);
 	if (!icr_send(id, ICR_DM_INIT | ICR_LEVEL_ASSERT))
 		return "the INIT IPI was not sent (the ICR stayed busy)";
 	delay_us(INIT_WAIT_US);
@@ -174,8 +187,10 @@ static unsigned mp_flags(struct bios_mp *m, struct harness *h, uint32_t *fl)
 	if (n <= 0 && (n = mps_cpus(phys_map, NULL, c, SUITE_MAX_CPUS, &why_mps)) == 0)
 		why_mps = "it lists no processor";
 	if (n <= 0) {
-		suite_emit(h->suite, "warning: cpus: ACPI: %s; MP table: %s: running on the boot "
-				     "CPU only", why, why_mps);
+		suite_emit(h->suite,
+			   "warning: cpus: ACPI: %s; MP table: %s: running on the boot "
+			   "CPU only",
+			   why, why_mps);
 		fl[0] = CPUSEL_BSP | CPUSEL_ENABLED | CPUSEL_HEALTHY;
 		return 1;
 	}
@@ -211,5 +226,5 @@ void bios_mp_run(void *ctx, struct harness *h)
 	job.job.s = s;
 	job.job.buf = job_buf;
 	job.stack_top = job_stack + AP_STACK;
-	cpu_jobs_run(&(struct cpu_jobs){ run_ap, &mp, &job.job }, h, flags, sel, k, runs);
+	cpu_jobs_run(&(struct cpu_jobs){run_ap, &mp, &job.job}, h, flags, sel, k, runs);
 }

@@ -9,10 +9,10 @@
 
 /* The CRT controller's cursor start register: bit 5 turns the hardware
  * cursor off (VGA register reference, CRTC index 0Ah). */
-#define CRTC_INDEX 0x3d4
-#define CRTC_DATA 0x3d5
+#define CRTC_INDEX	  0x3d4
+#define CRTC_DATA	  0x3d5
 #define CRTC_CURSOR_START 0x0a
-#define CURSOR_OFF 0x20
+#define CURSOR_OFF	  0x20
 
 static struct screen scr;
 static struct screen_cell grid[VGA_COLS * VGA_ROWS];

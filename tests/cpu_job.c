@@ -52,14 +52,14 @@ void cpu_job_run(struct cpu_job *j)
 	cpu_identify(&j->ci);
 	apic_detect(&j->apic);
 	pmu_attach(&j->pmu, &j->ci);
-	suite_bind_cpu(j->s, &(struct suite_cpu){ &j->ci, &j->pmu, &j->apic, { job_line, j } });
+	suite_bind_cpu(j->s, &(struct suite_cpu){&j->ci, &j->pmu, &j->apic, {job_line, j}});
 	suite_emit(j->s, "cpu.%u.identity: apic.id 0x%x (%s), pmu.driver %s, pmu.status %s", j->cpu,
 		   j->apic.id, apic_mode_name(j->apic.mode), pmu_driver_name(j->ci.driver),
 		   pmu_status_name(j->pmu.status));
 	suite_run(j->s, j->cpu);
 out:
 	isr_set_fatal(0, 0);
-	pmi_disarm(); /* also closes a PMI window a crash left open (TPR, IF) */
+	pmi_disarm();	      /* also closes a PMI window a crash left open (TPR, IF) */
 	pmu_release(&j->pmu); /* this AP's TSX force-abort and LIMIT_CPUID */
 	cpu_restore(&j->ci);
 	cur_job = NULL;

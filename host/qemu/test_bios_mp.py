@@ -6,11 +6,13 @@ III. With cpus = all every apic.* check and idt.restore PASS on cpu0..cpu3,
 each AP names its own APIC ID, one cpu.N.verdict line per CPU agrees with
 that CPU's check lines and the closing line with their sum; cpus = 0,7
 warns about CPU 7 and runs cpu0 only; an exception on an AP is that CPU's
-FAIL and the next AP still runs; without ACPI the Intel MP table is read.
+FAIL and the next AP still runs; without ACPI the Intel MP table is read;
+R at the end prompt starts the halted APs again.
 Usage: test_bios_mp.py [build/pmuharness.efi] (the kernel is beside it)"""
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -19,6 +21,7 @@ sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemulib as q  # noqa: E402
 import test_mp as mp  # noqa: E402  (the per-CPU line parsers of the UEFI test)
+import test_bios_kernel as bk  # noqa: E402  (COM1 polling, the end prompt)
 
 NAME = "bios-mp"
 CPU = "pentium3"
@@ -135,6 +138,41 @@ def mp_table_without_acpi(kernel):
     return errs
 
 
+def run_again(kernel):
+    """R at the end prompt runs again: the APs, halted after their first
+    run, start again with INIT-SIPI-SIPI and run the suite a second time."""
+    d = tempfile.mkdtemp(prefix="pmh-bios-mp-")
+    serial, mon = os.path.join(d, "serial.log"), os.path.join(d, "mon.sock")
+    p = subprocess.Popen(["qemu-system-i386", "-cpu", CPU, "-smp", str(SMP), "-kernel", kernel,
+                          "-append", "cpus=all checks=apic.nmi countdown=1",
+                          "-serial", "file:" + serial, "-monitor", f"unix:{mon},server,nowait",
+                          "-display", "none", "-no-reboot", "-nodefaults"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        def prompts(n):
+            return lambda ls: sum(1 for l in ls if l.endswith(bk.PROMPT)) >= n
+
+        if not bk.wait_for(serial, prompts(1)):
+            return ["no end prompt"]
+        m = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        m.connect(mon)
+        m.sendall(b"sendkey r\n")
+        lines = bk.wait_for(serial, prompts(2))
+        m.close()
+        if not lines:
+            return ["R did not run again"]
+        errs = [f"unexpected {l}" for l in lines if l.startswith("FAIL ")]
+        for cpu in range(SMP):
+            n = sum(1 for l in lines if l.startswith(f"PASS apic.nmi@cpu{cpu} "))
+            if n != 2:
+                errs.append(f"{n} PASS apic.nmi@cpu{cpu} lines, expected 2 (two runs)")
+        return errs
+    finally:
+        p.kill()
+        p.wait()
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     efi = sys.argv[1] if len(sys.argv) > 1 else os.path.join(q.ROOT, "build", "pmuharness.efi")
     kernel = os.path.join(os.path.dirname(efi), "pmuharness-i686.elf")
@@ -142,7 +180,8 @@ def main():
     if not os.path.exists(kernel):
         print(f"FAIL {NAME}: {kernel} missing (make i686)")
         return 1
-    for case in (all_cpus, list_with_unknown, ap_exception_recovered, mp_table_without_acpi):
+    for case in (all_cpus, list_with_unknown, ap_exception_recovered, mp_table_without_acpi,
+                 run_again):
         t.case(case, kernel)
     return t.done()
 

@@ -17,11 +17,11 @@
 #include "../../bios/acpi.c"
 
 #define MEM_SIZE 0x110000u
-#define RSDP_AT 0xf0010u
+#define RSDP_AT	 0xf0010u
 #define EBDA_SEG 0x9fc0u
-#define RSDT_AT 0x100000u
-#define FACP_AT 0x100100u
-#define MADT_AT 0x100200u
+#define RSDT_AT	 0x100000u
+#define FACP_AT	 0x100100u
+#define MADT_AT	 0x100200u
 
 static uint8_t mem[MEM_SIZE];
 
@@ -137,11 +137,23 @@ static void refused(uint32_t rsdp, void (*spoil)(void), const char *want)
 	assert_string_equal(why, want);
 }
 
-static void spoil_madt_sum(void) { mem[MADT_AT + 50]++; }
-static void spoil_rsdp_sum(void) { mem[RSDP_AT + 16]++; }
-static void spoil_rsdt_sum(void) { mem[RSDT_AT + 40]++; }
+static void spoil_madt_sum(void)
+{
+	mem[MADT_AT + 50]++;
+}
+static void spoil_rsdp_sum(void)
+{
+	mem[RSDP_AT + 16]++;
+}
+static void spoil_rsdt_sum(void)
+{
+	mem[RSDT_AT + 40]++;
+}
 /* a MADT longer than memory */
-static void spoil_madt_len(void) { put32(mem + MADT_AT + 4, MEM_SIZE); }
+static void spoil_madt_len(void)
+{
+	put32(mem + MADT_AT + 4, MEM_SIZE);
+}
 /* an entry whose length runs past the table (checksum kept right) */
 static void spoil_entry_len(void)
 {
@@ -158,7 +170,10 @@ static void spoil_no_madt(void)
 	put32(mem + RSDT_AT + 40, FACP_AT);
 	fix_sum(mem + RSDT_AT, 44, 9);
 }
-static void spoil_madt_short(void) { put_sdt(MADT_AT, "APIC", 40); }
+static void spoil_madt_short(void)
+{
+	put_sdt(MADT_AT, "APIC", 40);
+}
 
 static void bad_tables(void **state)
 {
@@ -195,7 +210,7 @@ static void setup_mps(void)
 	memcpy(t, "PCMP", 4);
 	t[4] = (uint8_t)len;
 	t[34] = 4; /* entries */
-	e[1] = 0; /* processor, APIC ID 0, enabled and the BSP */
+	e[1] = 0;  /* processor, APIC ID 0, enabled and the BSP */
 	e[3] = 3;
 	e[20] = 1; /* a bus entry */
 	e[28] = 0; /* processor, APIC ID 1, disabled */
@@ -237,9 +252,18 @@ static void mps_refused(void (*spoil)(void), const char *want)
 	assert_string_equal(why, want);
 }
 
-static void mps_no_pointer(void) { mem[MPF_AT] = 0; }
-static void mps_float_sum(void) { mem[MPF_AT + 4]++; }
-static void mps_table_sum(void) { mem[MPC_AT + 50]++; }
+static void mps_no_pointer(void)
+{
+	mem[MPF_AT] = 0;
+}
+static void mps_float_sum(void)
+{
+	mem[MPF_AT + 4]++;
+}
+static void mps_table_sum(void)
+{
+	mem[MPC_AT + 50]++;
+}
 static void mps_default_config(void)
 {
 	mem[MPF_AT + 11] = 5;
@@ -267,7 +291,8 @@ static void mps_bad(void **state)
 	mps_refused(mps_no_pointer, "no Intel MP floating pointer");
 	mps_refused(mps_float_sum, "no Intel MP floating pointer");
 	mps_refused(mps_table_sum, "the MP table's checksum is wrong");
-	mps_refused(mps_default_config, "the MP table is a default configuration (no table to read)");
+	mps_refused(mps_default_config,
+		    "the MP table is a default configuration (no table to read)");
 	mps_refused(mps_count, "an MP table entry runs past the table");
 	mps_refused(mps_long, "the MP table's length runs past memory");
 }
@@ -275,10 +300,8 @@ static void mps_bad(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(good_bios_area),
-	    cmocka_unit_test(good_ebda),
-	    cmocka_unit_test(bad_tables),
-	    cmocka_unit_test(mps_good),
+	    cmocka_unit_test(good_bios_area), cmocka_unit_test(good_ebda),
+	    cmocka_unit_test(bad_tables),     cmocka_unit_test(mps_good),
 	    cmocka_unit_test(mps_bad),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
