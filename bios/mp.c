@@ -26,7 +26,7 @@
 #define INIT_WAIT_US  10000u
 #define SIPI_WAIT_US  200u
 #define ICR_IDLE_US   1000u	  /* the ICR's delivery status, as apic/apic.c waits */
-#define START_WAIT_US 1000000u	  /* the AP reaching our code */
+#define START_WAIT_US 5000000u	  /* the AP reaching our code (generous: a loaded emulator) */
 #define AP_TIMEOUT_US 30000000ull /* the whole suite on one AP, as on UEFI */
 #define US_PER_S      1000000u
 #define AP_STACK      (64 * 1024)
