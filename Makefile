@@ -56,16 +56,17 @@ CHECK_SRC  := $(addprefix tests/checks/, \
               p6_single_enable.c netburst_cccr_escr.c knc_global_ctrl.c amd_perfmon_v2.c \
               apic_lvt_pc.c apic_nmi.c apic_self_ipi.c apic_fatal_trigger.c idt_restore.c)
 SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHECK_SRC)
-# Target only: the UEFI platform and the real instructions behind pmu/hw.h.
-BOOT_SRC   := boot/efi_main.c boot/console.c boot/screen_efi.c boot/files.c boot/mp.c boot/smbios.c boot/hw_x86.c apic/idt_x86.c
+# Target only: the UEFI platform and the real instructions behind pmu/hw.h;
+# tests/cpu_job.c, the shared half of a per-CPU run, needs pmh_setjmp.
+BOOT_SRC   := tests/cpu_job.c boot/efi_main.c boot/console.c boot/screen_efi.c boot/files.c boot/mp.c boot/smbios.c boot/hw_x86.c apic/idt_x86.c
 TARGET_SRC := $(SHARED_SRC) $(BOOT_SRC)
 TARGET_ASM := apic/entry.S events/workload.S
 # The minimal EFI program `make bench` compares boot times with.
 MINIMAL_SRC:= boot/minimal/minimal.c
 # The legacy BIOS kernel (bios/, `make i686`): the shared sources built for
 # i386 with the BIOS platform and the i386 halves of the real instructions.
-I686_SRC   := bios/bios_main.c bios/console.c bios/keyboard.c boot/hw_x86.c apic/idt_i386.c
-I686_ASM   := bios/entry32.S apic/entry_i386.S events/workload_i386.S
+I686_SRC   := tests/cpu_job.c bios/bios_main.c bios/console.c bios/screen_vga.c bios/keyboard.c bios/acpi.c bios/mp.c boot/hw_x86.c apic/idt_i386.c
+I686_ASM   := bios/entry32.S bios/trampoline.S apic/entry_i386.S events/workload_i386.S
 # Every target source: `make layers` fails on one in the tree that is not here.
 LAYERS_SRC := $(TARGET_SRC) $(TARGET_ASM) $(MINIMAL_SRC) $(I686_SRC) $(I686_ASM)
 # Host only (host/): the simulated CPUs behind pmu/hw.h, the cmocka tests and

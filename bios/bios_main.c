@@ -184,7 +184,7 @@ static bool b_header(void *ctx, struct harness *h)
 
 static void fatal_line(const char *s)
 {
-	con_line(s);
+	con_fatal(s);
 }
 
 /* Our IDT, and the exception report and recovery around fn. */
@@ -203,6 +203,11 @@ static bool b_guard(void *ctx, void (*fn)(void *arg), void *arg)
 	isr_set_fatal(fatal_line, NULL);
 	pmi_disarm(); /* a recovered check may have left the PMI armed */
 	return crashed;
+}
+
+void bios_fatal_rearm(void)
+{
+	isr_set_fatal(fatal_line, &bctx.recover);
 }
 
 static void b_unguard(void *ctx)
@@ -231,7 +236,8 @@ void bios_main(uint32_t magic, const struct mb_info *mb)
 {
 	struct platform p = {
 		.line = b_line,
-		.screen = b_line,
+		.screen = con_prompt,
+		.status = vga_status,
 		.alloc = b_alloc,
 		.free = b_free,
 		.options = b_options,
@@ -243,6 +249,7 @@ void bios_main(uint32_t magic, const struct mb_info *mb)
 		.power_off = b_halt,
 		.key_flush = key_flush,
 		.key_wait = key_wait,
+		.run_cpus = bios_mp_run,
 	};
 
 	outb(PIC1_IMR, PIC_MASK_ALL);

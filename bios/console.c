@@ -19,10 +19,6 @@
 /* A missing UART never says it is ready: give up after this many polls. */
 #define UART_POLLS 100000
 
-/* The colour text buffer of mode 3, 80x25 cells of character + attribute. */
-#define VGA_TEXT ((volatile uint16_t *)0xb8000)
-#define VGA_COLS 80
-#define VGA_ROWS 25
 #define VGA_ATTR 0x0700 /* light grey on black */
 
 static unsigned row;
@@ -39,6 +35,7 @@ void con_init(void)
 	for (unsigned i = 0; i < VGA_COLS * VGA_ROWS; i++)
 		VGA_TEXT[i] = VGA_ATTR | ' ';
 	row = 0;
+	vga_screen_init();
 }
 
 static void com1_putc(char c)
@@ -65,11 +62,43 @@ static void vga_line(const char *s)
 	row++;
 }
 
-void con_line(const char *s)
+static void com1_line(const char *s)
 {
 	for (const char *p = s; *p; p++)
 		com1_putc(*p);
 	com1_putc('\r');
 	com1_putc('\n');
-	vga_line(s);
+}
+
+/* COM1 first, then the screen: the layout once a run has started, the
+ * scrolling lines before. */
+static void emit(const char *s)
+{
+	com1_line(s);
+	if (vga_screen_active())
+		vga_screen_paint();
+	else
+		vga_line(s);
+}
+
+void con_line(const char *s)
+{
+	vga_screen_line(s);
+	emit(s);
+}
+
+void con_prompt(void *ctx, const char *s)
+{
+	(void)ctx;
+	vga_screen_prompt(s);
+	emit(s);
+}
+
+/* Memory only for the layout (painted with the next line). */
+void con_fatal(const char *s)
+{
+	com1_line(s);
+	vga_screen_fatal(s);
+	if (!vga_screen_active())
+		vga_line(s);
 }

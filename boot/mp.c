@@ -8,8 +8,7 @@
 #include "../apic/pmi.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
-#include "../tests/cpu_select.h"
-#include "../tests/harness.h"
+#include "../tests/cpu_job.h"
 
 typedef struct pmh_mp_services PMH_MP_SERVICES;
 typedef VOID(EFIAPI *PMH_AP_PROCEDURE)(VOID *arg);
@@ -48,80 +47,27 @@ static EFI_GUID mp_guid = {
 #define IDTR_TIMEOUT_US 1000000u  /* the second call that reads the AP's IDTR */
 #define US_PER_S 1000000u
 #define AP_STACK (64 * 1024)	  /* the firmware's AP stacks can be small */
-#define AP_BUF (64 * 1024)	  /* output lines of one AP run */
 
-/* Everything one AP run uses, allocated by the BSP. */
+/* One AP run: the shared job (tests/cpu_job.h) and the AP's own IDTR
+ * around it, allocated by the BSP. */
 struct ap_job {
-	struct suite *s;
-	unsigned cpu;
-	struct cpu_info ci;
-	struct pmu pmu;
-	struct apic_info apic;
-	char *buf; /* NUL-separated lines */
-	size_t len;
-	unsigned lost; /* lines that did not fit */
+	struct cpu_job job;
 	char *stack_top;
-	volatile int done;
-	volatile int crashed;		     /* recovered from an unexpected exception */
 	struct idtr idtr_before, idtr_after; /* the AP's own, around the run */
 };
-
-static struct ap_job *cur_job; /* for the fatal-exception report on the AP */
-
-static void ap_line(void *ctx, const char *s)
-{
-	struct ap_job *j = ctx;
-	size_t n = pmh_strlen(s) + 1;
-
-	if (j->len + n > AP_BUF) {
-		j->lost++;
-		return;
-	}
-	pmh_memcpy(j->buf + j->len, s, n);
-	j->len += n;
-}
-
-static void ap_fatal(const char *s)
-{
-	if (cur_job)
-		ap_line(cur_job, s);
-}
 
 /* Runs on the AP, on our stack (System V convention). */
 static void ap_run(struct ap_job *j)
 {
-	struct pmh_jmpbuf jb;
 	struct idtr fw;
 
 	idt_read(&fw);
 	j->idtr_before = fw;
 	idt_load_ap();
-	if (pmh_setjmp(&jb)) {
-		j->crashed = 1;
-		goto out;
-	}
-	isr_set_fatal(ap_fatal, &jb);
-	/* The firmware may run this with IF = 0 (an AP woken by INIT-SIPI
-	 * starts with RFLAGS = 2, SDM Vol. 3A 9.1.1): the PMI checks open
-	 * interrupts, with the TPR holding off every class below the PMI's,
-	 * only for their windows and PMI waits (apic/pmi.c pmi_window_open,
-	 * pmi_wait) and put IF back as they found it. */
-	cpu_identify(&j->ci);
-	apic_detect(&j->apic);
-	pmu_attach(&j->pmu, &j->ci);
-	suite_bind_cpu(j->s, &(struct suite_cpu){ &j->ci, &j->pmu, &j->apic, { ap_line, j } });
-	suite_emit(j->s, "cpu.%u.identity: apic.id 0x%x (%s), pmu.driver %s, pmu.status %s", j->cpu,
-		   j->apic.id, apic_mode_name(j->apic.mode), pmu_driver_name(j->ci.driver),
-		   pmu_status_name(j->pmu.status));
-	suite_run(j->s, j->cpu);
-out:
-	isr_set_fatal(0, 0);
-	pmi_disarm(); /* also closes a PMI window a crash left open (TPR, IF) */
-	pmu_release(&j->pmu); /* this AP's TSX force-abort and LIMIT_CPUID */
-	cpu_restore(&j->ci);
+	cpu_job_run(&j->job);
 	/* this AP's own IDT comes back, not the BSP's */
 	__asm__ volatile("lidt %0" : : "m"(fw));
-	j->done = 1;
+	j->job.done = 1;
 }
 
 /* A second call after the run: the IDTR the AP is left with. */
@@ -147,14 +93,8 @@ static void EFIAPI ap_entry(VOID *arg)
 			   "cc");
 }
 
-static void warn_line(void *ctx, const char *msg)
-{
-	struct suite *s = ctx;
-	suite_emit(s, "warning: %s", msg);
-}
-
 /* Why an AP's run failed as a whole, into msg; false when it did not. */
-static bool ap_failure(const struct ap_job *j, EFI_STATUS st, char *msg, size_t n)
+static bool ap_failure(const struct cpu_job *j, EFI_STATUS st, char *msg, size_t n)
 {
 	if (st == EFI_TIMEOUT)
 		pmh_fmt(msg, n, "the run did not finish within %u s (StartupThisAP timed out)",
@@ -183,7 +123,7 @@ static void ap_check_idtr(PMH_MP_SERVICES *mp, struct ap_job *j, unsigned cpu)
 	st = uefi_call_wrapper(mp->StartupThisAP, 7, mp, ap_read_idtr, (UINTN)cpu, NULL,
 			       (UINTN)IDTR_TIMEOUT_US, j, NULL);
 	if (st == EFI_SUCCESS && a->base == b->base && a->limit == b->limit) {
-		suite_emit(j->s, "cpu.%u.idtr: 0x%llx/0x%x before and after the run", cpu,
+		suite_emit(j->job.s, "cpu.%u.idtr: 0x%llx/0x%x before and after the run", cpu,
 			   (unsigned long long)b->base, b->limit);
 		return;
 	}
@@ -192,44 +132,38 @@ static void ap_check_idtr(PMH_MP_SERVICES *mp, struct ap_job *j, unsigned cpu)
 		"0x%llx/0x%x (EFI status 0x%llx)",
 		(unsigned long long)b->base, b->limit, (unsigned long long)a->base, a->limit,
 		(unsigned long long)st);
-	suite_fail_cpu(j->s, cpu, msg);
+	suite_fail_cpu(j->job.s, cpu, msg);
 }
 
-/* One AP's run, then its lines on the BSP. Returns 1 when the AP may
+/* The per-CPU run's state on the BSP. */
+struct mp_run {
+	struct efi_ctx *e;
+	PMH_MP_SERVICES *mp;
+};
+
+/* One AP's run, then its lines on the BSP. Returns true when the AP may
  * still be running (timed out or not done). */
-static int run_ap(struct efi_ctx *e, PMH_MP_SERVICES *mp, struct ap_job *j, unsigned cpu)
+static bool run_ap(void *ctx, struct cpu_job *job, unsigned cpu)
 {
-	struct suite *s = j->s;
+	struct mp_run *m = ctx;
+	struct ap_job *j = (struct ap_job *)job; /* job is its first member */
+	struct suite *s = job->s;
 	/* the identity and sink of the BSP's run come back afterwards */
 	struct suite_cpu bsp = suite_bound(s);
 	char msg[160];
 	EFI_STATUS st;
 
-	j->cpu = cpu;
-	j->len = 0;
-	j->lost = 0;
-	j->done = 0;
-	j->crashed = 0;
-	j->pmu.status = PMU_ABSENT; /* until this AP has probed its own PMU */
-	cur_job = j;
-	st = uefi_call_wrapper(mp->StartupThisAP, 7, mp, ap_entry, (UINTN)cpu, NULL,
+	cpu_job_reset(job, cpu);
+	st = uefi_call_wrapper(m->mp->StartupThisAP, 7, m->mp, ap_entry, (UINTN)cpu, NULL,
 			       (UINTN)AP_TIMEOUT_US, j, NULL);
-	cur_job = NULL;
 	suite_bind_cpu(s, &bsp);
-	isr_set_fatal(out_fatal, &e->recover);
-
-	for (size_t off = 0; off < j->len; off += pmh_strlen(j->buf + off) + 1)
-		suite_emit(s, "%s", j->buf + off);
-	if (j->lost)
-		suite_emit(s, "warning: cpu.%u: %u output lines did not fit in the buffer", cpu,
-			   j->lost);
-	if (j->crashed) /* the AP's exception, for the log and the results JSON */
-		report_crash(s, isr_last_fatal());
-	if (ap_failure(j, st, msg, sizeof(msg)))
+	isr_set_fatal(out_fatal, &m->e->recover);
+	cpu_job_emit(job);
+	if (ap_failure(job, st, msg, sizeof(msg)))
 		suite_fail_cpu(s, cpu, msg);
-	if (j->done && st == EFI_SUCCESS)
-		ap_check_idtr(mp, j, cpu);
-	return !j->done;
+	if (job->done && st == EFI_SUCCESS)
+		ap_check_idtr(m->mp, j, cpu);
+	return !job->done;
 }
 
 /* The MP Services protocol and the number of processors; NULL (one
@@ -276,79 +210,27 @@ static struct ap_job *job_alloc(struct suite *s)
 	char *stack = j ? AllocatePool(AP_STACK) : NULL;
 
 	if (j)
-		j->buf = AllocatePool(AP_BUF);
-	if (!stack || !j || !j->buf) {
-		if (j && j->buf)
-			FreePool(j->buf);
+		j->job.buf = AllocatePool(CPU_JOB_BUF);
+	if (!stack || !j || !j->job.buf) {
+		if (j && j->job.buf)
+			FreePool(j->job.buf);
 		if (j)
 			FreePool(j);
 		if (stack)
 			FreePool(stack);
 		return NULL;
 	}
-	j->s = s;
+	j->job.s = s;
 	j->stack_top = stack + AP_STACK;
 	return j;
 }
 
-/* The per-CPU run's state on the BSP. */
-struct mp_run {
-	struct efi_ctx *e;
-	PMH_MP_SERVICES *mp;
-	struct ap_job *job; /* NULL: no AP selected, or out of memory */
-	bool ran_ap;
-	bool stuck; /* an AP may still be running: its job stays allocated */
-};
-
-/* The suite on CPU cpu (the BSP's own run or an AP's), and that CPU's
- * share of the counts into r. */
-static void run_cpu(struct mp_run *m, struct suite *s, unsigned cpu, bool bsp, struct cpu_run *r)
-{
-	struct run_counts before = suite_counts(s);
-	const struct pmu *own = s->pmu; /* the PMU this CPU's checks measured */
-
-	if (bsp) {
-		suite_run(s, cpu);
-	} else if (!m->job) {
-		suite_fail_cpu(s, cpu, "out of memory for the AP's stack and output buffer");
-	} else {
-		if (run_ap(m->e, m->mp, m->job, cpu))
-			m->stuck = true;
-		m->ran_ap = true;
-		own = &m->job->pmu;
-	}
-	r->cpu = (uint16_t)cpu;
-	r->n = suite_share(s, &before);
-	r->n.pmu_usable = own->status == PMU_FUNCTIONAL;
-}
-
-/* The selected CPUs in turn, then one verdict line per CPU. */
-static void run_selected(struct mp_run *m, struct harness *h, const uint32_t *flags,
-			 const uint16_t *sel, unsigned k, struct cpu_run *runs)
-{
-	struct suite *s = h->suite;
-	char line[96];
-
-	for (unsigned i = 0; i < k && !m->job; i++)
-		if (!(flags[sel[i]] & CPUSEL_BSP)) {
-			m->job = job_alloc(s);
-			break;
-		}
-	for (unsigned i = 0; i < k; i++)
-		run_cpu(m, s, sel[i], flags[sel[i]] & CPUSEL_BSP, &runs[i]);
-	/* the APIC globals describe the last CPU that ran: the BSP's again */
-	if (m->ran_ap)
-		apic_detect(&h->apic);
-	for (unsigned i = 0; i < k; i++) {
-		cpu_verdict_line(&runs[i], line, sizeof(line));
-		suite_emit(s, "%s", line);
-	}
-}
-
 void mp_run_suite(void *ctx, struct harness *h)
 {
-	struct mp_run m = { ctx, NULL, NULL, false, false };
+	struct mp_run m = { ctx, NULL };
 	struct suite *s = h->suite;
+	struct ap_job *job = NULL; /* NULL: no AP selected, or out of memory */
+	bool stuck = false; /* an AP may still be running: its job stays allocated */
 	UINTN n;
 
 	if (!cpu_select_requested(s->opt)) {
@@ -363,20 +245,18 @@ void mp_run_suite(void *ctx, struct harness *h)
 		suite_emit(s, "error: out of memory for the per-CPU run: boot CPU only");
 		suite_run(s, 0);
 	} else {
-		unsigned k = cpu_select(s->opt, flags, (unsigned)n, sel, MP_MAX, warn_line, s);
-		char none[160];
-		if (!k) {
-			cpu_select_none(s->opt, none, sizeof(none));
-			suite_emit(s, "error: %s", none);
-		}
-		run_selected(&m, h, flags, sel, k, runs);
+		unsigned k = cpu_jobs_select(s, flags, (unsigned)n, sel, MP_MAX);
+		if (cpu_jobs_need_ap(flags, sel, k))
+			job = job_alloc(s);
+		stuck = cpu_jobs_run(&(struct cpu_jobs){ run_ap, &m, job ? &job->job : NULL }, h,
+				     flags, sel, k, runs);
 	}
 	/* An AP that timed out may still be on its stack or writing its
 	 * buffer: those stay allocated then. */
-	if (m.job && !m.stuck) {
-		FreePool(m.job->buf);
-		FreePool(m.job->stack_top - AP_STACK);
-		FreePool(m.job);
+	if (job && !stuck) {
+		FreePool(job->job.buf);
+		FreePool(job->stack_top - AP_STACK);
+		FreePool(job);
 	}
 	if (flags)
 		FreePool(flags);

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Per-CPU runs on the legacy BIOS kernel (build/pmuharness-i686.elf): the
+processors from the ACPI MADT, each AP started with INIT-SIPI-SIPI into the
+real-mode trampoline, under qemu-system-i386 -kernel -smp 4 on a Pentium
+III. With cpus = all every apic.* check and idt.restore PASS on cpu0..cpu3,
+each AP names its own APIC ID, one cpu.N.verdict line per CPU agrees with
+that CPU's check lines and the closing line with their sum; cpus = 0,7
+warns about CPU 7 and runs cpu0 only; an exception on an AP is that CPU's
+FAIL and the next AP still runs; without ACPI the Intel MP table is read;
+R at the end prompt starts the halted APs again.
+Usage: test_bios_mp.py [build/pmuharness.efi] (the kernel is beside it)"""
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import qemulib as q  # noqa: E402
+import test_mp as mp  # noqa: E402  (the per-CPU line parsers of the UEFI test)
+import test_bios_kernel as bk  # noqa: E402  (COM1 polling, the end prompt)
+
+NAME = "bios-mp"
+CPU = "pentium3"
+SMP = 4
+FAIL_EXIT = 3  # debug-exit value 1 (FAIL): QEMU exits with (1 << 1) | 1
+
+
+def boot(kernel, args, machine="pc"):
+    """(QEMU status, COM1 lines) of one -kernel boot with -smp SMP."""
+    d = tempfile.mkdtemp(prefix="pmh-bios-mp-")
+    serial = os.path.join(d, "serial.log")
+    try:
+        p = subprocess.run(["timeout", str(q.LIMIT_S), "qemu-system-i386", "-machine", machine, "-cpu", CPU,
+                            "-smp", str(SMP), "-kernel", kernel,
+                            "-append", "on_finish=qemu-exit " + args,
+                            "-serial", "file:" + serial,
+                            "-device", "isa-debug-exit,iobase=0xf4,iosize=4",
+                            "-display", "none", "-no-reboot", "-nodefaults"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        raw = open(serial, "rb").read() if os.path.exists(serial) else b""
+        return p.returncode, q.plain(raw)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def verdicts(lines, got, cpus, word):
+    """Each CPU's verdict line against its check lines; their sum."""
+    errs, tot = [], [0, 0, 0]
+    found = [m for m in map(mp.VERDICT_LINE.match, lines) if m]
+    if [int(m.group(1)) for m in found] != cpus:
+        errs.append(f"verdict lines for {[m.group(1) for m in found]}, expected {cpus}")
+    for m in found:
+        cpu = int(m.group(1))
+        n = tuple(int(m.group(k)) for k in (3, 4, 5))
+        mine = tuple(sum(1 for x in got if x[2] == cpu and x[0] == v)
+                     for v in ("PASS", "FAIL", "SKIP"))
+        if n != mine:
+            errs.append(f"cpu.{cpu}.verdict counts {n}, its check lines count {mine}")
+        if m.group(2) != word:
+            errs.append(f"cpu.{cpu}.verdict {m.group(2)}, expected {word}")
+        tot = [a + b for a, b in zip(tot, n)]
+    return errs, tuple(tot)
+
+
+def all_cpus(kernel):
+    rc, lines = boot(kernel, "cpus=all")
+    errs, c = mp.common(rc, lines)
+    got = mp.checks(lines)
+    cpus = list(range(SMP))
+    for cpu in cpus:
+        for cid in mp.REQUIRED:
+            v = [x[0] for x in got if x[1] == cid and x[2] == cpu]
+            if v != ["PASS"]:
+                errs.append(f"{cid}@cpu{cpu}: {v}, expected one PASS")
+    if any(x[2] is None for x in got):
+        errs.append("a check line without @cpuN in a per-CPU run")
+    ident = [re.match(r"^cpu\.(\d+)\.identity: apic\.id (0x[0-9a-f]+) \(xapic\), "
+                      r"pmu\.driver intel-p6", l) for l in lines]
+    ids = {int(m.group(1)): m.group(2) for m in ident if m}
+    if sorted(ids) != cpus[1:] or len(set(ids.values())) != SMP - 1 or "0x0" in ids.values():
+        errs.append(f"AP identity lines {ids}, expected distinct non-zero APIC IDs for 1..3")
+    e, tot = verdicts(lines, got, cpus, "NO PMU")
+    errs += e
+    if c and tot != c:
+        errs.append(f"per-CPU verdicts add up to {tot}, closing line says {c}")
+    return errs
+
+
+def list_with_unknown(kernel):
+    rc, lines = boot(kernel, "cpus=0,7")
+    errs, _ = mp.common(rc, lines)
+    if sum(1 for l in lines if l.startswith("warning:") and "CPU 7" in l) != 1:
+        errs.append("expected one warning line about CPU 7")
+    got = mp.checks(lines)
+    if not got or {x[2] for x in got} != {0}:
+        errs.append(f"check lines ran on {sorted({str(x[2]) for x in got})}, expected cpu0 only")
+    errs += verdicts(lines, got, [0], "NO PMU")[0]
+    return errs
+
+
+def ap_exception_recovered(kernel):
+    """An unexpected #UD on an AP (the test trigger) is reported, counted as
+    that CPU's FAIL, and the next AP still starts and runs."""
+    rc, lines = boot(kernel, "cpus=1,2 checks=apic.fatal-trigger,apic.nmi")
+    errs = []
+    if rc != FAIL_EXIT:
+        errs.append(f"QEMU exit status {rc}, expected {FAIL_EXIT} (failures)")
+    for cpu in (1, 2):
+        for w in (f"PASS apic.nmi@cpu{cpu}",
+                  f"FAIL cpu.{cpu}: the run stopped after an unexpected exception"):
+            if not any(l.startswith(w) for l in lines):
+                errs.append(f"no line {w!r}")
+        if f"cpu.{cpu}.verdict: FAIL (1 passed, 1 failed, 0 skipped)" not in lines:
+            errs.append(f"cpu.{cpu}.verdict is not FAIL (1 passed, 1 failed, 0 skipped)")
+    if sum(1 for l in lines if l.startswith("fatal: unexpected exception vector 6")) != 2:
+        errs.append("expected one #UD report per AP")
+    if q.closing(lines) != (2, 2, 0):
+        errs.append(f"closing line {q.closing(lines)}, expected (2, 2, 0)")
+    return errs
+
+
+def mp_table_without_acpi(kernel):
+    """Without ACPI the processors come from the Intel MP table (SeaBIOS
+    lists only the boot CPU there): no warning that per-CPU runs are
+    unavailable, and the boot CPU's per-CPU run."""
+    rc, lines = boot(kernel, "cpus=all", machine="pc,acpi=off")
+    errs, _ = mp.common(rc, lines)
+    errs += [f"unexpected {l}" for l in lines if l.startswith("warning: cpus:")]
+    got = mp.checks(lines)
+    for cid in mp.REQUIRED:
+        if ("PASS", cid, 0) not in got:
+            errs.append(f"no PASS {cid}@cpu0")
+    errs += verdicts(lines, got, [0], "NO PMU")[0]
+    return errs
+
+
+def run_again(kernel):
+    """R at the end prompt runs again: the APs, halted after their first
+    run, start again with INIT-SIPI-SIPI and run the suite a second time."""
+    d = tempfile.mkdtemp(prefix="pmh-bios-mp-")
+    serial, mon = os.path.join(d, "serial.log"), os.path.join(d, "mon.sock")
+    p = subprocess.Popen(["qemu-system-i386", "-cpu", CPU, "-smp", str(SMP), "-kernel", kernel,
+                          "-append", "cpus=all checks=apic.nmi countdown=1",
+                          "-serial", "file:" + serial, "-monitor", f"unix:{mon},server,nowait",
+                          "-display", "none", "-no-reboot", "-nodefaults"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        def prompts(n):
+            return lambda ls: sum(1 for l in ls if l.endswith(bk.PROMPT)) >= n
+
+        if not bk.wait_for(serial, prompts(1)):
+            return ["no end prompt"]
+        m = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        m.connect(mon)
+        m.sendall(b"sendkey r\n")
+        lines = bk.wait_for(serial, prompts(2))
+        m.close()
+        if not lines:
+            return ["R did not run again"]
+        errs = [f"unexpected {l}" for l in lines if l.startswith("FAIL ")]
+        for cpu in range(SMP):
+            n = sum(1 for l in lines if l.startswith(f"PASS apic.nmi@cpu{cpu} "))
+            if n != 2:
+                errs.append(f"{n} PASS apic.nmi@cpu{cpu} lines, expected 2 (two runs)")
+        return errs
+    finally:
+        p.kill()
+        p.wait()
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    efi = sys.argv[1] if len(sys.argv) > 1 else os.path.join(q.ROOT, "build", "pmuharness.efi")
+    kernel = os.path.join(os.path.dirname(efi), "pmuharness-i686.elf")
+    t = q.Tally(NAME)
+    if not os.path.exists(kernel):
+        print(f"FAIL {NAME}: {kernel} missing (make i686)")
+        return 1
+    for case in (all_cpus, list_with_unknown, ap_exception_recovered, mp_table_without_acpi,
+                 run_again):
+        t.case(case, kernel)
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
