@@ -106,14 +106,7 @@ static void ap_run(struct ap_job *j)
 	 * interrupts, with the TPR holding off every class below the PMI's,
 	 * only for their windows and PMI waits (apic/pmi.c pmi_window_open,
 	 * pmi_wait) and put IF back as they found it. */
-	cpu_identify(&j->ci);
-	apic_detect(&j->apic);
-	pmu_attach(&j->pmu, &j->ci);
-	suite_bind_cpu(j->s, &(struct suite_cpu){ &j->ci, &j->pmu, &j->apic, { ap_line, j } });
-	suite_emit(j->s, "cpu.%u.identity: apic.id 0x%x (%s), pmu.driver %s, pmu.status %s", j->cpu,
-		   j->apic.id, apic_mode_name(j->apic.mode), pmu_driver_name(j->ci.driver),
-		   pmu_status_name(j->pmu.status));
-	suite_run(j->s, j->cpu);
+	suite_run_other(j->s, j->cpu, &j->ci, &j->pmu, &j->apic, (struct sink){ ap_line, j });
 out:
 	isr_set_fatal(0, 0);
 	pmi_disarm(); /* also closes a PMI window a crash left open (TPR, IF) */
@@ -145,12 +138,6 @@ static void EFIAPI ap_entry(VOID *arg)
 			 : [fn] "r"(fn), [top] "r"(j->stack_top)
 			 : "rbx", "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "memory",
 			   "cc");
-}
-
-static void warn_line(void *ctx, const char *msg)
-{
-	struct suite *s = ctx;
-	suite_emit(s, "warning: %s", msg);
 }
 
 /* Why an AP's run failed as a whole, into msg; false when it did not. */
@@ -294,60 +281,52 @@ static struct ap_job *job_alloc(struct suite *s)
 /* The per-CPU run's state on the BSP. */
 struct mp_run {
 	struct efi_ctx *e;
+	struct harness *h;
 	PMH_MP_SERVICES *mp;
-	struct ap_job *job; /* NULL: no AP selected, or out of memory */
+	struct ap_job *job; /* NULL: no AP ran yet, or out of memory */
+	bool tried;	    /* the job was allocated (or failed to be) */
 	bool ran_ap;
 	bool stuck; /* an AP may still be running: its job stays allocated */
 };
 
-/* The suite on CPU cpu (the BSP's own run or an AP's), and that CPU's
- * share of the counts into r. */
-static void run_cpu(struct mp_run *m, struct suite *s, unsigned cpu, bool bsp, struct cpu_run *r)
+/* The suite on CPU cpu (the BSP's own run or an AP's); the PMU its checks
+ * measured. */
+static const struct pmu *run_cpu(void *ctx, unsigned cpu, bool bsp)
 {
-	struct run_counts before = suite_counts(s);
-	const struct pmu *own = s->pmu; /* the PMU this CPU's checks measured */
+	struct mp_run *m = ctx;
+	struct suite *s = m->h->suite;
 
 	if (bsp) {
 		suite_run(s, cpu);
-	} else if (!m->job) {
-		suite_fail_cpu(s, cpu, "out of memory for the AP's stack and output buffer");
-	} else {
-		if (run_ap(m->e, m->mp, m->job, cpu))
-			m->stuck = true;
-		m->ran_ap = true;
-		own = &m->job->pmu;
+		return s->pmu;
 	}
-	r->cpu = (uint16_t)cpu;
-	r->n = suite_share(s, &before);
-	r->n.pmu_usable = own->status == PMU_FUNCTIONAL;
+	if (!m->tried) {
+		m->job = job_alloc(s);
+		m->tried = true;
+	}
+	if (!m->job) {
+		suite_fail_cpu(s, cpu, "out of memory for the AP's stack and output buffer");
+		return s->pmu;
+	}
+	if (run_ap(m->e, m->mp, m->job, cpu))
+		m->stuck = true;
+	m->ran_ap = true;
+	return &m->job->pmu;
 }
 
-/* The selected CPUs in turn, then one verdict line per CPU. */
-static void run_selected(struct mp_run *m, struct harness *h, const uint32_t *flags,
-			 const uint16_t *sel, unsigned k, struct cpu_run *runs)
+/* After the runs: the APIC globals describe the last CPU that ran, the
+ * BSP's again. */
+static void after_runs(void *ctx)
 {
-	struct suite *s = h->suite;
-	char line[96];
+	struct mp_run *m = ctx;
 
-	for (unsigned i = 0; i < k && !m->job; i++)
-		if (!(flags[sel[i]] & CPUSEL_BSP)) {
-			m->job = job_alloc(s);
-			break;
-		}
-	for (unsigned i = 0; i < k; i++)
-		run_cpu(m, s, sel[i], flags[sel[i]] & CPUSEL_BSP, &runs[i]);
-	/* the APIC globals describe the last CPU that ran: the BSP's again */
 	if (m->ran_ap)
-		apic_detect(&h->apic);
-	for (unsigned i = 0; i < k; i++) {
-		cpu_verdict_line(&runs[i], line, sizeof(line));
-		suite_emit(s, "%s", line);
-	}
+		apic_detect(&m->h->apic);
 }
 
 void mp_run_suite(void *ctx, struct harness *h)
 {
-	struct mp_run m = { ctx, NULL, NULL, false, false };
+	struct mp_run m = { ctx, h, NULL, NULL, false, false, false };
 	struct suite *s = h->suite;
 	UINTN n;
 
@@ -363,13 +342,8 @@ void mp_run_suite(void *ctx, struct harness *h)
 		suite_emit(s, "error: out of memory for the per-CPU run: boot CPU only");
 		suite_run(s, 0);
 	} else {
-		unsigned k = cpu_select(s->opt, flags, (unsigned)n, sel, MP_MAX, warn_line, s);
-		char none[160];
-		if (!k) {
-			cpu_select_none(s->opt, none, sizeof(none));
-			suite_emit(s, "error: %s", none);
-		}
-		run_selected(&m, h, flags, sel, k, runs);
+		struct suite_cpus w = { sel, runs, MP_MAX, after_runs };
+		suite_run_cpus(s, flags, (unsigned)n, &w, run_cpu, &m);
 	}
 	/* An AP that timed out may still be on its stack or writing its
 	 * buffer: those stay allocated then. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "sim/sim.h"
+#include "../tests/cpu_select.h"
 #include "../tests/harness.h"
 
 /* The simulator's exit status (README "Exit codes"): the verdict's values
@@ -133,12 +134,60 @@ static bool sim_header(void *ctx, struct harness *h)
 	return true;
 }
 
+/* The suite on simulated CPU cpu: the boot CPU's own run, or another CPU
+ * of the machine switched in with its own CPUID values, MSRs and PMU. */
+static const struct pmu *sim_one_cpu(void *ctx, unsigned cpu, bool bsp)
+{
+	struct harness *h = ctx;
+	struct suite *s = h->suite;
+	static struct cpu_info ci;
+	static struct pmu pmu;
+	static struct apic_info apic;
+	struct suite_cpu boot = suite_bound(s);
+
+	if (bsp) {
+		suite_run(s, cpu);
+		return s->pmu;
+	}
+	sim_cpu_switch(cpu);
+	suite_run_other(s, cpu, &ci, &pmu, &apic, boot.out);
+	pmu_release(&pmu);
+	cpu_restore(&ci);
+	sim_cpu_switch(0);
+	suite_bind_cpu(s, &boot);
+	return &pmu;
+}
+
+/* The simulator's run_cpus for a machine of several CPUs (the model's
+ * cpus): each CPU enabled and healthy, CPU 0 the boot CPU. */
+static void sim_run_cpus(void *ctx, struct harness *h)
+{
+	static uint32_t flags[SIM_MAX_CPUS];
+	static uint16_t sel[SIM_MAX_CPUS];
+	static struct cpu_run runs[SIM_MAX_CPUS];
+	struct suite_cpus w = { sel, runs, SIM_MAX_CPUS, NULL };
+	unsigned n = sim_cpu_count();
+
+	(void)ctx;
+	if (!cpu_select_requested(&h->opt)) {
+		suite_run(h->suite, 0);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		flags[i] = CPUSEL_ENABLED | CPUSEL_HEALTHY | (i ? 0 : CPUSEL_BSP);
+	suite_run_cpus(h->suite, flags, n, &w, sim_one_cpu, h);
+}
+
 /* One power-on and one run of the suite; returns the exit status. */
 static enum sim_exit run_one(struct sim_run *r, struct harness *h)
 {
-	/* The simulator's platform: standard output, the boot CPU only, no
-	 * results files, keyboard, wall clock or exception path. */
-	const struct platform p = { .ctx = r, .line = print_line, .header = sim_header };
+	/* The simulator's platform: standard output, the boot CPU only
+	 * unless the model has several, no results files, keyboard, wall
+	 * clock or exception path. */
+	struct platform p = { .ctx = r, .line = print_line, .header = sim_header };
+
+	if (r->m->cpus > 1) /* a machine of several CPUs: the cpus option */
+		p.run_cpus = sim_run_cpus;
 
 	sim_start_real(r->model, r->f, r->realism, r->seed);
 	enum pmh_exit code = harness_run(&p, h);

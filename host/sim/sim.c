@@ -72,6 +72,36 @@ int sim_start(const char *model, enum sim_fault fault)
 	return sim_start_real(model, fault, 0, 0);
 }
 
+/* The CPUs of the machine other than the current one, and whether each
+ * was powered on; the fault and effects every CPU of a run gets. */
+static struct sim_cpu cpu_state[SIM_MAX_CPUS];
+static bool cpu_on[SIM_MAX_CPUS];
+static struct {
+	enum sim_fault fault;
+	uint32_t realism;
+	uint64_t seed;
+} machine;
+
+/* Power-on of CPU n of model m into sim: CPU 0 is the bootstrap processor. */
+static void power_on(const struct sim_model *m, unsigned n)
+{
+	pmh_memset(&sim, 0, sizeof(sim));
+	sim.m = m;
+	sim.fault = machine.fault;
+	sim.cpu_no = n;
+	sim.apic_id = n;
+	sim.apic_base = 0xfee00000ull | APIC_BASE_ENABLE | (n ? 0 : APIC_BASE_BSP);
+	sim.lvt_pc = LVT_MASKED; /* reset state of an LVT entry */
+	sim.svr = 0x1ff;
+	sim.irq_enabled = true;	 /* boot services run with interrupts on */
+	sim.tsc = 1000000;
+	sim.real.on = m->si ? machine.realism & SIM_REALISM_ALL : 0;
+	sim.real.seed = machine.seed;
+	sim_real_reset(&sim);
+	m->reset(&sim);
+	cpu_on[n] = true;
+}
+
 int sim_start_real(const char *model, enum sim_fault fault, uint32_t realism, uint64_t seed)
 {
 	const struct sim_model *m = sim_model_find(model);
@@ -80,18 +110,30 @@ int sim_start_real(const char *model, enum sim_fault fault, uint32_t realism, ui
 		return -1;
 	if (fault != SF_NONE && !(m->faults & (1u << fault)))
 		return -1;
-	pmh_memset(&sim, 0, sizeof(sim));
-	sim.m = m;
-	sim.fault = fault;
-	sim.apic_base = 0xfee00000ull | APIC_BASE_ENABLE | APIC_BASE_BSP;
-	sim.lvt_pc = LVT_MASKED; /* reset state of an LVT entry */
-	sim.svr = 0x1ff;
-	sim.irq_enabled = true;	 /* boot services run with interrupts on */
-	sim.tsc = 1000000;
-	sim.real.on = m->si ? realism & SIM_REALISM_ALL : 0;
-	sim.real.seed = seed;
-	sim_real_reset(&sim);
-	m->reset(&sim);
+	machine.fault = fault;
+	machine.realism = realism;
+	machine.seed = seed;
+	pmh_memset(cpu_on, 0, sizeof(cpu_on));
+	power_on(m, 0);
+	return 0;
+}
+
+unsigned sim_cpu_count(void)
+{
+	return sim.m && sim.m->cpus ? sim.m->cpus : 1;
+}
+
+int sim_cpu_switch(unsigned n)
+{
+	if (n >= sim_cpu_count() || n >= SIM_MAX_CPUS)
+		return -1;
+	if (n == sim.cpu_no)
+		return 0;
+	cpu_state[sim.cpu_no] = sim;
+	if (cpu_on[n])
+		sim = cpu_state[n];
+	else
+		power_on(sim.m, n);
 	return 0;
 }
 
