@@ -5,7 +5,6 @@
 #include <stdlib.h>
 
 #include "sim/sim.h"
-#include "../tests/cpu_select.h"
 #include "../tests/harness.h"
 
 /* The simulator's exit status (README "Exit codes"): the verdict's values
@@ -37,6 +36,7 @@ static void usage(FILE *f)
 		"                      [--seed N] [--seeds COUNT] [--describe] [--json FILE]\n"
 		"                      [key=value ...]\n"
 		"       pmuharness-sim --list-models | --list-faults | --list-realism\n"
+		"--list-models prints name, driver, document and CPUs, tab-separated.\n"
 		"       pmuharness-sim --cpu MODEL --list-events [--json] | --event SPEC\n"
 		"Runs the harness's suite against a simulated CPU and prints the same lines\n"
 		"as the target. key=value options are those of pmuharness.cfg (README).\n"
@@ -134,50 +134,6 @@ static bool sim_header(void *ctx, struct harness *h)
 	return true;
 }
 
-/* The suite on simulated CPU cpu: the boot CPU's own run, or another CPU
- * of the machine switched in with its own CPUID values, MSRs and PMU. */
-static const struct pmu *sim_one_cpu(void *ctx, unsigned cpu, bool bsp)
-{
-	struct harness *h = ctx;
-	struct suite *s = h->suite;
-	static struct cpu_info ci;
-	static struct pmu pmu;
-	static struct apic_info apic;
-	struct suite_cpu boot = suite_bound(s);
-
-	if (bsp) {
-		suite_run(s, cpu);
-		return s->pmu;
-	}
-	sim_cpu_switch(cpu);
-	suite_run_other(s, cpu, &ci, &pmu, &apic, boot.out);
-	pmu_release(&pmu);
-	cpu_restore(&ci);
-	sim_cpu_switch(0);
-	suite_bind_cpu(s, &boot);
-	return &pmu;
-}
-
-/* The simulator's run_cpus for a machine of several CPUs (the model's
- * cpus): each CPU enabled and healthy, CPU 0 the boot CPU. */
-static void sim_run_cpus(void *ctx, struct harness *h)
-{
-	static uint32_t flags[SIM_MAX_CPUS];
-	static uint16_t sel[SIM_MAX_CPUS];
-	static struct cpu_run runs[SIM_MAX_CPUS];
-	struct suite_cpus w = { sel, runs, SIM_MAX_CPUS, NULL };
-	unsigned n = sim_cpu_count();
-
-	(void)ctx;
-	if (!cpu_select_requested(&h->opt)) {
-		suite_run(h->suite, 0);
-		return;
-	}
-	for (unsigned i = 0; i < n; i++)
-		flags[i] = CPUSEL_ENABLED | CPUSEL_HEALTHY | (i ? 0 : CPUSEL_BSP);
-	suite_run_cpus(h->suite, flags, n, &w, sim_one_cpu, h);
-}
-
 /* One power-on and one run of the suite; returns the exit status. */
 static enum sim_exit run_one(struct sim_run *r, struct harness *h)
 {
@@ -246,8 +202,8 @@ static int list_command(const char *a)
 		unsigned n;
 		const struct sim_model *const *m = sim_models(&n);
 		for (unsigned k = 0; k < n; k++)
-			printf("%s\t%s\t%s\n", m[k]->name, pmu_driver_name(m[k]->driver),
-			       m[k]->doc);
+			printf("%s\t%s\t%s\t%u\n", m[k]->name, pmu_driver_name(m[k]->driver),
+			       m[k]->doc, m[k]->cpus ? m[k]->cpus : 1u);
 	} else if (!strcmp(a, "--list-faults")) {
 		for (unsigned f = 1; f < SF_COUNT; f++)
 			printf("%s\n", sim_fault_name((enum sim_fault)f));

@@ -205,6 +205,10 @@ int sim_start_real(const char *model, enum sim_fault fault, uint32_t realism, ui
 #define SIM_MAX_CPUS 8
 unsigned sim_cpu_count(void);
 int sim_cpu_switch(unsigned n);
+/* The platform's run_cpus for such a machine (sim_mp.c): the suite on the
+ * CPUs the cpus option selects, CPU 0 the boot CPU; ctx unused. */
+struct harness;
+void sim_run_cpus(void *ctx, struct harness *h);
 static inline bool sim_real(const struct sim_cpu *s, enum sim_effect e)
 {
 	return (s->real.on >> e) & 1u;
