@@ -113,8 +113,7 @@ static void reset(struct sim_cpu *s)
 	if (c->x2apic)
 		ecx1 |= CPUID1_ECX_X2APIC;
 	sim_set_cpuid(s, 1, 0, sim_fms(c->family, c->model, c->stepping),
-		      0x00010800u | s->apic_id << 24, ecx1,
-		      c->leaf1_edx);
+		      0x00010800u | s->apic_id << 24, ecx1, c->leaf1_edx);
 	/* CPUID.0AH (facts §4): EAX version | GP count | GP width | mask
 	 * length 7; EDX fixed count | fixed width. */
 	sim_set_cpuid(s, 0x0a, 0, c->version | leaf0a_gp(s) << 8 | c->gp_width << 16 | 7u << 24,
