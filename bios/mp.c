@@ -222,7 +222,7 @@ void bios_mp_run(void *ctx, struct harness *h)
 		return;
 	}
 	unsigned n = mp_flags(&mp, h, flags);
-	unsigned k = cpu_jobs_select(s, flags, n, sel, SUITE_MAX_CPUS);
+	unsigned k = suite_cpus_select(s, flags, n, sel, SUITE_MAX_CPUS);
 	job.job.s = s;
 	job.job.buf = job_buf;
 	job.stack_top = job_stack + AP_STACK;

@@ -245,7 +245,7 @@ void mp_run_suite(void *ctx, struct harness *h)
 		suite_emit(s, "error: out of memory for the per-CPU run: boot CPU only");
 		suite_run(s, 0);
 	} else {
-		unsigned k = cpu_jobs_select(s, flags, (unsigned)n, sel, MP_MAX);
+		unsigned k = suite_cpus_select(s, flags, (unsigned)n, sel, MP_MAX);
 		if (cpu_jobs_need_ap(flags, sel, k))
 			job = job_alloc(s);
 		stuck = cpu_jobs_run(&(struct cpu_jobs){ run_ap, &m, job ? &job->job : NULL }, h,

@@ -36,6 +36,7 @@ static void usage(FILE *f)
 		"                      [--seed N] [--seeds COUNT] [--describe] [--json FILE]\n"
 		"                      [key=value ...]\n"
 		"       pmuharness-sim --list-models | --list-faults | --list-realism\n"
+		"--list-models prints name, driver, document and CPUs, tab-separated.\n"
 		"       pmuharness-sim --cpu MODEL --list-events [--json] | --event SPEC\n"
 		"Runs the harness's suite against a simulated CPU and prints the same lines\n"
 		"as the target. key=value options are those of pmuharness.cfg (README).\n"
@@ -136,9 +137,13 @@ static bool sim_header(void *ctx, struct harness *h)
 /* One power-on and one run of the suite; returns the exit status. */
 static enum sim_exit run_one(struct sim_run *r, struct harness *h)
 {
-	/* The simulator's platform: standard output, the boot CPU only, no
-	 * results files, keyboard, wall clock or exception path. */
-	const struct platform p = { .ctx = r, .line = print_line, .header = sim_header };
+	/* The simulator's platform: standard output, the boot CPU only
+	 * unless the model has several, no results files, keyboard, wall
+	 * clock or exception path. */
+	struct platform p = { .ctx = r, .line = print_line, .header = sim_header };
+
+	if (r->m->cpus > 1) /* a machine of several CPUs: the cpus option */
+		p.run_cpus = sim_run_cpus;
 
 	sim_start_real(r->model, r->f, r->realism, r->seed);
 	enum pmh_exit code = harness_run(&p, h);
@@ -197,8 +202,8 @@ static int list_command(const char *a)
 		unsigned n;
 		const struct sim_model *const *m = sim_models(&n);
 		for (unsigned k = 0; k < n; k++)
-			printf("%s\t%s\t%s\n", m[k]->name, pmu_driver_name(m[k]->driver),
-			       m[k]->doc);
+			printf("%s\t%s\t%s\t%u\n", m[k]->name, pmu_driver_name(m[k]->driver),
+			       m[k]->doc, m[k]->cpus ? m[k]->cpus : 1u);
 	} else if (!strcmp(a, "--list-faults")) {
 		for (unsigned f = 1; f < SF_COUNT; f++)
 			printf("%s\n", sim_fault_name((enum sim_fault)f));

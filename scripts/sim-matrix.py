@@ -38,9 +38,12 @@ SYMPTOM = {
 SEEDS = int(os.environ.get("SIM_SEEDS", "25"))
 
 
-def run(sim, model, fault):
+def run(sim, model, fault, cpus):
+    # a machine of several CPUs (a hybrid part) runs on every CPU: each core
+    # type with its own counters meets the fault
     p = subprocess.run([sim, "--cpu", model, "--fault", fault, "--realism", "all", "--seeds",
-                        str(SEEDS)], capture_output=True, text=True)
+                        str(SEEDS)] + (["cpus=all"] if cpus > 1 else []),
+                       capture_output=True, text=True)
     return p.returncode, p.stdout + p.stderr
 
 
@@ -61,13 +64,14 @@ def seeds_of(out):
 def main():
     sim = sys.argv[1]
     t0 = time.monotonic()
-    models = [l.split("\t")[0] for l in subprocess.run([sim, "--list-models"], capture_output=True,
-                                                       text=True, check=True).stdout.splitlines()]
+    # name, driver, document, CPUs
+    models = {l.split("\t")[0]: int(l.split("\t")[3]) for l in subprocess.run(
+        [sim, "--list-models"], capture_output=True, text=True, check=True).stdout.splitlines()}
     faults = subprocess.run([sim, "--list-faults"], capture_output=True, text=True,
                             check=True).stdout.split()
     jobs = [(m, f) for m in models for f in ["none"] + faults]
     with cf.ThreadPoolExecutor(max_workers=2) as ex:
-        results = dict(zip(jobs, ex.map(lambda j: run(sim, *j), jobs)))
+        results = dict(zip(jobs, ex.map(lambda j: run(sim, *j, models[j[0]]), jobs)))
     passed = failed = na = 0
     cells = {}
     problems = []

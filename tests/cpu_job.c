@@ -49,14 +49,7 @@ void cpu_job_run(struct cpu_job *j)
 	 * with the TPR holding off every class below the PMI's, only for
 	 * their windows and PMI waits (apic/pmi.c pmi_window_open, pmi_wait)
 	 * and put IF back as they found it. */
-	cpu_identify(&j->ci);
-	apic_detect(&j->apic);
-	pmu_attach(&j->pmu, &j->ci);
-	suite_bind_cpu(j->s, &(struct suite_cpu){&j->ci, &j->pmu, &j->apic, {job_line, j}});
-	suite_emit(j->s, "cpu.%u.identity: apic.id 0x%x (%s), pmu.driver %s, pmu.status %s", j->cpu,
-		   j->apic.id, apic_mode_name(j->apic.mode), pmu_driver_name(j->ci.driver),
-		   pmu_status_name(j->pmu.status));
-	suite_run(j->s, j->cpu);
+	suite_run_other(j->s, j->cpu, &j->ci, &j->pmu, &j->apic, (struct sink){ job_line, j });
 out:
 	isr_set_fatal(0, 0);
 	pmi_disarm();	      /* also closes a PMI window a crash left open (TPR, IF) */
@@ -84,66 +77,48 @@ bool cpu_jobs_need_ap(const uint32_t *flags, const uint16_t *sel, unsigned k)
 	return false;
 }
 
-/* The suite on CPU cpu (the BSP's own run or an AP's), and that CPU's
- * share of the counts into r. */
-static bool run_cpu(const struct cpu_jobs *m, struct suite *s, unsigned cpu, bool bsp,
-		    struct cpu_run *r)
+/* The loop's state: which AP job runs, whether one ran and whether one
+ * may still be running. */
+struct jobs_run {
+	const struct cpu_jobs *m;
+	struct harness *h;
+	bool ran_ap, stuck;
+};
+
+/* The suite on CPU cpu (the BSP's own run or an AP's): the PMU its checks
+ * measured. */
+static const struct pmu *run_one(void *ctx, unsigned cpu, bool bsp)
 {
-	struct run_counts before = suite_counts(s);
-	const struct pmu *own = s->pmu; /* the PMU this CPU's checks measured */
-	bool stuck = false;
+	struct jobs_run *r = ctx;
+	struct suite *s = r->h->suite;
 
 	if (bsp) {
 		suite_run(s, cpu);
-	} else if (!m->job) {
-		suite_fail_cpu(s, cpu, "out of memory for the AP's stack and output buffer");
-	} else {
-		stuck = m->run_ap(m->ctx, m->job, cpu);
-		own = &m->job->pmu;
+		return s->pmu;
 	}
-	r->cpu = (uint16_t)cpu;
-	r->n = suite_share(s, &before);
-	r->n.pmu_usable = own->status == PMU_FUNCTIONAL;
-	return stuck;
+	if (!r->m->job) {
+		suite_fail_cpu(s, cpu, "out of memory for the AP's stack and output buffer");
+		return s->pmu;
+	}
+	r->stuck |= r->m->run_ap(r->m->ctx, r->m->job, cpu);
+	r->ran_ap = true;
+	return &r->m->job->pmu;
+}
+
+/* The APIC globals describe the last CPU that ran: the BSP's again. */
+static void after_runs(void *ctx)
+{
+	struct jobs_run *r = ctx;
+
+	if (r->ran_ap)
+		apic_detect(&r->h->apic);
 }
 
 bool cpu_jobs_run(const struct cpu_jobs *m, struct harness *h, const uint32_t *flags,
 		  const uint16_t *sel, unsigned k, struct cpu_run *runs)
 {
-	struct suite *s = h->suite;
-	bool ran_ap = false, stuck = false;
-	char line[96];
+	struct jobs_run r = { m, h, false, false };
 
-	for (unsigned i = 0; i < k; i++) {
-		bool bsp = flags[sel[i]] & CPUSEL_BSP;
-		stuck |= run_cpu(m, s, sel[i], bsp, &runs[i]);
-		ran_ap |= !bsp && m->job;
-	}
-	/* the APIC globals describe the last CPU that ran: the BSP's again */
-	if (ran_ap)
-		apic_detect(&h->apic);
-	for (unsigned i = 0; i < k; i++) {
-		cpu_verdict_line(&runs[i], line, sizeof(line));
-		suite_emit(s, "%s", line);
-	}
-	return stuck;
-}
-
-static void warn_line(void *ctx, const char *msg)
-{
-	struct suite *s = ctx;
-	suite_emit(s, "warning: %s", msg);
-}
-
-unsigned cpu_jobs_select(struct suite *s, const uint32_t *flags, unsigned n, uint16_t *sel,
-			 unsigned max)
-{
-	unsigned k = cpu_select(s->opt, flags, n, sel, max, warn_line, s);
-	char none[160];
-
-	if (!k) {
-		cpu_select_none(s->opt, none, sizeof(none));
-		suite_emit(s, "error: %s", none);
-	}
-	return k;
+	suite_cpus_loop(h->suite, flags, sel, k, runs, run_one, after_runs, &r);
+	return r.stuck;
 }

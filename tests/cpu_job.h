@@ -47,10 +47,6 @@ struct cpu_jobs {
 };
 bool cpu_jobs_run(const struct cpu_jobs *m, struct harness *h, const uint32_t *flags,
 		  const uint16_t *sel, unsigned k, struct cpu_run *runs);
-/* cpu_select over n processors with its warnings as lines, and the error
- * when it selects nothing; returns the count. */
-unsigned cpu_jobs_select(struct suite *s, const uint32_t *flags, unsigned n, uint16_t *sel,
-			 unsigned max);
 /* True when sel[0..k) names a CPU other than the boot CPU. */
 bool cpu_jobs_need_ap(const uint32_t *flags, const uint16_t *sel, unsigned k);
 

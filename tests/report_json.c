@@ -128,7 +128,8 @@ static void cpu_obj(struct pmh_sb *sb, const struct cpu_record *r)
 	if (!r->identified) {
 		pmh_sb_add(sb, "null, \"vendor\": null, \"family\": null, \"model\": null, "
 			       "\"stepping\": null, \"brand\": null, \"microcode\": null, "
-			       "\"hypervisor\": null, \"apic_mode\": null, \"pmu\": null");
+			       "\"hypervisor\": null, \"apic_mode\": null, \"core_type\": null, "
+			       "\"pmu\": null");
 	} else {
 		pmh_sb_add(sb, "%u, \"vendor\": ", r->apic_id);
 		pmh_sb_json_str(sb, ci->ids.vendor);
@@ -141,7 +142,9 @@ static void cpu_obj(struct pmh_sb *sb, const struct cpu_record *r)
 			pmh_sb_add(sb, ", \"microcode\": null");
 		pmh_sb_add(sb, ", \"hypervisor\": ");
 		str_or_null(sb, ci->hypervisor ? ci->hv_signature : 0);
-		pmh_sb_add(sb, ", \"apic_mode\": \"%s\"", apic_mode_name(r->apic_mode));
+		pmh_sb_add(sb, ", \"apic_mode\": \"%s\", \"core_type\": ",
+			   apic_mode_name(r->apic_mode));
+		str_or_null(sb, cpu_core_type_name(ci->ids.core_type)); /* "": not hybrid */
 		cpu_pmu(sb, r);
 	}
 	pmh_sb_add(sb,

@@ -1,6 +1,7 @@
 /* The runner: selects checks by id glob, applies capability gates (SKIP with
  * the reason), runs each, and records exactly one verdict per check per CPU. */
 #include "suite.h"
+#include "cpu_select.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 
@@ -356,4 +357,76 @@ void suite_run(struct suite *s, unsigned cpu_index)
 		}
 		record(s, &c);
 	}
+}
+
+void suite_cpu_identity(struct suite *s, unsigned cpu)
+{
+	const struct cpu_info *ci = s->cpu;
+	const struct pmu *p = s->pmu;
+	char hybrid[64] = "";
+
+	/* a hybrid part's CPUs differ: the core type and its own counters */
+	if (ci->ids.core_type)
+		pmh_fmt(hybrid, sizeof(hybrid), ", core_type 0x%x %s, counters %u gp + %u fixed",
+			ci->ids.core_type, cpu_core_type_name(ci->ids.core_type), p->n_gp,
+			p->n_fixed);
+	suite_emit(s, "cpu.%u.identity: apic.id 0x%x (%s), pmu.driver %s, pmu.status %s%s", cpu,
+		   s->apic->id, apic_mode_name(s->apic->mode), pmu_driver_name(ci->driver),
+		   pmu_status_name(p->status), hybrid);
+}
+
+void suite_run_other(struct suite *s, unsigned cpu, struct cpu_info *ci, struct pmu *p,
+		     struct apic_info *ai, struct sink out)
+{
+	cpu_identify(ci);
+	apic_detect(ai);
+	pmu_attach(p, ci);
+	suite_bind_cpu(s, &(struct suite_cpu){ ci, p, ai, out });
+	suite_cpu_identity(s, cpu);
+	suite_run(s, cpu);
+}
+
+static void warn_line(void *ctx, const char *msg)
+{
+	suite_emit(ctx, "warning: %s", msg);
+}
+
+unsigned suite_cpus_select(struct suite *s, const uint32_t *flags, unsigned n, uint16_t *sel,
+			   unsigned max)
+{
+	unsigned k = cpu_select(s->opt, flags, n, sel, max, warn_line, s);
+	char line[160];
+
+	if (!k) {
+		cpu_select_none(s->opt, line, sizeof(line));
+		suite_emit(s, "error: %s", line);
+	}
+	return k;
+}
+
+void suite_cpus_loop(struct suite *s, const uint32_t *flags, const uint16_t *sel, unsigned k,
+		     struct cpu_run *runs, suite_one_cpu one, void (*after)(void *ctx), void *ctx)
+{
+	char line[160];
+
+	for (unsigned i = 0; i < k; i++) {
+		struct run_counts before = suite_counts(s);
+		const struct pmu *own = one(ctx, sel[i], flags[sel[i]] & CPUSEL_BSP);
+		runs[i].cpu = sel[i];
+		runs[i].n = suite_share(s, &before);
+		runs[i].n.pmu_usable = own->status == PMU_FUNCTIONAL;
+	}
+	if (after)
+		after(ctx);
+	for (unsigned i = 0; i < k; i++) {
+		cpu_verdict_line(&runs[i], line, sizeof(line));
+		suite_emit(s, "%s", line);
+	}
+}
+
+void suite_run_cpus(struct suite *s, const uint32_t *flags, unsigned n, struct suite_cpus *w,
+		    suite_one_cpu one, void *ctx)
+{
+	unsigned k = suite_cpus_select(s, flags, n, w->sel, w->max);
+	suite_cpus_loop(s, flags, w->sel, k, w->runs, one, w->after, ctx);
 }

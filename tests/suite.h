@@ -168,6 +168,41 @@ void suite_bind_cpu(struct suite *s, const struct suite_cpu *c);
  * counted, kept in the results and printed as "FAIL cpu.N: msg". */
 void suite_fail_cpu(struct suite *s, unsigned cpu, const char *msg);
 
+/* The "cpu.N.identity:" line of CPU cpu's own run, from the bound CPU:
+ * its APIC, PMU driver and status, and on a hybrid part its core type and
+ * counters. */
+void suite_cpu_identity(struct suite *s, unsigned cpu);
+/* The run on a CPU other than the boot CPU, on that CPU: identifies it
+ * into ci, ai and p, binds them with its sink, says its identity and runs
+ * the checks. The caller releases p, restores ci and binds back. */
+void suite_run_other(struct suite *s, unsigned cpu, struct cpu_info *ci, struct pmu *p,
+		     struct apic_info *ai, struct sink out);
+
+/* A platform's per-CPU run (platform.h run_cpus). one runs the suite on
+ * CPU cpu (bsp: the boot CPU's own run) and returns the PMU its checks
+ * measured; sel and runs have room for max CPUs; after (optional) runs
+ * when every CPU has run, before the verdict lines. */
+struct cpu_run;
+typedef const struct pmu *(*suite_one_cpu)(void *ctx, unsigned cpu, bool bsp);
+struct suite_cpus {
+	uint16_t *sel;
+	struct cpu_run *runs;
+	unsigned max;
+	void (*after)(void *ctx);
+};
+/* The cpus option resolved against n processors' status flags (warnings
+ * and the error when none is left said), each selected CPU through one,
+ * then one "cpu.N.verdict:" line per CPU. */
+void suite_run_cpus(struct suite *s, const uint32_t *flags, unsigned n, struct suite_cpus *w,
+		    suite_one_cpu one, void *ctx);
+/* Its two halves, for a platform that prepares between them: the
+ * selection into sel (warnings and the error said; returns the count),
+ * and the runs of sel[0..k) with the verdict lines. */
+unsigned suite_cpus_select(struct suite *s, const uint32_t *flags, unsigned n, uint16_t *sel,
+			   unsigned max);
+void suite_cpus_loop(struct suite *s, const uint32_t *flags, const uint16_t *sel, unsigned k,
+		     struct cpu_run *runs, suite_one_cpu one, void (*after)(void *ctx), void *ctx);
+
 /* The run's one verdict (README "Output"), in order of precedence: ERROR
  * (the harness could not run), FAIL (a check failed), NO PMU (no usable
  * PMU: no driver, or the probe found it not functional), NO VERDICT (the

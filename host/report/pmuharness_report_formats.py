@@ -62,7 +62,9 @@ def cpu_ident(c):
     ctrs = ("-" if not pmu else
             f"{nv(pmu.get('gp_counters'))} x {nv(pmu.get('gp_width'))} bit general, "
             f"{nv(pmu.get('fixed_counters'))} x {nv(pmu.get('fixed_width'))} bit fixed")
-    return [("CPU", f"{c['cpu']} (APIC ID {nv(c.get('apic_id'))}, {nv(c.get('apic_mode'))})"),
+    # a hybrid part's core type ("core" P-core, "atom" E-core)
+    core = f", core type {c['core_type']}" if c.get("core_type") else ""
+    return [("CPU", f"{c['cpu']} (APIC ID {nv(c.get('apic_id'))}, {nv(c.get('apic_mode'))}{core})"),
             ("Vendor", nv(c.get("vendor"))), ("Brand", nv(c.get("brand"))),
             ("Family/model/stepping", fms), ("Microcode", nv(c.get("microcode"), "{:#x}")),
             ("Hypervisor", nv(c.get("hypervisor"))),

@@ -261,6 +261,8 @@ def bad_input_refused(tmp):
         ("badcount.json", lambda d: d["summary"].update(passed="4"), "field 'summary.passed'"),
         ("cpu.json", lambda d: d["results"][0].update(cpu=7), "field 'results[0].cpu'"),
         ("nosystem.json", lambda d: d.pop("system") and None, "field 'system' is missing"),
+        ("coretype.json", lambda d: d["cpus"][0].update(core_type="big"),
+         "field 'cpus[0].core_type'"),
     ]
     errs = []
     out = os.path.join(tmp, "kept.xml")

@@ -113,6 +113,14 @@ def main():
             errs += [f"{' '.join(args)}: {e}" for e in validate(doc, schema)]
             if not doc["cpus"] or doc["cpus"][0]["verdict"] is None:
                 errs.append(f"{' '.join(args)}: no per-CPU record")
+            if doc["cpus"] and doc["cpus"][0]["core_type"] is not None:
+                errs.append(f"{' '.join(args)}: a core type on a part that is not hybrid")
+        # the hybrid machine: each CPU's own core type (P-cores 0-1, E-cores 2-3)
+        doc = sim_doc(sim, "--cpu", "alderlake", "cpus=all", "checks=pmu.probe")
+        errs += [f"alderlake cpus=all: {e}" for e in validate(doc, schema)]
+        types = [c["core_type"] for c in doc["cpus"]]
+        if types != ["core", "core", "atom", "atom"]:
+            errs.append(f"alderlake cpus=all: core types {types}")
         return errs
 
     def sim_figures():
@@ -130,6 +138,7 @@ def main():
                              (lambda d: d["cpus"][0].pop("brand"), "a CPU without brand"),
                              (lambda d: d["summary"].update(passed="3"), "a count as string"),
                              (lambda d: d["results"][0].update(verdict="OK"), "a bad verdict"),
+                             (lambda d: d["cpus"][0].update(core_type="big"), "a bad core type"),
                              (lambda d: d.update(extra=1), "an unknown field")):
             bad = copy.deepcopy(good)
             mutate(bad)

@@ -16,23 +16,11 @@
  * Counters in the simulator's numbering: GP first, then fixed. What
  * firmware and microcode add (realism "firmware") is model_arch_firmware.c. */
 #include "../../pmu/msr.h"
+#include "../../pmu/cpuid.h"
 #include "model_arch.h"
 
 #define CPUID1_ECX_PDCM (1u << 15)
 #define CPUID1_ECX_X2APIC (1u << 21)
-
-struct arch_cfg {
-	const struct sim_model *m;
-	unsigned version, n_gp, gp_width, n_fixed, fixed_width;
-	uint32_t max_leaf, ebx, leaf1_ecx, leaf1_edx;
-	unsigned family, model, stepping;
-	const char *brand;
-	uint64_t perf_caps; /* 0: no PERF_CAPABILITIES (CPUID.1:ECX[15] clear) */
-	uint32_t ucode;
-	bool x2apic;
-	bool tfa; /* firmware: microcode with TSX_FORCE_ABORT (CPUID.7:EDX[13]) */
-	bool v6;  /* leaf 23H bitmaps and the v6 addresses */
-};
 
 static const struct arch_cfg *cfg_of(const struct sim_cpu *s);
 
@@ -103,6 +91,17 @@ static bool pmc3_taken(const struct sim_cpu *s, unsigned k)
 	return arch_pmc3_taken(s, k, cfg_of(s)->tfa);
 }
 
+/* What CPUID.0AH lists: on a hybrid part what both core types share. */
+static unsigned leaf0a_gp(const struct sim_cpu *s)
+{
+	return cfg_of(s)->shared_gp ? cfg_of(s)->shared_gp : n_legacy(s);
+}
+
+static unsigned leaf0a_fixed(const struct sim_cpu *s)
+{
+	return cfg_of(s)->shared_fixed ? cfg_of(s)->shared_fixed : cfg_of(s)->n_fixed;
+}
+
 static void reset(struct sim_cpu *s)
 {
 	const struct arch_cfg *c = cfg_of(s);
@@ -113,12 +112,16 @@ static void reset(struct sim_cpu *s)
 		ecx1 |= CPUID1_ECX_PDCM;
 	if (c->x2apic)
 		ecx1 |= CPUID1_ECX_X2APIC;
-	sim_set_cpuid(s, 1, 0, sim_fms(c->family, c->model, c->stepping), 0x00010800u, ecx1,
-		      c->leaf1_edx);
+	sim_set_cpuid(s, 1, 0, sim_fms(c->family, c->model, c->stepping),
+		      0x00010800u | s->apic_id << 24, ecx1, c->leaf1_edx);
 	/* CPUID.0AH (facts §4): EAX version | GP count | GP width | mask
 	 * length 7; EDX fixed count | fixed width. */
-	sim_set_cpuid(s, 0x0a, 0, c->version | n_legacy(s) << 8 | c->gp_width << 16 | 7u << 24,
-		      c->ebx, 0, c->version >= 2 ? (c->n_fixed | c->fixed_width << 5) : 0);
+	sim_set_cpuid(s, 0x0a, 0, c->version | leaf0a_gp(s) << 8 | c->gp_width << 16 | 7u << 24,
+		      c->ebx, 0, c->version >= 2 ? (leaf0a_fixed(s) | c->fixed_width << 5) : 0);
+	if (c->core_type) { /* hybrid: CPUID.7:EDX[15], leaf 1AH EAX[31:24] */
+		sim_set_cpuid(s, 7, 0, 0, 0, 0, CPUID_7_EDX_HYBRID);
+		sim_set_cpuid(s, CPUID_LEAF_HYBRID, 0, c->core_type << 24, 0, 0, 0);
+	}
 	if (c->v6) { /* CPUID.(7,1):EAX[8], leaf 23H subleafs 0 and 1 */
 		sim_set_cpuid(s, 7, 1, 1u << 8, 0, 0, 0);
 		sim_set_cpuid(s, 0x23, 0, 1u << 1, 0, 0, 0);
@@ -470,6 +473,18 @@ static const struct sim_model arrowlake = {
 };
 SIM_MODEL(arrowlake);
 
+/* The hybrid machine: its CPUs' configurations are in model_hybrid.c. */
+const struct sim_model arch_alderlake = {
+    .name = "alderlake",
+    .doc = "SDM Vol. 2A CPUID leaf 1AH (core type), 0AH (what both core types share); Linux "
+	   "intel/core.c intel_pmu_init (P-core 8 GP + 4 fixed, E-core 6 + 3); facts §4, §8, §9",
+    .faults = ARCH_V2_FAULTS,
+    ARCH_MODEL,
+    .si = &si_skylake,
+    .cpus = HYBRID_CPUS,
+};
+SIM_MODEL(arch_alderlake);
+
 static const struct arch_cfg cfgs[] = {
     {
 	/* Core Duo: CPUID.0AH EAX 0x07280201 */
@@ -550,6 +565,8 @@ static const struct arch_cfg cfgs[] = {
 
 static const struct arch_cfg *cfg_of(const struct sim_cpu *s)
 {
+	if (s->m == &arch_alderlake)
+		return arch_hybrid_cfg(s);
 	for (unsigned i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++)
 		if (cfgs[i].m == s->m)
 			return &cfgs[i];

@@ -12,6 +12,29 @@
 #define REG_UCODE	  19
 #define REG_TFA		  20 /* MSR_TSX_FORCE_ABORT (0x10F) */
 
+struct arch_cfg {
+	const struct sim_model *m;
+	unsigned version, n_gp, gp_width, n_fixed, fixed_width;
+	uint32_t max_leaf, ebx, leaf1_ecx, leaf1_edx;
+	unsigned family, model, stepping;
+	const char *brand;
+	uint64_t perf_caps; /* 0: no PERF_CAPABILITIES (CPUID.1:ECX[15] clear) */
+	uint32_t ucode;
+	bool x2apic;
+	bool tfa; /* firmware: microcode with TSX_FORCE_ABORT (CPUID.7:EDX[13]) */
+	bool v6;  /* leaf 23H bitmaps and the v6 addresses */
+	/* hybrid: leaf 1AH's core type, and what CPUID.0AH lists (0: n_gp
+	 * up to the legacy eight, n_fixed) */
+	uint32_t core_type;
+	unsigned shared_gp, shared_fixed;
+};
+
+/* The hybrid "alderlake" (model_hybrid.c): its CPUs and the configuration
+ * of CPU s->cpu_no. */
+#define HYBRID_CPUS 4
+extern const struct sim_model arch_alderlake;
+const struct arch_cfg *arch_hybrid_cfg(const struct sim_cpu *s);
+
 /* Power-on under realism "firmware"; globals: arch perfmon v2+, tfa: the
  * microcode has TSX_FORCE_ABORT. */
 void arch_firmware(struct sim_cpu *s, bool globals, bool tfa);

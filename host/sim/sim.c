@@ -72,29 +72,6 @@ int sim_start(const char *model, enum sim_fault fault)
 	return sim_start_real(model, fault, 0, 0);
 }
 
-int sim_start_real(const char *model, enum sim_fault fault, uint32_t realism, uint64_t seed)
-{
-	const struct sim_model *m = sim_model_find(model);
-
-	if (!m || fault >= SF_COUNT)
-		return -1;
-	if (fault != SF_NONE && !(m->faults & (1u << fault)))
-		return -1;
-	pmh_memset(&sim, 0, sizeof(sim));
-	sim.m = m;
-	sim.fault = fault;
-	sim.apic_base = 0xfee00000ull | APIC_BASE_ENABLE | APIC_BASE_BSP;
-	sim.lvt_pc = LVT_MASKED; /* reset state of an LVT entry */
-	sim.svr = 0x1ff;
-	sim.irq_enabled = true;	 /* boot services run with interrupts on */
-	sim.tsc = 1000000;
-	sim.real.on = m->si ? realism & SIM_REALISM_ALL : 0;
-	sim.real.seed = seed;
-	sim_real_reset(&sim);
-	m->reset(&sim);
-	return 0;
-}
-
 /* ---- CPUID ----------------------------------------------------------------- */
 
 void sim_set_cpuid(struct sim_cpu *s, uint32_t leaf, uint32_t subleaf, uint32_t a, uint32_t b,

@@ -104,6 +104,9 @@ struct sim_model {
 	uint64_t (*pending)(struct sim_cpu *s);
 	/* Realism numbers for this family; 0 = behaves ideally. */
 	const struct sim_silicon *si;
+	/* Logical CPUs of the machine (0: one); each has its own CPUID values
+	 * and MSR file, powered on by reset with sim_cpu.cpu_no set. */
+	unsigned cpus;
 };
 
 struct sim_cpuid {
@@ -157,6 +160,7 @@ struct sim_cpu {
 	/* local APIC */
 	uint64_t apic_base; /* IA32_APIC_BASE value */
 	uint32_t apic_id;   /* this logical processor's APIC ID (0 unless the model says) */
+	unsigned cpu_no;    /* this CPU's number in a machine of several (sim_cpu_switch) */
 	uint32_t lvt_pc;
 	uint32_t tpr, svr;
 	uint8_t irr[32], isr[32]; /* 256-bit vectors */
@@ -195,6 +199,16 @@ enum sim_fault sim_fault_from_name(const char *name);
 int sim_start(const char *model, enum sim_fault fault);
 /* The same with realism effects (SE_* bits) drawn from seed. */
 int sim_start_real(const char *model, enum sim_fault fault, uint32_t realism, uint64_t seed);
+/* Machines of several CPUs (sim_model.cpus): the number of CPUs, and CPU n
+ * made the current one (sim), the state of the one before kept; a CPU is
+ * powered on at its first switch. -1 when there is no CPU n. */
+#define SIM_MAX_CPUS 8
+unsigned sim_cpu_count(void);
+int sim_cpu_switch(unsigned n);
+/* The platform's run_cpus for such a machine (sim_mp.c): the suite on the
+ * CPUs the cpus option selects, CPU 0 the boot CPU; ctx unused. */
+struct harness;
+void sim_run_cpus(void *ctx, struct harness *h);
 static inline bool sim_real(const struct sim_cpu *s, enum sim_effect e)
 {
 	return (s->real.on >> e) & 1u;

@@ -44,6 +44,10 @@ static bool resolve(struct check_ctx *c, struct raw *x)
 		char why[96];
 		if (x->r.counter >= 0 && (unsigned)x->r.counter != i)
 			continue;
+		/* no counter list: any general-purpose counter, not a fixed
+		 * one that has its number here (a hybrid E-core's gp7) */
+		if (!x->r.ev.counters && p->ctr[i].kind != PMU_CTR_GP)
+			continue;
 		if (events_check_counter(&x->r.ev, i, why, sizeof(why)) != EV_REFUSED)
 			ctr = (int)i;
 	}
