@@ -38,11 +38,15 @@ static void usage(FILE *f)
 		"       pmuharness-sim --list-models | --list-faults | --list-realism\n"
 		"--list-models prints name, driver, document and CPUs, tab-separated.\n"
 		"       pmuharness-sim --cpu MODEL --list-events [--json] | --event SPEC\n"
+		"       pmuharness-sim --cpuid-dump FILE [--dump-cpu N]\n"
 		"Runs the harness's suite against a simulated CPU and prints the same lines\n"
 		"as the target. key=value options are those of pmuharness.cfg (README).\n"
 		"--realism picks the effects of real silicon (default all; see\n"
 		"--list-realism); --seed N (default 1) draws them reproducibly; --seeds\n"
 		"COUNT runs seeds N..N+COUNT-1 in turn, each from its sim.realism: line.\n"
+		"--cpuid-dump prints the identification of a real processor from its CPUID\n"
+		"dump (lines \"CPUID 00000001: EAX-EBX-ECX-EDX [SL nn]\", logical CPU N, what\n"
+		"it leaves out taken from CPU 0), every MSR absent.\n"
 		"--json FILE writes the results JSON (schema pmuharness-results/2) of the\n"
 		"last run to FILE.\n"
 		"Exit status: 0 no check failed, 1 a check failed, 2 the harness could not run,\n"
@@ -101,6 +105,7 @@ struct sim_run {
 	uint32_t realism;
 	uint64_t seed;
 	int describe;
+	bool dump; /* --cpuid-dump: the identification lines only */
 	const char *json; /* --json FILE, or NULL */
 };
 
@@ -125,6 +130,10 @@ static bool sim_header(void *ctx, struct harness *h)
 {
 	const struct sim_run *r = ctx;
 
+	if (r->dump) {
+		report_identity(h->suite);
+		return false;
+	}
 	if (r->describe) {
 		describe(r->m, &h->cpu, &h->pmu);
 		return false;
@@ -166,8 +175,8 @@ static enum sim_exit run_one(struct sim_run *r, struct harness *h)
 
 /* The command line: what the run is, and the key=value words for options. */
 struct cmdline {
-	const char *model, *fault, *realism, *json;
-	int describe, nargs;
+	const char *model, *fault, *realism, *json, *dump;
+	int describe, nargs, dump_cpu;
 	char *args[64];
 	uint64_t seed, seeds;
 };
@@ -213,6 +222,55 @@ static int list_command(const char *a)
 	return 1;
 }
 
+/* One "CPUID LLLLLLLL: EAX-EBX-ECX-EDX [SL nn]" line of a dump into *e;
+ * a line without [SL nn] answers every subleaf. */
+static bool dump_line(const char *l, struct sim_cpuid *e)
+{
+	unsigned sl;
+	const char *t;
+
+	if (sscanf(l, "CPUID %x: %x-%x-%x-%x", &e->leaf, &e->r.eax, &e->r.ebx, &e->r.ecx,
+		   &e->r.edx) != 5)
+		return false;
+	t = strstr(l, "[SL ");
+	e->subleaf = t && sscanf(t, "[SL %x]", &sl) == 1 ? sl : 0xffffffffu;
+	return true;
+}
+
+/* The CPUID lines of logical CPU cpu ("Logical CPU #n" sections; lines
+ * before the first section are CPU 0's) over those of CPU 0, which a dump
+ * lists in full, into the cpuid-dump model. Exit status or -1 to go on. */
+static int load_dump(const char *path, int cpu)
+{
+	static struct sim_cpuid t[2][SIM_MAX_CPUID];
+	unsigned n[2] = { 0, 0 };
+	char l[512];
+	int cur = 0, k;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "error: --cpuid-dump %s: cannot open\n", path);
+		return SIM_EXIT_ERROR;
+	}
+	while (fgets(l, sizeof(l), f)) {
+		const char *sec = strstr(l, "Logical CPU #");
+		if (sec)
+			cur = atoi(sec + 13);
+		k = cur == 0 ? 0 : cur == cpu ? 1 : -1;
+		if (k >= 0 && n[k] < SIM_MAX_CPUID && dump_line(l, &t[k][n[k]]))
+			n[k]++;
+	}
+	fclose(f);
+	if (!n[0] || (cpu && !n[1])) {
+		fprintf(stderr, "error: --cpuid-dump %s: no CPUID lines for CPU %d\n", path, cpu);
+		return SIM_EXIT_ERROR;
+	}
+	for (unsigned i = 0; i < n[1] && n[0] < SIM_MAX_CPUID; i++)
+		t[0][n[0]++] = t[1][i]; /* later entries replace CPU 0's (sim_set_cpuid) */
+	sim_dump_load(t[0], n[0]);
+	return -1;
+}
+
 /* The model, fault and effects the command line names, into *r; -1 to go
  * on, or the exit status with the error printed. */
 static int sim_setup(const struct cmdline *cl, struct sim_run *r)
@@ -223,9 +281,11 @@ static int sim_setup(const struct cmdline *cl, struct sim_run *r)
 		usage(stderr);
 		return SIM_EXIT_ERROR;
 	}
-	*r = (struct sim_run){
-		.model = cl->model, .fault = cl->fault, .describe = cl->describe, .json = cl->json
-	};
+	*r = (struct sim_run){ .model = cl->model,
+			       .fault = cl->fault,
+			       .describe = cl->describe,
+			       .dump = cl->dump != NULL,
+			       .json = cl->json };
 	r->f = sim_fault_from_name(cl->fault);
 	r->m = sim_model_find(cl->model);
 	if (!r->m) {
@@ -264,6 +324,10 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *cl)
 			cl->realism = argv[++i];
 		else if (!strcmp(a, "--json") && i + 1 < argc)
 			cl->json = argv[++i];
+		else if (!strcmp(a, "--cpuid-dump") && i + 1 < argc)
+			cl->dump = argv[++i];
+		else if (!strcmp(a, "--dump-cpu") && i + 1 < argc)
+			cl->dump_cpu = atoi(argv[++i]);
 		else if ((!strcmp(a, "--seed") || !strcmp(a, "--seeds")) && i + 1 < argc) {
 			if (parse_seed(a, argv[i + 1], a[6] == 's' ? &cl->seeds : &cl->seed))
 				return SIM_EXIT_ERROR;
@@ -291,6 +355,12 @@ int main(int argc, char **argv)
 	int rc = parse_cmdline(argc, argv, &cl);
 	if (rc >= 0)
 		return rc;
+	if (cl.dump) { /* a real part as it is: no realism, no fault */
+		cl.model = sim_model_dump.name;
+		cl.realism = "none";
+		if ((rc = load_dump(cl.dump, cl.dump_cpu)) >= 0)
+			return rc;
+	}
 	rc = sim_setup(&cl, &r);
 	if (rc >= 0)
 		return rc;

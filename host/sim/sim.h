@@ -145,10 +145,13 @@ struct sim_real {
 	uint64_t timer_min_us, timer_max_us, smi_min_us, smi_max_us;
 };
 
+/* CPUID entries of one CPU: a model's few, or a real part's dump. */
+#define SIM_MAX_CPUID 256
+
 struct sim_cpu {
 	const struct sim_model *m;
 	enum sim_fault fault;
-	struct sim_cpuid cpuid[48];
+	struct sim_cpuid cpuid[SIM_MAX_CPUID];
 	unsigned n_cpuid;
 	/* counters, by the model's own numbering */
 	unsigned n_ctr;
@@ -283,6 +286,13 @@ void sim_deliver(struct sim_cpu *s);
 /* x2APIC register MSRs (0x800-0x8FF) for hw_rdmsr/hw_wrmsr; #GP in xAPIC mode. */
 int sim_x2apic_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *val);
 int sim_x2apic_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t val);
+
+/* model_dump.c: the CPUID values of a real processor and no MSR, for
+ * pmuharness-sim --cpuid-dump; found by its name "cpuid-dump" but not
+ * listed among the models. sim_dump_load copies the entries (subleaf
+ * 0xffffffff: any subleaf) that its reset answers from. */
+extern const struct sim_model sim_model_dump;
+void sim_dump_load(const struct sim_cpuid *t, unsigned n);
 
 /* Registers a model (a linker section, no central table). */
 #define SIM_MODEL(sym)                                                                      \
