@@ -90,14 +90,19 @@ static bool full_width_writes(const struct pmu *p)
 
 /* Alder Lake and Raptor Lake P-cores without leaf 23H: CPUID.0AH lists
  * what both core types share; Linux's intel_pmu_init gives the P-core
- * ("cpu_core") two GP and one fixed counter more, the E-core what 0AH says. */
+ * ("cpu_core") two GP and one fixed counter more, the E-core what 0AH says.
+ * With the E-cores off, 0AH already lists the P-core's own 8 GP (dumps of an
+ * i9-12900K and an i5-1350P so set: 0AH EAX 0x08300805, leaf 7 EDX[15]
+ * still set), and nothing is added. */
+#define P_CORE_GP 8 /* Golden Cove / Raptor Cove GP counters (Linux cpu_core) */
 static unsigned hybrid_core_extra(const struct pmu *p)
 {
 	static const uint8_t models[] = {0x97, 0x9a, 0xb7, 0xba, 0xbf};
 	const struct cpu_info *ci = p->cpu;
 
 	if (ci->ids.core_type != CPU_CORE_TYPE_CORE || ci->family != 6 ||
-	    cpu_perfmon_bitmaps(&ci->ids))
+	    cpu_perfmon_bitmaps(&ci->ids) ||
+	    CPUID_0A_EAX_GP_COUNTERS(ci->ids.leaf0a.eax) >= P_CORE_GP)
 		return 0;
 	for (unsigned i = 0; i < sizeof(models); i++)
 		if (ci->model == models[i])

@@ -19,6 +19,7 @@ run "simulated CPUs, realism all, 25 seeds (optimised build)" \
   scripts/sim-matrix.py build/host/pmuharness-sim-fast
 run "simulated CPUs, realism all, 2 seeds (ASan+UBSan build)" \
   env SIM_SEEDS=2 scripts/sim-matrix.py build/host/pmuharness-sim
+run "CPUID dump replay (typed snippets)" host/test_cpuid_replay.py build/host/pmuharness-sim-fast
 run "fuzzing (libFuzzer, ${FUZZ_SECONDS:-30} s per target)" scripts/fuzz.sh
 run "report tool (fixtures and one QEMU boot)" host/report/test_report.py build/pmuharness.efi
 run "results JSON against its schema (simulator and a QEMU boot)" \

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "../../pmu/cpu.h"
+#include "../../pmu/pmu.h"
 #include "../sim/sim.h"
 
 static void fms(enum cpu_vendor v, uint32_t eax, uint32_t f, uint32_t m, uint32_t s)
@@ -250,6 +251,48 @@ static void names(void **st)
 	assert_int_equal(cpu_vendor_from_string("GenuineIotel"), VENDOR_OTHER);
 }
 
+/* A real part's CPUID through the cpuid-dump model, as pmuharness-sim
+ * --cpuid-dump gives it; every MSR absent, so the counters are CPUID's. */
+static void replay(const struct sim_cpuid *t, unsigned n, struct cpu_info *ci, struct pmu *p)
+{
+	sim_dump_load(t, n);
+	assert_int_equal(sim_start("cpuid-dump", SF_NONE), 0);
+	cpu_identify(ci);
+	pmu_attach(p, ci);
+}
+
+#define ANY_SUB 0xffffffffu /* a dump line without [SL nn] */
+
+/* Raptor Lake P-core i5-1350P with its E-cores off (InstLatx64 dump
+ * GenuineIntel00B06A2_RaptorLakeP_02): leaf 7 EDX[15] still says hybrid,
+ * 1AH says core, and 0AH lists the P-core's own 8 GP + 4 fixed (EAX
+ * 0x08300805, ECX 0xF, EDX 0x8604): nothing is added to them. With the
+ * E-cores on (RaptorLakeP_03), 0AH lists the shared 6 + 3, and the P-core
+ * has two GP and one fixed more (Linux intel_pmu_init, cpu_core). */
+static void hybrid_p_core_alone(void **st)
+{
+	static struct cpu_info ci;
+	static struct pmu p;
+	struct sim_cpuid t[] = {
+		{ 0, ANY_SUB, { 0x00000020, 0x756E6547, 0x6C65746E, 0x49656E69 } },
+		{ 1, ANY_SUB, { 0x000B06A2, 0x00800800, 0x7FFAFBBF, 0xBFEBFBFF } },
+		{ 7, 0, { 0x00000002, 0x239C27EB, 0x98C027AC, 0xFC1CC410 } },
+		{ 0x0A, ANY_SUB, { 0x08300805, 0x00000000, 0x0000000F, 0x00008604 } },
+		{ 0x1A, ANY_SUB, { 0x40000001, 0, 0, 0 } },
+	};
+	(void)st;
+	replay(t, sizeof(t) / sizeof(t[0]), &ci, &p);
+	assert_int_equal(ci.model, 0xba);
+	assert_string_equal(cpu_core_type_name(ci.ids.core_type), "core");
+	assert_int_equal(ci.driver, PMU_DRV_INTEL_ARCH);
+	assert_int_equal(p.n_gp, 8);
+	assert_int_equal(p.n_fixed, 4);
+	t[3].r = (struct cpuid_regs){ 0x07300605, 0, 0x00000007, 0x00008603 };
+	replay(t, sizeof(t) / sizeof(t[0]), &ci, &p);
+	assert_int_equal(p.n_gp, 8);
+	assert_int_equal(p.n_fixed, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +304,7 @@ int main(void)
 		cmocka_unit_test(brand_trimmed),
 		cmocka_unit_test(hypervisor_named),
 		cmocka_unit_test(microcode_where_documented),
+		cmocka_unit_test(hybrid_p_core_alone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
