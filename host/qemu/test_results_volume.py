@@ -16,6 +16,9 @@ sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemulib as q  # noqa: E402
 
+# results files only: the stick also holds pmuharness-i686.elf (the BIOS kernel)
+RESULTS_NAME = re.compile(r"^pmuharness-\d{3}\.(log|json)$")
+
 QUICK_CFG = "on_finish = qemu-exit\nchecks = apic.lvt-pc\n"
 BOOT_DIR = "/EFI/BOOT"
 # usb-image.sh formats the stick with 512-byte clusters (mkfs.fat -s 1 -S 512).
@@ -60,9 +63,9 @@ class Stick:
         os.unlink(path)
 
     def results(self):
-        """{name: bytes} of every pmuharness-* file on the stick."""
+        """{name: bytes} of every results file (pmuharness-NNN.*) on the stick."""
         names = [os.path.basename(p) for p in q.listing(self.img, self.off)
-                 if os.path.basename(p).startswith("pmuharness-")]
+                 if RESULTS_NAME.match(os.path.basename(p))]
         return {n: q.get(self.img, self.off, f"{BOOT_DIR}/{n}") for n in names}
 
     def close(self):
@@ -180,8 +183,8 @@ def long_folder_path(efi):
         f.write("\r\n".join(["@echo -off", "fs0:", path, "reset -s", ""]))
     try:
         rc, _, lines, _ = q.boot([efi, "--prepared", "--esp", esp])
-        here = sorted(f for f in os.listdir(deep) if f.startswith("pmuharness-"))
-        root = sorted(f for f in os.listdir(esp) if f.startswith("pmuharness-"))
+        here = sorted(f for f in os.listdir(deep) if RESULTS_NAME.match(f))
+        root = sorted(f for f in os.listdir(esp) if RESULTS_NAME.match(f))
     finally:
         shutil.rmtree(esp, ignore_errors=True)
     if len(path) < FOLDER_MIN:
