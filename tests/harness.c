@@ -2,7 +2,6 @@
  * sequence for the UEFI image and the simulator, so that what a run prints
  * and in which order is decided here once. */
 #include "harness.h"
-#include "smbios.h"
 #include "screen.h"
 #include "../lib/fmt.h"
 
@@ -41,11 +40,10 @@ static void status_ident(const struct harness *h)
 	const struct cpu_info *c = &h->cpu;
 	const struct pmu *p = &h->pmu;
 	const struct platform *pl = h->platform;
+	const struct suite *s = h->suite;
 	bool fx = p->ops && p->n_fixed;
-	struct smbios_info si;
 	char board[2 * SMBIOS_STR + 2], fw[64];
-	bool have = pl->smbios && smbios_parse(pl->smbios, pl->smbios_len, &si);
-	const struct smbios_id *b = have && si.board.found ? &si.board : &si.system;
+	const struct smbios_id *b = s->sys.board.found ? &s->sys.board : &s->sys.system;
 	struct screen_ident d = {
 		.brand = c->brand, .driver = pmu_driver_name(c->driver),
 		.apic_mode = apic_mode_name(h->apic.mode), .family = c->family,
@@ -57,7 +55,7 @@ static void status_ident(const struct harness *h)
 
 	/* the board as SMBIOS names it (the system's when there is no board
 	 * structure, as on QEMU's q35), the firmware as its system table does */
-	if (have && b->found) {
+	if (s->have_sys && b->found) {
 		pmh_fmt(board, sizeof(board), "%s %s", b->manufacturer, b->product);
 		d.board = board;
 	}

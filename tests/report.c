@@ -150,6 +150,7 @@ void report_start(struct suite *s, const struct platform *p, uint64_t t0_us)
 {
 	s->platform = p;
 	s->t0_us = t0_us;
+	s->have_sys = p->smbios && smbios_parse(p->smbios, p->smbios_len, &s->sys);
 	if (!p->clock || !p->clock(p->ctx, s->started, sizeof(s->started)))
 		s->started[0] = 0;
 }

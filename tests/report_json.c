@@ -58,21 +58,21 @@ static void smbios_fields(struct pmh_sb *sb, const struct smbios_id *id)
 }
 
 /* SMBIOS type 1 and 2; null without a table or a system structure. */
-static void system_id(struct pmh_sb *sb, const struct platform *p)
+static void system_id(struct pmh_sb *sb, const struct suite *s)
 {
-	static struct smbios_info si; /* 400 bytes: off the stack */
+	const struct smbios_info *si = &s->sys;
 
 	pmh_sb_add(sb, ",\n  \"system\": ");
-	if (!p || !p->smbios || !smbios_parse(p->smbios, p->smbios_len, &si) || !si.system.found) {
+	if (!s->have_sys || !si->system.found) {
 		pmh_sb_add(sb, "null");
 		return;
 	}
 	pmh_sb_add(sb, "{");
-	smbios_fields(sb, &si.system);
+	smbios_fields(sb, &si->system);
 	pmh_sb_add(sb, ", \"board\": ");
-	if (si.board.found) {
+	if (si->board.found) {
 		pmh_sb_add(sb, "{");
-		smbios_fields(sb, &si.board);
+		smbios_fields(sb, &si->board);
 		pmh_sb_add(sb, "}");
 	} else {
 		pmh_sb_add(sb, "null");
@@ -249,7 +249,7 @@ size_t report_json(const struct suite *s, char *buf, size_t cap)
 
 	pmh_sb_init(&sb, buf, cap);
 	head(&sb, s);
-	system_id(&sb, s->platform);
+	system_id(&sb, s);
 	options_obj(&sb, s->opt);
 	pmh_sb_add(&sb, ",\n  \"cpus\": [");
 	for (unsigned i = 0; i < s->n_cpus; i++) {

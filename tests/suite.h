@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "../pmu/pmu.h"
+#include "smbios.h"
 #include "../apic/apic.h"
 #include "../apic/isr.h"
 #include "options.h"
@@ -110,6 +111,10 @@ struct suite {
 	const struct platform *platform;
 	uint64_t t0_us;
 	char started[32]; /* the firmware clock at the start; "" unknown */
+	/* The platform's SMBIOS identity, parsed once at the start for the
+	 * screen and the JSON; have_sys false without a table. */
+	struct smbios_info sys;
+	bool have_sys;
 	const char *running; /* the check running now, or NULL */
 	struct crash_record crash;
 	struct sink out;

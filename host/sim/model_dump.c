@@ -39,21 +39,6 @@ static int no_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	return HW_FAULT_GP;
 }
 
-static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
-{
-	(void)s;
-	(void)i;
-	(void)v;
-	return 0;
-}
-
-static bool overflow(struct sim_cpu *s, unsigned i)
-{
-	(void)s;
-	(void)i;
-	return false;
-}
-
 const struct sim_model sim_model_dump = {
 	.name = "cpuid-dump",
 	.doc = "CPUID values of a real processor from a dump file; no MSR",
@@ -61,6 +46,6 @@ const struct sim_model sim_model_dump = {
 	.reset = reset,
 	.rdmsr = no_msr,
 	.wrmsr = no_wrmsr,
-	.rate = rate,
-	.overflow = overflow,
+	.rate = sim_no_rate, /* no counters: model_nopmu.c's */
+	.overflow = sim_no_overflow,
 };

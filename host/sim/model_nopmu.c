@@ -33,7 +33,7 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	return rdmsr(s, msr, &dummy); /* accepted and dropped */
 }
 
-static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
+uint64_t sim_no_rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
 {
 	(void)s;
 	(void)i;
@@ -41,7 +41,7 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	return 0;
 }
 
-static bool overflow(struct sim_cpu *s, unsigned i)
+bool sim_no_overflow(struct sim_cpu *s, unsigned i)
 {
 	(void)s;
 	(void)i;
@@ -66,8 +66,8 @@ static const struct sim_model nopmu = {
 	.rdmsr = rdmsr,
 	.wrmsr = wrmsr,
 	.rdpmc = 0,
-	.rate = rate,
-	.overflow = overflow,
+	.rate = sim_no_rate,
+	.overflow = sim_no_overflow,
 	.lvt_automask = false,
 };
 SIM_MODEL(nopmu);

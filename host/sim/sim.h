@@ -261,6 +261,10 @@ uint32_t sim_fms(unsigned family, unsigned model, unsigned stepping);
 void sim_ctr_set(struct sim_cpu *s, unsigned i, uint64_t v);
 /* What a read of counter i returns (RDMSR and RDPMC): its value, and with
  * the width-high-bits fault the bits above the width as last written. */
+/* A model without counters: nothing counts, nothing overflows
+ * (model_nopmu.c; the CPUID-dump replay uses them too). */
+uint64_t sim_no_rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v);
+bool sim_no_overflow(struct sim_cpu *s, unsigned i);
 uint64_t sim_ctr_read(const struct sim_cpu *s, unsigned i);
 uint64_t sim_width_mask(const struct sim_cpu *s, unsigned i);
 /* Whether a counter counts given its enable and global-enable state, with
