@@ -54,7 +54,8 @@ CHECK_SRC  := $(addprefix tests/checks/, \
               count_filters.c event_raw.c overflow_preload.c overflow_status.c overflow_pmi.c \
               overflow_rearm.c overflow_simultaneous.c skid.c arch_status_set.c \
               p6_single_enable.c netburst_cccr_escr.c knc_global_ctrl.c amd_perfmon_v2.c \
-              apic_lvt_pc.c apic_nmi.c apic_self_ipi.c apic_fatal_trigger.c idt_restore.c)
+              apic_lvt_pc.c apic_nmi.c apic_self_ipi.c apic_fatal_trigger.c idt_restore.c \
+              guard_gp.c)
 SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHECK_SRC)
 # Target only: the UEFI platform and the real instructions behind pmu/hw.h;
 # tests/cpu_job.c, the shared half of a per-CPU run, needs pmh_setjmp.

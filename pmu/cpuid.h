@@ -39,6 +39,8 @@
 #define CPUID_1_EDX_APIC (1u << 9)  /* on-chip local APIC */
 #define CPUID_1_EDX_HTT	 (1u << 28) /* EBX[23:16] counts logical processors */
 
+/* Leaf 7 ECX: IA32_PKRS exists (SDM Vol. 2A CPUID, Vol. 3A 4.6.2) */
+#define CPUID_7_ECX_PKS (1u << 31)
 /* Leaf 7 EDX (facts §10 Skylake TSX) */
 #define CPUID_7_EDX_RTM_ALWAYS_ABORT (1u << 11)
 #define CPUID_7_EDX_TSX_FORCE_ABORT  (1u << 13)

@@ -85,6 +85,12 @@
  * which it moved was disturbed. */
 #define MSR_SMI_COUNT 0x34
 
+/* Supervisor protection keys (SDM Vol. 3A 4.6.2, Vol. 4 Table 2-2): bits
+ * 63:32 are reserved and a WRMSR that sets one raises #GP; the guard.gp
+ * check's known fault. Present when CPUID.(7,0):ECX[31] (PKS). */
+#define MSR_IA32_PKRS 0x6e1
+#define PKRS_RESERVED_MASK 0xffffffff00000000ull
+
 /* x2APIC: MSR = 0x800 + (xAPIC offset >> 4) (§8) */
 #define MSR_X2APIC_BASE 0x800
 

@@ -113,6 +113,11 @@ def check(efi, entry):
             errs.append(f"closing line says {c}, check lines count {counted}")
         if c[0] + c[1] + c[2] == 0:
             errs.append("no check ran")
+    # guard.gp: the one identity that enumerates PKS (TCG's max) takes the
+    # reserved-bit #GP of IA32_PKRS through the guard; the others SKIP
+    want = "PASS" if cpu == "max" else "SKIP"
+    if not [m for m in verdicts if m.group(2) == "guard.gp" and m.group(1) == want]:
+        errs.append(f"no {want} guard.gp")
     for pat in REQUIRED_PASS:
         ok = [m for m in verdicts if re.fullmatch(pat.replace(".", r"\.").replace("*", ".*"),
                                                   m.group(2).split("@")[0]) and m.group(1) == "PASS"]

@@ -14,7 +14,8 @@ vector and registers, recovered, and the run ends with ERROR (status 5).
 pmuharness.cfg as a Multiboot module (-initrd) applies, its bad line is
 reported, and the command line wins over it. The keyboard: at the end
 prompt of on_finish = wait (which says the results are not saved) R runs
-again and Esc leaves, and the kernel halts.
+again and Esc leaves, and the kernel halts. guard.gp takes a real #GP (IA32_PKRS
+reserved bit) on TCG's max and the run goes on.
 Usage: test_bios_kernel.py [build/pmuharness.efi] (the kernel is beside it)"""
 import os
 import re
@@ -98,12 +99,29 @@ def identity(kernel, cpu, driver):
     for c in REQUIRED:
         if ("PASS", c) not in checks:
             errs.append(f"no PASS {c}")
+    if ("SKIP", "guard.gp") not in checks:
+        errs.append("guard.gp did not SKIP (no PKS on this identity)")
     closing = [m for m in map(q.CLOSING.match, lines) if m]
     counted = tuple(sum(1 for v, _ in checks if v == w) for w in ("PASS", "FAIL", "SKIP"))
     if len(closing) != 1:
         errs.append(f"{len(closing)} closing lines, expected 1")
     elif tuple(int(x) for x in closing[0].groups()) != counted:
         errs.append(f"closing line {closing[0].group(0)!r}, check lines count {counted}")
+    return errs
+
+
+def gp_guard(kernel):
+    """TCG's max enumerates PKS and, unlike an unknown MSR, faults a reserved
+    bit of IA32_PKRS: the guard catches a real #GP on i386 and the run goes
+    on. The identities above have no PKS: SKIP there (identity())."""
+    rc, _, lines = boot(kernel, "max", "checks=guard.gp,idt.restore on_finish=qemu-exit")
+    errs = []
+    if rc != q.NO_PMU_EXIT:
+        errs.append(f"QEMU exit status {rc}, expected {q.NO_PMU_EXIT} (NO PMU)")
+    if not any(l.startswith("PASS guard.gp ") and "raised #GP (vector 13)" in l for l in lines):
+        errs.append("no PASS guard.gp with the #GP taken")
+    if "PASS idt.restore" not in " ".join(l[:16] for l in lines):
+        errs.append("idt.restore did not PASS after the fault")
     return errs
 
 
@@ -212,6 +230,7 @@ def main():
         return 1
     for cpu, driver in IDENTITIES:
         t.case(case_for(kernel, cpu, driver))
+    t.case(gp_guard, kernel)
     t.case(fatal_recovery, kernel)
     t.case(config_module, kernel)
     t.case(keyboard, kernel)

@@ -5,6 +5,7 @@
 #include "../../apic/apic.h"
 #include "../../apic/isr.h"
 #include "../../lib/str.h"
+#include "../../pmu/cpuid.h"
 #include "../../pmu/msr.h"
 
 struct sim_cpu sim;
@@ -312,6 +313,30 @@ void hw_run_workload(const struct workload *w, uint64_t iterations)
 
 /* ---- the rest of the seam ------------------------------------------------- */
 
+/* IA32_PKRS exists when CPUID.(7,0):ECX[31] says so (a model's table or a
+ * real processor's dump). */
+static bool sim_has_pks(void)
+{
+	uint32_t max = 0, ecx = 0;
+	/* the table itself, not hw_cpuid: no simulated access of its own */
+	for (unsigned i = 0; i < sim.n_cpuid; i++) {
+		const struct sim_cpuid *e = &sim.cpuid[i];
+		if (e->leaf == CPUID_LEAF_MAX)
+			max = e->r.eax;
+		if (e->leaf == CPUID_LEAF_EXT_FEATURES && (e->subleaf == 0 || e->subleaf == ~0u))
+			ecx = e->r.ecx;
+	}
+	return max >= CPUID_LEAF_EXT_FEATURES && (ecx & CPUID_7_ECX_PKS) != 0;
+}
+
+static int pkrs_write(struct sim_cpu *s, uint64_t val)
+{
+	if ((val & PKRS_RESERVED_MASK) && !s->pkrs_gp_lost)
+		return HW_FAULT_GP;
+	s->pkrs = val;
+	return HW_OK;
+}
+
 int hw_rdmsr(uint32_t msr, uint64_t *val)
 {
 	sim_real_access(&sim, SA_RDMSR, msr);
@@ -330,6 +355,10 @@ int hw_rdmsr(uint32_t msr, uint64_t *val)
 	}
 	if (msr >= MSR_X2APIC_BASE && msr < MSR_X2APIC_BASE + 0x100)
 		return sim_x2apic_rdmsr(&sim, msr, val);
+	if (msr == MSR_IA32_PKRS && sim_has_pks()) {
+		*val = sim.pkrs;
+		return HW_OK;
+	}
 	int st = sim.m->rdmsr(&sim, msr, val);
 	if (st != HW_OK)
 		*val = 0;
@@ -392,6 +421,8 @@ int hw_wrmsr(uint32_t msr, uint64_t val)
 		return HW_OK; /* the harness never changes the APIC mode */
 	if (msr >= MSR_X2APIC_BASE && msr < MSR_X2APIC_BASE + 0x100)
 		return sim_x2apic_wrmsr(&sim, msr, val);
+	if (msr == MSR_IA32_PKRS && sim_has_pks())
+		return pkrs_write(&sim, val);
 	return sim.m->wrmsr(&sim, msr, val);
 }
 

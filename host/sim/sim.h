@@ -162,6 +162,11 @@ struct sim_cpu {
 	uint64_t reg[128];
 	/* local APIC */
 	uint64_t apic_base; /* IA32_APIC_BASE value */
+	/* IA32_PKRS where CPUID enumerates PKS; a write with a reserved bit
+	 * raises #GP (SDM Vol. 3A 4.6.2) unless pkrs_gp_lost (unit tests: the
+	 * fault turned into a silent write, as a careless hypervisor might). */
+	uint64_t pkrs;
+	bool pkrs_gp_lost;
 	uint32_t apic_id;   /* this logical processor's APIC ID (0 unless the model says) */
 	unsigned cpu_no;    /* this CPU's number in a machine of several (sim_cpu_switch) */
 	uint32_t lvt_pc;
