@@ -27,32 +27,35 @@ static void up_pks(void)
 	assert_int_equal(hw_wrmsr(MSR_IA32_PKRS, PKS_VALUE), HW_OK);
 }
 
+/* guard.gp's result with the #GP kept or lost; IA32_PKRS must hold its
+ * value afterwards either way (a write that landed is put back). */
+static const struct result *guard_run(bool gp_lost)
+{
+	uint64_t v = 0;
+	up_pks();
+	sim.pkrs_gp_lost = gp_lost;
+	const struct result *r = run_check("guard.gp");
+	assert_int_equal(hw_rdmsr(MSR_IA32_PKRS, &v), HW_OK);
+	assert_int_equal(v, PKS_VALUE);
+	return r;
+}
+
 static void pass_when_the_write_faults(void **state)
 {
 	(void)state;
-	up_pks();
-	const struct result *r = run_check("guard.gp");
+	const struct result *r = guard_run(false);
 	assert_int_equal(r->v, V_PASS);
 	assert_non_null(strstr(r->msg, "raised #GP (vector 13)"));
 	assert_non_null(strstr(r->msg, "0x55555554"));
-	uint64_t v = 0;
-	assert_int_equal(hw_rdmsr(MSR_IA32_PKRS, &v), HW_OK);
-	assert_int_equal(v, PKS_VALUE);
 }
 
 static void fail_when_the_gp_is_lost(void **state)
 {
 	(void)state;
-	up_pks();
-	sim.pkrs_gp_lost = true;
-	const struct result *r = run_check("guard.gp");
+	const struct result *r = guard_run(true);
 	assert_int_equal(r->v, V_FAIL);
 	assert_non_null(strstr(r->msg, "expected #GP from WRMSR IA32_PKRS"));
 	assert_non_null(strstr(r->msg, "got ok"));
-	/* the check puts the register back after a write that landed */
-	uint64_t v = 0;
-	assert_int_equal(hw_rdmsr(MSR_IA32_PKRS, &v), HW_OK);
-	assert_int_equal(v, PKS_VALUE);
 }
 
 static void skip_without_pks(void **state)
