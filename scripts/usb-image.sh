@@ -24,7 +24,7 @@ cfg=$here/../boot/usb/pmuharness.cfg
 readme=$here/../boot/usb/README.TXT
 sylcfg=$here/../boot/usb/syslinux.cfg
 size_mib=64
-slot_kib=256      # a cpus=all JSON of 4 CPUs is about 60 KiB (README "Legacy BIOS")
+slot_kib=256      # per slot; a JSON that does not fit is refused, not cut (bios/results.c)
 while [ $# -gt 0 ]; do
   case $1 in
     --kernel) kernel=$2; shift 2 ;;
