@@ -66,8 +66,8 @@ TARGET_ASM := apic/entry.S events/workload.S
 MINIMAL_SRC:= boot/minimal/minimal.c
 # The legacy BIOS kernel (bios/, `make i686`): the shared sources built for
 # i386 with the BIOS platform and the i386 halves of the real instructions.
-I686_SRC   := tests/cpu_job.c bios/bios_main.c bios/console.c bios/screen_vga.c bios/keyboard.c bios/acpi.c bios/mp.c boot/hw_x86.c apic/idt_i386.c
-I686_ASM   := bios/entry32.S bios/trampoline.S apic/entry_i386.S events/workload_i386.S
+I686_SRC   := tests/cpu_job.c bios/bios_main.c bios/console.c bios/screen_vga.c bios/keyboard.c bios/acpi.c bios/mp.c bios/fat.c bios/disk.c bios/results.c boot/hw_x86.c apic/idt_i386.c
+I686_ASM   := bios/entry32.S bios/trampoline.S bios/realmode.S apic/entry_i386.S events/workload_i386.S
 # Every target source: `make layers` fails on one in the tree that is not here.
 LAYERS_SRC := $(TARGET_SRC) $(TARGET_ASM) $(MINIMAL_SRC) $(I686_SRC) $(I686_ASM)
 # Host only (host/): the simulated CPUs behind pmu/hw.h, the cmocka tests and

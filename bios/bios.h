@@ -46,5 +46,13 @@ struct harness;
 void bios_mp_run(void *ctx, struct harness *h);
 /* The boot CPU's exception report and recovery again, after an AP's run. */
 void bios_fatal_rearm(void);
+/* An AP that never finished may still run: no BIOS call then. */
+bool bios_mp_ap_busy(void);
+
+/* The results slots (results.c): every line of the run into the log
+ * kept for PMHBIOS.LOG; the seam's results_open and results_close. */
+void results_log_line(const char *s);
+bool bios_results_open(void *ctx, char *name, size_t cap);
+bool bios_results_close(void *ctx, const char *json, size_t len);
 
 #endif

@@ -3,6 +3,7 @@
  * command line, then the platform seam (tests/platform.h) for the
  * harness's session, and a halt (or QEMU's isa-debug-exit) at the end. */
 #include "bios.h"
+#include "disk.h"
 #include "../apic/idt.h"
 #include "../apic/isr.h"
 #include "../apic/pmi.h"
@@ -72,6 +73,7 @@ static void b_line(void *ctx, const char *s)
 {
 	(void)ctx;
 	con_line(s);
+	results_log_line(s);
 }
 
 static void *b_alloc(void *ctx, size_t n)
@@ -174,14 +176,6 @@ static void b_options(void *ctx, struct options *o)
 		options_parse_args(o, argc, argv, cmd_error, "command line");
 }
 
-static bool b_header(void *ctx, struct harness *h)
-{
-	(void)ctx;
-	(void)h;
-	con_line("results: on the console and serial only (no results files on BIOS yet)");
-	return true;
-}
-
 static void fatal_line(const char *s)
 {
 	con_fatal(s);
@@ -242,7 +236,8 @@ void bios_main(uint32_t magic, const struct mb_info *mb)
 		.free = b_free,
 		.options = b_options,
 		.now_us = b_now_us,
-		.header = b_header,
+		.results_open = bios_results_open,
+		.results_close = bios_results_close,
 		.guard = b_guard,
 		.unguard = b_unguard,
 		.qemu_exit = b_qemu_exit,
@@ -252,6 +247,7 @@ void bios_main(uint32_t magic, const struct mb_info *mb)
 		.run_cpus = bios_mp_run,
 	};
 
+	disk_save_pic(); /* the BIOS's masks, for its INT 13h calls */
 	outb(PIC1_IMR, PIC_MASK_ALL);
 	outb(PIC2_IMR, PIC_MASK_ALL);
 	con_init();

@@ -228,3 +228,8 @@ void bios_mp_run(void *ctx, struct harness *h)
 	job.stack_top = job_stack + AP_STACK;
 	cpu_jobs_run(&(struct cpu_jobs){run_ap, &mp, &job.job}, h, flags, sel, k, runs);
 }
+
+bool bios_mp_ap_busy(void)
+{
+	return mp.stuck;
+}

@@ -9,6 +9,10 @@
 # Layout: MBR + one active FAT32 (LBA) partition, type 0x0C, from 1 MiB. The
 # FAT file system is made as a separate file, checked with fsck.fat -n and
 # spliced in at that offset.
+# BIOS results slots: PMHBIOS.LOG and PMHBIOS.JSN in the root, SLOT_KIB each,
+# copied first onto the new file system (so contiguous: checked below
+# through the FAT), each a magic line (bios/fat.h SLOT_MAGIC) and spaces up to
+# a final newline; the BIOS kernel overwrites them with INT 13h in place.
 # Usage: usb-image.sh EFI OUT.img [--kernel ELF] [--cfg FILE] [--size-mib N]
 #   --kernel  the Multiboot kernel (default: pmuharness-i686.elf beside EFI)
 # Prints the partition offset in bytes (for mtools: mcopy -i OUT.img@@OFFSET).
@@ -20,6 +24,7 @@ cfg=$here/../boot/usb/pmuharness.cfg
 readme=$here/../boot/usb/README.TXT
 sylcfg=$here/../boot/usb/syslinux.cfg
 size_mib=64
+slot_kib=256      # per slot; a JSON that does not fit is refused, not cut (bios/results.c)
 while [ $# -gt 0 ]; do
   case $1 in
     --kernel) kernel=$2; shift 2 ;;
@@ -68,6 +73,11 @@ printf '\x55\xaa' | dd of="$disk" bs=1 seek=510 conv=notrunc status=none
 # -h: hidden sectors = the partition's first LBA; syslinux's boot sector and
 # firmware use it to find the file system on the disk.
 mkfs.fat -F 32 -s 1 -S 512 -h "$start" -n PMUHARNESS -C "$part" $((sectors / 2)) >/dev/null
+for slot in LOG JSN; do
+  hdr="PMHBIOS-SLOT/1 pmuharness BIOS results slot ($slot), $slot_kib KiB: the BIOS kernel writes its results here"
+  { printf '%s\n' "$hdr"; head -c $((slot_kib * 1024 - ${#hdr} - 2)) /dev/zero | tr '\0' ' '; printf '\n'; } > "$tmp/PMHBIOS.$slot"
+  mcopy -i "$part" "$tmp/PMHBIOS.$slot" ::/PMHBIOS.$slot
+done
 mmd -i "$part" ::/EFI ::/EFI/BOOT ::/syslinux
 mcopy -i "$part" "$efi" ::/EFI/BOOT/BOOTX64.EFI
 mcopy -i "$part" "$cfg" ::/EFI/BOOT/pmuharness.cfg
@@ -78,6 +88,25 @@ mcopy -i "$part" "$mods/mboot.c32" "$mods/libcom32.c32" ::/syslinux/
 # syslinux's boot sector finds ldlinux.sys through the hidden sectors, so it
 # is installed on the file system before the splice (as --offset would).
 syslinux --install --directory /syslinux "$part"
+# Each slot must be one run of clusters (the BIOS kernel writes it by sector
+# numbers): read its chain from the FAT; fail loudly on a fragmented one.
+python3 - "$part" <<'PY' || { echo "usb-image.sh: a results slot is not contiguous" >&2; exit 1; }
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+bps, spc, rsvd, nfats = struct.unpack_from("<HBHB", d, 11)
+fatsz, root = struct.unpack_from("<I", d, 36)[0], struct.unpack_from("<I", d, 44)[0]
+fat, data = rsvd * bps, (rsvd + nfats * fatsz) * bps
+ent = lambda c: struct.unpack_from("<I", d, fat + 4 * c)[0] & 0x0FFFFFFF
+rootdir = d[data + (root - 2) * spc * bps:data + (root - 1) * spc * bps]
+for name in (b"PMHBIOS LOG", b"PMHBIOS JSN"):
+    e = [rootdir[i:i + 32] for i in range(0, len(rootdir), 32) if rootdir[i:i + 11] == name]
+    assert e, name
+    c = struct.unpack_from("<H", e[0], 20)[0] << 16 | struct.unpack_from("<H", e[0], 26)[0]
+    n = -(-struct.unpack_from("<I", e[0], 28)[0] // (spc * bps))
+    for i in range(n - 1):
+        assert ent(c + i) == c + i + 1, (name, c + i)
+    assert ent(c + n - 1) >= 0x0FFFFFF8, name
+PY
 fsck.fat -n "$part" >"$tmp/fsck" 2>&1 || { cat "$tmp/fsck" >&2; echo "usb-image.sh: fsck.fat -n reports errors" >&2; exit 1; }
 dd if="$part" of="$disk" bs=512 seek="$start" conv=notrunc,sparse status=none
 mkdir -p "$(dirname "$out")"

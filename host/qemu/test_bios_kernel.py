@@ -50,7 +50,8 @@ QEMU_X86_64 = {"Opteron_G1"}
 ERROR_EXIT = 5
 REQUIRED = ["apic.lvt-pc", "apic.self-ipi", "apic.nmi", "idt.restore"]
 CHECK = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:]+)")
-NOTE = "results: on the console and serial only (no results files on BIOS yet)"
+NOTE = ("warning: no results files: NOTHING will be saved on the disk (the BIOS lists no hard "
+        "disk (0040:0075 is 0)); results are on the console and serial only")
 
 
 def boot(kernel, cpu, args="on_finish=qemu-exit", cfg=None):

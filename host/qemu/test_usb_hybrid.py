@@ -10,6 +10,7 @@ lines, and the file system is clean for fsck.fat -n before and after.
 `make run BOOT=bios` and `BOOT=bios-usb` (scripts/qemu-run.sh) reach the
 verdict with its status and line, CFG applied, the given image untouched.
 Usage: test_usb_hybrid.py build/pmuharness.efi (the kernel is beside it)"""
+import json
 import os
 import re
 import shutil
@@ -32,7 +33,12 @@ RUN_VERDICT = "run: verdict: NO PMU, nothing usable to validate (results on the 
 CFG = b"on_finish = qemu-exit\nchecks = apic.*\n"
 APIC_CHECKS = ["apic.lvt-pc", "apic.self-ipi", "apic.nmi"]
 CHECK = re.compile(r"^(?:PASS|FAIL|SKIP) ([^\s:]+)")
-BIOS_NOTE = "results: on the console and serial only (no results files on BIOS yet)"
+CHECK_V = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:]+)")
+# The BIOS kernel's results slots (README "Legacy BIOS"): fixed size, the
+# text then spaces up to a final newline; the log's first line the magic.
+SLOT_BYTES = 256 * 1024
+SLOT_MAGIC = b"PMHBIOS-SLOT/1 "
+SAVED = "results.saved: PMHBIOS.LOG written and verified; PMHBIOS.JSN written and verified"
 SYSLINUX_FILES = ["::/syslinux/ldlinux.sys", "::/syslinux/ldlinux.c32", "::/syslinux/mboot.c32",
                   "::/syslinux/libcom32.c32", "::/syslinux/syslinux.cfg"]
 
@@ -91,6 +97,46 @@ def bios_boot(st, how):
     return p.returncode, secs, q.plain(raw)
 
 
+def slot_errs(st, lines):
+    """results.saved said, both slots read back: the log's closing line, the
+    JSON parsed with the run's checks and verdicts, the padding."""
+    errs = [] if SAVED in lines else [f"no '{SAVED}' line"]
+    log = q.get(st.img, st.off, "/PMHBIOS.LOG") or b""
+    js = q.get(st.img, st.off, "/PMHBIOS.JSN") or b""
+    close = q.closing(lines)
+    for name, data in (("PMHBIOS.LOG", log), ("PMHBIOS.JSN", js)):
+        text = data[:-1].rstrip(b" ")  # the padding: spaces, the slot's last byte \n
+        if len(data) != SLOT_BYTES or not data.endswith(b"\n") or b"\0" in data \
+                or not text.endswith(b"\n") or len(text) > SLOT_BYTES // 2:
+            errs.append(f"{name}: not {SLOT_BYTES} bytes of text, spaces and a final newline")
+    if not log.startswith(SLOT_MAGIC) or not close \
+            or ("%d passed, %d failed, %d skipped" % close).encode() not in log:
+        errs.append("PMHBIOS.LOG: no magic first line or no closing line")
+    try:
+        doc = json.loads(js)
+        got = {r["id"]: r["verdict"] for r in doc["results"]}
+        want = {m.group(2): m.group(1) for m in map(CHECK_V.match, lines) if m}
+        if doc["schema"] != "pmuharness-results/2" or got != want:
+            errs.append(f"PMHBIOS.JSN: checks {got}, the serial lines say {want}")
+    except (ValueError, KeyError, TypeError) as e:
+        errs.append(f"PMHBIOS.JSN does not parse as a results document: {e}")
+    return errs
+
+
+def damaged_magic(st, how):
+    """Garbage over the JSON slot's first bytes: nothing saved, its bytes kept."""
+    q.put(st.img, st.off, b"garbage" + b" " * (SLOT_BYTES - 8) + b"\n", "/PMHBIOS.JSN")
+    before = q.get(st.img, st.off, "/PMHBIOS.JSN")
+    _, _, lines = bios_boot(st, how + [st.img])
+    errs = []
+    if not any(l.startswith("warning: no results files: NOTHING will be saved") and
+               "PMHBIOS JSN: the file does not start with the slot magic" in l for l in lines):
+        errs.append("damaged magic: no 'NOTHING will be saved ... slot magic' line")
+    if q.get(st.img, st.off, "/PMHBIOS.JSN") != before:
+        errs.append("damaged magic: the JSON slot's bytes changed")
+    return errs
+
+
 def seabios(efi, how, name):
     errs = []
     with Stick(efi) as st:
@@ -99,8 +145,11 @@ def seabios(efi, how, name):
         errs += verdict_errs(rc, lines)
         if not any(l.startswith("pmu.driver: ") for l in lines):
             errs.append("no pmu.driver line")
-        if BIOS_NOTE not in lines:
-            errs.append(f"no '{BIOS_NOTE}' line")
+        errs += slot_errs(st, lines)
+        if how == ["--ide"]:  # a second boot overwrites both; a damaged magic stops it
+            rc, _, lines2 = bios_boot(st, how + [st.img])
+            errs += [f"second boot: {e}" for e in verdict_errs(rc, lines2) + slot_errs(st, lines2)]
+            errs += damaged_magic(st, how)
         errs += st.fsck("after")
         if errs:
             errs += ["    | " + l for l in lines[-12:]]

@@ -1,0 +1,232 @@
+/* INT 13h from our protected mode: each call through the real-mode thunk
+ * (bios/realmode.S) with the BIOS's own PIC masks, local APIC LVT entries
+ * and TPR in place, ours back after; the extensions (AH=41h/42h/43h,
+ * Phoenix EDD 3.0) where there, CHS (AH=02h/03h, AH=08h geometry) else. */
+#include "disk.h"
+#include "bios.h"
+#include "../apic/apic.h"
+#include "../lib/fmt.h"
+#include "../lib/str.h"
+
+/* Below 1 MiB in free conventional memory (0x500-0x7BFF), clear of the
+ * AP trampoline at 0x8000 and QEMU's Multiboot data at 0x9000: the DAP,
+ * the transfer buffer (32 sectors) and the thunk (bios/realmode.S RM_BASE,
+ * its stack below 0x7C00). */
+#define RM_DAP 0x1ff0u
+#define RM_BUF 0x2000u
+#define RM_BUF_SECTORS 32u
+#define RM_BASE 0x6000u
+#define RM_LIMIT 0x7000u
+/* The BIOS Data Area's count of hard disks (IBM PC/AT BIOS, 40:75). */
+#define BDA_DISKS 0x475u
+#define DRIVE_FIRST 0x80u
+#define EFLAGS_CF 1u
+/* INT 13h functions and the extensions' check (EDD 3.0 §7). */
+#define AH_RESET 0x00u
+#define AH_READ 0x02u
+#define AH_WRITE 0x03u
+#define AH_GEOMETRY 0x08u
+#define AH_EXT_CHECK 0x41u
+#define AH_EXT_READ 0x42u
+#define AH_EXT_WRITE 0x43u
+#define EXT_MAGIC 0x55aau
+#define EXT_ANSWER 0xaa55u
+#define EXT_PACKET_API 1u /* CX bit 0: AH=42h-44h, 47h, 48h */
+#define TRIES 3		  /* a first failure is common on real drives (spin-up) */
+#define CHS_MAX_CYL 1023u
+#define PIC1_IMR 0x21
+#define PIC2_IMR 0xa1
+/* The LVT entries (SDM Vol. 3A 10.5.1) with the MaxLVT they need, and TPR. */
+#define APIC_TPR_REG 0x80u
+static const struct {
+	uint16_t off;
+	uint8_t min_lvt;
+} lvt_regs[] = { { 0x320, 0 }, { 0x330, 5 }, { 0x340, 4 }, { 0x350, 0 }, { 0x360, 0 },
+		 { 0x370, 0 } };
+#define NLVT (sizeof(lvt_regs) / sizeof(lvt_regs[0]))
+
+/* Low memory by its address (the compiler is not told it is a constant:
+ * it takes a fixed small address for a null pointer's neighbour). */
+static void *low(uintptr_t a)
+{
+	__asm__("" : "+r"(a));
+	return (void *)a;
+}
+
+struct rm_regs {
+	uint32_t eax, ebx, ecx, edx, esi, edi;
+	uint16_t ds, es;
+	uint32_t eflags;
+};
+extern char rm_start[], rm_end[], rm_regs[];
+
+static struct {
+	uint8_t pic1, pic2;
+	bool apic;
+	unsigned max_lvt;
+	uint32_t lvt[NLVT], tpr;
+} bios_state;
+
+void disk_save_pic(void)
+{
+	bios_state.pic1 = inb(PIC1_IMR);
+	bios_state.pic2 = inb(PIC2_IMR);
+}
+
+static void save_apic(void)
+{
+	struct apic_info ai;
+
+	bios_state.apic = !apic_detect(&ai) && ai.mode == APIC_MODE_XAPIC;
+	bios_state.max_lvt = ai.max_lvt;
+	for (unsigned i = 0; bios_state.apic && i < NLVT; i++)
+		if (bios_state.max_lvt >= lvt_regs[i].min_lvt)
+			bios_state.lvt[i] = apic_read(lvt_regs[i].off);
+	if (bios_state.apic)
+		bios_state.tpr = apic_read(APIC_TPR_REG);
+}
+
+/* The BIOS's APIC values in, ours out into save (or back from it). */
+static void swap_apic(uint32_t *save, bool to_bios)
+{
+	for (unsigned i = 0; bios_state.apic && i <= NLVT; i++) {
+		uint32_t off = i < NLVT ? lvt_regs[i].off : APIC_TPR_REG;
+		if (i < NLVT && bios_state.max_lvt < lvt_regs[i].min_lvt)
+			continue;
+		if (to_bios) {
+			save[i] = apic_read(off);
+			apic_write(off, i < NLVT ? bios_state.lvt[i] : bios_state.tpr);
+		} else {
+			apic_write(off, save[i]);
+		}
+	}
+}
+
+/* One INT 13h; true when the BIOS cleared CF. */
+static bool int13(struct rm_regs *r)
+{
+	uint32_t ours[NLVT + 1];
+	uint8_t m1 = inb(PIC1_IMR), m2 = inb(PIC2_IMR);
+
+	swap_apic(ours, true);
+	outb(PIC1_IMR, bios_state.pic1);
+	outb(PIC2_IMR, bios_state.pic2);
+	pmh_memcpy(low(RM_BASE + (uintptr_t)(rm_regs - rm_start)), r, sizeof(*r));
+	((void (*)(void))low(RM_BASE))();
+	pmh_memcpy(r, low(RM_BASE + (uintptr_t)(rm_regs - rm_start)), sizeof(*r));
+	outb(PIC1_IMR, m1);
+	outb(PIC2_IMR, m2);
+	swap_apic(ours, false);
+	return !(r->eflags & EFLAGS_CF);
+}
+
+/* The drive's access: extensions, else CHS geometry. */
+static bool disk_probe(struct disk *d, uint8_t drive)
+{
+	struct rm_regs r = { .eax = AH_EXT_CHECK << 8, .ebx = EXT_MAGIC, .edx = drive };
+
+	d->drive = drive;
+	d->edd = int13(&r) && (r.ebx & 0xffff) == EXT_ANSWER && (r.ecx & EXT_PACKET_API);
+	if (d->edd)
+		return true;
+	r = (struct rm_regs){ .eax = AH_GEOMETRY << 8, .edx = drive };
+	if (!int13(&r) || !(r.ecx & 0x3f))
+		return false;
+	d->spt = r.ecx & 0x3f;
+	d->cyls = ((r.ecx >> 8) & 0xff) + ((r.ecx & 0xc0) << 2) + 1;
+	d->heads = ((r.edx >> 8) & 0xff) + 1;
+	return true;
+}
+
+/* n sectors at lba between the disk and RM_BUF (CHS: n must be 1). */
+static bool disk_rw(struct disk *d, bool write, uint32_t lba, uint32_t n)
+{
+	for (unsigned t = 0; t < TRIES; t++) {
+		struct rm_regs r = { .edx = d->drive };
+		if (d->edd) {
+			uint8_t *dap = low(RM_DAP);
+			pmh_memset(dap, 0, 16);
+			dap[0] = 16;
+			dap[2] = (uint8_t)n;
+			dap[6] = (uint8_t)(RM_BUF >> 4); /* segment 0x0200, offset 0 */
+			dap[7] = (uint8_t)(RM_BUF >> 12);
+			pmh_memcpy(dap + 8, &lba, 4);
+			r.eax = (write ? AH_EXT_WRITE : AH_EXT_READ) << 8;
+			r.esi = RM_DAP;
+		} else {
+			uint32_t c = lba / (d->heads * d->spt), h = lba / d->spt % d->heads;
+			if (c > CHS_MAX_CYL || c >= d->cyls || n != 1)
+				return false;
+			r.eax = (write ? AH_WRITE : AH_READ) << 8 | n;
+			r.ecx = (c & 0xff) << 8 | (lba % d->spt + 1) | (c >> 2 & 0xc0);
+			r.edx |= h << 8;
+			r.es = RM_BUF >> 4;
+		}
+		if (int13(&r))
+			return true;
+		r = (struct rm_regs){ .eax = AH_RESET << 8, .edx = d->drive };
+		int13(&r);
+	}
+	return false;
+}
+
+static bool read_sector(void *ctx, uint32_t lba, uint8_t *buf)
+{
+	if (!disk_rw(ctx, false, lba, 1))
+		return false;
+	pmh_memcpy(buf, low(RM_BUF), FAT_SECTOR);
+	return true;
+}
+
+bool disk_find_slots(struct disk *d, struct fat_slot *slot, unsigned n, char *why, size_t cap)
+{
+	unsigned disks = *(const volatile uint8_t *)low(BDA_DISKS);
+
+	if ((size_t)(rm_end - rm_start) > RM_LIMIT - RM_BASE)
+		return pmh_fmt(why, cap, "the real-mode thunk is too large"), false;
+	/* RM_BASE + size stays under RM_LIMIT: copied over nothing of ours. */
+	pmh_memcpy(low(RM_BASE), rm_start, (size_t)(rm_end - rm_start));
+	save_apic();
+	pmh_fmt(why, cap, "the BIOS lists no hard disk (0040:0075 is 0)");
+	for (unsigned i = 0; i < disks && i < 0x7f; i++) {
+		if (!disk_probe(d, (uint8_t)(DRIVE_FIRST + i))) {
+			pmh_fmt(why, cap, "disk 0x%x: no INT 13h extensions and no CHS geometry",
+				DRIVE_FIRST + i);
+			continue;
+		}
+		struct fat_result r = fat_find_slots(read_sector, d, slot, n);
+		if (r.why == FAT_OK)
+			return true;
+		size_t l = pmh_fmt(why, cap, "disk 0x%x (%s)", DRIVE_FIRST + i, d->edd ? "LBA" : "CHS");
+		if (r.part)
+			l += pmh_fmt(why + l, cap - l, ", FAT32 partition %u, %s", r.part,
+				     slot[r.slot].name);
+		pmh_fmt(why + l, cap - l, ": %s", fat_why_text(r.why));
+	}
+	return false;
+}
+
+bool disk_write_slot(struct disk *d, const struct fat_slot *s, const char *text, size_t len,
+		     char *why, size_t cap)
+{
+	static uint8_t want[RM_BUF_SECTORS * FAT_SECTOR];
+	uint32_t size = s->sectors * FAT_SECTOR, step = d->edd ? RM_BUF_SECTORS : 1;
+
+	for (uint32_t k = 0; k < s->sectors; k += step) {
+		uint32_t n = s->sectors - k < step ? s->sectors - k : step;
+		slot_fill(want, k * FAT_SECTOR, n * FAT_SECTOR, text, len, size);
+		pmh_memcpy(low(RM_BUF), want, n * FAT_SECTOR);
+		if (!disk_rw(d, true, s->lba + k, n))
+			return pmh_fmt(why, cap, "write error at sector %u", s->lba + k), false;
+		pmh_memset(low(RM_BUF), 0, n * FAT_SECTOR);
+		if (!disk_rw(d, false, s->lba + k, n))
+			return pmh_fmt(why, cap, "read error at sector %u", s->lba + k), false;
+		const uint8_t *got = low(RM_BUF);
+		for (uint32_t j = 0; j < n * FAT_SECTOR; j++)
+			if (got[j] != want[j])
+				return pmh_fmt(why, cap, "read-back differs at sector %u",
+					       s->lba + k + j / FAT_SECTOR),
+				       false;
+	}
+	return true;
+}

@@ -1,0 +1,340 @@
+/* The BIOS kernel's walk to its results slots (bios/fat.c) over disk
+ * images made here with mkfs.fat and mcopy, as scripts/usb-image.sh makes
+ * the stick: the slots found where their bytes are; a fragmented slot, a
+ * wrong magic, a missing file, a garbage or truncated BPB, FAT12/16, no
+ * FAT32 partition, no MBR, a read error and a root directory that loops
+ * all refused; a JSON of ours accepted for a rerun; the padding. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+/* cmocka.h needs these first */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+/* bios/ is not in the host library (no shared source uses it) */
+#include "../../bios/fat.c"
+
+#define PART_LBA 2048u
+#define SLOT_BYTES 8192u
+#define BIG_KIB 40960 /* FAT32 with 512-byte clusters: over 65525 clusters */
+
+struct disk {
+	uint8_t mbr[FAT_SECTOR];
+	FILE *part;
+	uint32_t fail_lba; /* a read of this sector fails (0: none) */
+};
+
+static char dir[64];
+
+static bool rd(void *ctx, uint32_t lba, uint8_t *buf)
+{
+	struct disk *d = ctx;
+
+	if (d->fail_lba && lba == d->fail_lba)
+		return false;
+	if (lba < PART_LBA) {
+		memcpy(buf, lba ? (uint8_t[FAT_SECTOR]){ 0 } : d->mbr, FAT_SECTOR);
+		return true;
+	}
+	memset(buf, 0, FAT_SECTOR);
+	return !fseek(d->part, (long)(lba - PART_LBA) * FAT_SECTOR, SEEK_SET) &&
+	       fread(buf, 1, FAT_SECTOR, d->part) <= FAT_SECTOR;
+}
+
+static void sh(const char *cmd)
+{
+	char full[1024];
+	snprintf(full, sizeof(full), "cd %s && MTOOLS_SKIP_CHECK=1 sh -ec '%s' >/dev/null 2>&1", dir,
+		 cmd);
+	assert_int_equal(system(full), 0);
+}
+
+/* A slot file name with content: the magic line (or start) and padding. */
+static void slot_file(const char *name, const char *start, unsigned bytes)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	for (unsigned i = 0; i < bytes; i++)
+		fputc(i < strlen(start) ? start[i] : i + 1 == bytes ? '\n' : ' ', f);
+	fclose(f);
+}
+
+/* The partition image part.img: mkfs (fat "32", "16" or "12", size in KiB). */
+static void mkfs(const char *fat, unsigned kib)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -f part.img; mkfs.fat -F %s -s 1 -S 512 -h %u -C part.img %u",
+		 fat, PART_LBA, kib);
+	sh(cmd);
+}
+
+static void open_disk(struct disk *d, uint8_t type, unsigned kib)
+{
+	char path[128];
+	uint32_t len = kib * 2;
+
+	memset(d, 0, sizeof(*d));
+	d->mbr[446 + 4] = type;
+	memcpy(d->mbr + 446 + 8, &(uint32_t){ PART_LBA }, 4);
+	memcpy(d->mbr + 446 + 12, &len, 4);
+	d->mbr[510] = 0x55;
+	d->mbr[511] = 0xaa;
+	snprintf(path, sizeof(path), "%s/part.img", dir);
+	d->part = fopen(path, "r+b");
+	assert_non_null(d->part);
+}
+
+static void good_image(struct disk *d)
+{
+	mkfs("32", BIG_KIB);
+	slot_file("PMHBIOS.LOG", SLOT_MAGIC "slot (LOG)\n", SLOT_BYTES);
+	slot_file("PMHBIOS.JSN", SLOT_MAGIC "slot (JSN)\n", SLOT_BYTES);
+	sh("mcopy -i part.img PMHBIOS.LOG PMHBIOS.JSN ::/");
+	open_disk(d, 0x0c, BIG_KIB);
+}
+
+static struct fat_result find(struct disk *d, struct fat_slot *s)
+{
+	memset(s, 0, 2 * sizeof(*s));
+	memcpy(s[0].name, "PMHBIOS LOG", 12);
+	memcpy(s[1].name, "PMHBIOS JSN", 12);
+	return fat_find_slots(rd, d, s, 2);
+}
+
+static void close_disk(struct disk *d) { fclose(d->part); }
+
+static void test_good(void **state)
+{
+	struct disk d;
+	struct fat_slot s[2];
+	uint8_t buf[FAT_SECTOR];
+	(void)state;
+
+	good_image(&d);
+	struct fat_result r = find(&d, s);
+	assert_int_equal(r.why, FAT_OK);
+	assert_int_equal(r.part, 1);
+	/* Every sector of each slot, read by its number, is the file's. */
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(s[i].sectors, SLOT_BYTES / FAT_SECTOR);
+		for (uint32_t k = 0; k < s[i].sectors; k++) {
+			assert_true(rd(&d, s[i].lba + k, buf));
+			uint8_t want[FAT_SECTOR];
+			slot_fill(want, k * FAT_SECTOR, FAT_SECTOR, "", 0, SLOT_BYTES);
+			if (!k)
+				assert_memory_equal(buf + 15, i ? "slot (JSN)" : "slot (LOG)", 10);
+			else
+				assert_memory_equal(buf, want, FAT_SECTOR);
+		}
+	}
+	assert_int_not_equal(s[0].lba, s[1].lba);
+	close_disk(&d);
+}
+
+static void test_json_rerun_accepted(void **state)
+{
+	struct disk d;
+	struct fat_slot s[2];
+	(void)state;
+
+	mkfs("32", BIG_KIB);
+	slot_file("PMHBIOS.LOG", SLOT_MAGIC "log of a run\n", SLOT_BYTES);
+	slot_file("PMHBIOS.JSN", SLOT_JSON_START "2\",\n}", SLOT_BYTES);
+	sh("mcopy -i part.img PMHBIOS.LOG PMHBIOS.JSN ::/");
+	open_disk(&d, 0x0b, BIG_KIB);
+	assert_int_equal(find(&d, s).why, FAT_OK);
+	close_disk(&d);
+}
+
+static void expect(struct disk *d, enum fat_why why, unsigned slot)
+{
+	struct fat_slot s[2];
+	struct fat_result r = find(d, s);
+	assert_int_equal(r.why, why);
+	assert_int_equal(r.slot, slot);
+	assert_string_not_equal(fat_why_text(why), "unknown");
+	close_disk(d);
+}
+
+static void poke(struct disk *d, long at, const void *p, size_t n)
+{
+	assert_int_equal(fseek(d->part, at, SEEK_SET), 0);
+	assert_int_equal(fwrite(p, 1, n, d->part), n);
+	fflush(d->part);
+}
+
+static void test_fragmented(void **state)
+{
+	struct disk d;
+	struct fat_slot s[2];
+	uint8_t b[FAT_SECTOR];
+	(void)state;
+
+	/* mtools never fragments a file copied onto a new file system (it
+	 * allocates from its next-free hint), so the JSON slot's second
+	 * cluster is moved in the FAT: its chain jumps over a gap. */
+	good_image(&d);
+	assert_int_equal(find(&d, s).why, FAT_OK);
+	assert_true(rd(&d, PART_LBA, b));
+	uint32_t rsvd = b[14] | b[15] << 8, fatsz, first;
+	memcpy(&fatsz, b + 36, 4);
+	first = (s[1].lba - PART_LBA - rsvd - 2 * fatsz) + 2; /* one sector per cluster */
+	uint32_t far = first + 1000;
+	poke(&d, (long)rsvd * FAT_SECTOR + 4 * first, &far, 4);
+	expect(&d, FAT_FRAGMENTED, 1);
+}
+
+static void test_wrong_magic(void **state)
+{
+	struct disk d;
+	(void)state;
+
+	mkfs("32", BIG_KIB);
+	slot_file("PMHBIOS.LOG", SLOT_MAGIC "\n", SLOT_BYTES);
+	slot_file("PMHBIOS.JSN", "PMHBIOS-SLOT/2 a later format\n", SLOT_BYTES);
+	sh("mcopy -i part.img PMHBIOS.LOG PMHBIOS.JSN ::/");
+	open_disk(&d, 0x0c, BIG_KIB);
+	expect(&d, FAT_MAGIC, 1);
+}
+
+static void test_missing_and_sizes(void **state)
+{
+	struct disk d;
+	(void)state;
+
+	mkfs("32", BIG_KIB);
+	slot_file("PMHBIOS.LOG", SLOT_MAGIC "\n", SLOT_BYTES);
+	sh("mcopy -i part.img PMHBIOS.LOG ::/; mmd -i part.img ::/PMHBIOS.JSN");
+	open_disk(&d, 0x0c, BIG_KIB);
+	expect(&d, FAT_MISSING, 1); /* a folder of that name is not the slot */
+
+	mkfs("32", BIG_KIB);
+	slot_file("PMHBIOS.LOG", SLOT_MAGIC "\n", SLOT_BYTES + 1);
+	sh("mcopy -i part.img PMHBIOS.LOG ::/");
+	open_disk(&d, 0x0c, BIG_KIB);
+	expect(&d, FAT_SIZE, 0);
+}
+
+static void test_bad_bpb(void **state)
+{
+	struct disk d;
+	(void)state;
+
+	good_image(&d);
+	poke(&d, 11, "\x00\x10", 2); /* 4096 bytes per sector */
+	expect(&d, FAT_BPB, 0);
+	good_image(&d);
+	poke(&d, 13, "\x03", 1); /* 3 sectors per cluster */
+	expect(&d, FAT_BPB, 0);
+	good_image(&d);
+	poke(&d, 44, "\xff\xff\xff\x0f", 4); /* root cluster past the end */
+	expect(&d, FAT_BPB, 0);
+	good_image(&d);
+	poke(&d, 510, "\x00\x00", 2);
+	expect(&d, FAT_BPB, 0);
+	/* The partition entry shorter than the file system: truncated. */
+	good_image(&d);
+	memcpy(d.mbr + 446 + 12, &(uint32_t){ 1000 }, 4);
+	expect(&d, FAT_BPB, 0);
+}
+
+static void test_fat16_fat12_refused(void **state)
+{
+	struct disk d;
+	(void)state;
+
+	mkfs("16", 16384);
+	open_disk(&d, 0x0c, 16384); /* even where the MBR says FAT32 */
+	expect(&d, FAT_NOT_FAT32, 0);
+	mkfs("12", 2048);
+	open_disk(&d, 0x0b, 2048);
+	expect(&d, FAT_NOT_FAT32, 0);
+}
+
+static void test_partition_table(void **state)
+{
+	struct disk d;
+	(void)state;
+
+	good_image(&d);
+	d.mbr[446 + 4] = 0x83;
+	expect(&d, FAT_NO_FAT32, 0);
+	good_image(&d);
+	d.mbr[511] = 0;
+	expect(&d, FAT_NO_MBR, 0);
+	good_image(&d);
+	d.fail_lba = PART_LBA; /* the BPB's sector */
+	expect(&d, FAT_READ, 0);
+}
+
+static void test_root_loop_bounded(void **state)
+{
+	struct disk d;
+	struct fat_slot s[2];
+	uint8_t bpb_s[FAT_SECTOR];
+	(void)state;
+
+	/* The root directory's cluster chained to itself, its entries all
+	 * deleted: the walk stops after ROOT_MAX_CLUSTERS, slot missing. */
+	good_image(&d);
+	assert_true(rd(&d, PART_LBA, bpb_s));
+	uint32_t rsvd = bpb_s[14] | bpb_s[15] << 8, root = 2;
+	poke(&d, (long)rsvd * FAT_SECTOR + 4 * root, "\x02\x00\x00\x00", 4);
+	uint32_t fatsz;
+	memcpy(&fatsz, bpb_s + 36, 4);
+	long data = (long)(rsvd + 2 * fatsz) * FAT_SECTOR;
+	for (int i = 0; i < 16; i++)
+		poke(&d, data + 32 * i, "\xe5", 1);
+	assert_int_equal(find(&d, s).why, FAT_MISSING);
+	close_disk(&d);
+}
+
+static void test_slot_fill(void **state)
+{
+	uint8_t b[8];
+	(void)state;
+
+	slot_fill(b, 0, 8, "abc", 3, 8);
+	assert_memory_equal(b, "abc    \n", 8);
+	slot_fill(b, 4, 4, "abcdef", 6, 8);
+	assert_memory_equal(b, "ef \n", 4);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/pmh-fat.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[96];
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_json_rerun_accepted),
+		cmocka_unit_test(test_fragmented),
+		cmocka_unit_test(test_wrong_magic),
+		cmocka_unit_test(test_missing_and_sizes),
+		cmocka_unit_test(test_bad_bpb),
+		cmocka_unit_test(test_fat16_fat12_refused),
+		cmocka_unit_test(test_partition_table),
+		cmocka_unit_test(test_root_loop_bounded),
+		cmocka_unit_test(test_slot_fill),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
