@@ -62,7 +62,7 @@ bool bios_results_open(void *ctx, char *name, size_t cap)
 		con_line(line);
 		return false;
 	}
-	pmh_strlcpy(name, "PMHBIOS", cap);
+	pmh_strlcpy(name, "PMHBIOS.LOG PMHBIOS.JSN", cap);
 	return true;
 }
 

@@ -284,7 +284,7 @@ bool files_results_open(void *ctx, char *name, size_t cap)
 	for (i = 0; wide[i] && i + 1 < sizeof(e->results); i++)
 		e->results[i] = (char)wide[i];
 	e->results[i] = 0;
-	pmh_strlcpy(name, e->results, cap);
+	pmh_fmt(name, cap, "%s.log %s.json", e->results, e->results);
 	return true;
 }
 

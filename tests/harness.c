@@ -124,7 +124,7 @@ static void run_guarded(void *arg)
 	status_ident(h);
 	report_identity(s);
 	if (h->results[0])
-		suite_emit(s, "results.files: %s.log %s.json", h->results, h->results);
+		suite_emit(s, "results.files: %s", h->results);
 	if (h->session)
 		suite_emit(s, "options.on_finish: %s", options_finish_name(h->opt.on_finish));
 	if (p->results_flush)

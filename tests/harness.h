@@ -34,7 +34,7 @@ struct harness {
 	bool error;	   /* the run could not complete (ERROR) */
 	bool event_refused; /* this CPU refused the event option (said; the run went on) */
 	bool session;	   /* a run of harness_main (see harness_run) */
-	char results[40];  /* the results files' base name; "" when none */
+	char results[64];  /* the results files as listed ("a.log a.json"); "" when none */
 	bool saved;	   /* every results file written and verified */
 	uint64_t t0;	   /* the run's start (platform now_us) */
 };

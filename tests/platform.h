@@ -41,7 +41,8 @@ struct platform {
 	void (*status)(void *ctx, const struct screen_event *ev);
 
 	/* Results files beside the binary (NULL: none, silently). open: a new
-	 * log + JSON pair, its base name into name ("pmuharness-001"); false
+	 * log + JSON pair, their names as the results.files line lists them
+	 * into name ("pmuharness-001.log pmuharness-001.json"); false
 	 * after printing why not. flush: the log lines so far to the file.
 	 * close, at the end of every run: writes the JSON document into an
 	 * open JSON file (json NULL: there is no document to write, reported

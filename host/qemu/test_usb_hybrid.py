@@ -38,6 +38,7 @@ CHECK_V = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:]+)")
 # text then spaces up to a final newline; the log's first line the magic.
 SLOT_BYTES = 256 * 1024
 SLOT_MAGIC = b"PMHBIOS-SLOT/1 "
+FILES = "results.files: PMHBIOS.LOG PMHBIOS.JSN"
 SAVED = "results.saved: PMHBIOS.LOG written and verified; PMHBIOS.JSN written and verified"
 SYSLINUX_FILES = ["::/syslinux/ldlinux.sys", "::/syslinux/ldlinux.c32", "::/syslinux/mboot.c32",
                   "::/syslinux/libcom32.c32", "::/syslinux/syslinux.cfg"]
@@ -101,6 +102,8 @@ def slot_errs(st, lines):
     """results.saved said, both slots read back: the log's closing line, the
     JSON parsed with the run's checks and verdicts, the padding."""
     errs = [] if SAVED in lines else [f"no '{SAVED}' line"]
+    if FILES not in lines:
+        errs.append(f"no '{FILES}' line naming the files as they are on the stick")
     log = q.get(st.img, st.off, "/PMHBIOS.LOG") or b""
     js = q.get(st.img, st.off, "/PMHBIOS.JSN") or b""
     close = q.closing(lines)

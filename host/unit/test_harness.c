@@ -85,7 +85,7 @@ static bool f_open(void *ctx, char *name, size_t cap)
 	note("open");
 	if (!fake.files)
 		return false;
-	snprintf(name, cap, "pmuharness-007");
+	snprintf(name, cap, "pmuharness-007.log pmuharness-007.json");
 	return true;
 }
 
