@@ -46,7 +46,7 @@ EVENTS_SRC := events/events.c events/events_list.c events/workloads.c \
               events/intel_arch.c events/intel_skylake.c events/intel_netburst.c events/intel_knc.c
 # The suite that runs on the machine under test: runner, options, results,
 # measurement helpers and one file per check.
-SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/report_json.c tests/screen.c tests/smbios.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c tests/measure_pmi.c \
+SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/report_json.c tests/report_lava.c tests/screen.c tests/smbios.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c tests/measure_pmi.c \
               tests/cpu_select.c
 CHECK_SRC  := $(addprefix tests/checks/, \
               pmu_probe.c msr_access.c counter_width.c counter_write_semantics.c rdpmc.c \
