@@ -52,7 +52,7 @@ def main():
         errs.append("the jobs' monitors differ: lava_check.py checks only the first")
     for e in errs:
         print("FAIL " + e, flush=True)
-    print(f"lava jobs: {len(JOBS) - len(errs)} passed, {len(errs)} failed")
+    print(f"lava-jobs: {len(JOBS) - len(errs)} passed, {len(errs)} failed")
     return 1 if errs else 0
 
 
