@@ -46,7 +46,7 @@ EVENTS_SRC := events/events.c events/events_list.c events/workloads.c \
               events/intel_arch.c events/intel_skylake.c events/intel_netburst.c events/intel_knc.c
 # The suite that runs on the machine under test: runner, options, results,
 # measurement helpers and one file per check.
-SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/report_json.c tests/screen.c tests/smbios.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c tests/measure_pmi.c \
+SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/report_json.c tests/report_lava.c tests/screen.c tests/smbios.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c tests/measure_pmi.c \
               tests/cpu_select.c
 CHECK_SRC  := $(addprefix tests/checks/, \
               pmu_probe.c msr_access.c counter_width.c counter_write_semantics.c rdpmc.c \
@@ -98,7 +98,7 @@ $(JSON_OBJ): CFLAGS_EFI += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 $(JSON_OBJ): CFLAGS_HOST += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 $(JSON_OBJ): CFLAGS_FAST += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 
-.PHONY: all host test unit sim-test qemu-test report-test run bench clean format lint usb sign deps layers help
+.PHONY: all host test unit sim-test qemu-test report-test lava-check run bench clean format lint usb sign deps layers help
 # Keep intermediate objects (the unit-test objects would be deleted and rebuilt).
 .SECONDARY:
 all: $(EFI) $(BUILD)/pmuharness-report
@@ -238,6 +238,13 @@ qemu-test: $(EFI)
 report-test: $(EFI) $(BUILD)/pmuharness-report
 	@host/report/test_report.py $(EFI)
 
+# LAVA: the job files against lava-common's schema, then the signals of
+# simulator and QEMU runs through lava-dispatcher's own patterns against
+# their results (host/lava/; README "Running in a LAVA lab").
+lava-check: deps $(EFI) $(I686) host
+	@host/lava/test_jobs.py
+	@host/lava/lava_check.py $(EFI)
+
 # The layer order, include cycles, the sources the Makefile names and the
 # length limits (scripts/layers.py), after the script's own self-test.
 layers:
@@ -294,6 +301,7 @@ help:
 	  '  make unit | sim-test | qemu-test | report-test | layers   one part of make test' \
 	  '  make fuzz        libFuzzer targets, FUZZ_SECONDS=30 each (README: Fuzzing)' \
 	  '  build/pmuharness-report   results files to Markdown, HTML, JUnit, TAP (--help)' \
+	  '  make lava-check  LAVA job files and signals vs results (README: LAVA)' \
 	  '  make bench       benchmarks (never timed tests)' \
 	  '  make usb         build/pmuharness-usb.img, a stick image for dd: boots UEFI and BIOS' \
 	  '  make i686        build/pmuharness-i686.elf, the Multiboot kernel for BIOS machines' \

@@ -4,7 +4,7 @@
 set -euo pipefail
 pkgs=(gcc make binutils gnu-efi qemu-system-x86 ovmf libcmocka-dev mtools dosfstools
       sbsigntool python3 gdisk openssl clang libclang-rt-14-dev gcc-multilib
-      syslinux syslinux-common)
+      syslinux syslinux-common lava-common)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -24,6 +24,9 @@ run "fuzzing (libFuzzer, ${FUZZ_SECONDS:-30} s per target)" scripts/fuzz.sh
 run "report tool (fixtures and one QEMU boot)" host/report/test_report.py build/pmuharness.efi
 run "results JSON against its schema (simulator and a QEMU boot)" \
   host/report/test_schema.py build/host/pmuharness-sim-fast build/pmuharness.efi
+run "LAVA job files against lava-common's schema" host/lava/test_jobs.py
+run "LAVA signals through lava-dispatcher's patterns vs results (simulator, QEMU)" \
+  host/lava/lava_check.py build/pmuharness.efi
 for t in host/qemu/test_*.py; do
   [ -e "$t" ] && run "QEMU: $(basename "$t" .py)" "$t" build/pmuharness.efi
 done

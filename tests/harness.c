@@ -2,6 +2,7 @@
  * sequence for the UEFI image and the simulator, so that what a run prints
  * and in which order is decided here once. */
 #include "harness.h"
+#include "report_lava.h"
 #include "screen.h"
 #include "../lib/fmt.h"
 
@@ -164,6 +165,7 @@ static void report(const struct platform *p, struct harness *h, uint64_t t0)
 {
 	struct suite *s = h->suite;
 
+	report_lava(s);
 	report_summary(s);
 	if (p->now_us)
 		suite_emit(s, "harness.elapsed_us: %llu",

@@ -25,6 +25,12 @@ static const char finish_names[][10] = {"wait", "return", "poweroff", "qemu-exit
 #define N_FINISH (sizeof(finish_names) / sizeof(finish_names[0]))
 _Static_assert(N_FINISH == FINISH_QEMU_EXIT + 1, "a name for every enum on_finish value");
 
+/* output values, in enum output order: the parser, the message and the
+ * help line all read this one table. */
+static const char output_names[][5] = {"text", "lava"};
+#define N_OUTPUT (sizeof(output_names) / sizeof(output_names[0]))
+_Static_assert(N_OUTPUT == OUTPUT_LAVA + 1, "a name for every enum output value");
+
 /* README: preload = 1,2,1000,max */
 static const uint64_t default_preloads[] = {1, 2, 1000, PRELOAD_MAX_WIDTH};
 #define N_DEFAULT_PRELOADS (sizeof(default_preloads) / sizeof(default_preloads[0]))
@@ -127,6 +133,31 @@ static int set_on_finish(struct options *o, const char *val, char *err, size_t e
 		}
 	pmh_fmt(err, errlen, "on_finish: \"%s\" is not one of wait, return, poweroff, qemu-exit",
 		val);
+	return -1;
+}
+
+/* "a | b | c" from the output table into buf. */
+static const char *output_list(char *buf, size_t n, const char *sep)
+{
+	struct pmh_sb sb;
+
+	pmh_sb_init(&sb, buf, n);
+	for (unsigned i = 0; i < N_OUTPUT; i++)
+		pmh_sb_add(&sb, "%s%s", i ? sep : "", output_names[i]);
+	return buf;
+}
+
+static int set_output(struct options *o, const char *val, char *err, size_t errlen)
+{
+	char names[32];
+
+	for (unsigned i = 0; i < N_OUTPUT; i++)
+		if (!pmh_strcasecmp(val, output_names[i])) {
+			o->output = (enum output)i;
+			return 0;
+		}
+	pmh_fmt(err, errlen, "output: \"%s\" is not one of %s", val,
+		output_list(names, sizeof(names), ", "));
 	return -1;
 }
 
@@ -253,6 +284,7 @@ enum option_id {
 	KEY_PRELOAD,
 	KEY_EVENT,
 	KEY_COUNTDOWN,
+	KEY_OUTPUT,
 	KEY_VERBOSE, /* the first yes/no key */
 	KEY_LIST_EVENTS,
 	KEY_JSON,
@@ -267,6 +299,7 @@ static const char key_names[N_KEYS][12] = {
     [KEY_PRELOAD] = "preload",
     [KEY_EVENT] = "event",
     [KEY_COUNTDOWN] = "countdown",
+    [KEY_OUTPUT] = "output",
     [KEY_VERBOSE] = "verbose",
     [KEY_LIST_EVENTS] = "list_events",
     [KEY_JSON] = "json",
@@ -368,6 +401,8 @@ int options_set(struct options *o, const char *key, const char *val, const char 
 		return set_event(o, val, at, err, errlen);
 	case KEY_COUNTDOWN:
 		return set_countdown(o, val, err, errlen);
+	case KEY_OUTPUT:
+		return set_output(o, val, err, errlen);
 	case KEY_VERBOSE:
 	case KEY_LIST_EVENTS:
 	case KEY_JSON:
@@ -415,7 +450,7 @@ bool options_check_selected(const struct options *o, const char *id)
 
 void options_help(void (*line)(void *ctx, const char *s), void *ctx)
 {
-	char l[120];
+	char l[120], names[32];
 
 	line(ctx, "pmuharness options: \"key = value\" lines in " OPTIONS_CONFIG_NAME
 		  " beside the binary, then load options (key=value, --key value, --flag), "
@@ -434,6 +469,9 @@ void options_help(void (*line)(void *ctx, const char *s), void *ctx)
 		  "(default none)");
 	pmh_fmt(l, sizeof(l), "  countdown   seconds before the run, 0-%u (default %u)",
 		COUNTDOWN_MAX, COUNTDOWN_DEFAULT);
+	line(ctx, l);
+	pmh_fmt(l, sizeof(l), "  output      %s: lava adds LAVA's test signals (default %s)",
+		output_list(names, sizeof(names), " | "), output_names[OUTPUT_TEXT]);
 	line(ctx, l);
 	line(ctx, "  verbose     yes/no: per-counter detail lines (default no)");
 	line(ctx, "  list_events yes/no: print this CPU's event table instead of running");

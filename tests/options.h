@@ -11,6 +11,8 @@
 #include "../apic/pmi_mode.h"
 
 enum on_finish { FINISH_WAIT, FINISH_RETURN, FINISH_POWEROFF, FINISH_QEMU_EXIT };
+/* output: the lines alone, or with LAVA's test signals (tests/report_lava.c). */
+enum output { OUTPUT_TEXT, OUTPUT_LAVA };
 
 #define OPT_MAX_PRELOADS 8
 #define OPT_MAX_CPUS 64
@@ -28,6 +30,7 @@ struct options {
 	uint64_t preloads[OPT_MAX_PRELOADS]; /* 0 = "the largest the width allows" */
 	char event[96];		      /* raw or named event to validate */
 	char event_at[40];	      /* where it was set: "pmuharness.cfg line 3" */
+	enum output output;
 	bool verbose;
 	unsigned countdown;	      /* seconds before the run on real hardware */
 	bool list_events;

@@ -173,6 +173,35 @@ static void flags_and_ranges(void **st)
 	assert_string_equal(options_finish_name((enum on_finish)99), "wait");
 }
 
+/* output: text (default) or lava from the file or a load option; a bad
+ * value names every value of the table and keeps the previous one; the
+ * help line lists the same values. */
+static void collect(void *ctx, const char *l)
+{
+	if (strstr(l, "  output "))
+		snprintf(ctx, 120, "%s", l);
+}
+
+static void output_values(void **st)
+{
+	(void)st;
+	struct options o;
+	char *argv[] = {"output=LAVA"};
+	char help[120] = "";
+	options_default(&o);
+	assert_int_equal(o.output, OUTPUT_TEXT);
+	assert_int_equal(options_parse_args(&o, 1, argv, err, NULL), 0);
+	assert_int_equal(o.output, OUTPUT_LAVA);
+	n_errors = 0;
+	assert_int_equal(options_parse_config(&o, "output = junit\n", 15, err, NULL), 1);
+	assert_non_null(strstr(errors[0], "output: \"junit\" is not one of text, lava"));
+	assert_int_equal(o.output, OUTPUT_LAVA);
+	assert_int_equal(parse(&o, "output = lava\n"), 0);
+	assert_int_equal(o.output, OUTPUT_LAVA);
+	options_help(collect, help);
+	assert_non_null(strstr(help, "text | lava"));
+}
+
 /* Text encodings: a UTF-8 BOM is skipped; UTF-16 (BOM or NULs) of plain
  * ASCII is read line by line; other UTF-16 is refused as a whole; a NUL or
  * control character makes its line an error, never cuts it silently. */
@@ -316,6 +345,7 @@ int main(void)
 		cmocka_unit_test(bad_lists_keep_previous),
 		cmocka_unit_test(load_options),
 		cmocka_unit_test(flags_and_ranges),
+		cmocka_unit_test(output_values),
 		cmocka_unit_test(encodings),
 		cmocka_unit_test(messages_escaped),
 		cmocka_unit_test(numbers_need_digits),

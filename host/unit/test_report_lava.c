@@ -1,0 +1,154 @@
+/* LAVA's test signals (tests/report_lava.c): nothing unless output = lava,
+ * the test set around the cases, pass/fail/skip, the median as the
+ * measurement, the id mapping and per-CPU ids. With PMH_LAVA_LINES set
+ * every line printed goes to that file too: host/lava/lava_check.py runs
+ * them through lava-dispatcher's own regular expressions. */
+/* cmocka.h needs these first */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../tests/report_lava.h"
+
+#define MAX_LINES 64
+
+static struct suite s;
+static struct options o;
+static struct cpu_info ci;
+static struct pmu pmu;
+static struct apic_info ai;
+static char lines[MAX_LINES][160];
+static unsigned n_lines;
+
+static void take(void *ctx, const char *l)
+{
+	const char *dump = getenv("PMH_LAVA_LINES");
+
+	(void)ctx;
+	assert_true(n_lines < MAX_LINES);
+	snprintf(lines[n_lines++], sizeof(lines[0]), "%s", l);
+	if (dump) {
+		FILE *f = fopen(dump, "a");
+		assert_non_null(f);
+		fprintf(f, "%s\n", l);
+		fclose(f);
+	}
+}
+
+static void make(enum output out)
+{
+	options_default(&o);
+	o.output = out;
+	suite_init(&s, &o, &ci, &pmu, &ai, (struct sink){take, 0, 0});
+	n_lines = 0;
+}
+
+static struct result *add(const char *id, unsigned cpu, enum verdict v)
+{
+	struct result *r = &s.results[s.n_results++];
+	snprintf(r->id, sizeof(r->id), "%s", id);
+	r->cpu = cpu;
+	r->v = v;
+	return r;
+}
+
+/* output = text: no signal at all. */
+static void text_prints_nothing(void **state)
+{
+	(void)state;
+	make(OUTPUT_TEXT);
+	add("rdpmc", 0, V_PASS);
+	report_lava(&s);
+	assert_int_equal(n_lines, 0);
+}
+
+static void verdicts_and_measurement(void **state)
+{
+	(void)state;
+	make(OUTPUT_LAVA);
+	struct result *r = add("skid", 0, V_PASS);
+	r->fig = (struct figures){.set = true, .min = 1, .med = 3, .max = 9, .unit = "events"};
+	add("overflow.pmi", 0, V_FAIL);
+	add("apic.lvt-pc", 0, V_SKIP);
+	report_lava(&s);
+	const char *want[] = {
+	    "<LAVA_SIGNAL_TESTSET START pmuharness>",
+	    "<LAVA_SIGNAL_STARTTC skid>",
+	    "<LAVA_SIGNAL_ENDTC skid>",
+	    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=skid RESULT=pass MEASUREMENT=3 UNITS=events>",
+	    "<LAVA_SIGNAL_STARTTC overflow.pmi>",
+	    "<LAVA_SIGNAL_ENDTC overflow.pmi>",
+	    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=overflow.pmi RESULT=fail>",
+	    "<LAVA_SIGNAL_STARTTC apic.lvt-pc>",
+	    "<LAVA_SIGNAL_ENDTC apic.lvt-pc>",
+	    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=apic.lvt-pc RESULT=skip>",
+	    "<LAVA_SIGNAL_TESTSET STOP>",
+	};
+	assert_int_equal(n_lines, sizeof(want) / sizeof(want[0]));
+	for (unsigned i = 0; i < n_lines; i++)
+		assert_string_equal(lines[i], want[i]);
+}
+
+/* A negative median and a unit with a blank: one word, a number. */
+static void negative_and_odd_unit(void **state)
+{
+	(void)state;
+	make(OUTPUT_LAVA);
+	struct result *r = add("count.cycles", 0, V_FAIL);
+	r->fig = (struct figures){.set = true, .med = -12, .unit = "TSC ticks"};
+	r = add("count.fixed", 0, V_PASS);
+	r->fig = (struct figures){.set = true, .med = 5}; /* no unit: events, as the JSON */
+	report_lava(&s);
+	assert_string_equal(lines[3], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=count.cycles "
+				      "RESULT=fail MEASUREMENT=-12 UNITS=TSC_ticks>");
+	assert_string_equal(lines[6], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=count.fixed "
+				      "RESULT=pass MEASUREMENT=5 UNITS=events>");
+}
+
+/* Several CPUs: the CPU in the id, '@' mapped like any character LAVA's
+ * ids do not take; one CPU named alone keeps the bare id. */
+static void per_cpu_ids(void **state)
+{
+	(void)state;
+	make(OUTPUT_LAVA);
+	o.all_cpus = true;
+	add("rdpmc", 0, V_PASS);
+	add("rdpmc", 3, V_SKIP);
+	report_lava(&s);
+	assert_string_equal(lines[1], "<LAVA_SIGNAL_STARTTC rdpmc_cpu0>");
+	assert_string_equal(lines[6], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=rdpmc_cpu3 RESULT=skip>");
+	make(OUTPUT_LAVA);
+	o.n_cpus = 1;
+	o.cpus[0] = 2;
+	add("rdpmc", 2, V_PASS);
+	report_lava(&s);
+	assert_string_equal(lines[1], "<LAVA_SIGNAL_STARTTC rdpmc>");
+}
+
+static void id_mapping(void **state)
+{
+	char buf[64];
+	(void)state;
+	assert_string_equal(lava_case_id(buf, sizeof(buf), "a.b-c_D9", 0, false), "a.b-c_D9");
+	assert_string_equal(lava_case_id(buf, sizeof(buf), "x y>z=w/\x01", 0, false),
+			    "x_y_z_w__");
+	assert_string_equal(lava_case_id(buf, sizeof(buf), "cpu.run", 17, true), "cpu.run_cpu17");
+	/* cut to the buffer, still terminated */
+	assert_string_equal(lava_case_id(buf, 5, "overflow", 0, false), "over");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(text_prints_nothing), cmocka_unit_test(verdicts_and_measurement),
+	    cmocka_unit_test(negative_and_odd_unit), cmocka_unit_test(per_cpu_ids),
+	    cmocka_unit_test(id_mapping),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,75 @@
+/* LAVA's test signals, from the results table the JSON document is written
+ * from (report_json.c): the same ids, verdicts and figures.
+ *
+ * The syntax is lava-dispatcher's (Debian lava-dispatcher 2023.01):
+ * lava_dispatcher/actions/test/shell.py, TestShellAction._reset_patterns,
+ * matches r"<LAVA_SIGNAL_(\S+) ([^>]+)>" and splits the second group at
+ * blanks; signal_test_set takes "START name" / "STOP", signal_test_case
+ * hands KEY=value words to handle_testcase (one '=' each, keys lowercased:
+ * test_case_id, result, measurement, units). A job's monitor action
+ * (lava_dispatcher/actions/test/monitor.py, check_patterns) matches the
+ * TESTCASE line with its own pattern instead (the jobs in lava/). So each
+ * signal is one whole line through the suite's sink, no blank inside a
+ * value, no '>' or '=' in an id or unit. */
+#include "report_lava.h"
+#include "../lib/fmt.h"
+
+#define LAVA_SET "pmuharness" /* the test set's name (lava/README) */
+#define LAVA_ID_MAX 56	      /* a check id (40) with "@cpu65535" */
+#define LAVA_UNIT_MAX 24
+
+/* A LAVA result per enum verdict (V_NONE: never recorded, see record()). */
+static const char lava_results[][8] = {"pass", "fail", "skip", "unknown"};
+
+/* s into buf with every character outside [A-Za-z0-9._-] as '_'. */
+static const char *lava_word(char *buf, size_t n, const char *s)
+{
+	size_t i = 0;
+
+	for (; s[i] && i + 1 < n; i++) {
+		char c = s[i], l = (char)(c | 0x20);
+		bool ok = (l >= 'a' && l <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+			  c == '-' || c == '_';
+		buf[i] = ok ? c : '_';
+	}
+	buf[i] = 0;
+	return buf;
+}
+
+const char *lava_case_id(char *buf, size_t n, const char *id, unsigned cpu, bool per_cpu)
+{
+	char raw[LAVA_ID_MAX];
+
+	if (per_cpu)
+		pmh_fmt(raw, sizeof(raw), "%s@cpu%u", id, cpu);
+	else
+		pmh_fmt(raw, sizeof(raw), "%s", id);
+	return lava_word(buf, n, raw);
+}
+
+static void lava_case(struct suite *s, const struct result *r, bool per_cpu)
+{
+	char id[LAVA_ID_MAX], unit[LAVA_UNIT_MAX], m[64] = "";
+
+	lava_case_id(id, sizeof(id), r->id, r->cpu, per_cpu);
+	if (r->fig.set) /* the median: the figure the check judged by */
+		pmh_fmt(m, sizeof(m), " MEASUREMENT=%lld UNITS=%s", (long long)r->fig.med,
+			lava_word(unit, sizeof(unit), r->fig.unit ? r->fig.unit : "events"));
+	suite_emit(s, "<LAVA_SIGNAL_STARTTC %s>", id);
+	suite_emit(s, "<LAVA_SIGNAL_ENDTC %s>", id);
+	suite_emit(s, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=%s RESULT=%s%s>", id,
+		   lava_results[r->v <= V_NONE ? r->v : V_NONE], m);
+}
+
+void report_lava(struct suite *s)
+{
+	const struct options *o = s->opt;
+	bool per_cpu = o->all_cpus || o->n_cpus > 1; /* as record() names them */
+
+	if (o->output != OUTPUT_LAVA)
+		return;
+	suite_emit(s, "<LAVA_SIGNAL_TESTSET START " LAVA_SET ">");
+	for (unsigned i = 0; i < s->n_results; i++)
+		lava_case(s, &s->results[i], per_cpu);
+	suite_emit(s, "<LAVA_SIGNAL_TESTSET STOP>");
+}
