@@ -59,7 +59,7 @@ CHECK_SRC  := $(addprefix tests/checks/, \
 SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHECK_SRC)
 # Target only: the UEFI platform and the real instructions behind pmu/hw.h;
 # tests/cpu_job.c, the shared half of a per-CPU run, needs pmh_setjmp.
-BOOT_SRC   := tests/cpu_job.c boot/efi_main.c boot/console.c boot/screen_efi.c boot/files.c boot/mp.c boot/smbios.c boot/hw_x86.c apic/idt_x86.c
+BOOT_SRC   := tests/cpu_job.c boot/efi_main.c boot/console.c boot/screen_efi.c boot/files.c boot/netboot.c boot/mp.c boot/smbios.c boot/hw_x86.c apic/idt_x86.c
 TARGET_SRC := $(SHARED_SRC) $(BOOT_SRC)
 TARGET_ASM := apic/entry.S events/workload.S
 # The minimal EFI program `make bench` compares boot times with.
@@ -98,7 +98,7 @@ $(JSON_OBJ): CFLAGS_EFI += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 $(JSON_OBJ): CFLAGS_HOST += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 $(JSON_OBJ): CFLAGS_FAST += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 
-.PHONY: all host test unit sim-test qemu-test report-test lava-check run bench clean format lint usb sign deps layers help
+.PHONY: all host test unit sim-test qemu-test report-test lava-check run bench clean format lint usb sign deps layers help tftp
 # Keep intermediate objects (the unit-test objects would be deleted and rebuilt).
 .SECONDARY:
 all: $(EFI) $(BUILD)/pmuharness-report
@@ -255,12 +255,21 @@ test: deps $(EFI) $(I686) host fuzz-build
 	@scripts/test-all.sh
 
 # make run BOOT=uefi (default) | bios (-kernel, SeaBIOS) | bios-usb (the stick image)
+# | net (OVMF, TFTP) | bios-net (SeaBIOS PXE + iPXE)
 BOOT ?= uefi
 RUN_DEPS_uefi     := $(EFI)
 RUN_DEPS_bios     := $(I686)
 RUN_DEPS_bios-usb := $(USBIMG)
+RUN_DEPS_net      := $(EFI)
+RUN_DEPS_bios-net := $(I686)
 run: deps $(RUN_DEPS_$(BOOT))
 	@BOOT=$(BOOT) scripts/qemu-run.sh $(EFI)
+
+# make tftp: build/tftp, what a lab's TFTP server serves for a network boot
+# (README: Network boot); LAVA jobs name these files.
+TFTP_FILES := $(EFI) $(I686) boot/usb/pmuharness.cfg boot/net/pmuharness.ipxe
+tftp: $(TFTP_FILES)
+	@mkdir -p $(BUILD)/tftp && cp $(TFTP_FILES) $(BUILD)/tftp/ && echo "$(BUILD)/tftp: ready"
 
 bench: deps $(EFI) $(I686) $(BUILD)/minimal.efi host
 	@scripts/bench.sh $(EFI) $(BUILD)/minimal.efi $(HOSTB)/pmuharness-sim
@@ -305,14 +314,17 @@ help:
 	  '  make bench       benchmarks (never timed tests)' \
 	  '  make usb         build/pmuharness-usb.img, a stick image for dd: boots UEFI and BIOS' \
 	  '  make i686        build/pmuharness-i686.elf, the Multiboot kernel for BIOS machines' \
+	  '  make tftp        build/tftp: the files a TFTP server serves for a network boot' \
 	  '  make sign KEY=db.key CERT=db.crt [KEYPASS=...]   signed image for Secure Boot' \
 	  '  make host        the simulator and unit-test programs' \
 	  '  make format | lint | deps | clean' \
 	  'Variables of make run:' \
 	  '  BOOT=uefi            uefi: OVMF, this binary; bios: SeaBIOS, the Multiboot kernel' \
-	  '                       (qemu-system-i386 -kernel); bios-usb: SeaBIOS, the stick image' \
+	  '                       (qemu-system-i386 -kernel); bios-usb: SeaBIOS, the stick image;' \
+	  '                       net: OVMF, this binary over TFTP (no disk); bios-net: SeaBIOS' \
+	  '                       PXE, iPXE chains the Multiboot kernel (build/tftp layout)' \
 	  '  CPU=Skylake-Client   QEMU CPU model (qemu-system-x86_64 -cpu help lists them);' \
-	  '                       pentium3 with BOOT=bios and bios-usb' \
+	  '                       pentium3 with BOOT=bios, bios-usb and bios-net' \
 	  '  KVM=1                -enable-kvm -cpu host: the host PMU through KVM' \
 	  '  SMP=1                number of CPUs' \
 	  "  CFG='checks = apic.*'  extra pmuharness.cfg lines (README: Options)" \

@@ -91,18 +91,19 @@ static void efi_options(void *ctx, struct options *o)
 {
 	struct efi_ctx *e = ctx;
 	CHAR16 name[sizeof(OPTIONS_CONFIG_NAME)];
+	char origin[200] = OPTIONS_CONFIG_NAME, *cfg = NULL;
 	EFI_STATUS st;
 	UINTN len = 0, size = 0;
 
 	for (UINTN i = 0; i < sizeof(name) / sizeof(name[0]); i++)
 		name[i] = (CHAR16)OPTIONS_CONFIG_NAME[i];
-	if (e->dir) {
-		char *cfg = files_read(e->dir, name, &len, &size, &st);
-		if (cfg) {
-			options_parse_config_cut(o, cfg, len, size, cfg_error,
-						 OPTIONS_CONFIG_NAME);
-			FreePool(cfg);
-		}
+	if (e->dir)
+		cfg = files_read(e->dir, name, &len, &size, &st);
+	else if (e->pxe) /* a network boot: beside the boot file on its server */
+		cfg = net_read(e, OPTIONS_CONFIG_NAME, &len, &size, origin, sizeof(origin));
+	if (cfg) {
+		options_parse_config_cut(o, cfg, len, size, cfg_error, origin);
+		FreePool(cfg);
 	}
 	load_options(e->image, o);
 }

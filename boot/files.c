@@ -65,6 +65,8 @@ void files_open_image_dir(struct efi_ctx *e)
 		st = uefi_call_wrapper(BS->HandleProtocol, 3, li->DeviceHandle,
 				       &FileSystemProtocol, (void **)&fs);
 	}
+	if (st != EFI_SUCCESS && li)
+		net_probe(e, li->DeviceHandle);
 	if (st == EFI_SUCCESS && (!li || !fs || !e->dir_path))
 		st = e->dir_path ? EFI_UNSUPPORTED : EFI_OUT_OF_RESOURCES;
 	if (st == EFI_SUCCESS)
@@ -250,6 +252,8 @@ bool files_results_open(void *ctx, char *name, size_t cap)
 
 	e->log = e->json = NULL;
 	e->results[0] = 0;
+	if (!e->dir && net_results_note(e))
+		return false;
 	if (!e->dir) {
 		ascii_path(path, sizeof(path), e->dir_path);
 		pmh_fmt(line, sizeof(line),

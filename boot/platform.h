@@ -17,6 +17,7 @@ struct efi_ctx {
 	EFI_FILE_HANDLE dir;	   /* the folder the image was loaded from, or NULL */
 	CHAR16 *dir_path;	   /* its path on the volume (pool), or NULL */
 	EFI_STATUS dir_status;	   /* why dir is NULL */
+	EFI_PXE_BASE_CODE *pxe;	   /* what loaded the image over the network, or NULL */
 	EFI_FILE_HANDLE log, json; /* this run's results files, or NULL */
 	char results[16];	   /* their base name, "pmuharness-003" */
 	struct pmh_jmpbuf recover; /* where an unexpected exception on the BSP lands */
@@ -71,6 +72,16 @@ void files_results_flush(void *ctx);
 bool files_results_close(void *ctx, const char *json, size_t len);
 /* A word for the statuses a stick produces ("write-protected", "volume full"). */
 const char *files_status_name(EFI_STATUS st);
+
+/* A network boot (netboot.c). probe: e->pxe from the boot device's PXE
+ * base code, when it has started. results_note: on a network boot, says
+ * where the image came from and that no results files are written (true).
+ * read: the file name from the boot file's folder on its TFTP server, as
+ * files_read does, with its URL in origin; NULL when absent. */
+void net_probe(struct efi_ctx *e, EFI_HANDLE dev);
+bool net_results_note(struct efi_ctx *e);
+char *net_read(struct efi_ctx *e, const char *name, UINTN *len_out, UINTN *size_out,
+	       char *origin, size_t cap);
 
 /* The seam's run_cpus over struct efi_ctx: the suite on the CPUs the cpus
  * option selects, through the firmware's MP Services protocol (the boot

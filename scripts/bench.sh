@@ -2,7 +2,8 @@
 # `make bench`: boot-to-verdict wall time of the harness next to a minimal EFI
 # program on the same firmware (the ratio is the figure), the harness's own
 # elapsed time from its TSC, the Multiboot kernel's boot-to-verdict under
-# SeaBIOS with -kernel beside the OVMF figure, and the simulated suite's timings.
+# SeaBIOS with -kernel beside the OVMF figure, network boot (OVMF over TFTP,
+# SeaBIOS PXE + iPXE) beside both, and the simulated suite's timings.
 set -uo pipefail
 efi=$1; minimal=$2; sim=$3
 kernel=$(dirname "$efi")/pmuharness-i686.elf
@@ -55,6 +56,31 @@ if [ -f "$kernel" ]; then
   echo "bench: median boot-to-verdict: BIOS -kernel $(median < "$tmp/bios_ms") ms" \
     "(bar: <= 1000), UEFI OVMF $(median < "$tmp/uefi_ms") ms"
 fi
+net_wall() { # uefi|bios cpu -> seconds (median of $runs) of a network boot, no disk
+  mkdir -p "$tmp/tftp"; printf 'on_finish = qemu-exit\n' > "$tmp/tftp/pmuharness.cfg"
+  cp "$efi" "$tmp/tftp/pmuharness.efi"
+  [ -f "$kernel" ] && cp "$kernel" "$(dirname "$0")/../boot/net/pmuharness.ipxe" "$tmp/tftp/"
+  for _ in $(seq "$runs"); do
+    s=$(date +%s%N)
+    if [ "$1" = uefi ]; then
+      "$boot" "$efi" --cpu "$2" --tftp "$tmp/tftp" --serial "$tmp/serial" >/dev/null 2>&1
+    else
+      "$(dirname "$0")/bios-boot.sh" none --cpu "$2" --pxe "$tmp/tftp" --serial "$tmp/serial" \
+        --no-start-check >/dev/null 2>&1
+    fi
+    e=$(date +%s%N); echo $(( (e - s) / 1000000 ))
+  done | median
+}
+printf '%-48s %10s %12s\n' "network boot (cpu)" "harness_ms" "elapsed_us"
+nu=$(net_wall uefi Skylake-Client); el=$(grep -a '^harness.elapsed_us:' "$tmp/serial" | tail -1 | tr -dc 0-9)
+printf '%-48s %10s %12s\n' "UEFI OVMF TFTP (Skylake-Client)" "$nu" "${el:-?}"
+nb="-"
+if [ -f "$kernel" ]; then
+  nb=$(net_wall bios pentium3); el=$(grep -a '^harness.elapsed_us:' "$tmp/serial" | tail -1 | tr -dc 0-9)
+  printf '%-48s %10s %12s\n' "BIOS SeaBIOS PXE + iPXE (pentium3)" "$nb" "${el:-?}"
+fi
+echo "bench: median boot-to-verdict: network UEFI TFTP $nu ms, BIOS PXE+iPXE $nb ms" \
+  "(disk UEFI OVMF $(median < "$tmp/uefi_ms") ms, BIOS -kernel $( [ -s "$tmp/bios_ms" ] && median < "$tmp/bios_ms" || echo -) ms)"
 if [ -x "$sim" ]; then
   echo "bench: simulated suite per model (one run each, wall ms):"
   for m in $("$sim" --list-models | cut -f1); do

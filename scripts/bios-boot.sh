@@ -3,7 +3,7 @@
 # the Multiboot kernel with QEMU's own loader (-kernel), or a disk image.
 # Usage: bios-boot.sh KERNEL [--cpu MODEL] [--smp N] [--kvm] [--cfg TEXT]
 #                           [--append WORDS] [--serial FILE|-] [--timeout S]
-#                           [--usb IMG [--ehci]] [--ide IMG] [--no-start-check]
+#                           [--usb IMG [--ehci]] [--ide IMG] [--pxe DIR] [--no-start-check]
 #                           [-- extra qemu args]
 #   --cfg TEXT   pmuharness.cfg lines, handed over as a Multiboot module
 #                (-initrd; "none": no module); unused with a disk image
@@ -11,6 +11,9 @@
 #   --usb IMG    boot IMG as a USB stick (usb-storage on qemu-xhci, or on
 #                usb-ehci with --ehci); --ide IMG boots it as an IDE disk;
 #                KERNEL is then unused (the stick's syslinux loads its own)
+#   --pxe DIR    network boot: the e1000's iPXE ROM (ipxe-qemu) runs
+#                DIR/pmuharness.ipxe, served by QEMU's user-network TFTP
+#                (make tftp); KERNEL and --cfg are unused
 #   --no-start-check  skip the start-up check below (make bench times the boot
 #                alone; a QEMU that fails to start then exits 1, as PASS does)
 # QEMU is qemu-system-i386 (32-bit CPU models as they are, no long mode);
@@ -34,6 +37,8 @@ while [ $# -gt 0 ]; do
     --usb) usb=$2; shift 2 ;;
     --ehci) ehci=1; shift ;;
     --ide) disk=(-drive format=raw,file="$2"); shift 2 ;;
+    --pxe) disk=(-netdev user,id=n0,tftp="$2",bootfile=pmuharness.ipxe
+                 -device e1000,netdev=n0 -boot n); shift 2 ;;
     --no-start-check) check=0; shift ;;
     --) shift; extra=("$@"); break ;;
     *) echo "bios-boot.sh: unknown argument $1" >&2; exit 2 ;;

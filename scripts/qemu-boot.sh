@@ -2,13 +2,17 @@
 # Boots an EFI binary in QEMU+OVMF from a FAT folder, as \EFI\BOOT\BOOTX64.EFI.
 # Usage: qemu-boot.sh EFI [--cpu MODEL] [--smp N] [--kvm] [--esp DIR]
 #                        [--cfg TEXT] [--serial FILE|-|unix:PATH] [--timeout S]
-#                        [--prepared] [--usb IMG] [--ro] [--secboot] [-- extra qemu args]
+#                        [--prepared] [--usb IMG] [--ro] [--secboot] [--tftp DIR]
+#                        [-- extra qemu args]
 #   --prepared  boot the --esp folder as it is (EFI is not copied, no cfg is
 #               written), e.g. a folder without BOOTX64.EFI so that OVMF falls
 #               through to its UEFI shell and runs startup.nsh; the whole
 #               volume is copied back
 #   --usb IMG   boot the raw disk image IMG as a USB stick (qemu-xhci +
 #               usb-storage), written in place; EFI, --esp and --cfg are unused
+#   --tftp DIR  network boot, no disk: QEMU's user network serves DIR over
+#               TFTP with pmuharness.efi as the DHCP boot file (OVMF's own
+#               virtio-net driver and PXE); EFI, --esp and --cfg are unused
 #   --ro        attach the boot drive read-only
 #   --secboot   Secure Boot firmware with Debian's snakeoil keys enrolled
 #               (SMM, secure pflash); only binaries signed with them boot
@@ -19,7 +23,7 @@
 set -euo pipefail
 efi=$1; shift
 cpu=qemu64; smp=1; kvm=0; esp=""; cfg="on_finish = qemu-exit"; serial=-; tmo=60; prepared=0
-usb=""; ro=0; secboot=0
+usb=""; ro=0; secboot=0; tftp=""
 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -34,6 +38,7 @@ while [ $# -gt 0 ]; do
     --usb) usb=$2; shift 2 ;;
     --ro) ro=1; shift ;;
     --secboot) secboot=1; shift ;;
+    --tftp) tftp=$2; shift 2 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "qemu-boot.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -53,7 +58,10 @@ img=$(mktemp "${TMPDIR:-/tmp}/pmh-img.XXXXXX")
 cp "$ovmf_vars" "$vars"
 trap 'rm -f "$vars" "$img"' EXIT
 ronly=""; [ "$ro" = 1 ] && ronly=",readonly=on"
-if [ -n "$usb" ]; then
+if [ -n "$tftp" ]; then
+  disk=(-netdev user,id=n0,tftp="$tftp",bootfile=pmuharness.efi
+        -device virtio-net-pci,netdev=n0,romfile=,bootindex=0)
+elif [ -n "$usb" ]; then
   disk=(-device qemu-xhci,id=xhci -drive if=none,id=stick,format=raw,file="$usb"$ronly
         -device usb-storage,bus=xhci.0,drive=stick,bootindex=0)
 elif [ "$prepared" = 1 ]; then
@@ -64,7 +72,7 @@ else
   cp "$efi" "$esp/EFI/BOOT/BOOTX64.EFI"
   [ "$cfg" = "none" ] || printf '%s\n' "$cfg" > "$esp/EFI/BOOT/pmuharness.cfg"
 fi
-if [ -z "$usb" ]; then
+if [ -z "$usb$tftp" ]; then
   # A real FAT image (QEMU's vvfat write-back loses files); results are copied
   # back into the folder afterwards.
   rm -f "$img"
@@ -125,7 +133,7 @@ set -e
 # Copy the volume back through an empty folder: mcopy asks before it
 # replaces a folder that exists (even with -o), and a prompt nobody sees hangs
 # a terminal. Its own stderr stays visible.
-if [ -z "$usb" ]; then
+if [ -z "$usb$tftp" ]; then
   back=$(mktemp -d "${TMPDIR:-/tmp}/pmh-back.XXXXXX")
   src=::/EFI; [ "$prepared" = 1 ] && src='::/*'
   if mcopy -s -i "$img" "$src" "$back"/ </dev/null; then

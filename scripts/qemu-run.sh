@@ -10,6 +10,10 @@
 #                                      (qemu-system-i386 -kernel; CFG as its module)
 #   make run BOOT=bios-usb             a copy of the stick image (USB_IMG=, default
 #                                      build/pmuharness-usb.img) as usb-storage, SeaBIOS
+#   make run BOOT=net                  OVMF boots this binary over TFTP, no disk (CFG
+#                                      in the TFTP folder as pmuharness.cfg)
+#   make run BOOT=bios-net             SeaBIOS PXE: iPXE runs pmuharness.ipxe, which
+#                                      chains the Multiboot kernel and its cfg
 set -uo pipefail
 efi=$1
 here=$(dirname "$0")
@@ -53,7 +57,27 @@ case $boot in
     rc=${PIPESTATUS[0]}
     where="results on the console only"
     ;;
-  *) echo "run: BOOT=$boot: expected uefi, bios or bios-usb" >&2; exit 2 ;;
+  net|bios-net)
+    # A TFTP folder laid out as make tftp's, with the run's cfg.
+    tftp=$(mktemp -d "${TMPDIR:-/tmp}/pmh-run-tftp.XXXXXX")
+    trap 'rm -rf "$tftp"' EXIT
+    printf '%s\n' "$cfg" > "$tftp/pmuharness.cfg"
+    if [ "$boot" = net ]; then
+      cpu=${CPU:-Skylake-Client}
+      cp "$efi" "$tftp/pmuharness.efi" || exit 2
+      "$here/qemu-boot.sh" "$efi" --cpu "$cpu" "${args[@]}" --tftp "$tftp" 2>&1 |
+        "$here/serial-plain.py"
+    else
+      cpu=${CPU:-pentium3}
+      cp "$(dirname "$efi")/pmuharness-i686.elf" "$here/../boot/net/pmuharness.ipxe" "$tftp"/ ||
+        exit 2
+      "$here/bios-boot.sh" none --cpu "$cpu" "${args[@]}" --pxe "$tftp" 2>&1 |
+        "$here/serial-plain.py"
+    fi
+    rc=${PIPESTATUS[0]}
+    where="network boot: results on the console only"
+    ;;
+  *) echo "run: BOOT=$boot: expected uefi, bios, bios-usb, net or bios-net" >&2; exit 2 ;;
 esac
 # QEMU exits with (debug-exit value << 1) | 1; the value is the verdict's
 # (README "Exit codes"), and so is this script's status.

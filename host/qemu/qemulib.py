@@ -13,6 +13,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 BOOT = os.path.join(ROOT, "scripts", "qemu-boot.sh")
+BIOS_BOOT = os.path.join(ROOT, "scripts", "bios-boot.sh")
 USB_IMAGE = os.path.join(ROOT, "scripts", "usb-image.sh")
 SIGN = os.path.join(ROOT, "scripts", "sign.sh")
 LIMIT_S = 60
@@ -40,12 +41,12 @@ class StartFailed(RuntimeError):
     """QEMU did not start: never a verdict, whatever the test expected."""
 
 
-def boot_raw(args, timeout=LIMIT_S):
+def boot_raw(args, timeout=LIMIT_S, script=BOOT):
     """boot() without the start-up check: (rc, seconds, lines, raw, stderr)."""
     d = tempfile.mkdtemp(prefix="pmh-q-")
     serial = os.path.join(d, "serial.log")
     t0 = time.monotonic()
-    p = subprocess.run([BOOT] + args + ["--serial", serial, "--timeout", str(timeout)],
+    p = subprocess.run([script] + args + ["--serial", serial, "--timeout", str(timeout)],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        env=dict(ENV, TMPDIR=d))
     secs = time.monotonic() - t0
@@ -55,10 +56,11 @@ def boot_raw(args, timeout=LIMIT_S):
     return p.returncode, secs, plain(raw), raw, err
 
 
-def boot(args, timeout=LIMIT_S):
-    """Boots with qemu-boot.sh and COM1 in a file; returns (rc, seconds, lines, raw).
-    Raises StartFailed, with QEMU's message, when QEMU did not start."""
-    rc, secs, lines, raw, err = boot_raw(args, timeout)
+def boot(args, timeout=LIMIT_S, script=BOOT):
+    """Boots with qemu-boot.sh (or script=BIOS_BOOT) and COM1 in a file; returns
+    (rc, seconds, lines, raw). Raises StartFailed, with QEMU's message, when
+    QEMU did not start."""
+    rc, secs, lines, raw, err = boot_raw(args, timeout, script)
     if rc == START_FAILED:
         raise StartFailed("QEMU failed to start: " + " / ".join(err.strip().splitlines()))
     return rc, secs, lines, raw
