@@ -331,4 +331,4 @@ help:
 	  '  TIMEOUT=120          seconds before QEMU is stopped (exit 124)' \
 	  '  RUN_ESP=build/run-esp  the folder that becomes the boot volume'
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -name '*.d' -type f 2>/dev/null)
