@@ -136,6 +136,7 @@ static void run_guarded(void *arg)
 		suite_emit(s, "error: checks = %s: matches no check", h->opt.checks);
 		return;
 	}
+	lava_set(s, true);
 	if (p->run_cpus)
 		p->run_cpus(p->ctx, h);
 	else
@@ -165,7 +166,7 @@ static void report(const struct platform *p, struct harness *h, uint64_t t0)
 {
 	struct suite *s = h->suite;
 
-	report_lava(s);
+	lava_set(s, false);
 	report_summary(s);
 	if (p->now_us)
 		suite_emit(s, "harness.elapsed_us: %llu",

@@ -47,29 +47,47 @@ const char *lava_case_id(char *buf, size_t n, const char *id, unsigned cpu, bool
 	return lava_word(buf, n, raw);
 }
 
-static void lava_case(struct suite *s, const struct result *r, bool per_cpu)
+static bool lava_on(const struct suite *s)
+{
+	return s->opt->output == OUTPUT_LAVA;
+}
+
+/* Results are named per CPU as record() names them. */
+static bool lava_per_cpu(const struct suite *s)
+{
+	return s->opt->all_cpus || s->opt->n_cpus > 1;
+}
+
+void lava_set(struct suite *s, bool start)
+{
+	if (!lava_on(s))
+		return;
+	if (start)
+		suite_emit(s, "<LAVA_SIGNAL_TESTSET START " LAVA_SET ">");
+	else
+		suite_emit(s, "<LAVA_SIGNAL_TESTSET STOP>");
+}
+
+void lava_case_start(struct suite *s, const char *id, unsigned cpu)
+{
+	char lid[LAVA_ID_MAX];
+
+	if (lava_on(s))
+		suite_emit(s, "<LAVA_SIGNAL_STARTTC %s>",
+			   lava_case_id(lid, sizeof(lid), id, cpu, lava_per_cpu(s)));
+}
+
+void lava_case_end(struct suite *s, const struct result *r)
 {
 	char id[LAVA_ID_MAX], unit[LAVA_UNIT_MAX], m[64] = "";
 
-	lava_case_id(id, sizeof(id), r->id, r->cpu, per_cpu);
+	if (!lava_on(s))
+		return;
+	lava_case_id(id, sizeof(id), r->id, r->cpu, lava_per_cpu(s));
 	if (r->fig.set) /* the median: the figure the check judged by */
 		pmh_fmt(m, sizeof(m), " MEASUREMENT=%lld UNITS=%s", (long long)r->fig.med,
 			lava_word(unit, sizeof(unit), r->fig.unit ? r->fig.unit : "events"));
-	suite_emit(s, "<LAVA_SIGNAL_STARTTC %s>", id);
 	suite_emit(s, "<LAVA_SIGNAL_ENDTC %s>", id);
 	suite_emit(s, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=%s RESULT=%s%s>", id,
 		   lava_results[r->v <= V_NONE ? r->v : V_NONE], m);
-}
-
-void report_lava(struct suite *s)
-{
-	const struct options *o = s->opt;
-	bool per_cpu = o->all_cpus || o->n_cpus > 1; /* as record() names them */
-
-	if (o->output != OUTPUT_LAVA)
-		return;
-	suite_emit(s, "<LAVA_SIGNAL_TESTSET START " LAVA_SET ">");
-	for (unsigned i = 0; i < s->n_results; i++)
-		lava_case(s, &s->results[i], per_cpu);
-	suite_emit(s, "<LAVA_SIGNAL_TESTSET STOP>");
 }

@@ -10,8 +10,14 @@
  * "@cpuN" after it when the run reports per CPU, every character outside
  * [A-Za-z0-9._-] turned into '_'. */
 const char *lava_case_id(char *buf, size_t n, const char *id, unsigned cpu, bool per_cpu);
-/* The test set around every result in the table, each as STARTTC, ENDTC
- * and TESTCASE lines; nothing unless options.output is lava. */
-void report_lava(struct suite *s);
+/* Each signal only when options.output is lava. The test set's START
+ * (before the first check) or STOP (after the last, also after a crash). */
+void lava_set(struct suite *s, bool start);
+/* A test case as it happens: STARTTC before check id runs on cpu; ENDTC and
+ * TESTCASE once its result is recorded, with its figures, so that a run
+ * that never ends has its finished cases reported and each case brackets
+ * the check's own lines. */
+void lava_case_start(struct suite *s, const char *id, unsigned cpu);
+void lava_case_end(struct suite *s, const struct result *r);
 
 #endif

@@ -2,6 +2,7 @@
  * the reason), runs each, and records exactly one verdict per check per CPU. */
 #include "suite.h"
 #include "cpu_select.h"
+#include "report_lava.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 
@@ -243,8 +244,11 @@ static struct result *add_result(struct suite *s, const char *id, unsigned cpu, 
 
 void suite_fail_cpu(struct suite *s, unsigned cpu, const char *msg)
 {
-	add_result(s, "cpu.run", cpu, V_FAIL, msg);
+	struct result *r = add_result(s, "cpu.run", cpu, V_FAIL, msg);
+	lava_case_start(s, "cpu.run", cpu);
 	suite_emit(s, "FAIL cpu.%u: %s", cpu, msg);
+	if (r)
+		lava_case_end(s, r);
 }
 
 static void record(struct suite *s, struct check_ctx *c)
@@ -280,6 +284,8 @@ static void record(struct suite *s, struct check_ctx *c)
 		suite_emit(s, "SKIP %s: %s", id, c->msg);
 	else
 		suite_emit(s, "%s %s %s", verdict_name(c->v), id, c->msg);
+	if (r)
+		lava_case_end(s, r);
 }
 
 /* Whether id is one of the comma-separated entries of list as it is. */
@@ -344,6 +350,7 @@ void suite_run(struct suite *s, unsigned cpu_index)
 			continue;
 		if (s->out.progress)
 			s->out.progress(s->out.ctx, k->id, ++i_sel, n_sel, cpu_index);
+		lava_case_start(s, k->id, cpu_index);
 		if (k->needs_pmu && s->pmu->status != PMU_FUNCTIONAL) {
 			check_skip(&c, "pmu.status %s: %s", pmu_status_name(s->pmu->status),
 				   s->pmu->reason);

@@ -58,6 +58,18 @@ static struct result *add(const char *id, unsigned cpu, enum verdict v)
 	return r;
 }
 
+/* The signals of the results so far as a run gives them: the set around
+ * the cases, each case started and ended. */
+static void report_lava(struct suite *su)
+{
+	lava_set(su, true);
+	for (unsigned i = 0; i < su->n_results; i++) {
+		lava_case_start(su, su->results[i].id, su->results[i].cpu);
+		lava_case_end(su, &su->results[i]);
+	}
+	lava_set(su, false);
+}
+
 /* output = text: no signal at all. */
 static void text_prints_nothing(void **state)
 {
@@ -131,6 +143,28 @@ static void per_cpu_ids(void **state)
 	assert_string_equal(lines[1], "<LAVA_SIGNAL_STARTTC rdpmc>");
 }
 
+/* In a run each case is signalled as it happens: STARTTC before the check,
+ * its verdict line, then ENDTC and TESTCASE (a run that hangs later has
+ * its finished cases reported). */
+static void signalled_as_the_suite_runs(void **state)
+{
+	(void)state;
+	make(OUTPUT_LAVA);
+	snprintf(o.checks, sizeof(o.checks), "msr.access");
+	pmu.status = PMU_NOT_FUNCTIONAL; /* the check SKIPs without touching the CPU */
+	snprintf(pmu.reason, sizeof(pmu.reason), "test");
+	suite_run(&s, 0);
+	assert_int_equal(n_lines, 4);
+	assert_string_equal(lines[0], "<LAVA_SIGNAL_STARTTC msr.access>");
+	assert_string_equal(lines[1], "SKIP msr.access: pmu.status not-functional: test");
+	assert_string_equal(lines[2], "<LAVA_SIGNAL_ENDTC msr.access>");
+	assert_string_equal(lines[3], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=msr.access RESULT=skip>");
+	make(OUTPUT_TEXT);
+	snprintf(o.checks, sizeof(o.checks), "msr.access");
+	suite_run(&s, 0);
+	assert_int_equal(n_lines, 1);
+}
+
 static void id_mapping(void **state)
 {
 	char buf[64];
@@ -148,6 +182,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(text_prints_nothing), cmocka_unit_test(verdicts_and_measurement),
 	    cmocka_unit_test(negative_and_odd_unit), cmocka_unit_test(per_cpu_ids),
+	    cmocka_unit_test(signalled_as_the_suite_runs),
 	    cmocka_unit_test(id_mapping),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
