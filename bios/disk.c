@@ -12,37 +12,36 @@
  * AP trampoline at 0x8000 and QEMU's Multiboot data at 0x9000: the DAP,
  * the transfer buffer (32 sectors) and the thunk (bios/realmode.S RM_BASE,
  * its stack below 0x7C00). */
-#define RM_DAP 0x1ff0u
-#define RM_BUF 0x2000u
+#define RM_DAP	       0x1ff0u
+#define RM_BUF	       0x2000u
 #define RM_BUF_SECTORS 32u
-#define RM_BASE 0x6000u
-#define RM_LIMIT 0x7000u
+#define RM_BASE	       0x6000u
+#define RM_LIMIT       0x7000u
 /* The BIOS Data Area's count of hard disks (IBM PC/AT BIOS, 40:75). */
-#define BDA_DISKS 0x475u
+#define BDA_DISKS   0x475u
 #define DRIVE_FIRST 0x80u
-#define EFLAGS_CF 1u
+#define EFLAGS_CF   1u
 /* INT 13h functions and the extensions' check (EDD 3.0 §7). */
-#define AH_RESET 0x00u
-#define AH_READ 0x02u
-#define AH_WRITE 0x03u
-#define AH_GEOMETRY 0x08u
-#define AH_EXT_CHECK 0x41u
-#define AH_EXT_READ 0x42u
-#define AH_EXT_WRITE 0x43u
-#define EXT_MAGIC 0x55aau
-#define EXT_ANSWER 0xaa55u
+#define AH_RESET       0x00u
+#define AH_READ	       0x02u
+#define AH_WRITE       0x03u
+#define AH_GEOMETRY    0x08u
+#define AH_EXT_CHECK   0x41u
+#define AH_EXT_READ    0x42u
+#define AH_EXT_WRITE   0x43u
+#define EXT_MAGIC      0x55aau
+#define EXT_ANSWER     0xaa55u
 #define EXT_PACKET_API 1u /* CX bit 0: AH=42h-44h, 47h, 48h */
-#define TRIES 3		  /* a first failure is common on real drives (spin-up) */
-#define CHS_MAX_CYL 1023u
-#define PIC1_IMR 0x21
-#define PIC2_IMR 0xa1
+#define TRIES	       3  /* a first failure is common on real drives (spin-up) */
+#define CHS_MAX_CYL    1023u
+#define PIC1_IMR       0x21
+#define PIC2_IMR       0xa1
 /* The LVT entries (SDM Vol. 3A 10.5.1) with the MaxLVT they need, and TPR. */
 #define APIC_TPR_REG 0x80u
 static const struct {
 	uint16_t off;
 	uint8_t min_lvt;
-} lvt_regs[] = { { 0x320, 0 }, { 0x330, 5 }, { 0x340, 4 }, { 0x350, 0 }, { 0x360, 0 },
-		 { 0x370, 0 } };
+} lvt_regs[] = {{0x320, 0}, {0x330, 5}, {0x340, 4}, {0x350, 0}, {0x360, 0}, {0x370, 0}};
 #define NLVT (sizeof(lvt_regs) / sizeof(lvt_regs[0]))
 
 /* Low memory by its address (the compiler is not told it is a constant:
@@ -123,13 +122,13 @@ static bool int13(struct rm_regs *r)
 /* The drive's access: extensions, else CHS geometry. */
 static bool disk_probe(struct disk *d, uint8_t drive)
 {
-	struct rm_regs r = { .eax = AH_EXT_CHECK << 8, .ebx = EXT_MAGIC, .edx = drive };
+	struct rm_regs r = {.eax = AH_EXT_CHECK << 8, .ebx = EXT_MAGIC, .edx = drive};
 
 	d->drive = drive;
 	d->edd = int13(&r) && (r.ebx & 0xffff) == EXT_ANSWER && (r.ecx & EXT_PACKET_API);
 	if (d->edd)
 		return true;
-	r = (struct rm_regs){ .eax = AH_GEOMETRY << 8, .edx = drive };
+	r = (struct rm_regs){.eax = AH_GEOMETRY << 8, .edx = drive};
 	if (!int13(&r) || !(r.ecx & 0x3f))
 		return false;
 	d->spt = r.ecx & 0x3f;
@@ -142,7 +141,7 @@ static bool disk_probe(struct disk *d, uint8_t drive)
 static bool disk_rw(struct disk *d, bool write, uint32_t lba, uint32_t n)
 {
 	for (unsigned t = 0; t < TRIES; t++) {
-		struct rm_regs r = { .edx = d->drive };
+		struct rm_regs r = {.edx = d->drive};
 		if (d->edd) {
 			uint8_t *dap = low(RM_DAP);
 			pmh_memset(dap, 0, 16);
@@ -164,7 +163,7 @@ static bool disk_rw(struct disk *d, bool write, uint32_t lba, uint32_t n)
 		}
 		if (int13(&r))
 			return true;
-		r = (struct rm_regs){ .eax = AH_RESET << 8, .edx = d->drive };
+		r = (struct rm_regs){.eax = AH_RESET << 8, .edx = d->drive};
 		int13(&r);
 	}
 	return false;
@@ -197,7 +196,8 @@ bool disk_find_slots(struct disk *d, struct fat_slot *slot, unsigned n, char *wh
 		struct fat_result r = fat_find_slots(read_sector, d, slot, n);
 		if (r.why == FAT_OK)
 			return true;
-		size_t l = pmh_fmt(why, cap, "disk 0x%x (%s)", DRIVE_FIRST + i, d->edd ? "LBA" : "CHS");
+		size_t l =
+		    pmh_fmt(why, cap, "disk 0x%x (%s)", DRIVE_FIRST + i, d->edd ? "LBA" : "CHS");
 		if (r.part)
 			l += pmh_fmt(why + l, cap - l, ", FAT32 partition %u, %s", r.part,
 				     slot[r.slot].name);

@@ -7,45 +7,45 @@
 
 /* The MBR's partition table at byte 446, four 16-byte entries, type at +4,
  * first LBA at +8, length at +12; the 55 AA signature at 510. */
-#define MBR_TABLE 446
-#define MBR_ENTRY 16
+#define MBR_TABLE   446
+#define MBR_ENTRY   16
 #define MBR_ENTRIES 4
-#define MBR_SIG 510
+#define MBR_SIG	    510
 /* FAT32 partition types: CHS-addressed and LBA-addressed (0x0B, 0x0C). */
 #define PART_FAT32_CHS 0x0b
 #define PART_FAT32_LBA 0x0c
 /* BPB fields (fatgen103 §3.1, §3.3). */
 #define BPB_BYTES_PER_SEC 11
-#define BPB_SEC_PER_CLUS 13
-#define BPB_RSVD_SECS 14
-#define BPB_NUM_FATS 16
-#define BPB_ROOT_ENTS 17
-#define BPB_TOT_SEC16 19
-#define BPB_FAT_SZ16 22
-#define BPB_TOT_SEC32 32
-#define BPB_FAT_SZ32 36
-#define BPB_ROOT_CLUS 44
+#define BPB_SEC_PER_CLUS  13
+#define BPB_RSVD_SECS	  14
+#define BPB_NUM_FATS	  16
+#define BPB_ROOT_ENTS	  17
+#define BPB_TOT_SEC16	  19
+#define BPB_FAT_SZ16	  22
+#define BPB_TOT_SEC32	  32
+#define BPB_FAT_SZ32	  36
+#define BPB_ROOT_CLUS	  44
 /* fatgen103 §3.5: fewer clusters than this is FAT12 or FAT16. */
 #define FAT32_MIN_CLUSTERS 65525u
 /* FAT32 entries are 28 bits; at or above this, the end of a chain (§4). */
 #define FAT32_MASK 0x0fffffffu
-#define FAT32_EOC 0x0ffffff8u
+#define FAT32_EOC  0x0ffffff8u
 /* Directory entries (§6): 32 bytes, name at 0 (11), attributes at 11,
  * first cluster high at 20, low at 26, size at 28; a free entry ends the
  * directory, 0xE5 marks a deleted one; LFN pieces have all of 0x0F set. */
-#define DIR_ENTRY 32
-#define DIR_ATTR 11
-#define DIR_CLUS_HI 20
-#define DIR_CLUS_LO 26
-#define DIR_SIZE 28
-#define DIR_END 0x00
-#define DIR_DELETED 0xe5
-#define ATTR_LFN 0x0f
+#define DIR_ENTRY	  32
+#define DIR_ATTR	  11
+#define DIR_CLUS_HI	  20
+#define DIR_CLUS_LO	  26
+#define DIR_SIZE	  28
+#define DIR_END		  0x00
+#define DIR_DELETED	  0xe5
+#define ATTR_LFN	  0x0f
 #define ATTR_DIR_OR_LABEL 0x18
 /* Our slots are in the root directory, which usb-image.sh keeps small:
  * walking more clusters of it than this is a loop in a hostile FAT. */
 #define ROOT_MAX_CLUSTERS 64u
-#define MAX_SEC_PER_CLUS 128u
+#define MAX_SEC_PER_CLUS  128u
 
 struct vol {
 	fat_read_fn rd;
@@ -56,11 +56,20 @@ struct vol {
 	uint8_t fat_buf[FAT_SECTOR];
 };
 
-static uint32_t le16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
+static uint32_t le16(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
 
-static uint32_t le32(const uint8_t *p) { return le16(p) | le16(p + 2) << 16; }
+static uint32_t le32(const uint8_t *p)
+{
+	return le16(p) | le16(p + 2) << 16;
+}
 
-static bool pow2(uint32_t v) { return v && !(v & (v - 1)); }
+static bool pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
 
 /* The BPB at v->base; FAT_OK, FAT_BPB or FAT_NOT_FAT32. */
 static enum fat_why bpb(struct vol *v, uint32_t part_len, struct fat_result *r)
@@ -72,7 +81,8 @@ static enum fat_why bpb(struct vol *v, uint32_t part_len, struct fat_result *r)
 		return FAT_READ;
 	}
 	uint32_t rsvd = le16(b + BPB_RSVD_SECS), nfats = b[BPB_NUM_FATS];
-	uint32_t total = le16(b + BPB_TOT_SEC16) ? le16(b + BPB_TOT_SEC16) : le32(b + BPB_TOT_SEC32);
+	uint32_t total =
+	    le16(b + BPB_TOT_SEC16) ? le16(b + BPB_TOT_SEC16) : le32(b + BPB_TOT_SEC32);
 	uint32_t fatsz = le16(b + BPB_FAT_SZ16) ? le16(b + BPB_FAT_SZ16) : le32(b + BPB_FAT_SZ32);
 	v->spc = b[BPB_SEC_PER_CLUS];
 	if (le16(b + MBR_SIG) != 0xaa55 || le16(b + BPB_BYTES_PER_SEC) != FAT_SECTOR ||
@@ -110,9 +120,15 @@ static bool fat_next(struct vol *v, uint32_t c, uint32_t *next, struct fat_resul
 	return true;
 }
 
-static bool valid_cluster(const struct vol *v, uint32_t c) { return c >= 2 && c < v->clusters + 2; }
+static bool valid_cluster(const struct vol *v, uint32_t c)
+{
+	return c >= 2 && c < v->clusters + 2;
+}
 
-static uint32_t cluster_lba(const struct vol *v, uint32_t c) { return v->data + (c - 2) * v->spc; }
+static uint32_t cluster_lba(const struct vol *v, uint32_t c)
+{
+	return v->data + (c - 2) * v->spc;
+}
 
 /* The entry named name in the root directory into ent (32 bytes). */
 static enum fat_why dir_find(struct vol *v, const char *name, uint8_t *ent, struct fat_result *r)
@@ -187,9 +203,8 @@ static enum fat_why one_slot(struct vol *v, struct fat_slot *slot, struct fat_re
 		r->lba = slot->lba;
 		return FAT_READ;
 	}
-	return starts_with(v->buf, SLOT_MAGIC) || starts_with(v->buf, SLOT_JSON_START)
-		       ? FAT_OK
-		       : FAT_MAGIC;
+	return starts_with(v->buf, SLOT_MAGIC) || starts_with(v->buf, SLOT_JSON_START) ? FAT_OK
+										       : FAT_MAGIC;
 }
 
 /* Every slot on the partition whose BPB is at v->base. */
@@ -209,20 +224,20 @@ struct fat_result fat_find_slots(fat_read_fn rd, void *ctx, struct fat_slot *slo
 {
 	static struct vol v;
 	uint8_t mbr[FAT_SECTOR], buf[FAT_SECTOR];
-	struct fat_result r = { .why = FAT_NO_FAT32 }, tried;
+	struct fat_result r = {.why = FAT_NO_FAT32}, tried;
 
 	v.rd = rd;
 	v.ctx = ctx;
 	v.buf = buf;
 	if (!rd(ctx, 0, mbr))
-		return (struct fat_result){ .why = FAT_READ };
+		return (struct fat_result){.why = FAT_READ};
 	if (le16(mbr + MBR_SIG) != 0xaa55)
-		return (struct fat_result){ .why = FAT_NO_MBR };
+		return (struct fat_result){.why = FAT_NO_MBR};
 	for (unsigned p = 0; p < MBR_ENTRIES; p++) {
 		const uint8_t *e = mbr + MBR_TABLE + p * MBR_ENTRY;
 		if (e[4] != PART_FAT32_CHS && e[4] != PART_FAT32_LBA)
 			continue;
-		tried = (struct fat_result){ .part = p + 1 };
+		tried = (struct fat_result){.part = p + 1};
 		v.base = le32(e + 8);
 		tried.why = partition(&v, le32(e + 12), slot, n, &tried);
 		if (tried.why == FAT_OK)
@@ -236,23 +251,32 @@ struct fat_result fat_find_slots(fat_read_fn rd, void *ctx, struct fat_slot *slo
 const char *fat_why_text(enum fat_why why)
 {
 	switch (why) {
-	case FAT_OK: return "found";
-	case FAT_READ: return "a sector could not be read";
-	case FAT_NO_MBR: return "sector 0 is not an MBR (no 55 AA)";
-	case FAT_NO_FAT32: return "no FAT32 partition (type 0x0B or 0x0C) in the MBR";
-	case FAT_BPB: return "the FAT32 partition's boot sector (BPB) is not valid";
-	case FAT_NOT_FAT32: return "the partition is FAT12 or FAT16, not FAT32";
-	case FAT_MISSING: return "no such file in the root directory";
-	case FAT_SIZE: return "the file is empty or not a whole number of sectors";
-	case FAT_FRAGMENTED: return "the file's clusters are not contiguous";
-	case FAT_MAGIC: return "the file does not start with the slot magic " SLOT_MAGIC
-			       "or a results JSON of ours";
+	case FAT_OK:
+		return "found";
+	case FAT_READ:
+		return "a sector could not be read";
+	case FAT_NO_MBR:
+		return "sector 0 is not an MBR (no 55 AA)";
+	case FAT_NO_FAT32:
+		return "no FAT32 partition (type 0x0B or 0x0C) in the MBR";
+	case FAT_BPB:
+		return "the FAT32 partition's boot sector (BPB) is not valid";
+	case FAT_NOT_FAT32:
+		return "the partition is FAT12 or FAT16, not FAT32";
+	case FAT_MISSING:
+		return "no such file in the root directory";
+	case FAT_SIZE:
+		return "the file is empty or not a whole number of sectors";
+	case FAT_FRAGMENTED:
+		return "the file's clusters are not contiguous";
+	case FAT_MAGIC:
+		return "the file does not start with the slot magic " SLOT_MAGIC
+		       "or a results JSON of ours";
 	}
 	return "unknown";
 }
 
-void slot_fill(uint8_t *buf, uint32_t off, uint32_t n, const char *text, size_t len,
-	       uint32_t size)
+void slot_fill(uint8_t *buf, uint32_t off, uint32_t n, const char *text, size_t len, uint32_t size)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t at = off + i;

@@ -17,7 +17,7 @@
 /* The first bytes of a results JSON of ours (tests/report_json.c): a JSON
  * slot a previous run filled is overwritten too. */
 #define SLOT_JSON_START "{\n  \"schema\": \"pmuharness-results/"
-#define SLOT_COUNT 2
+#define SLOT_COUNT	2
 
 /* One 512-byte sector at lba (from the disk's start) into buf; false on
  * a read error. */
@@ -44,22 +44,20 @@ enum fat_why {
 
 struct fat_result {
 	enum fat_why why;
-	unsigned slot;	   /* the slot the failure is about */
-	uint32_t lba;	   /* the sector a read failed at */
-	unsigned part;	   /* the partition (1-4) the answer is from */
+	unsigned slot; /* the slot the failure is about */
+	uint32_t lba;  /* the sector a read failed at */
+	unsigned part; /* the partition (1-4) the answer is from */
 };
 
 /* Finds the slots named in slot[i].name on the first FAT32 partition that
  * holds them all; fills lba and sectors. Bounded: 4 MBR entries, the root
  * directory's first ROOT_MAX_CLUSTERS clusters, each chain only as long
  * as its file. */
-struct fat_result fat_find_slots(fat_read_fn rd, void *ctx, struct fat_slot *slot,
-				 unsigned n);
+struct fat_result fat_find_slots(fat_read_fn rd, void *ctx, struct fat_slot *slot, unsigned n);
 /* Why, in words ("the file's clusters are not contiguous"). */
 const char *fat_why_text(enum fat_why why);
 /* The bytes [off, off + n) of a slot of size bytes holding text[0, len):
  * the text, then spaces, the slot's last byte a newline. */
-void slot_fill(uint8_t *buf, uint32_t off, uint32_t n, const char *text, size_t len,
-	       uint32_t size);
+void slot_fill(uint8_t *buf, uint32_t off, uint32_t n, const char *text, size_t len, uint32_t size);
 
 #endif

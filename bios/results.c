@@ -10,7 +10,7 @@
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 
-#define SLOT_LOG 0
+#define SLOT_LOG  0
 #define SLOT_JSON 1
 /* The log in memory: no more than a slot of usb-image.sh's size holds. */
 #define LOG_CAP (256u * 1024u)
@@ -103,8 +103,11 @@ bool bios_results_close(void *ctx, const char *json, size_t len)
 		results_log_line("(log cut here: the slot is full; the rest is on the console)");
 	bool ok = write_one(SLOT_LOG, res.log, res.len, "PMHBIOS.LOG", msg, sizeof(msg));
 	ok &= write_one(SLOT_JSON, json, len, "PMHBIOS.JSN", msg, sizeof(msg));
-	pmh_fmt(line, sizeof(line), ok ? "results.saved: %s" : "error: results files: %s; what is "
-		"missing is on the console and serial only", msg);
+	pmh_fmt(line, sizeof(line),
+		ok ? "results.saved: %s"
+		   : "error: results files: %s; what is "
+		     "missing is on the console and serial only",
+		msg);
 	con_line(line);
 	return ok;
 }

@@ -18,7 +18,7 @@ void net_probe(struct efi_ctx *e, EFI_HANDLE dev)
 
 	e->pxe = NULL;
 	if (uefi_call_wrapper(BS->HandleProtocol, 3, dev, &PxeBaseCodeProtocol, (void **)&pxe) ==
-		    EFI_SUCCESS &&
+		EFI_SUCCESS &&
 	    pxe && pxe->Mode && pxe->Mode->Started)
 		e->pxe = pxe;
 }
@@ -78,8 +78,8 @@ bool net_results_note(struct efi_ctx *e)
 	return true;
 }
 
-char *net_read(struct efi_ctx *e, const char *name, UINTN *len_out, UINTN *size_out,
-	       char *origin, size_t cap)
+char *net_read(struct efi_ctx *e, const char *name, UINTN *len_out, UINTN *size_out, char *origin,
+	       size_t cap)
 {
 	EFI_PXE_BASE_CODE_DHCPV4_PACKET *p;
 	EFI_IP_ADDRESS server = {0};
@@ -93,9 +93,9 @@ char *net_read(struct efi_ctx *e, const char *name, UINTN *len_out, UINTN *size_
 	p = boot_packet(e->pxe->Mode);
 	pmh_memcpy(server.v4.Addr, p->BootpSiAddr, 4);
 	/* Absent (or a server without the tsize option): no file, as on a volume. */
-	st = uefi_call_wrapper(e->pxe->Mtftp, 10, e->pxe, EFI_PXE_BASE_CODE_TFTP_GET_FILE_SIZE,
-			       NULL, FALSE, &size, NULL, &server, (UINT8 *)origin + at, NULL,
-			       FALSE);
+	st =
+	    uefi_call_wrapper(e->pxe->Mtftp, 10, e->pxe, EFI_PXE_BASE_CODE_TFTP_GET_FILE_SIZE, NULL,
+			      FALSE, &size, NULL, &server, (UINT8 *)origin + at, NULL, FALSE);
 	if (st != EFI_SUCCESS || !(buf = AllocatePool(NET_READ_MAX + 1)))
 		return NULL;
 	*len_out = 0;

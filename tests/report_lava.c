@@ -14,8 +14,8 @@
 #include "report_lava.h"
 #include "../lib/fmt.h"
 
-#define LAVA_SET "pmuharness" /* the test set's name (lava/README) */
-#define LAVA_ID_MAX 56	      /* a check id (40) with "@cpu65535" */
+#define LAVA_SET      "pmuharness" /* the test set's name (lava/README) */
+#define LAVA_ID_MAX   56	   /* a check id (40) with "@cpu65535" */
 #define LAVA_UNIT_MAX 24
 
 /* A LAVA result per enum verdict (V_NONE: never recorded, see record()). */

@@ -19,9 +19,9 @@
 /* bios/ is not in the host library (no shared source uses it) */
 #include "../../bios/fat.c"
 
-#define PART_LBA 2048u
+#define PART_LBA   2048u
 #define SLOT_BYTES 8192u
-#define BIG_KIB 40960 /* FAT32 with 512-byte clusters: over 65525 clusters */
+#define BIG_KIB	   40960 /* FAT32 with 512-byte clusters: over 65525 clusters */
 
 struct disk {
 	uint8_t mbr[FAT_SECTOR];
@@ -38,7 +38,7 @@ static bool rd(void *ctx, uint32_t lba, uint8_t *buf)
 	if (d->fail_lba && lba == d->fail_lba)
 		return false;
 	if (lba < PART_LBA) {
-		memcpy(buf, lba ? (uint8_t[FAT_SECTOR]){ 0 } : d->mbr, FAT_SECTOR);
+		memcpy(buf, lba ? (uint8_t[FAT_SECTOR]){0} : d->mbr, FAT_SECTOR);
 		return true;
 	}
 	memset(buf, 0, FAT_SECTOR);
@@ -49,8 +49,8 @@ static bool rd(void *ctx, uint32_t lba, uint8_t *buf)
 static void sh(const char *cmd)
 {
 	char full[1024];
-	snprintf(full, sizeof(full), "cd %s && MTOOLS_SKIP_CHECK=1 sh -ec '%s' >/dev/null 2>&1", dir,
-		 cmd);
+	snprintf(full, sizeof(full), "cd %s && MTOOLS_SKIP_CHECK=1 sh -ec '%s' >/dev/null 2>&1",
+		 dir, cmd);
 	assert_int_equal(system(full), 0);
 }
 
@@ -70,8 +70,9 @@ static void slot_file(const char *name, const char *start, unsigned bytes)
 static void mkfs(const char *fat, unsigned kib)
 {
 	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "rm -f part.img; mkfs.fat -F %s -s 1 -S 512 -h %u -C part.img %u",
-		 fat, PART_LBA, kib);
+	snprintf(cmd, sizeof(cmd),
+		 "rm -f part.img; mkfs.fat -F %s -s 1 -S 512 -h %u -C part.img %u", fat, PART_LBA,
+		 kib);
 	sh(cmd);
 }
 
@@ -82,7 +83,7 @@ static void open_disk(struct disk *d, uint8_t type, unsigned kib)
 
 	memset(d, 0, sizeof(*d));
 	d->mbr[446 + 4] = type;
-	memcpy(d->mbr + 446 + 8, &(uint32_t){ PART_LBA }, 4);
+	memcpy(d->mbr + 446 + 8, &(uint32_t){PART_LBA}, 4);
 	memcpy(d->mbr + 446 + 12, &len, 4);
 	d->mbr[510] = 0x55;
 	d->mbr[511] = 0xaa;
@@ -108,7 +109,10 @@ static struct fat_result find(struct disk *d, struct fat_slot *s)
 	return fat_find_slots(rd, d, s, 2);
 }
 
-static void close_disk(struct disk *d) { fclose(d->part); }
+static void close_disk(struct disk *d)
+{
+	fclose(d->part);
+}
 
 static void test_good(void **state)
 {
@@ -241,7 +245,7 @@ static void test_bad_bpb(void **state)
 	expect(&d, FAT_BPB, 0);
 	/* The partition entry shorter than the file system: truncated. */
 	good_image(&d);
-	memcpy(d.mbr + 446 + 12, &(uint32_t){ 1000 }, 4);
+	memcpy(d.mbr + 446 + 12, &(uint32_t){1000}, 4);
 	expect(&d, FAT_BPB, 0);
 }
 
@@ -325,16 +329,16 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_good),
-		cmocka_unit_test(test_json_rerun_accepted),
-		cmocka_unit_test(test_fragmented),
-		cmocka_unit_test(test_wrong_magic),
-		cmocka_unit_test(test_missing_and_sizes),
-		cmocka_unit_test(test_bad_bpb),
-		cmocka_unit_test(test_fat16_fat12_refused),
-		cmocka_unit_test(test_partition_table),
-		cmocka_unit_test(test_root_loop_bounded),
-		cmocka_unit_test(test_slot_fill),
+	    cmocka_unit_test(test_good),
+	    cmocka_unit_test(test_json_rerun_accepted),
+	    cmocka_unit_test(test_fragmented),
+	    cmocka_unit_test(test_wrong_magic),
+	    cmocka_unit_test(test_missing_and_sizes),
+	    cmocka_unit_test(test_bad_bpb),
+	    cmocka_unit_test(test_fat16_fat12_refused),
+	    cmocka_unit_test(test_partition_table),
+	    cmocka_unit_test(test_root_loop_bounded),
+	    cmocka_unit_test(test_slot_fill),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

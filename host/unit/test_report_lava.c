@@ -170,8 +170,7 @@ static void id_mapping(void **state)
 	char buf[64];
 	(void)state;
 	assert_string_equal(lava_case_id(buf, sizeof(buf), "a.b-c_D9", 0, false), "a.b-c_D9");
-	assert_string_equal(lava_case_id(buf, sizeof(buf), "x y>z=w/\x01", 0, false),
-			    "x_y_z_w__");
+	assert_string_equal(lava_case_id(buf, sizeof(buf), "x y>z=w/\x01", 0, false), "x_y_z_w__");
 	assert_string_equal(lava_case_id(buf, sizeof(buf), "cpu.run", 17, true), "cpu.run_cpu17");
 	/* cut to the buffer, still terminated */
 	assert_string_equal(lava_case_id(buf, 5, "overflow", 0, false), "over");
@@ -180,8 +179,10 @@ static void id_mapping(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(text_prints_nothing), cmocka_unit_test(verdicts_and_measurement),
-	    cmocka_unit_test(negative_and_odd_unit), cmocka_unit_test(per_cpu_ids),
+	    cmocka_unit_test(text_prints_nothing),
+	    cmocka_unit_test(verdicts_and_measurement),
+	    cmocka_unit_test(negative_and_odd_unit),
+	    cmocka_unit_test(per_cpu_ids),
 	    cmocka_unit_test(signalled_as_the_suite_runs),
 	    cmocka_unit_test(id_mapping),
 	};
