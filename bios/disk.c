@@ -4,6 +4,7 @@
  * Phoenix EDD 3.0) where there, CHS (AH=02h/03h, AH=08h geometry) else. */
 #include "disk.h"
 #include "bios.h"
+#include "lowmem.h"
 #include "../apic/apic.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
@@ -15,8 +16,6 @@
 #define RM_DAP	       0x1ff0u
 #define RM_BUF	       0x2000u
 #define RM_BUF_SECTORS 32u
-#define RM_BASE	       0x6000u
-#define RM_LIMIT       0x7000u
 /* The BIOS Data Area's count of hard disks (IBM PC/AT BIOS, 40:75). */
 #define BDA_DISKS   0x475u
 #define DRIVE_FIRST 0x80u

@@ -8,9 +8,7 @@
  * fields. */
 #define MB_MAGIC 0x1BADB002
 #define MB_FLAGS 0x00000003
-/* Flat 4 GiB ring-0 code and data (SDM Vol. 3A 3.4.5). */
-#define SEL_CODE 0x08
-#define SEL_DATA 0x10
+#include "lowmem.h"
 #define STACK_SIZE 65536
 
 	.section .multiboot, "a"

@@ -6,6 +6,7 @@
  * waits, bounded, and prints the AP's lines. */
 #include "acpi.h"
 #include "bios.h"
+#include "lowmem.h"
 #include "../apic/apic.h"
 #include "../apic/idt.h"
 #include "../lib/fmt.h"
@@ -16,7 +17,6 @@
 /* Where the trampoline runs: below 1 MiB, 4 KiB aligned, free memory on
  * a PC (above the boot sector, below the EBDA); the SIPI's vector is its
  * page number (SDM Vol. 3A 8.4.4.1). */
-#define TRAMP_BASE  0x8000u
 #define SIPI_VECTOR (TRAMP_BASE >> 12)
 /* ICR delivery modes (SDM Vol. 3A 11.6.1). */
 #define ICR_DM_INIT    (5u << 8)

@@ -7,15 +7,8 @@
  * rm_regs (results back there), and return to protected mode with the
  * kernel's GDT, IDT and stack. */
 
-#define RM_BASE 0x6000
+#include "lowmem.h"
 #define REL(x) ((x) - rm_start + RM_BASE)
-/* This GDT's selectors: the kernel's flat 32-bit pair (bios/entry32.S)
- * at the same numbers, then 64 KiB 16-bit code and data. */
-#define SEL_CODE 0x08
-#define SEL_DATA 0x10
-#define SEL_CODE16 0x18
-#define SEL_DATA16 0x20
-#define CR0_PE 1
 /* The real-mode stack's top (free conventional memory up to 0x7BFF). */
 #define RM_STACK 0x7c00
 
@@ -86,12 +79,7 @@ real:
 
 	.code32
 pm32:
-	movw $SEL_DATA, %ax
-	movw %ax, %ds
-	movw %ax, %es
-	movw %ax, %fs
-	movw %ax, %gs
-	movw %ax, %ss
+	load_data_segments SEL_DATA
 	lgdt REL(saved_gdtr)
 	lidt REL(saved_idtr)
 	movl REL(saved_esp), %esp

@@ -4,12 +4,8 @@
  * without paging, take the stack bios/mp.c put in tramp_stack and call
  * tramp_entry(tramp_arg). Everything is addressed as copied, at TRAMP_BASE. */
 
-#define TRAMP_BASE 0x8000
+#include "lowmem.h"
 #define REL(x) ((x) - tramp_start + TRAMP_BASE)
-/* The flat code and data selectors of bios/entry32.S's GDT. */
-#define SEL_CODE 0x08
-#define SEL_DATA 0x10
-#define CR0_PE 1
 
 	.text
 	.globl tramp_start, tramp_end, tramp_gdtr, tramp_stack, tramp_entry, tramp_arg
@@ -27,12 +23,7 @@ tramp_start:
 
 	.code32
 tramp_pm:
-	movw $SEL_DATA, %ax
-	movw %ax, %ds
-	movw %ax, %es
-	movw %ax, %fs
-	movw %ax, %gs
-	movw %ax, %ss
+	load_data_segments SEL_DATA
 	movl REL(tramp_stack), %esp
 	pushl REL(tramp_arg)
 	call *REL(tramp_entry)

@@ -248,7 +248,7 @@ def make_run_bios_usb(efi):
 
 def make_run_bad_boot(efi):
     p = subprocess.run([RUN, efi], capture_output=True, text=True, env=dict(q.ENV, BOOT="bois"))
-    if p.returncode != 2 or "expected uefi, bios or bios-usb" not in p.stderr:
+    if p.returncode != 2 or "expected uefi, bios, bios-usb, net or bios-net" not in p.stderr:
         return [f"BOOT=bois: status {p.returncode}, stderr {p.stderr.strip()!r}"]
     return []
 
