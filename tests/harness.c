@@ -167,6 +167,7 @@ static void report(const struct platform *p, struct harness *h, uint64_t t0)
 	struct suite *s = h->suite;
 
 	lava_set(s, false);
+	lava_identity(s);
 	report_summary(s);
 	if (p->now_us)
 		suite_emit(s, "harness.elapsed_us: %llu",

@@ -91,3 +91,52 @@ void lava_case_end(struct suite *s, const struct result *r)
 	suite_emit(s, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=%s RESULT=%s%s>", id,
 		   lava_results[r->v <= V_NONE ? r->v : V_NONE], m);
 }
+
+/* One identification case of a CPU: id (with "@cpuN" as the checks' ids
+ * have it), a word appended to it for a name ("pmu.driver.intel-arch"), a
+ * result, and a number as the measurement where unit is set. */
+static void lava_fact(struct suite *s, const struct cpu_record *r, const char *id, const char *word,
+		      const char *result, unsigned m, const char *unit)
+{
+	char raw[LAVA_ID_MAX], lid[LAVA_ID_MAX], meas[48] = "";
+
+	pmh_fmt(raw, sizeof(raw), word ? "%s.%s" : "%s", id, word);
+	lava_case_id(lid, sizeof(lid), raw, r->cpu, lava_per_cpu(s));
+	if (unit)
+		pmh_fmt(meas, sizeof(meas), " MEASUREMENT=%u UNITS=%s", m, unit);
+	suite_emit(s, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=%s RESULT=%s%s>", lid, result, meas);
+}
+
+/* A CPU's identification as the results JSON's "cpus" entry has it (the
+ * same record): names as cases, numbers as measurements; pmu.status passes
+ * when functional and is skipped otherwise (nothing to validate, as the NO
+ * PMU verdict says). */
+static void lava_cpu_identity(struct suite *s, const struct cpu_record *r)
+{
+	const struct cpu_info *ci = &r->ci;
+
+	lava_fact(s, r, "cpu.vendor", ci->ids.vendor, "pass", 0, 0);
+	lava_fact(s, r, "cpu.family", 0, "pass", ci->family, "number");
+	lava_fact(s, r, "cpu.model", 0, "pass", ci->model, "number");
+	lava_fact(s, r, "cpu.stepping", 0, "pass", ci->stepping, "number");
+	if (ci->hypervisor)
+		lava_fact(s, r, "cpu.hypervisor", ci->hv_signature, "pass", 0, 0);
+	lava_fact(s, r, "pmu.driver", pmu_driver_name(ci->driver), "pass", 0, 0);
+	lava_fact(s, r, "pmu.status", 0, r->status == PMU_FUNCTIONAL ? "pass" : "skip", 0, 0);
+	lava_fact(s, r, "pmu.version", 0, "pass", r->version, "version");
+	lava_fact(s, r, "pmu.gp_counters", 0, "pass", r->n_gp, "counters");
+	lava_fact(s, r, "pmu.gp_width", 0, "pass", r->gp_width, "bits");
+	lava_fact(s, r, "pmu.fixed_counters", 0, "pass", r->n_fixed, "counters");
+	lava_fact(s, r, "pmu.fixed_width", 0, "pass", r->fixed_width, "bits");
+}
+
+void lava_identity(struct suite *s)
+{
+	if (!lava_on(s))
+		return;
+	suite_emit(s, "<LAVA_SIGNAL_TESTSET START " LAVA_SET "-identity>");
+	for (unsigned i = 0; i < s->n_cpus; i++)
+		if (s->cpus[i].identified)
+			lava_cpu_identity(s, &s->cpus[i]);
+	suite_emit(s, "<LAVA_SIGNAL_TESTSET STOP>");
+}

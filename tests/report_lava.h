@@ -19,5 +19,10 @@ void lava_set(struct suite *s, bool start);
  * the check's own lines. */
 void lava_case_start(struct suite *s, const char *id, unsigned cpu);
 void lava_case_end(struct suite *s, const struct result *r);
+/* After the checks' set: a second set, "pmuharness-identity", with each
+ * identified CPU's identification from the records the results JSON's
+ * "cpus" is written from (vendor, family, model, stepping, hypervisor,
+ * pmu driver, status, version, counters and widths). */
+void lava_identity(struct suite *s);
 
 #endif

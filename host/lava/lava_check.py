@@ -85,58 +85,101 @@ def lava_rules():
     return signal, space["handle_testcase"], lambda i: re.sub(rx, repl, i.strip().lower())
 
 
-def monitor():
+def monitors():
+    """The monitors of the job's test action, in order (one per test set)."""
     with open(JOB) as f:
         job = yaml.safe_load(f)
-    return [a["test"]["monitors"][0] for a in job["actions"] if "test" in a][0]
+    return [a["test"]["monitors"] for a in job["actions"] if "test" in a][0]
+
+
+SETS = ("pmuharness", "pmuharness-identity")  # in the order a run prints them
 
 
 def from_signals(text, rules):
-    """The test cases LAVA's signal handling makes of text, in order, and
-    the errors (a test set not opened and closed once, a case outside it)."""
+    """The test cases LAVA's signal handling makes of text, by test set and
+    in order, and the errors (a set not opened and closed once, a case
+    outside a set)."""
     signal, handle, _ = rules
-    cases, errs, inside, sets = [], [], False, 0
+    cases, errs, inside, opened = {}, [], None, []
     for m in signal.finditer(text):
         name, params = m.group(1), m.group(2).split()
         if name == "TESTSET":
-            inside = params[0] == "START"
-            sets += inside
+            inside = params[1] if params[0] == "START" else None
+            opened += [inside] if inside else []
         elif name == "TESTCASE":
             d = handle(params)
             if not inside:
-                errs.append(f"TESTCASE outside the test set: {m.group(0)}")
-            cases.append((d.get("test_case_id"), d.get("result"),
-                          d.get("measurement"), d.get("units")))
-    if sets != 1 or inside:
-        errs.append(f"{sets} test sets opened, last one {'open' if inside else 'closed'}")
+                errs.append(f"TESTCASE outside a test set: {m.group(0)}")
+            cases.setdefault(inside, []).append((d.get("test_case_id"), d.get("result"),
+                                                 d.get("measurement"), d.get("units")))
+    if tuple(opened) != SETS or inside:
+        errs.append(f"test sets {opened}, expected {list(SETS)} each closed")
     return cases, errs
 
 
 def from_monitor(text, rules):
-    """The cases the jobs' monitor action records: after its start string,
-    its pattern up to its end string, ids as monitor.py makes them."""
-    mon, idrule = monitor(), rules[2]
-    start = re.search(mon["start"], text)
-    if not start:
-        return [], ["the monitor's start string never came"]
-    end = re.search(mon["end"], text[start.end():])
-    body = text[start.end():start.end() + end.start()] if end else text[start.end():]
-    cases = [(idrule(m["test_case_id"]), m["result"], m["measurement"], m["units"])
-             for m in re.finditer(mon["pattern"], body)]
-    return cases, [] if end else ["the monitor's end string never came"]
+    """The cases the jobs' monitor actions record, by monitor, one after the
+    other as monitor.py runs them: after a monitor's start string, its
+    pattern up to its end string, ids as monitor.py makes them."""
+    idrule, out, errs, pos = rules[2], {}, [], 0
+    for mon in monitors():
+        start = re.search(mon["start"], text[pos:])
+        if not start:
+            errs.append(f"monitor {mon['name']}: its start string never came")
+            continue
+        pos += start.end()
+        end = re.search(mon["end"], text[pos:])
+        body = text[pos:pos + end.start()] if end else text[pos:]
+        pos += end.end() if end else 0
+        out[mon["name"]] = [(idrule(m["test_case_id"]), m["result"], m["measurement"],
+                             m["units"]) for m in re.finditer(mon["pattern"], body)]
+        errs += [] if end else [f"monitor {mon['name']}: its end string never came"]
+    return out, errs
+
+
+def per_cpu_of(doc):
+    cpus = doc["options"]["cpus"]
+    return cpus == "all" or (isinstance(cpus, list) and len(cpus) > 1)
+
+
+def case_id(raw_id, cpu, per_cpu):
+    return NOT_ID.sub("_", f"{raw_id}@cpu{cpu}" if per_cpu else raw_id)
 
 
 def from_json(doc):
-    """The cases the results JSON says there must be."""
-    cpus = doc["options"]["cpus"]
-    per_cpu = cpus == "all" or (isinstance(cpus, list) and len(cpus) > 1)
-    out = []
+    """The cases the results JSON says there must be, by test set: one per
+    result, then each identified CPU's identification from "cpus"."""
+    per_cpu = per_cpu_of(doc)
+    checks = []
     for r in doc["results"]:
-        raw = f"{r['id']}@cpu{r['cpu']}" if per_cpu else r["id"]
         f = r["figures"]
-        out.append((NOT_ID.sub("_", raw), r["verdict"].lower(),
-                    str(f["median"]) if f else None, f["unit"] if f else None))
-    return out
+        checks.append((case_id(r["id"], r["cpu"], per_cpu), r["verdict"].lower(),
+                       str(f["median"]) if f else None, f["unit"] if f else None))
+    ident = []
+    for c in doc["cpus"]:
+        if c["pmu"] is None:
+            continue
+        p, n = c["pmu"], c["cpu"]
+
+        def named(key, word):
+            ident.append((case_id(f"{key}.{word}", n, per_cpu), "pass", None, None))
+
+        def number(key, v, unit, result="pass"):
+            ident.append((case_id(key, n, per_cpu), result, str(v), unit))
+
+        named("cpu.vendor", c["vendor"])
+        for k in ("family", "model", "stepping"):
+            number(f"cpu.{k}", c[k], "number")
+        if c["hypervisor"] is not None:
+            named("cpu.hypervisor", c["hypervisor"])
+        named("pmu.driver", p["driver"])
+        ident.append((case_id("pmu.status", n, per_cpu),
+                      "pass" if p["status"] == "functional" else "skip", None, None))
+        number("pmu.version", p["version"], "version")
+        for k, unit in (("gp_counters", "counters"), ("gp_width", "bits"),
+                        ("fixed_counters", "counters"), ("fixed_width", "bits")):
+            number(f"pmu.{k}", p[k], unit)
+    return {SETS[0]: checks, SETS[1]: ident}
 
 
 def compare(what, got, want):
@@ -151,12 +194,19 @@ def compare(what, got, want):
 
 
 def check(text, want, rules):
-    """Signals and monitor against the expected cases; errors."""
+    """Signals and monitors against the expected cases of each test set
+    (want: set -> cases; a set given as None is only required to be there);
+    errors."""
     got, errs = from_signals(text, rules)
-    errs += compare("signals", got, want)
     mon, merrs = from_monitor(text, rules)
-    mwant = [(rules[2](i), v, m, u) for i, v, m, u in want]
-    return errs + merrs + compare("monitor", mon, mwant)
+    for name in SETS:
+        if want.get(name) is None:
+            errs += [] if got.get(name) else [f"no cases in test set {name}"]
+            continue
+        errs += compare(f"signals {name}", got.get(name, []), want[name])
+        mwant = [(rules[2](i), v, m, u) for i, v, m, u in want[name]]
+        errs += compare(f"monitor {name}", mon.get(name, []), mwant)
+    return errs + merrs
 
 
 def sim_run(sim, model, extra=()):
@@ -194,9 +244,11 @@ def bios_run(kernel):
         raw = open(serial, "rb").read().decode("ascii", "replace")
     finally:
         shutil.rmtree(d, ignore_errors=True)
-    want = [(NOT_ID.sub("_", m[2]), m[1].lower(), None, None)
-            for m in map(VERDICT_LINE.match, q.plain(raw)) if m]
-    return raw, want
+    lines = q.plain(raw)
+    checks = [(NOT_ID.sub("_", m[2]), m[1].lower(), None, None)
+              for m in map(VERDICT_LINE.match, lines) if m]
+    driver = [l.split(": ", 1)[1] for l in lines if l.startswith("pmu.driver: ")]
+    return raw, {SETS[0]: checks, SETS[1]: None, "driver": driver[:1]}
 
 
 def main():
@@ -210,7 +262,7 @@ def main():
         text, doc = sim_run(sim, model, extra)
         want = from_json(doc)
         errs = check(text, want, rules)
-        if not any(c[1] == "pass" and c[2] is not None for c in want):
+        if not any(c[1] == "pass" and c[2] is not None for c in want[SETS[0]]):
             errs.append(f"{model}: no PASS with a measurement: nothing exercised")
         return errs
 
@@ -228,13 +280,19 @@ def main():
         raw, doc = uefi_run(efi)
         want = from_json(doc)
         errs = check(raw, want, rules)
-        if len({c[0] for c in want}) != len(want) or not want:
-            errs.append(f"{len(want)} results in the JSON, ids not unique or none")
+        ids = [c[0] for w in want.values() for c in w]
+        if len(set(ids)) != len(ids) or not want[SETS[0]] or not want[SETS[1]]:
+            errs.append(f"{len(ids)} cases from the JSON, ids not unique or a set empty")
         return errs
 
     def qemu_bios():
         raw, want = bios_run(os.path.join(build, "pmuharness-i686.elf"))
-        return check(raw, want, rules) + ([] if want else ["no verdict lines"])
+        errs = check(raw, want, rules) + ([] if want[SETS[0]] else ["no verdict lines"])
+        got, _ = from_signals(raw, rules)
+        drv = [c[0] for c in got.get(SETS[1], []) if c[0].startswith("pmu.driver.")]
+        if drv != [f"pmu.driver.{d}" for d in want["driver"]] or not drv:
+            errs.append(f"identity set says {drv}, the pmu.driver line {want['driver']}")
+        return errs
 
     def broken_stream():
         """The comparison fails on a dropped, a doubled and a changed case."""
@@ -244,7 +302,12 @@ def main():
         tc = [i for i, l in enumerate(lines) if "LAVA_SIGNAL_TESTCASE" in l]
         bad = {"dropped": lines[:tc[0]] + lines[tc[0] + 1:],
                "doubled": lines[:tc[0]] + [lines[tc[0]]] + lines[tc[0]:],
-               "changed": [l.replace("RESULT=pass", "RESULT=fail", 1) for l in lines]}
+               "changed": [l.replace("RESULT=pass", "RESULT=fail", 1) for l in lines],
+               "identity changed": [l.replace("gp_width RESULT=pass MEASUREMENT=48",
+                                              "gp_width RESULT=pass MEASUREMENT=47")
+                                    for l in lines]}
+        if not any("gp_width RESULT=pass MEASUREMENT=48" in l for l in lines):
+            return ["skylake's identity set has no gp_width of 48 to change"]
         return [f"{k}: not noticed" for k, v in bad.items() if not check("".join(v), want, rules)]
 
     def unit_lines():

@@ -165,6 +165,46 @@ static void signalled_as_the_suite_runs(void **state)
 	assert_int_equal(n_lines, 1);
 }
 
+/* The identification set from the CPU records (the JSON's "cpus"): names
+ * as cases, numbers as measurements, an unidentified CPU left out, the
+ * CPU in the id when several run; nothing for output = text. */
+static void identity_set(void **state)
+{
+	(void)state;
+	make(OUTPUT_LAVA);
+	o.all_cpus = true;
+	s.n_cpus = 2;
+	s.cpus[0] = (struct cpu_record){
+	    .cpu = 0, .identified = true, .status = PMU_NOT_FUNCTIONAL, .n_gp = 4, .gp_width = 48};
+	snprintf(s.cpus[0].ci.ids.vendor, sizeof(s.cpus[0].ci.ids.vendor), "AuthenticAMD");
+	s.cpus[0].ci.family = 0x19;
+	s.cpus[0].ci.hypervisor = true;
+	snprintf(s.cpus[0].ci.hv_signature, sizeof(s.cpus[0].ci.hv_signature), "Microsoft Hv");
+	s.cpus[0].ci.driver = PMU_DRV_AMD_CORE;
+	s.cpus[1] = (struct cpu_record){.cpu = 1, .identified = false};
+	lava_identity(&s);
+	assert_int_equal(n_lines, 14);
+	assert_string_equal(lines[0], "<LAVA_SIGNAL_TESTSET START pmuharness-identity>");
+	assert_string_equal(
+	    lines[1],
+	    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=cpu.vendor.AuthenticAMD_cpu0 RESULT=pass>");
+	assert_string_equal(lines[2], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=cpu.family_cpu0 "
+				      "RESULT=pass MEASUREMENT=25 UNITS=number>");
+	assert_string_equal(lines[5], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=cpu.hypervisor."
+				      "Microsoft_Hv_cpu0 RESULT=pass>");
+	assert_string_equal(
+	    lines[6], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=pmu.driver.amd-core_cpu0 RESULT=pass>");
+	assert_string_equal(lines[7],
+			    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=pmu.status_cpu0 RESULT=skip>");
+	assert_string_equal(lines[10], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=pmu.gp_width_cpu0 "
+				       "RESULT=pass MEASUREMENT=48 UNITS=bits>");
+	assert_string_equal(lines[13], "<LAVA_SIGNAL_TESTSET STOP>");
+	make(OUTPUT_TEXT);
+	s.n_cpus = 1;
+	lava_identity(&s);
+	assert_int_equal(n_lines, 0);
+}
+
 static void id_mapping(void **state)
 {
 	char buf[64];
@@ -184,6 +224,7 @@ int main(void)
 	    cmocka_unit_test(negative_and_odd_unit),
 	    cmocka_unit_test(per_cpu_ids),
 	    cmocka_unit_test(signalled_as_the_suite_runs),
+	    cmocka_unit_test(identity_set),
 	    cmocka_unit_test(id_mapping),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
