@@ -47,7 +47,7 @@ void results_log_line(const char *s)
 
 bool bios_results_open(void *ctx, char *name, size_t cap)
 {
-	char why[200], line[320];
+	char why[200] = "an AP may still run", line[320];
 	(void)ctx;
 
 	pmh_strlcpy(res.slot[SLOT_LOG].name, "PMHBIOS LOG", sizeof(res.slot[0].name));
@@ -58,7 +58,7 @@ bool bios_results_open(void *ctx, char *name, size_t cap)
 		pmh_fmt(line, sizeof(line),
 			"warning: no results files: NOTHING will be saved on the disk (%s); "
 			"results are on the console and serial only",
-			bios_mp_ap_busy() ? "an AP may still run" : why);
+			why);
 		con_line(line);
 		return false;
 	}
@@ -70,8 +70,8 @@ bool bios_results_open(void *ctx, char *name, size_t cap)
 static bool write_one(unsigned i, const char *text, size_t len, const char *name, char *msg,
 		      size_t cap)
 {
-	size_t n = pmh_strlen(msg), size = (size_t)res.slot[i].sectors * FAT_SECTOR;
-	char why[96];
+	size_t size = (size_t)res.slot[i].sectors * FAT_SECTOR;
+	char why[96], lost[112];
 	bool ok = false;
 
 	if (!text)
@@ -83,10 +83,9 @@ static bool write_one(unsigned i, const char *text, size_t len, const char *name
 		pmh_strlcpy(why, "an AP may still run: no BIOS call", sizeof(why));
 	else
 		ok = disk_write_slot(&res.disk, &res.slot[i], text, len, why, sizeof(why));
-	if (ok)
-		pmh_fmt(msg + n, cap - n, "%s%s written and verified", n ? "; " : "", name);
-	else
-		pmh_fmt(msg + n, cap - n, "%s%s: %s: NOT saved", n ? "; " : "", name, why);
+	if (!ok)
+		pmh_fmt(lost, sizeof(lost), "%s: NOT saved", why);
+	results_file_outcome(msg, cap, name, ok ? NULL : lost);
 	return ok;
 }
 
@@ -103,11 +102,7 @@ bool bios_results_close(void *ctx, const char *json, size_t len)
 		results_log_line("(log cut here: the slot is full; the rest is on the console)");
 	bool ok = write_one(SLOT_LOG, res.log, res.len, "PMHBIOS.LOG", msg, sizeof(msg));
 	ok &= write_one(SLOT_JSON, json, len, "PMHBIOS.JSN", msg, sizeof(msg));
-	pmh_fmt(line, sizeof(line),
-		ok ? "results.saved: %s"
-		   : "error: results files: %s; what is "
-		     "missing is on the console and serial only",
-		msg);
+	results_saved_line(line, sizeof(line), ok, msg);
 	con_line(line);
 	return ok;
 }

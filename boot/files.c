@@ -304,8 +304,8 @@ void files_results_flush(void *ctx)
 static bool finish_file(EFI_FILE_HANDLE f, EFI_STATUS st, UINT64 len, const char *name,
 			char *msg, size_t cap)
 {
-	size_t n = pmh_strlen(msg);
 	EFI_FILE_INFO *info;
+	char why[96];
 
 	if (st == EFI_SUCCESS)
 		st = uefi_call_wrapper(f->Flush, 1, f);
@@ -318,14 +318,15 @@ static bool finish_file(EFI_FILE_HANDLE f, EFI_STATUS st, UINT64 len, const char
 	}
 	if (st == EFI_SUCCESS) {
 		uefi_call_wrapper(f->Close, 1, f);
-		pmh_fmt(msg + n, cap - n, "%s%s written and verified", n ? "; " : "", name);
+		results_file_outcome(msg, cap, name, NULL);
 		return true;
 	}
 	/* Delete closes the handle too; a warning status means it stayed. */
 	EFI_STATUS del = uefi_call_wrapper(f->Delete, 1, f);
-	pmh_fmt(msg + n, cap - n, "%s%s: %s (EFI status 0x%llx): %s", n ? "; " : "", name,
-		files_status_name(st), (unsigned long long)st,
+	pmh_fmt(why, sizeof(why), "%s (EFI status 0x%llx): %s", files_status_name(st),
+		(unsigned long long)st,
 		del == EFI_SUCCESS ? "removed" : "incomplete and could not be removed");
+	results_file_outcome(msg, cap, name, why);
 	return false;
 }
 
@@ -353,8 +354,7 @@ bool files_results_close(void *ctx, const char *json, size_t len)
 	if (!msg[0])
 		return false; /* there were no results files */
 	/* After the log file is closed: the screen and serial port only. */
-	pmh_fmt(line, sizeof(line), ok ? "results.saved: %s" : "error: results files: %s; what is "
-		"missing is on the console and serial only", msg);
+	results_saved_line(line, sizeof(line), ok, msg);
 	out_screen(line);
 	return ok;
 }

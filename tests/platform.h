@@ -107,4 +107,13 @@ struct platform {
 	void (*power_off)(void *ctx);
 };
 
+/* The words every platform's results_close says what was kept with
+ * (tests/report.c), one spelling for all: results_file_outcome appends a
+ * file's outcome to msg, "; " between files: "NAME written and verified"
+ * (why NULL) or "NAME: why"; results_saved_line is the line after the
+ * last: "results.saved: msg", or the error saying what is missing is on
+ * the console and serial only. */
+void results_file_outcome(char *msg, size_t cap, const char *name, const char *why);
+void results_saved_line(char *line, size_t cap, bool ok, const char *msg);
+
 #endif

@@ -159,3 +159,24 @@ void report_verdict_reason(const struct suite *s, char *buf, size_t n)
 {
 	verdict_reason(s, suite_verdict(s), buf, n);
 }
+
+void results_file_outcome(char *msg, size_t cap, const char *name, const char *why)
+{
+	size_t n = pmh_strlen(msg);
+
+	if (why)
+		pmh_fmt(msg + n, cap - n, "%s%s: %s", n ? "; " : "", name, why);
+	else
+		pmh_fmt(msg + n, cap - n, "%s%s written and verified", n ? "; " : "", name);
+}
+
+void results_saved_line(char *line, size_t cap, bool ok, const char *msg)
+{
+	if (ok)
+		pmh_fmt(line, cap, "results.saved: %s", msg);
+	else
+		pmh_fmt(line, cap,
+			"error: results files: %s; what is missing is on the console and serial "
+			"only",
+			msg);
+}

@@ -134,6 +134,23 @@ static void crash_record(void **state)
 }
 
 /* A buffer too small: the length it needs comes back, the text is cut. */
+/* The results files' words, one spelling for UEFI and BIOS (the QEMU tests
+ * match these lines on both): outcomes joined by "; ", then the line. */
+static void results_words(void **state)
+{
+	char msg[160] = "", line[240];
+	(void)state;
+	results_file_outcome(msg, sizeof(msg), "a.log", NULL);
+	results_file_outcome(msg, sizeof(msg), "a.json", "disk full: NOT saved");
+	assert_string_equal(msg, "a.log written and verified; a.json: disk full: NOT saved");
+	results_saved_line(line, sizeof(line), false, msg);
+	assert_string_equal(line, "error: results files: a.log written and verified; a.json: "
+				  "disk full: NOT saved; what is missing is on the console and "
+				  "serial only");
+	results_saved_line(line, sizeof(line), true, "a.log written and verified");
+	assert_string_equal(line, "results.saved: a.log written and verified");
+}
+
 static void too_small(void **state)
 {
 	const struct platform p = {0};
@@ -150,7 +167,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(platform_identity), cmocka_unit_test(nothing_known),
 	    cmocka_unit_test(cpu_and_figures),	 cmocka_unit_test(crash_record),
-	    cmocka_unit_test(too_small),
+	    cmocka_unit_test(too_small),	 cmocka_unit_test(results_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
