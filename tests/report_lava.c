@@ -58,14 +58,32 @@ static bool lava_per_cpu(const struct suite *s)
 	return s->opt->all_cpus || s->opt->n_cpus > 1;
 }
 
-void lava_set(struct suite *s, bool start)
+/* A test set's START name, or its STOP (name NULL). */
+static void lava_testset(struct suite *s, const char *name)
 {
-	if (!lava_on(s))
-		return;
-	if (start)
-		suite_emit(s, "<LAVA_SIGNAL_TESTSET START " LAVA_SET ">");
+	if (name)
+		suite_emit(s, "<LAVA_SIGNAL_TESTSET START %s>", name);
 	else
 		suite_emit(s, "<LAVA_SIGNAL_TESTSET STOP>");
+}
+
+/* One TESTCASE line: the id as LAVA takes it, the result, and where unit
+ * is set the measurement m with the unit made one LAVA word. */
+static void lava_testcase(struct suite *s, const char *id, const char *result, long long m,
+			  const char *unit)
+{
+	char w[LAVA_UNIT_MAX], meas[64] = "";
+
+	if (unit)
+		pmh_fmt(meas, sizeof(meas), " MEASUREMENT=%lld UNITS=%s", m,
+			lava_word(w, sizeof(w), unit));
+	suite_emit(s, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=%s RESULT=%s%s>", id, result, meas);
+}
+
+void lava_set(struct suite *s, bool start)
+{
+	if (lava_on(s))
+		lava_testset(s, start ? LAVA_SET : 0);
 }
 
 void lava_case_start(struct suite *s, const char *id, unsigned cpu)
@@ -79,17 +97,16 @@ void lava_case_start(struct suite *s, const char *id, unsigned cpu)
 
 void lava_case_end(struct suite *s, const struct result *r)
 {
-	char id[LAVA_ID_MAX], unit[LAVA_UNIT_MAX], m[64] = "";
+	char id[LAVA_ID_MAX];
+	const char *unit = 0;
 
 	if (!lava_on(s))
 		return;
 	lava_case_id(id, sizeof(id), r->id, r->cpu, lava_per_cpu(s));
 	if (r->fig.set) /* the median: the figure the check judged by */
-		pmh_fmt(m, sizeof(m), " MEASUREMENT=%lld UNITS=%s", (long long)r->fig.med,
-			lava_word(unit, sizeof(unit), r->fig.unit ? r->fig.unit : "events"));
+		unit = r->fig.unit ? r->fig.unit : "events";
 	suite_emit(s, "<LAVA_SIGNAL_ENDTC %s>", id);
-	suite_emit(s, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=%s RESULT=%s%s>", id,
-		   lava_results[r->v <= V_NONE ? r->v : V_NONE], m);
+	lava_testcase(s, id, lava_results[r->v <= V_NONE ? r->v : V_NONE], r->fig.med, unit);
 }
 
 /* One identification case of a CPU: id (with "@cpuN" as the checks' ids
@@ -98,13 +115,11 @@ void lava_case_end(struct suite *s, const struct result *r)
 static void lava_fact(struct suite *s, const struct cpu_record *r, const char *id, const char *word,
 		      const char *result, unsigned m, const char *unit)
 {
-	char raw[LAVA_ID_MAX], lid[LAVA_ID_MAX], meas[48] = "";
+	char raw[LAVA_ID_MAX], lid[LAVA_ID_MAX];
 
 	pmh_fmt(raw, sizeof(raw), word ? "%s.%s" : "%s", id, word);
 	lava_case_id(lid, sizeof(lid), raw, r->cpu, lava_per_cpu(s));
-	if (unit)
-		pmh_fmt(meas, sizeof(meas), " MEASUREMENT=%u UNITS=%s", m, unit);
-	suite_emit(s, "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=%s RESULT=%s%s>", lid, result, meas);
+	lava_testcase(s, lid, result, m, unit);
 }
 
 /* A CPU's identification as the results JSON's "cpus" entry has it (the
@@ -134,9 +149,9 @@ void lava_identity(struct suite *s)
 {
 	if (!lava_on(s))
 		return;
-	suite_emit(s, "<LAVA_SIGNAL_TESTSET START " LAVA_SET "-identity>");
+	lava_testset(s, LAVA_SET "-identity");
 	for (unsigned i = 0; i < s->n_cpus; i++)
 		if (s->cpus[i].identified)
 			lava_cpu_identity(s, &s->cpus[i]);
-	suite_emit(s, "<LAVA_SIGNAL_TESTSET STOP>");
+	lava_testset(s, 0);
 }
