@@ -4,8 +4,6 @@
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 
-/* pmuharness.cfg is read up to this size. */
-#define READ_MAX (32 * 1024)
 /* Results files are numbered pmuharness-001 to pmuharness-999. */
 #define RESULTS_MAX 999
 /* A verified file whose size on the volume is not what was written: a
@@ -108,7 +106,7 @@ char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, UINTN 
 {
 	EFI_FILE_HANDLE f = NULL;
 	char *buf;
-	UINTN cap = READ_MAX, len = 0;
+	UINTN cap = FILES_READ_MAX, len = 0;
 	UINT64 size;
 
 	*st = uefi_call_wrapper(dir->Open, 5, dir, &f, (CHAR16 *)name, EFI_FILE_MODE_READ, 0);
@@ -127,7 +125,7 @@ char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, UINTN 
 			break;
 		len += n;
 	}
-	/* more than READ_MAX: the caller says where the cut falls */
+	/* more than FILES_READ_MAX: the caller says where the cut falls */
 	size = len == cap ? file_size(f) : len;
 	uefi_call_wrapper(f->Close, 1, f);
 	buf[len] = 0;

@@ -6,8 +6,6 @@
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 
-/* The config file is read up to this size, as from a volume (files.c). */
-#define NET_READ_MAX (32 * 1024)
 /* The BOOTP "file" field is 128 bytes and need not end in a NUL
  * (RFC 951 / RFC 2131 section 2, the DHCP message format). */
 #define BOOTFILE_MAX 128
@@ -83,7 +81,7 @@ char *net_read(struct efi_ctx *e, const char *name, UINTN *len_out, UINTN *size_
 {
 	EFI_PXE_BASE_CODE_DHCPV4_PACKET *p;
 	EFI_IP_ADDRESS server = {0};
-	UINT64 size = 0, got = NET_READ_MAX;
+	UINT64 size = 0, got = FILES_READ_MAX;
 	size_t at;
 	char *buf;
 	EFI_STATUS st;
@@ -96,14 +94,14 @@ char *net_read(struct efi_ctx *e, const char *name, UINTN *len_out, UINTN *size_
 	st =
 	    uefi_call_wrapper(e->pxe->Mtftp, 10, e->pxe, EFI_PXE_BASE_CODE_TFTP_GET_FILE_SIZE, NULL,
 			      FALSE, &size, NULL, &server, (UINT8 *)origin + at, NULL, FALSE);
-	if (st != EFI_SUCCESS || !(buf = AllocatePool(NET_READ_MAX + 1)))
+	if (st != EFI_SUCCESS || !(buf = AllocatePool(FILES_READ_MAX + 1)))
 		return NULL;
 	*len_out = 0;
 	*size_out = (UINTN)size;
 	/* Larger than the limit: what a short buffer holds is not defined
 	 * (UEFI spec, Mtftp TFTP_READ_FILE), so nothing is parsed and the
 	 * parser reports the cut at line 1. */
-	if (size <= NET_READ_MAX) {
+	if (size <= FILES_READ_MAX) {
 		st = uefi_call_wrapper(e->pxe->Mtftp, 10, e->pxe, EFI_PXE_BASE_CODE_TFTP_READ_FILE,
 				       buf, FALSE, &got, NULL, &server, (UINT8 *)origin + at, NULL,
 				       FALSE);

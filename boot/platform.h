@@ -58,7 +58,10 @@ enum platform_key key_wait(void *ctx, uint64_t us);
  * close: closes it and frees the path. */
 void files_open_image_dir(struct efi_ctx *e);
 void files_close_image_dir(struct efi_ctx *e);
-/* Reads a small file, up to its first 32 KiB: an AllocatePool buffer
+/* pmuharness.cfg is read up to this size, from a volume (files_read) or
+ * over TFTP (net_read). */
+#define FILES_READ_MAX (32 * 1024)
+/* Reads a small file, up to its first FILES_READ_MAX bytes: an AllocatePool buffer
  * (NUL-terminated) with the bytes read in *len_out and the file's size in
  * *size_out (larger when the file was cut), or NULL with the status. */
 char *files_read(EFI_FILE_HANDLE dir, const CHAR16 *name, UINTN *len_out, UINTN *size_out,
