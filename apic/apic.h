@@ -16,7 +16,13 @@
 #define APIC_ESR 0x280
 #define APIC_ICR_LO 0x300
 #define APIC_ICR_HI 0x310
+/* The LVT entries (SDM Vol. 3A 11.5.1): thermal from MaxLVT 5, PC from 4 */
+#define APIC_LVT_TIMER 0x320
+#define APIC_LVT_THERMAL 0x330
 #define APIC_LVT_PC 0x340   /* performance-counter LVT entry (facts §8) */
+#define APIC_LVT_LINT0 0x350
+#define APIC_LVT_LINT1 0x360
+#define APIC_LVT_ERROR 0x370
 #define APIC_SELF_IPI 0x3f0 /* x2APIC only */
 
 #define LVT_VECTOR_MASK 0xffu

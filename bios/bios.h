@@ -10,6 +10,9 @@
 /* Port I/O (bios/entry32.S). */
 void outb(uint16_t port, uint8_t v);
 uint8_t inb(uint16_t port);
+/* The 8259 PICs' interrupt mask registers (8259A data sheet, OCW1). */
+#define PIC1_IMR 0x21
+#define PIC2_IMR 0xa1
 
 /* The colour text buffer of mode 3, 80x25 cells of character + attribute. */
 #define VGA_TEXT ((volatile uint16_t *)0xb8000)

@@ -36,11 +36,8 @@ extern uint64_t pmh_tsc_per_us;
 #define CALIBRATE_US 10000
 /* A PIT that never raises OUT2 (none there): give up after this many polls. */
 #define PIT_POLLS 100000000u
-/* The 8259 PICs' interrupt mask registers: the BIOS leaves IRQ 0-7 on
- * vectors 8-15, where they would look like exceptions to us, so all are
- * masked while the harness runs (8259A data sheet, OCW1). */
-#define PIC1_IMR 0x21
-#define PIC2_IMR 0xa1
+/* The BIOS leaves IRQ 0-7 on vectors 8-15, where they would look like
+ * exceptions to us, so all are masked while the harness runs. */
 #define PIC_MASK_ALL 0xff
 /* The harness's memory: the results table and its buffers (bump allocated,
  * never given back; one session per boot). */

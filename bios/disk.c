@@ -33,14 +33,12 @@
 #define EXT_PACKET_API 1u /* CX bit 0: AH=42h-44h, 47h, 48h */
 #define TRIES	       3  /* a first failure is common on real drives (spin-up) */
 #define CHS_MAX_CYL    1023u
-#define PIC1_IMR       0x21
-#define PIC2_IMR       0xa1
-/* The LVT entries (SDM Vol. 3A 10.5.1) with the MaxLVT they need, and TPR. */
-#define APIC_TPR_REG 0x80u
+/* The LVT entries (SDM Vol. 3A 11.5.1) with the MaxLVT they need. */
 static const struct {
 	uint16_t off;
 	uint8_t min_lvt;
-} lvt_regs[] = {{0x320, 0}, {0x330, 5}, {0x340, 4}, {0x350, 0}, {0x360, 0}, {0x370, 0}};
+} lvt_regs[] = {{APIC_LVT_TIMER, 0}, {APIC_LVT_THERMAL, 5}, {APIC_LVT_PC, 4},
+		{APIC_LVT_LINT0, 0}, {APIC_LVT_LINT1, 0},   {APIC_LVT_ERROR, 0}};
 #define NLVT (sizeof(lvt_regs) / sizeof(lvt_regs[0]))
 
 /* Low memory by its address (the compiler is not told it is a constant:
@@ -81,14 +79,14 @@ static void save_apic(void)
 		if (bios_state.max_lvt >= lvt_regs[i].min_lvt)
 			bios_state.lvt[i] = apic_read(lvt_regs[i].off);
 	if (bios_state.apic)
-		bios_state.tpr = apic_read(APIC_TPR_REG);
+		bios_state.tpr = apic_read(APIC_TPR);
 }
 
 /* The BIOS's APIC values in, ours out into save (or back from it). */
 static void swap_apic(uint32_t *save, bool to_bios)
 {
 	for (unsigned i = 0; bios_state.apic && i <= NLVT; i++) {
-		uint32_t off = i < NLVT ? lvt_regs[i].off : APIC_TPR_REG;
+		uint32_t off = i < NLVT ? lvt_regs[i].off : APIC_TPR;
 		if (i < NLVT && bios_state.max_lvt < lvt_regs[i].min_lvt)
 			continue;
 		if (to_bios) {
