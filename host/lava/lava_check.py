@@ -252,7 +252,7 @@ def bios_run(kernel):
 
 
 def main():
-    efi = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "pmuharness.efi")
+    efi = q.efi_arg()
     build = os.path.dirname(os.path.abspath(efi))
     sim = os.path.join(build, "host", "pmuharness-sim-fast")
     rules = lava_rules()
@@ -286,7 +286,7 @@ def main():
         return errs
 
     def qemu_bios():
-        raw, want = bios_run(os.path.join(build, "pmuharness-i686.elf"))
+        raw, want = bios_run(q.kernel_of(efi))
         errs = check(raw, want, rules) + ([] if want[SETS[0]] else ["no verdict lines"])
         got, _ = from_signals(raw, rules)
         drv = [c[0] for c in got.get(SETS[1], []) if c[0].startswith("pmu.driver.")]

@@ -7,6 +7,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -178,6 +179,26 @@ def listing(img, off):
     p = subprocess.run(["mdir", "-/", "-b", "-i", f"{img}@@{off}", "::/"], capture_output=True,
                        text=True, env=ENV, check=True)
     return sorted(l.strip() for l in p.stdout.splitlines() if l.strip())
+
+
+def efi_arg():
+    """The EFI image a test was given (argv[1]), or the build's."""
+    return sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "pmuharness.efi")
+
+
+def kernel_of(efi):
+    """The BIOS kernel built beside the EFI image."""
+    return os.path.join(os.path.dirname(efi), "pmuharness-i686.elf")
+
+
+def kernel_or_fail(name):
+    """The BIOS kernel of the test's EFI image, or None after the FAIL line
+    that says it is missing."""
+    kernel = kernel_of(efi_arg())
+    if not os.path.exists(kernel):
+        print(f"FAIL {name}: {kernel} missing (make i686)")
+        return None
+    return kernel
 
 
 def closing(lines):

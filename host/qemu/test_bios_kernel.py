@@ -223,12 +223,10 @@ def case_for(kernel, cpu, driver):
 
 
 def main():
-    efi = sys.argv[1] if len(sys.argv) > 1 else os.path.join(q.ROOT, "build", "pmuharness.efi")
-    kernel = os.path.join(os.path.dirname(efi), "pmuharness-i686.elf")
-    t = q.Tally(NAME)
-    if not os.path.exists(kernel):
-        print(f"FAIL {NAME}: {kernel} missing (make i686)")
+    kernel = q.kernel_or_fail(NAME)
+    if kernel is None:
         return 1
+    t = q.Tally(NAME)
     for cpu, driver in IDENTITIES:
         t.case(case_for(kernel, cpu, driver))
     t.case(gp_guard, kernel)

@@ -174,12 +174,10 @@ def run_again(kernel):
 
 
 def main():
-    efi = sys.argv[1] if len(sys.argv) > 1 else os.path.join(q.ROOT, "build", "pmuharness.efi")
-    kernel = os.path.join(os.path.dirname(efi), "pmuharness-i686.elf")
-    t = q.Tally(NAME)
-    if not os.path.exists(kernel):
-        print(f"FAIL {NAME}: {kernel} missing (make i686)")
+    kernel = q.kernel_or_fail(NAME)
+    if kernel is None:
         return 1
+    t = q.Tally(NAME)
     for case in (all_cpus, list_with_unknown, ap_exception_recovered, mp_table_without_acpi,
                  run_again):
         t.case(case, kernel)

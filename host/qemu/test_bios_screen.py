@@ -86,12 +86,10 @@ def verdict_box(kernel):
 
 
 def main():
-    efi = sys.argv[1] if len(sys.argv) > 1 else os.path.join(q.ROOT, "build", "pmuharness.efi")
-    kernel = os.path.join(os.path.dirname(efi), "pmuharness-i686.elf")
-    t = q.Tally(NAME)
-    if not os.path.exists(kernel):
-        print(f"FAIL {NAME}: {kernel} missing (make i686)")
+    kernel = q.kernel_or_fail(NAME)
+    if kernel is None:
         return 1
+    t = q.Tally(NAME)
     t.case(verdict_box, kernel)
     return t.done()
 

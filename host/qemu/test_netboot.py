@@ -66,7 +66,7 @@ def uefi_tftp(efi):
 
 
 def bios_pxe(efi):
-    kernel = os.path.join(os.path.dirname(efi), "pmuharness-i686.elf")
+    kernel = q.kernel_of(efi)
     d = tftp_dir({"pmuharness-i686.elf": kernel, "pmuharness.ipxe": IPXE})
     try:
         rc, _, lines, _ = q.boot(["none", "--pxe", d, "--cpu", "pentium3"],
@@ -81,7 +81,7 @@ def bios_pxe(efi):
 
 
 def main():
-    efi = sys.argv[1] if len(sys.argv) > 1 else os.path.join(q.ROOT, "build", "pmuharness.efi")
+    efi = q.efi_arg()
     t = q.Tally("netboot")
     t.case(uefi_tftp, efi)
     t.case(bios_pxe, efi)

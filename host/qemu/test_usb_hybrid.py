@@ -164,7 +164,7 @@ def layout(efi):
     """The BIOS half of the stick: syslinux installed, its cfg naming the kernel and
     the UEFI binary's own cfg, the kernel the build's; fsck clean."""
     errs = []
-    kernel = os.path.join(os.path.dirname(efi), "pmuharness-i686.elf")
+    kernel = q.kernel_of(efi)
     with Stick(efi) as st:
         # mdir hides ldlinux.* (hidden, system): each is read instead.
         errs += [f"{f} missing" for f in SYSLINUX_FILES if not q.get(st.img, st.off, f)]
