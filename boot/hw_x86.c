@@ -37,6 +37,28 @@ uint64_t hw_rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* CPUID.1:EDX.CLFSH and EBX[15:8], the CLFLUSH line size in 8-byte units
+ * (SDM Vol. 2A CPUID). */
+#define CPUID1_EDX_CLFSH (1u << 19)
+
+void hw_cache_flush(void *buf, uint64_t bytes)
+{
+	struct cpuid_regs r;
+	hw_cpuid(1, 0, &r);
+	uint32_t line = ((r.ebx >> 8) & 0xff) * 8;
+	if (!(r.edx & CPUID1_EDX_CLFSH) || !line) {
+		/* no CLFLUSH (Pentium II/III, K7): write back and invalidate
+		 * every cache (SDM Vol. 2A WBINVD) */
+		__asm__ volatile("wbinvd" ::: "memory");
+		return;
+	}
+	for (uint64_t off = 0; off < bytes; off += line)
+		__asm__ volatile("clflush (%0)" ::"r"((uint8_t *)buf + off) : "memory");
+	/* CLFLUSH is ordered by a serialising instruction (SDM Vol. 2A
+	 * CLFLUSH): CPUID is one on every CPU, MFENCE is not (SSE2). */
+	hw_cpuid(0, 0, &r);
+}
+
 uint32_t hw_mmio_read32(uint64_t addr)
 {
 	return *(volatile uint32_t *)(uintptr_t)addr;
@@ -76,5 +98,5 @@ uint64_t hw_tsc_per_us(void)
 
 void hw_run_workload(const struct workload *w, uint64_t iterations)
 {
-	w->run(iterations);
+	w->run(iterations, w->args);
 }

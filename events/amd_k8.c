@@ -9,6 +9,7 @@
  * The parent entry programs every documented unit-mask bit. */
 #include "../lib/fmt.h"
 #include "events.h"
+#include "semantics.h"
 
 #define E(nm, c, bits, fl, d)                                                                      \
 	{                                                                                          \
@@ -414,4 +415,5 @@ const struct event_table events_amd_k8 = {
     .rule = k8_rule,
     .ev = k8,
     .n = sizeof(k8) / sizeof(k8[0]),
+    .sem = events_amd_k8_sem,
 };

@@ -49,13 +49,22 @@ const struct event_def *events_find(enum pmu_driver_id d, unsigned family, unsig
 	const struct event_table *t[EVENTS_MAX_TABLES];
 	size_t n = events_tables_for(d, family, model, t, EVENTS_MAX_TABLES);
 
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < t[i]->n; k++)
-			if (!pmh_strcasecmp(t[i]->ev[k].name, name)) {
-				if (table)
-					*table = t[i];
-				return &t[i]->ev[k];
-			}
+	for (size_t i = 0; i < n; i++) {
+		const struct event_def *e = events_find_in(t[i], name);
+		if (e) {
+			if (table)
+				*table = t[i];
+			return e;
+		}
+	}
+	return 0;
+}
+
+const struct event_def *events_find_in(const struct event_table *t, const char *name)
+{
+	for (size_t k = 0; k < t->n; k++)
+		if (!pmh_strcasecmp(t->ev[k].name, name))
+			return &t->ev[k];
 	return 0;
 }
 

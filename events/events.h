@@ -62,6 +62,7 @@ struct event_def {
 enum ev_verdict { EV_OK, EV_WARN, EV_REFUSED };
 
 struct event_table;
+struct sem_rule;
 /* Family-specific check of a (code, umask, PMU_F_* flags) request. Sets *known
  * when the document defines the encoding (e.g. any OR of a K8 event's unit-mask
  * bits); returns EV_OK when it has nothing against it, else the verdict with
@@ -84,6 +85,9 @@ struct event_table {
 	event_rule_fn rule; /* may be 0 */
 	const struct event_def *ev;
 	size_t n;
+	/* What the validated events must count (events/semantics.h), ended
+	 * by an entry without an event; 0: none. */
+	const struct sem_rule *sem;
 };
 
 /* The family tables (one file each under events/). */
@@ -128,6 +132,8 @@ size_t events_tables_for(enum pmu_driver_id d, unsigned family, unsigned model,
 /* Case-insensitive name lookup across the applicable tables. */
 const struct event_def *events_find(enum pmu_driver_id d, unsigned family, unsigned model,
 				    const char *name, const struct event_table **table);
+/* Case-insensitive name lookup in one table; 0 when it has no such entry. */
+const struct event_def *events_find_in(const struct event_table *t, const char *name);
 /* Exact (code, umask) lookup in one table; NetBurst tables match (escr, code, mask). */
 const struct event_def *events_find_raw(const struct event_table *t, uint16_t code, uint8_t umask,
 					uint32_t escr_msr, uint32_t escr_mask);

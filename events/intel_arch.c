@@ -9,6 +9,7 @@
  *
  * Counts (the unit test checks them): 7 architectural events + 4 fixed = 11. */
 #include "events.h"
+#include "semantics.h"
 #include "../pmu/intel_arch.h"
 
 /* enc is umask << 8 | event, from the driver's names (pmu/intel_arch.h). */
@@ -56,4 +57,5 @@ const struct event_table events_intel_arch = {
     .max_code = 0xff,
     .ev = arch,
     .n = sizeof(arch) / sizeof(arch[0]),
+    .sem = events_intel_arch_sem,
 };

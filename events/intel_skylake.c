@@ -12,6 +12,7 @@
  * a *_CORRECTED variant: 20 entries. The SDM entries keep the SDM umask. */
 #include "../lib/fmt.h"
 #include "events.h"
+#include "semantics.h"
 
 #define L2_ORIGIN 0x1fu
 #define L2_RESULT 0xe0u
@@ -100,4 +101,5 @@ const struct event_table events_intel_skylake = {
     .rule = skl_rule,
     .ev = skl,
     .n = sizeof(skl) / sizeof(skl[0]),
+    .sem = events_intel_skylake_sem,
 };

@@ -112,7 +112,7 @@ struct sim_run {
 /* The run's results JSON into r->json; false after printing why not. */
 static bool write_json(const struct sim_run *r, const struct suite *s)
 {
-	size_t cap = 1 << 20, n;
+	size_t cap = 2 << 20, n; /* results, CPUs and event rows: as tests/harness.c */
 	char *buf = malloc(cap);
 	FILE *f = buf ? fopen(r->json, "w") : NULL;
 	bool ok = f && (n = report_json(s, buf, cap)) < cap && fwrite(buf, 1, n, f) == n;
@@ -144,12 +144,28 @@ static bool sim_header(void *ctx, struct harness *h)
 }
 
 /* One power-on and one run of the suite; returns the exit status. */
+
+/* Zeroed memory for the harness (event.semantics' walks), as a platform's
+ * allocator gives it. */
+static void *sim_alloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	return calloc(1, n);
+}
+
+static void sim_free(void *ctx, void *ptr)
+{
+	(void)ctx;
+	free(ptr);
+}
+
 static enum sim_exit run_one(struct sim_run *r, struct harness *h)
 {
 	/* The simulator's platform: standard output, the boot CPU only
 	 * unless the model has several, no results files, keyboard, wall
 	 * clock or exception path. */
-	struct platform p = { .ctx = r, .line = print_line, .header = sim_header };
+	struct platform p = { .ctx = r, .line = print_line, .header = sim_header,
+			      .alloc = sim_alloc, .free = sim_free };
 
 	if (r->m->cpus > 1) /* a machine of several CPUs: the cpus option */
 		p.run_cpus = sim_run_cpus;

@@ -8,6 +8,7 @@
 /* Basic leaves */
 #define CPUID_LEAF_MAX		0x0	    /* EAX highest basic leaf, EBX-EDX-ECX vendor */
 #define CPUID_LEAF_FEATURES	0x1	    /* signature and feature flags */
+#define CPUID_LEAF_CACHE_PARAMS 0x4	    /* Intel deterministic cache parameters, a subleaf per cache */
 #define CPUID_LEAF_EXT_FEATURES 0x7	    /* structured extended features, subleaf 0 */
 #define CPUID_LEAF_PERFMON	0xa	    /* Intel architectural performance monitoring */
 #define CPUID_LEAF_HYBRID	0x1a	    /* native model ID: the core type */
@@ -20,6 +21,9 @@
 #define CPUID_LEAF_AMD_FEATURES	 0x80000001u /* AMD feature flags */
 #define CPUID_LEAF_BRAND	 0x80000002u /* brand string, three leaves from here */
 #define CPUID_LEAF_BRAND_LAST	 0x80000004u
+#define CPUID_LEAF_AMD_L1	 0x80000005u /* AMD L1 caches and TLBs */
+#define CPUID_LEAF_AMD_L2_L3	 0x80000006u /* AMD L2 and L3 caches, L2 TLBs */
+#define CPUID_LEAF_AMD_CACHE_PARAMS 0x8000001du /* AMD cache topology, as leaf 04H */
 #define CPUID_LEAF_AMD_PERFMON	 0x80000022u /* AMD extended performance monitoring */
 
 /* Leaf 1 EAX: signature fields (SDM Vol. 2A CPUID, figure 3-6) */
@@ -75,6 +79,50 @@
 #define CPUID_AMD_ECX_PERFCTR_CORE (1u << 23) /* six core counters at C001_0200h */
 #define CPUID_AMD_ECX_PERFCTR_NB   (1u << 24) /* northbridge counters, RDPMC 6-9 */
 #define CPUID_AMD_ECX_PERFCTR_LLC  (1u << 28) /* L3 counters, RDPMC 10-15 */
+
+/* Leaf 04H and AMD leaf 8000_001Dh, one subleaf per cache until type 0
+ * (SDM Vol. 2A CPUID leaf 04H; AMD CPUID Specification #25481 Fn8000_001D) */
+#define CPUID_4_EAX_TYPE(eax)	      ((eax)&0x1f)
+#define CPUID_4_TYPE_NONE	      0
+#define CPUID_4_TYPE_DATA	      1
+#define CPUID_4_TYPE_INSTRUCTION      2
+#define CPUID_4_TYPE_UNIFIED	      3
+#define CPUID_4_EAX_LEVEL(eax)	      (((eax) >> 5) & 0x7)
+#define CPUID_4_EAX_FULLY_ASSOC	      (1u << 9)
+#define CPUID_4_EBX_WAYS(ebx)	      (((ebx) >> 22) + 1)
+#define CPUID_4_EBX_PARTITIONS(ebx)   ((((ebx) >> 12) & 0x3ff) + 1)
+#define CPUID_4_EBX_LINE(ebx)	      (((ebx)&0xfff) + 1)
+#define CPUID_4_ECX_SETS(ecx)	      ((ecx) + 1)
+#define CPUID_4_MAX_SUBLEAF	      16 /* a bound: parts enumerate 4 or 5 caches */
+
+/* Leaf 8000_0001h ECX[22] TopologyExtensions: leaf 8000_001Dh is there
+ * (AMD CPUID Specification #25481 Fn8000_0001_ECX) */
+#define CPUID_AMD_ECX_TOPOEXT (1u << 22)
+
+/* Leaf 8000_0005h (AMD CPUID Specification #25481 Fn8000_0005): EBX the
+ * 4 KiB-page L1 TLBs, ECX the L1 data cache, EDX the L1 instruction cache.
+ * Associativity is the way count, FFh fully associative. */
+#define CPUID_AMD_L1_DTLB_ASSOC(ebx)   ((ebx) >> 24)
+#define CPUID_AMD_L1_DTLB_ENTRIES(ebx) (((ebx) >> 16) & 0xff)
+#define CPUID_AMD_L1_ITLB_ASSOC(ebx)   (((ebx) >> 8) & 0xff)
+#define CPUID_AMD_L1_ITLB_ENTRIES(ebx) ((ebx)&0xff)
+#define CPUID_AMD_L1_SIZE_KB(r)	       ((r) >> 24)
+#define CPUID_AMD_L1_ASSOC(r)	       (((r) >> 16) & 0xff)
+#define CPUID_AMD_L1_LINE(r)	       ((r)&0xff)
+#define CPUID_AMD_L1_FULLY	       0xff
+
+/* Leaf 8000_0006h (AMD CPUID Specification #25481 Fn8000_0006): EBX the
+ * 4 KiB-page L2 TLBs, ECX the L2 cache, EDX the L3 cache (size in 512 KiB
+ * units). Associativity is the 4-bit code of the table in pmu/cache.c. */
+#define CPUID_AMD_L2_DTLB_ASSOC(ebx)   ((ebx) >> 28)
+#define CPUID_AMD_L2_DTLB_ENTRIES(ebx) (((ebx) >> 16) & 0xfff)
+#define CPUID_AMD_L2_ITLB_ASSOC(ebx)   (((ebx) >> 12) & 0xf)
+#define CPUID_AMD_L2_ITLB_ENTRIES(ebx) ((ebx)&0xfff)
+#define CPUID_AMD_L2_SIZE_KB(ecx)      ((ecx) >> 16)
+#define CPUID_AMD_L3_SIZE_512K(edx)    ((edx) >> 18)
+#define CPUID_AMD_L2_ASSOC(r)	       (((r) >> 12) & 0xf)
+#define CPUID_AMD_L2_LINE(r)	       ((r)&0xff)
+#define CPUID_AMD_L2_ASSOC_FULLY       0xf
 
 /* Leaf 8000_0022h (facts §7) */
 #define CPUID_AMD_PERFMON_EAX_V2	     (1u << 0) /* PerfMonV2: the global MSRs */

@@ -48,6 +48,11 @@ void hw_relax(void);
 struct workload;
 void hw_run_workload(const struct workload *w, uint64_t iterations);
 
+/* Writes back and invalidates the cache lines of buf[0..bytes) (CLFLUSH,
+ * or WBINVD where the CPU has no CLFLUSH), so that a workload meets them in
+ * memory whatever wrote them before. */
+void hw_cache_flush(void *buf, uint64_t bytes);
+
 /* TSC ticks per microsecond as calibrated at start-up (0 = unknown). */
 uint64_t hw_tsc_per_us(void);
 

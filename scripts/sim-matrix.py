@@ -34,6 +34,14 @@ SYMPTOM = {
     "write-dropped": r"read back|wrote|written",
     "duplicate-pmi": r"PMI|duplicate|extra",
     "status-not-sticky": r"sticky|status|OVF",
+    # event decoding: event.semantics names the catalogue event in its FAIL;
+    # count.branches catches the doubled Intel branch count too
+    "event-dead": r"RETIRED_MISPREDICTED_BRANCH_INSTR|BRANCH_MISSES_RETIRED|MISPREDICTED",
+    "event-miswired": r"RETIRED_MISPREDICTED_BRANCH_INSTR|BRANCH_MISSES_RETIRED|MISPREDICTED",
+    "umask-ignored": r"L2_RQSTS|DATA_CACHE_REFILLS|LLC_MISSES|event=0x24",
+    "miss-counts-hits": r"DATA_CACHE_MISSES|L2_CACHE_MISSES|L2_RQSTS|LLC_MISSES|event=0x24",
+    "double-count": r"RETIRED_NEAR_RETURNS|BRANCH_INSTRUCTION_RETIRED|branches",
+    "refcyc-core": r"UNHALTED_REFERENCE_CYCLES|CPU_CLK_UNHALTED\.REF|reference",
 }
 SEEDS = int(os.environ.get("SIM_SEEDS", "25"))
 

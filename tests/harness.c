@@ -9,7 +9,11 @@
 /* The JSON document of full tables (report_json.c): each result takes at
  * most about 700 bytes with its figures, each CPU about 900, the rest
  * less than 4 KiB. */
-#define JSON_CAP (SUITE_MAX_RESULTS * 700 + SUITE_MAX_CPUS * 900 + 4096)
+/* Room for every result, CPU record and event.semantics row (about 500
+ * bytes each, 1 KiB at most with every field full) and coverage record. */
+#define JSON_CAP                                                                                   \
+	(SUITE_MAX_RESULTS * 700 + SUITE_MAX_CPUS * 900 + SUITE_MAX_EVENT_ROWS * 1024 +             \
+	 SUITE_MAX_EVENT_COVERAGE * 256 + 4096)
 /* The countdown shows the seconds left, one key wait a second. */
 #define COUNTDOWN_STEP_US 1000000u
 

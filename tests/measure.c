@@ -234,14 +234,17 @@ static unsigned repeats(const struct check_ctx *c)
 }
 
 static int zero_and_run(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr,
-			uint64_t val, const struct workload *w, uint64_t iters, uint64_t *out)
+			uint64_t val, const struct workload *w, uint64_t iters, bool smi_ok,
+			uint64_t *out)
 {
 	for (int tries = 0; tries < M_TRIES; tries++) {
 		if (!m_write(c, ctr, 0, PMU_WRITE_PRELOAD))
 			return M_FAULT;
 		int st = m_window_write(c, start, msr, val, w, iters);
-		if (st == M_SMI)
+		if (st == M_SMI && !smi_ok)
 			continue; /* disturbed by an SMI: repeat, never report */
+		if (st == M_SMI)
+			st = M_OK;
 		if (st != M_OK)
 			return st;
 		return m_read(c, ctr, out) ? M_OK : M_FAULT;
@@ -268,18 +271,18 @@ static void m_stat(uint64_t *v, unsigned n, struct stat3 *out)
 
 #define SIGN_FLIP (1ull << 63) /* orders signed values as unsigned ones */
 
-int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint64_t val,
-	   const struct workload *w, uint64_t n, struct mdiff *out)
+static int diff_rep(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint64_t val,
+		    const struct workload *w, uint64_t n, unsigned rep, bool smi_ok,
+		    struct mdiff *out)
 {
-	unsigned rep = repeats(c);
 	unsigned sh = 64 - c->pmu->ctr[ctr].width;
 	struct stat3 s;
 
 	for (unsigned r = 0; r < rep; r++) {
 		uint64_t a, b;
-		int st = zero_and_run(c, ctr, start, msr, val, w, n, &a);
+		int st = zero_and_run(c, ctr, start, msr, val, w, n, smi_ok, &a);
 		if (st == M_OK)
-			st = zero_and_run(c, ctr, start, msr, val, w, 2 * n, &b);
+			st = zero_and_run(c, ctr, start, msr, val, w, 2 * n, smi_ok, &b);
 		if (st != M_OK)
 			return st;
 		/* sign-extend the difference from the counter's width */
@@ -295,6 +298,19 @@ int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint
 		out->agree += m_buf[r] == s.med;
 	check_figures(c, out->min, out->med, out->max);
 	return M_OK;
+}
+
+int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint64_t val,
+	   const struct workload *w, uint64_t n, struct mdiff *out)
+{
+	return diff_rep(c, ctr, start, msr, val, w, n, repeats(c), false, out);
+}
+
+int m_diff_rep(struct check_ctx *c, unsigned ctr, uint64_t start, const struct workload *w,
+	       uint64_t n, unsigned rep, bool smi_ok, struct mdiff *out)
+{
+	rep = rep < 1 ? 1 : (rep > MAX_REPEAT ? MAX_REPEAT : rep);
+	return diff_rep(c, ctr, start, 0, 0, w, n, rep, smi_ok, out);
 }
 
 bool m_overflow(struct check_ctx *c, unsigned ctr)

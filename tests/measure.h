@@ -100,6 +100,14 @@ struct mdiff {
  * tries, M_FAULT, M_WRITE_GP (the write of msr faulted): *out not set. */
 M_MUST_USE int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint64_t val,
 		      const struct workload *w, uint64_t n, struct mdiff *out);
+/* m_diff without a write in the window and with rep repeats (1 to the
+ * repeat option's maximum) instead of the repeat option's: for
+ * measurements whose windows are long (event.semantics' walks). smi_ok:
+ * a window the CPU counted an SMI in is kept (a bounded measurement whose
+ * bounds dwarf what SMM code adds), not run again. */
+M_MUST_USE int m_diff_rep(struct check_ctx *c, unsigned ctr, uint64_t start,
+			  const struct workload *w, uint64_t n, unsigned rep, bool smi_ok,
+			  struct mdiff *out);
 /* The N of the N/2N differences the counting, gate and filter checks
  * take: 10000 iterations of wl_loop, whose one extra event per iteration
  * (a leaking gate, a filter ignored, an event counted twice) stands far

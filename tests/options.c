@@ -230,6 +230,28 @@ static int set_preload(struct options *o, const char *val, char *err, size_t err
 
 /* The syntax is judged here, so a bad spec is named with its line; what it
  * means for the CPU is judged when the CPU is known (events_resolve). */
+/* events = all | none | comma-separated globs of event names (default:
+ * the family's validated set, the empty string). */
+static int set_events(struct options *o, const char *val, char *err, size_t errlen)
+{
+	if (!*val || pmh_strlen(val) >= sizeof(o->events)) {
+		pmh_fmt(err, errlen, "events: empty or longer than %u characters",
+			(unsigned)sizeof(o->events) - 1);
+		return -1;
+	}
+	for (const char *p = val; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z') || *p == '_' || *p == '.' || *p == '*' || *p == '?' ||
+		      *p == ',' || *p == '=' || *p == ' ')) {
+			pmh_fmt(err, errlen,
+				"events: '%c' is not allowed: all, none, or event-name globs "
+				"such as L2_RQSTS.*,RETIRED_*",
+				*p);
+			return -1;
+		}
+	pmh_strlcpy(o->events, val, sizeof(o->events));
+	return 0;
+}
+
 static int set_event(struct options *o, const char *val, const char *at, char *err,
 		     size_t errlen)
 {
@@ -283,6 +305,7 @@ enum option_id {
 	KEY_PMI,
 	KEY_PRELOAD,
 	KEY_EVENT,
+	KEY_EVENTS,
 	KEY_COUNTDOWN,
 	KEY_OUTPUT,
 	KEY_VERBOSE, /* the first yes/no key */
@@ -298,6 +321,7 @@ static const char key_names[N_KEYS][12] = {
     [KEY_PMI] = "pmi",
     [KEY_PRELOAD] = "preload",
     [KEY_EVENT] = "event",
+    [KEY_EVENTS] = "events",
     [KEY_COUNTDOWN] = "countdown",
     [KEY_OUTPUT] = "output",
     [KEY_VERBOSE] = "verbose",
@@ -399,6 +423,8 @@ int options_set(struct options *o, const char *key, const char *val, const char 
 		return set_preload(o, val, err, errlen);
 	case KEY_EVENT:
 		return set_event(o, val, at, err, errlen);
+	case KEY_EVENTS:
+		return set_events(o, val, err, errlen);
 	case KEY_COUNTDOWN:
 		return set_countdown(o, val, err, errlen);
 	case KEY_OUTPUT:
@@ -467,6 +493,8 @@ void options_help(void (*line)(void *ctx, const char *s), void *ctx)
 		  "1,2,1000,max)");
 	line(ctx, "  event       an event name or raw spec, e.g. event=0xc0,umask=0x00 "
 		  "(default none)");
+	line(ctx, "  events      all | none | event-name globs for event.semantics "
+		  "(default: the validated set)");
 	pmh_fmt(l, sizeof(l), "  countdown   seconds before the run, 0-%u (default %u)",
 		COUNTDOWN_MAX, COUNTDOWN_DEFAULT);
 	line(ctx, l);

@@ -30,6 +30,7 @@ struct options {
 	uint64_t preloads[OPT_MAX_PRELOADS]; /* 0 = "the largest the width allows" */
 	char event[96];		      /* raw or named event to validate */
 	char event_at[40];	      /* where it was set: "pmuharness.cfg line 3" */
+	char events[64];	      /* event.semantics: "" default, all, none, globs */
 	enum output output;
 	bool verbose;
 	unsigned countdown;	      /* seconds before the run on real hardware */

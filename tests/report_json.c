@@ -5,6 +5,7 @@
 #include "suite.h"
 #include "platform.h"
 #include "smbios.h"
+#include "report_events.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 
@@ -242,6 +243,71 @@ static void results(struct pmh_sb *sb, const struct suite *s)
 	pmh_sb_add(sb, "\n  ]");
 }
 
+/* A bound of an event's accepted range: null where there is none. */
+static void bound(struct pmh_sb *sb, int64_t v, int64_t none)
+{
+	if (v == none)
+		pmh_sb_add(sb, "null");
+	else
+		pmh_sb_add(sb, "%lld", (long long)v);
+}
+
+/* event.semantics' rows: what each validated event counted against its
+ * rule; "measured" null for a SKIP (nothing measured). */
+static void event_obj(struct pmh_sb *sb, const struct event_row *r)
+{
+	pmh_sb_add(sb, "\n    {\"cpu\": %u, \"table\": ", r->cpu);
+	pmh_sb_json_str(sb, r->table);
+	pmh_sb_add(sb, ", \"event\": ");
+	pmh_sb_json_str(sb, r->name);
+	pmh_sb_add(sb, ", \"encoding\": ");
+	pmh_sb_json_str(sb, r->enc);
+	pmh_sb_add(sb, ", \"counter\": ");
+	pmh_sb_json_str(sb, r->ctr);
+	pmh_sb_add(sb, ",\n     \"workload\": ");
+	pmh_sb_json_str(sb, r->workload);
+	pmh_sb_add(sb, ", \"footprint\": ");
+	str_or_null(sb, r->footprint);
+	pmh_sb_add(sb, ", \"iterations\": %llu, \"rule\": ", (unsigned long long)r->iterations);
+	pmh_sb_json_str(sb, r->rule);
+	pmh_sb_add(sb, ", \"expected\": {\"min\": ");
+	bound(sb, r->expected_lo, EVENT_NO_MIN);
+	pmh_sb_add(sb, ", \"max\": ");
+	bound(sb, r->expected_hi, EVENT_NO_MAX);
+	if (event_row_verdict(r) == V_SKIP)
+		pmh_sb_add(sb, "},\n     \"measured\": null");
+	else
+		pmh_sb_add(sb, "},\n     \"measured\": %lld", (long long)r->measured);
+	pmh_sb_add(sb, ", \"result\": \"%s\", \"note\": ", verdict_name(event_row_verdict(r)));
+	str_or_null(sb, r->note);
+	pmh_sb_add(sb, ", \"source\": ");
+	str_or_null(sb, r->source);
+	pmh_sb_add(sb, "}");
+}
+
+/* The rows, each catalogue's coverage per CPU, and the rows that did not
+ * fit the table (said, never silent). */
+static void events(struct pmh_sb *sb, const struct suite *s)
+{
+	pmh_sb_add(sb, ",\n  \"events\": [");
+	for (unsigned i = 0; i < s->n_ev_rows && i < SUITE_MAX_EVENT_ROWS; i++) {
+		pmh_sb_add(sb, "%s", i ? "," : "");
+		event_obj(sb, &s->ev_rows[i]);
+	}
+	pmh_sb_add(sb, "\n  ],\n  \"events_coverage\": [");
+	for (unsigned i = 0; i < s->n_ev_cov && i < SUITE_MAX_EVENT_COVERAGE; i++) {
+		const struct event_coverage *c = &s->ev_cov[i];
+		pmh_sb_add(sb, "%s\n    {\"cpu\": %u, \"table\": ", i ? "," : "", c->cpu);
+		pmh_sb_json_str(sb, c->table);
+		pmh_sb_add(sb,
+			   ", \"events\": %u, \"validated\": %u, \"not_validatable\": %u, "
+			   "\"passed\": %u, \"failed\": %u, \"skipped\": %u}",
+			   c->events, c->validated, c->not_validatable, c->passed, c->failed,
+			   c->skipped);
+	}
+	pmh_sb_add(sb, "\n  ],\n  \"events_dropped\": %u", s->ev_dropped);
+}
+
 size_t report_json(const struct suite *s, char *buf, size_t cap)
 {
 	struct pmh_sb sb;
@@ -258,6 +324,7 @@ size_t report_json(const struct suite *s, char *buf, size_t cap)
 	}
 	pmh_sb_add(&sb, "\n  ]");
 	results(&sb, s);
+	events(&sb, s);
 	report_verdict_reason(s, why, sizeof(why));
 	pmh_sb_add(&sb,
 		   ",\n  \"summary\": {\"passed\": %u, \"failed\": %u, \"skipped\": %u, "

@@ -12,10 +12,12 @@
  * signal is one whole line through the suite's sink, no blank inside a
  * value, no '>' or '=' in an id or unit. */
 #include "report_lava.h"
+#include "report_events.h"
 #include "../lib/fmt.h"
+#include "../lib/str.h"
 
 #define LAVA_SET      "pmuharness" /* the test set's name (lava/README) */
-#define LAVA_ID_MAX   56	   /* a check id (40) with "@cpu65535" */
+#define LAVA_ID_MAX   64 /* a check id (40), or "event.", a name (39) and ".768"; "@cpu65535" */
 #define LAVA_UNIT_MAX 24
 
 /* A LAVA result per enum verdict (V_NONE: never recorded, see record()). */
@@ -95,6 +97,42 @@ void lava_case_start(struct suite *s, const char *id, unsigned cpu)
 			   lava_case_id(lid, sizeof(lid), id, cpu, lava_per_cpu(s)));
 }
 
+/* How many rows before row i of the same CPU have its event's name (an
+ * event may have several rules: another workload or bound). */
+static unsigned same_name_before(const struct suite *s, unsigned i)
+{
+	const struct event_row *e = &s->ev_rows[i];
+	unsigned k = 0;
+
+	for (unsigned j = 0; j < i; j++)
+		k += s->ev_rows[j].cpu == e->cpu && !pmh_strcmp(s->ev_rows[j].name, e->name);
+	return k;
+}
+
+/* event.semantics' rows of CPU cpu after its own case, in the results
+ * JSON's order: a case each, "event.NAME" (a name's second rule on the CPU
+ * "event.NAME.2", and so on; "@cpuN" as the checks' ids), the row's
+ * result, and what it measured in events (a SKIP measured nothing: no
+ * measurement, as a result without figures). */
+static void lava_event_rows(struct suite *s, unsigned cpu)
+{
+	char raw[LAVA_ID_MAX], id[LAVA_ID_MAX];
+
+	for (unsigned i = 0; i < s->n_ev_rows && i < SUITE_MAX_EVENT_ROWS; i++) {
+		const struct event_row *e = &s->ev_rows[i];
+		if (e->cpu != cpu)
+			continue;
+		unsigned k = same_name_before(s, i);
+		if (k)
+			pmh_fmt(raw, sizeof(raw), "event.%s.%u", e->name, k + 1);
+		else
+			pmh_fmt(raw, sizeof(raw), "event.%s", e->name);
+		lava_case_id(id, sizeof(id), raw, cpu, lava_per_cpu(s));
+		enum verdict v = event_row_verdict(e);
+		lava_testcase(s, id, lava_results[v], e->measured, v == V_SKIP ? 0 : "events");
+	}
+}
+
 void lava_case_end(struct suite *s, const struct result *r)
 {
 	char id[LAVA_ID_MAX];
@@ -107,6 +145,8 @@ void lava_case_end(struct suite *s, const struct result *r)
 		unit = r->fig.unit ? r->fig.unit : "events";
 	suite_emit(s, "<LAVA_SIGNAL_ENDTC %s>", id);
 	lava_testcase(s, id, lava_results[r->v <= V_NONE ? r->v : V_NONE], r->fig.med, unit);
+	if (!pmh_strcmp(r->id, EVENT_CHECK_ID))
+		lava_event_rows(s, r->cpu);
 }
 
 /* One identification case of a CPU: id (with "@cpuN" as the checks' ids

@@ -2,6 +2,7 @@
  * progress, the results that fit, and the verdict box or crash panel. */
 #include "screen.h"
 #include "suite.h"
+#include "report_events.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 
@@ -9,7 +10,7 @@
 #define BOX_ROWS  5    /* the verdict box: blank, word, reason, files, blank */
 #define LABEL_W	  5    /* "PASS " before a result's id */
 #define ROW_TEXT  200  /* one laid-out row before it is cut to the width */
-#define NO_REASON 0xff /* a row whose reason did not fit the reasons table */
+#define NO_REASON SCREEN_NO_TEXT /* a row whose reason did not fit the reasons table */
 #define TEXT	  SCREEN_ATTR(SC_LIGHTGRAY, SC_BLACK)
 #define TITLE	  SCREEN_ATTR(SC_BLACK, SC_CYAN)
 #define PROGRESS  SCREEN_ATTR(SC_BLACK, SC_LIGHTGRAY)
@@ -75,7 +76,7 @@ static void put_centred(struct screen *s, unsigned r, const char *text, uint8_t 
 
 static void clear_run(struct screen *s)
 {
-	s->n_rows = s->n_reasons = s->dropped = 0;
+	s->n_rows = s->n_reasons = s->dropped = s->n_ev_texts = s->ev_pending = 0;
 	s->crash.n = 0;
 	s->files[0] = s->where[0] = s->why[0] = s->prompt[0] = s->progress[0] = 0;
 	s->ended = false;
@@ -159,12 +160,21 @@ static uint8_t reason_of(struct screen *s, const char *text)
 	return (uint8_t)s->n_reasons++;
 }
 
-static bool kept_always(char kind)
+/* An event row's text ('C', 'X'), or NO_REASON when the table is full. */
+static uint8_t ev_text_of(struct screen *s, const char *text)
 {
-	return kind == 'F' || kind == 'E';
+	if (s->n_ev_texts == SCREEN_MAX_EV_TEXTS)
+		return NO_REASON;
+	pmh_strlcpy(s->ev_text[s->n_ev_texts], text, SCREEN_REASON_MAX);
+	return (uint8_t)s->n_ev_texts++;
 }
 
-static void add_row(struct screen *s, char kind, const char *id, size_t id_len, const char *why)
+static bool kept_always(char kind)
+{
+	return kind == 'F' || kind == 'E' || kind == 'X';
+}
+
+void screen_add_row(struct screen *s, char kind, const char *id, size_t id_len, const char *why)
 {
 	struct screen_row *r;
 
@@ -174,6 +184,8 @@ static void add_row(struct screen *s, char kind, const char *id, size_t id_len, 
 			i++;
 		if (i == s->n_rows)
 			i = 0;
+		if (i + 1 < s->ev_pending) /* the waiting rows move up one */
+			s->ev_pending--;
 		for (; i + 1 < s->n_rows; i++)
 			s->rows[i] = s->rows[i + 1];
 		s->n_rows--;
@@ -182,7 +194,7 @@ static void add_row(struct screen *s, char kind, const char *id, size_t id_len, 
 	r = &s->rows[s->n_rows++];
 	r->kind = kind;
 	pmh_slice(r->id, sizeof(r->id), id, id_len);
-	r->reason = reason_of(s, why);
+	r->reason = kind == 'C' || kind == 'X' ? ev_text_of(s, why) : reason_of(s, why);
 }
 
 static bool starts(const char *s, const char *p)
@@ -212,9 +224,11 @@ void screen_line(struct screen *s, const char *line)
 		const char *why = *e == ':' ? e + 1 : e;
 		while (*why == ' ')
 			why++;
-		add_row(s, kinds[k], id, (size_t)(e - id), why);
+		screen_result_row(s, kinds[k], id, (size_t)(e - id), why);
 		return;
 	}
+	if (screen_event_line(s, line))
+		return;
 	if (starts(line, "pmuharness: "))
 		title(s, line + 12);
 	else if (starts(line, "verdict: "))
@@ -226,7 +240,7 @@ void screen_line(struct screen *s, const char *line)
 		const char *why = line + (err ? 7 : 9);
 		if (has(why, "results file") || has(why, "results JSON") || has(why, "log file"))
 			pmh_strlcpy(s->where, why, sizeof(s->where));
-		add_row(s, err ? 'E' : 'W', "", 0, why);
+		screen_add_row(s, err ? 'E' : 'W', "", 0, why);
 	}
 }
 
@@ -306,8 +320,9 @@ static unsigned choose(const struct screen *s, struct item *it, unsigned n, unsi
 	avail = avail ? avail - 1 : 0;
 	for (unsigned pass = 0; pass < 3; pass++) {
 		for (unsigned i = n; i-- > 0;) {
-			bool want = pass == 0	? kept_always(s->rows[it[i].row].kind)
-				    : pass == 1 ? it[i].group
+			char k = s->rows[it[i].row].kind;
+			bool want = pass == 0	? kept_always(k)
+				    : pass == 1 ? it[i].group || k == 'C'
 						: true;
 			if (!it[i].keep && want && it[i].lines <= avail) {
 				it[i].keep = true;
@@ -376,10 +391,15 @@ static void results(struct screen *s, unsigned top, unsigned bottom)
 	}
 	for (unsigned i = 0; i < n && r < bottom; i++) {
 		const struct screen_row *w = &s->rows[it[i].row];
-		const char *why = w->reason == NO_REASON ? "(see the log)" : s->reason[w->reason];
-		unsigned k = (unsigned)(pmh_strchr(kinds, w->kind) - kinds);
 		if (!it[i].keep)
 			continue;
+		if (w->kind == 'C' || w->kind == 'X') { /* under event.semantics' row */
+			put(s, r++, screen_event_row_text(s, w, line, sizeof(line)),
+			    w->kind == 'X' ? SC_LIGHTRED : SC_LIGHTCYAN);
+			continue;
+		}
+		const char *why = w->reason == NO_REASON ? "(see the log)" : s->reason[w->reason];
+		unsigned k = (unsigned)(pmh_strchr(kinds, w->kind) - kinds);
 		if (it[i].group) {
 			pmh_fmt(line, sizeof(line), "%u skipped: %s", skips(s, w->reason), why);
 			put(s, r++, line, SC_YELLOW);

@@ -78,6 +78,7 @@ struct screen_event {
 #define SCREEN_MAX_REASONS    48
 #define SCREEN_CRASH_LINES    4
 #define SCREEN_CRASH_LINE_MAX 112
+#define SCREEN_MAX_EV_TEXTS   64 /* event.semantics' coverage and failing rows */
 
 /* An unexpected exception as it was reported: the "fatal:" lines (vector,
  * error code, RIP, registers) and the last check started, with its CPU
@@ -91,7 +92,11 @@ struct screen_crash {
 };
 
 struct screen_row {
-	char kind; /* 'P', 'F', 'S' (verdicts), 'E' error, 'W' warning */
+	/* 'P', 'F', 'S' (verdicts), 'E' error, 'W' warning; 'C' a catalogue's
+	 * coverage and 'X' a failing event of event.semantics (its lines
+	 * "  event.coverage: ..." and "  event: FAIL ...", report_events.h),
+	 * whose text is in ev_text */
+	char kind;
 	uint8_t reason;
 	char id[SCREEN_ID_MAX];
 };
@@ -113,6 +118,11 @@ struct screen {
 	unsigned n_rows, dropped;
 	char reason[SCREEN_MAX_REASONS][SCREEN_REASON_MAX];
 	unsigned n_reasons;
+	char ev_text[SCREEN_MAX_EV_TEXTS][SCREEN_REASON_MAX];
+	unsigned n_ev_texts;
+	/* 1 + the index of the first row of event lines that waits for its
+	 * check's row (event.semantics prints them before it); 0: none */
+	unsigned ev_pending;
 	struct screen_crash crash;
 };
 
@@ -121,7 +131,8 @@ void screen_init(struct screen *s, unsigned w, unsigned h, struct screen_cell *g
 void screen_event(struct screen *s, const struct screen_event *ev);
 /* An output line ("PASS id msg", "SKIP id: msg", "error: ..."): the
  * results area keeps the verdicts, errors and warnings, and where the
- * results files went. */
+ * results files went; event.semantics' coverage lines and failing events
+ * follow that check's row. */
 void screen_line(struct screen *s, const char *line);
 /* A prompt for the person at the machine (the bottom row). */
 void screen_prompt(struct screen *s, const char *line);
@@ -129,5 +140,19 @@ void screen_prompt(struct screen *s, const char *line);
 void screen_fatal(struct screen *s, const char *line);
 /* The layout into the grid. */
 void screen_render(struct screen *s);
+
+/* Between screen.c and screen_events.c, not for callers. A row's reason
+ * (or ev_text) index that did not fit its table: */
+#define SCREEN_NO_TEXT 0xff
+/* A row of kind with id[0..id_len) and its text (reasons or ev_text);
+ * the oldest row that is no failure goes when the table is full. */
+void screen_add_row(struct screen *s, char kind, const char *id, size_t id_len, const char *why);
+/* A result line's row, event.semantics' before the event rows that wait
+ * for it; an event line as a waiting row (false: not one). */
+void screen_result_row(struct screen *s, char kind, const char *id, size_t id_len, const char *why);
+bool screen_event_line(struct screen *s, const char *line);
+/* The text of a 'C' or 'X' row into buf (n bytes); returns buf. */
+const char *screen_event_row_text(const struct screen *s, const struct screen_row *w, char *buf,
+				  size_t n);
 
 #endif

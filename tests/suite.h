@@ -39,6 +39,36 @@ struct result {
 	char ctr_names[RESULT_CTR_NAMES]; /* fig.ctrs by name, comma-separated */
 };
 
+/* One validated event of event.semantics (tests/checks/event_semantics.c):
+ * the rule, what it expected and what was measured, for the log, the JSON's
+ * `events` table, the report and LAVA. */
+struct event_row {
+	unsigned cpu;
+	enum verdict v;
+	char name[40];	    /* catalogue name */
+	char enc[48];	    /* "event=0x24,umask=0x41" (events_format) */
+	char ctr[16];	    /* the counter it ran on */
+	char table[24];	    /* the catalogue ("amd-k8") */
+	char workload[16];  /* the workload's name */
+	char footprint[16]; /* "" or the buffer ("128 KiB") */
+	uint64_t iterations; /* N of the N/2N difference */
+	char rule[48];	    /* "exact", ">= 0.500 x loads", "sum" */
+	int64_t expected_lo, expected_hi; /* the accepted range (lo == hi: exact) */
+	int64_t measured;		  /* median N/2N difference */
+	char note[120];	    /* the finding, the reason of a SKIP or FAIL */
+	const char *source; /* the rule's source (static) */
+};
+/* One catalogue's coverage on one CPU: the line "K8: N of 87 events
+ * validated, M not validatable" and the counts of its rows. */
+struct event_coverage {
+	unsigned cpu;
+	char table[24];
+	unsigned events, validated, not_validatable;
+	unsigned passed, failed, skipped;
+};
+#define SUITE_MAX_EVENT_ROWS 768
+#define SUITE_MAX_EVENT_COVERAGE 64
+
 struct check_ctx;
 
 struct check {
@@ -101,6 +131,12 @@ struct crash_record {
 struct suite {
 	struct result results[SUITE_MAX_RESULTS];
 	unsigned n_results;
+	/* event.semantics' rows and coverage lines; rows that did not fit are
+	 * counted in ev_dropped and reported, never silent. */
+	struct event_row ev_rows[SUITE_MAX_EVENT_ROWS];
+	unsigned n_ev_rows, ev_dropped;
+	struct event_coverage ev_cov[SUITE_MAX_EVENT_COVERAGE];
+	unsigned n_ev_cov;
 	unsigned passed, failed, skipped;
 	unsigned pmu_passed; /* passes of checks that measured the PMU (needs_pmu) */
 	unsigned dropped; /* results that did not fit (reported, never silent) */

@@ -17,7 +17,8 @@ Runs: the simulator (models with a PMU: checks PASS with figures) and with
 all CPUs, the UEFI image under OVMF (TCG: the PMU checks SKIP) with its
 results JSON, and the BIOS kernel under SeaBIOS (-kernel), which writes no
 results files: its signals are checked against its own PASS/FAIL/SKIP
-lines. The serial stream is read raw, as LAVA reads it: a signal twice (the
+lines. event.semantics' case is followed by one case per row of the JSON's
+"events" for its CPU, compared one for one like the results. The serial stream is read raw, as LAVA reads it: a signal twice (the
 firmware's console mirror) is an extra case, and fails.
 Usage: lava_check.py [build/pmuharness.efi] (the sim and kernel beside it)"""
 import ast
@@ -47,6 +48,7 @@ SITE = os.path.join("usr", "lib", "python3", "dist-packages")
 NOT_ID = re.compile(r"[^A-Za-z0-9._-]")
 VERDICT_LINE = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:]+)")
 SIM_MODELS = ["skylake", "zen4"]
+EVENT_CHECK = "event.semantics"  # its case is followed by its CPU's event rows
 
 
 def dispatcher_file(rel):
@@ -146,15 +148,34 @@ def case_id(raw_id, cpu, per_cpu):
     return NOT_ID.sub("_", f"{raw_id}@cpu{cpu}" if per_cpu else raw_id)
 
 
+def event_cases(doc, cpu, per_cpu):
+    """event.semantics' rows of one CPU as cases, in the JSON's order:
+    event.NAME (a name's k-th rule on the CPU event.NAME.k), the row's
+    result, what it measured in events (a SKIP measured nothing)."""
+    cases, seen = [], {}
+    for e in doc.get("events", []):
+        if e["cpu"] != cpu:
+            continue
+        k = seen[e["event"]] = seen.get(e["event"], 0) + 1
+        name = f"event.{e['event']}" + (f".{k}" if k > 1 else "")
+        m = e["measured"]
+        cases.append((case_id(name, cpu, per_cpu), e["result"].lower(),
+                      None if m is None else str(m), None if m is None else "events"))
+    return cases
+
+
 def from_json(doc):
     """The cases the results JSON says there must be, by test set: one per
-    result, then each identified CPU's identification from "cpus"."""
+    result (event.semantics' followed by its CPU's event rows), then each
+    identified CPU's identification from "cpus"."""
     per_cpu = per_cpu_of(doc)
     checks = []
     for r in doc["results"]:
         f = r["figures"]
         checks.append((case_id(r["id"], r["cpu"], per_cpu), r["verdict"].lower(),
                        str(f["median"]) if f else None, f["unit"] if f else None))
+        if r["id"] == EVENT_CHECK:
+            checks += event_cases(doc, r["cpu"], per_cpu)
     ident = []
     for c in doc["cpus"]:
         if c["pmu"] is None:
@@ -310,6 +331,49 @@ def main():
             return ["skylake's identity set has no gp_width of 48 to change"]
         return [f"{k}: not noticed" for k, v in bad.items() if not check("".join(v), want, rules)]
 
+    def broken_event_stream():
+        """The event rows are compared one for one: a stream with an event
+        case dropped, doubled or changed fails. The skylake run's own rows
+        where it has some; always a run given an event.semantics case and
+        three rows (a pass, a fail, a skip) in the emitter's syntax (its cmocka test
+        pins the syntax), so the comparison is proven before any CPU has
+        rows."""
+        text, doc = sim_run(sim, "skylake")
+        real = [i for i, l in enumerate(text.splitlines()) if "TEST_CASE_ID=event." in l
+                and f"TEST_CASE_ID={EVENT_CHECK}" not in l]
+        doc2 = json.loads(json.dumps(doc))
+        # a CPU of their own (7), so that the run's own rows stay as they are
+        doc2["results"].append({"id": EVENT_CHECK, "cpu": 7, "verdict": "FAIL",
+                                "detail": "1 of 2 events counted wrong", "figures": None})
+        row = {"cpu": 7, "table": "t", "encoding": "event=0xc0", "counter": "gp0",
+               "workload": "loop", "footprint": None, "iterations": 1000, "rule": "exact",
+               "expected": {"min": 1000, "max": 1000}, "note": None, "source": None}
+        doc2["events"] = doc.get("events", []) + [
+            dict(row, event="SYN_PASS", measured=1000, result="PASS"),
+            dict(row, event="SYN_FAIL", measured=-3, result="FAIL"),
+            dict(row, event="SYN_SKIP", measured=None, result="SKIP")]
+        per = "_cpu7" if per_cpu_of(doc) else ""
+        added = [f"<LAVA_SIGNAL_TESTCASE TEST_CASE_ID={EVENT_CHECK}{per} RESULT=fail>\n",
+                 f"<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=event.SYN_PASS{per} RESULT=pass "
+                 "MEASUREMENT=1000 UNITS=events>\n",
+                 f"<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=event.SYN_FAIL{per} RESULT=fail "
+                 "MEASUREMENT=-3 UNITS=events>\n",
+                 f"<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=event.SYN_SKIP{per} RESULT=skip>\n"]
+        lines = text.splitlines(keepends=True)
+        stop = lines.index("<LAVA_SIGNAL_TESTSET STOP>\n")  # the checks' set ends
+        good = lines[:stop] + added + lines[stop:]
+        errs = [f"synthetic rows: {e}" for e in check("".join(good), from_json(doc2), rules)]
+        tc = stop + 2  # the failing row's case
+        bad = {"dropped": good[:tc] + good[tc + 1:], "doubled": good[:tc] + [good[tc]] + good[tc:],
+               "changed": good[:tc] + [good[tc].replace("=-3", "=-4")] + good[tc + 1:],
+               "skip measured": good[:tc + 1] + [good[tc + 1].replace(
+                   "RESULT=skip>", "RESULT=skip MEASUREMENT=0 UNITS=events>")] + good[tc + 2:]}
+        if real:  # the skylake run's own first event case dropped
+            bad["real row dropped"] = lines[:real[0]] + lines[real[0] + 1:]
+        return errs + [f"{k}: not noticed" for k, v in bad.items()
+                       if not check("".join(v), from_json(doc2 if k != "real row dropped"
+                                                          else doc), rules)]
+
     def unit_lines():
         """Every signal the emitter's unit test prints is one whole LAVA
         signal whose KEY=value words handle_testcase takes (the verdict lines
@@ -327,7 +391,8 @@ def main():
                 rules[1](m.group(2).split())  # raises on a malformed word
         return errs + ([] if len(lines) > 20 else [f"only {len(lines)} lines"])
 
-    for case in (unit_lines, sim_skylake, sim_zen4, sim_all_cpus, broken_stream, qemu_uefi, qemu_bios):
+    for case in (unit_lines, sim_skylake, sim_zen4, sim_all_cpus, broken_stream,
+                 broken_event_stream, qemu_uefi, qemu_bios):
         t.case(case)
     return t.done()
 

@@ -3,6 +3,10 @@ a Markdown and an HTML checklist, JUnit XML and TAP 13. Standard library only.""
 import html
 import json
 import re
+from typing import Any, Dict, List, Optional, Tuple
+
+Run = Dict[str, Any]  # one results document, read into the v2 shape
+Row = Dict[str, Any]  # one entry of a run's "events"
 
 # Across runs the most severe verdict wins; a run that measured nothing
 # (NO VERDICT) weighs more than one that had no PMU to measure.
@@ -106,6 +110,81 @@ def col_name(run, c):
     return f"{run['label']} cpu{c['cpu']}"
 
 
+# ---- event.semantics: the events tables ----------------------------------------
+# One table per run, CPU and catalogue, its coverage line above it, the
+# failing events first; the columns of README "Report tool".
+EVENT_COLUMNS = ("Event", "Encoding", "Counter", "Workload", "Rule", "Expected", "Measured",
+                 "Result", "Note")
+
+
+def expected_text(exp: Dict[str, Optional[int]]) -> str:
+    lo, hi = exp.get("min"), exp.get("max")
+    if lo is None and hi is None:
+        return "any"
+    if hi is None:
+        return f">= {lo}"
+    if lo is None:
+        return f"<= {hi}"
+    return str(lo) if lo == hi else f"{lo}..{hi}"
+
+
+def coverage_text(cov: Optional[Dict[str, Any]], rows: List[Row]) -> str:
+    """'amd-k8: 41 of 87 events validated, 30 not validatable; 40 pass, 1 fail'."""
+    if cov is None:  # rows without a coverage record: their counts only
+        n = {v: sum(r["result"] == v for r in rows) for v in ("PASS", "FAIL", "SKIP")}
+        return (f"{rows[0]['table']}: no coverage record; {n['PASS']} pass, {n['FAIL']} fail"
+                + (f", {n['SKIP']} skip" if n["SKIP"] else ""))
+    return (f"{cov['table']}: {cov['validated']} of {cov['events']} events validated, "
+            f"{cov['not_validatable']} not validatable; {cov['passed']} pass, "
+            f"{cov['failed']} fail" + (f", {cov['skipped']} skip" if cov["skipped"] else ""))
+
+
+def event_cells(r: Row) -> List[str]:
+    """A row's cells in EVENT_COLUMNS' order (the rule with its source)."""
+    work = " ".join(x for x in (r["workload"], r.get("footprint") or "") if x)
+    rule = r["rule"] + (f" ({r['source']})" if r.get("source") else "")
+    work += f" x {r['iterations']}" if r["iterations"] else ""
+    return [r["event"], r["encoding"], r["counter"], work, rule,
+            expected_text(r["expected"]), nv(r.get("measured")), r["result"], r.get("note") or ""]
+
+
+def event_groups(runs: List[Run]) -> List[Tuple[Run, int, str, str, List[Row]]]:
+    """(run, cpu, catalogue, coverage line, rows with the FAILs first) per
+    table: in file order, the CPUs as "cpus" lists them, the catalogues in
+    the order their coverage (or first row) comes."""
+    out = []
+    for run in runs:
+        for c in run["cpus"]:
+            cov = [x for x in run.get("events_coverage") or [] if x["cpu"] == c["cpu"]]
+            rows = [r for r in run.get("events") or [] if r["cpu"] == c["cpu"]]
+            tables = list(dict.fromkeys([x["table"] for x in cov] + [r["table"] for r in rows]))
+            for t in tables:
+                mine = [r for r in rows if r["table"] == t]
+                mine.sort(key=lambda r: r["result"] != "FAIL")  # stable: FAILs first
+                rec = next((x for x in cov if x["table"] == t), None)
+                if rec is None and not mine:
+                    continue
+                out.append((run, c["cpu"], t, coverage_text(rec, mine), mine))
+    return out
+
+
+def dropped_text(run: Run) -> str:
+    n = run.get("events_dropped") or 0
+    return (f"{run['label']}: {n} event rows did not fit the harness's table and are not in "
+            "the results file (they are in the log)") if n else ""
+
+
+def failing_events(run: Run, cpu: int) -> List[Row]:
+    return [r for r in run.get("events") or [] if r["cpu"] == cpu and r["result"] == "FAIL"]
+
+
+def event_detail(r: Row) -> str:
+    """A failing event in one line, for JUnit and TAP."""
+    return (f"{r['table']} {r['event']} ({r['encoding']}) on {r['counter']}: {r['rule']}, "
+            f"expected {expected_text(r['expected'])}, measured {nv(r.get('measured'))}"
+            + (f": {r['note']}" if r.get("note") else ""))
+
+
 # ---- Markdown ----------------------------------------------------------------
 def md_cell(text):
     """One table cell: no raw HTML (a renderer would run it), no pipe, no line break."""
@@ -134,7 +213,21 @@ def markdown(runs):
             cells.append("" if res is None else "; ".join(
                 x for x in (res["verdict"], figures_text(res["figures"]), res["detail"]) if x))
         out.append(f"| {md_cell(check)} | " + " | ".join(md_cell(x) for x in cells) + " |")
-    return "\n".join(out) + "\n"
+    return "\n".join(out + md_events(runs)) + "\n"
+
+
+def md_events(runs: List[Run]) -> List[str]:
+    groups, dropped = event_groups(runs), [t for t in map(dropped_text, runs) if t]
+    if not groups and not dropped:
+        return []
+    out = ["", "## Events"]
+    out += [x for t in dropped for x in ("", f"**{md_cell(t)}**")]
+    for run, cpu, table, cov, rows in groups:
+        out += ["", f"### {md_cell(run['label'])} cpu{cpu} {md_cell(table)}", "", md_cell(cov)]
+        if rows:
+            out += ["", "| " + " | ".join(EVENT_COLUMNS) + " |", "|---" * len(EVENT_COLUMNS) + "|"]
+            out += ["| " + " | ".join(md_cell(x) for x in event_cells(r)) + " |" for r in rows]
+    return out
 
 
 # ---- HTML (well-formed XHTML, so an XML parser can read it back) --------------
@@ -187,8 +280,30 @@ def html_doc(runs):
                          + (f"<br/>{h(fig)}" if fig else "")
                          + f"<br/><small>{h(res['detail'])}</small></td>")
         out.append(f"<tr><th>{h(check)}</th>{''.join(cells)}</tr>")
-    out.append("</tbody></table></body></html>")
+    out.append("</tbody></table>")
+    out += html_events(runs)
+    out.append("</body></html>")
     return "\n".join(out) + "\n"
+
+
+def html_events(runs: List[Run]) -> List[str]:
+    groups, dropped = event_groups(runs), [t for t in map(dropped_text, runs) if t]
+    if not groups and not dropped:
+        return []
+    out = ['<h2>Events</h2>'] + [f'<p class="dropped"><b>{h(t)}</b></p>' for t in dropped]
+    for run, cpu, table, cov, rows in groups:
+        out.append(f"<h3>{h(run['label'])} cpu{cpu} {h(table)}</h3>"
+                   f'<p class="coverage">{h(cov)}</p>')
+        if not rows:
+            continue
+        out.append('<table class="events"><thead><tr>'
+                   + "".join(f"<th>{h(c)}</th>" for c in EVENT_COLUMNS) + "</tr></thead><tbody>")
+        for r in rows:
+            cells = [f"<td>{h(x)}</td>" for x in event_cells(r)]
+            cells[7] = f"<td>{badge(r['result'])}</td>"
+            out.append("<tr>" + "".join(cells) + "</tr>")
+        out.append("</tbody></table>")
+    return out
 
 
 # ---- JUnit XML ---------------------------------------------------------------
@@ -198,9 +313,10 @@ def junit(runs):
     suites = []
     for run, c in columns(runs):
         mine = [res for res in run["results"] if res["cpu"] == c["cpu"]]
+        evs = failing_events(run, c["cpu"])  # a failed testcase each, never green
         crashed = bool(run.get("crash")) and c is run["cpus"][0]
-        n = {"tests": len(mine) + crashed,
-             "failures": sum(r["verdict"] == "FAIL" for r in mine),
+        n = {"tests": len(mine) + len(evs) + crashed,
+             "failures": sum(r["verdict"] == "FAIL" for r in mine) + len(evs),
              "skipped": sum(r["verdict"] == "SKIP" for r in mine), "errors": int(crashed)}
         for k in total:
             total[k] += n[k]
@@ -223,6 +339,10 @@ def junit(runs):
                 s.append(f'      <skipped message="{h(res["detail"])}"/>')
             s.append(f"      <system-out>{h(body)}</system-out>")
             s.append("    </testcase>")
+        for r in evs:
+            msg = event_detail(r)
+            s += [f'    <testcase classname="{cls}" name="{h("event." + r["event"])}">',
+                  f'      <failure message="{h(msg)}">{h(msg)}</failure>', "    </testcase>"]
         if crashed:
             msg = crash_text(run["crash"])
             s += [f'    <testcase classname="{cls}" name="harness.crash">',
@@ -250,7 +370,9 @@ def tap(runs):
     for run, c in columns(runs):
         for res in (r for r in run["results"] if r["cpu"] == c["cpu"]):
             points.append((run, c, res))
-    out = ["TAP version 13", f"1..{len(points) + sum(bool(r.get('crash')) for r in runs)}"]
+    evs = [(run, c, r) for run, c in columns(runs) for r in failing_events(run, c["cpu"])]
+    out = ["TAP version 13",
+           f"1..{len(points) + len(evs) + sum(bool(r.get('crash')) for r in runs)}"]
     n = 0
     for run, c, res in points:
         n += 1
@@ -264,6 +386,14 @@ def tap(runs):
         if fig.get("counters"):
             diag.append(("counters", ", ".join(map(str, fig["counters"]))))
         out += ["  ---"] + [f"  {k}: {y(v)}" for k, v in diag] + ["  ..."]
+    for run, c, r in evs:  # a failing event is a failed point of its own
+        n += 1
+        name = tap_text(f"{col_name(run, c)} event.{r['event']}").replace("#", "\\#")
+        diag = [("table", r["table"]), ("encoding", r["encoding"]), ("counter", r["counter"]),
+                ("rule", r["rule"]), ("expected", expected_text(r["expected"])),
+                ("measured", r.get("measured")), ("note", r.get("note") or ""),
+                ("source", r.get("source") or "")]
+        out += [f"not ok {n} - {name}", "  ---"] + [f"  {k}: {y(v)}" for k, v in diag] + ["  ..."]
     for run in runs:
         if run.get("crash"):
             n += 1

@@ -31,6 +31,7 @@ DATA = os.path.join(HERE, "testdata")
 V2 = os.path.join(DATA, "v2-two-cpus.json")
 V2_RERUN = os.path.join(DATA, "v2-two-cpus-rerun.json")
 V1 = os.path.join(DATA, "v1-tcg.json")
+EVENTS = os.path.join(DATA, "v2-events.json")  # event.semantics: a PASS, a FAIL, a SKIP row
 XHTML = "{http://www.w3.org/1999/xhtml}"
 CHROMIUM = "/usr/bin/chromium"
 INSTALLED = os.path.join(q.ROOT, "build", "pmuharness-report")
@@ -242,6 +243,105 @@ def diff_changed(tmp):
     return errs
 
 
+def html_events(path):
+    """The HTML's events tables, parsed as XML: [(coverage line, [[cells]])]."""
+    root = ET.parse(path).getroot()
+    body = list(root.find(XHTML + "body"))
+    out = []
+    for i, el in enumerate(body):
+        if el.tag == XHTML + "table" and el.get("class") == "events":
+            cov = body[i - 1]
+            assert cov.get("class") == "coverage", "no coverage line above an events table"
+            rows = [["".join(td.itertext()) for td in tr]
+                    for tr in el.find(XHTML + "tbody")]
+            out.append(("".join(cov.itertext()), rows))
+    return out
+
+
+def events_markdown_html(tmp):
+    """The events table in Markdown and HTML: the coverage line above it, the
+    failing event first, every column; a file without events has no section."""
+    outs = render(tmp, [EVENTS], ("markdown", "html"))
+    errs = []
+    md = read(outs["markdown"]).splitlines()
+    cov = "amd-k8: 41 of 87 events validated, 30 not validatable; 1 pass, 1 fail, 1 skip"
+    head = "| Event | Encoding | Counter | Workload | Rule | Expected | Measured | Result | Note |"
+    rows = [l for l in md if l.startswith("| DATA") or l.startswith("| RETIRED")
+            or l.startswith("| SEGMENT")]
+    if cov not in md or head not in md or md.index(cov) > md.index(head):
+        errs.append("Markdown: no coverage line above the events table")
+    if [r.split(" | ")[0] for r in rows] != [
+            "| DATA\\_CACHE\\_MISSES", "| RETIRED\\_INSTRUCTIONS", "| SEGMENT\\_REGISTER\\_LOADS"]:
+        errs.append(f"Markdown rows (the FAIL first): {rows}")
+    elif rows[0] != ("| DATA\\_CACHE\\_MISSES | event=0x41 | PERFCTR1 | chase 256 KiB x 1000 | "
+                     "&gt;= 0.500 x elements (ours) | 500..1100 | 3 | FAIL | counts &lt;hits&gt; "
+                     "&amp; \"misses\"? |"):
+        errs.append(f"Markdown FAIL row: {rows[0]}")
+    elif " | - | SKIP | a hypervisor filters the event |" not in rows[2]:
+        errs.append(f"Markdown SKIP row (nothing measured): {rows[2]}")
+    tables = html_events(outs["html"])
+    if len(tables) != 1 or tables[0][0] != cov:
+        errs.append(f"HTML events tables {tables}")
+    elif [r[0] for r in tables[0][1]] != ["DATA_CACHE_MISSES", "RETIRED_INSTRUCTIONS",
+                                          "SEGMENT_REGISTER_LOADS"]:
+        errs.append(f"HTML rows (the FAIL first): {tables[0][1]}")
+    elif tables[0][1][0][5:8] != ["500..1100", "3", "FAIL"] or \
+            tables[0][1][0][8] != 'counts <hits> & "misses"?':
+        errs.append(f"HTML FAIL row: {tables[0][1][0]}")
+    plain = render(tmp, [V2], ("markdown", "html"))
+    if "## Events" in read(plain["markdown"]) or html_events(plain["html"]):
+        errs.append("an events section for a run without events")
+    return errs
+
+
+def events_junit_tap(tmp):
+    """A failing event is a failed JUnit testcase and a not-ok TAP point of
+    its own (a CI never reads it as green); passing and skipped rows are not."""
+    outs = render(tmp, [EVENTS], ("junit", "tap"))
+    errs = []
+    _, suites = junit_suites(outs["junit"])
+    cases = {c.get("name"): c for c in suites[0].findall("testcase")}
+    fail = cases.get("event.DATA_CACHE_MISSES")
+    if fail is None or fail.find("failure") is None or \
+            "expected 500..1100, measured 3" not in fail.find("failure").get("message"):
+        errs.append("JUnit: no failing testcase event.DATA_CACHE_MISSES with expected/measured")
+    if "event.RETIRED_INSTRUCTIONS" in cases or "event.SEGMENT_REGISTER_LOADS" in cases:
+        errs.append("JUnit: a testcase for an event that did not fail")
+    if (suites[0].get("tests"), suites[0].get("failures")) != ("3", "2"):
+        errs.append(f"JUnit counts {suites[0].attrib}")
+    points = parse_tap(read(outs["tap"]))
+    bad = [p["name"] for p in points if not p["ok"]]
+    if bad != ["K8 box (v2-events) cpu0 event.semantics",
+               "K8 box (v2-events) cpu0 event.DATA_CACHE_MISSES"]:
+        errs.append(f"TAP not ok: {bad}")
+    elif points[-1]["yaml"].get("measured") != 3 or points[-1]["yaml"].get("expected") != "500..1100":
+        errs.append(f"TAP YAML of the failing event: {points[-1]['yaml']}")
+    return errs
+
+
+def events_input_checked(tmp):
+    """A mistyped events row is refused by file and field; a row of a CPU
+    that cpus lacks too; rows that did not fit are said."""
+    errs = []
+    for name, change, want in (
+            ("evresult.json", lambda d: d["events"][1].update(result="bad"),
+             "field 'events[1].result'"),
+            ("evcpu.json", lambda d: d["events"][0].update(cpu=7), "field 'events[0].cpu'"),
+            ("evexp.json", lambda d: d["events"][0]["expected"].pop("min") and None,
+             "field 'events[0].expected.min' is missing"),
+            ("evcov.json", lambda d: d["events_coverage"][0].update(failed="1"),
+             "field 'events_coverage[0].failed'")):
+        path = mutated(tmp, name, change, EVENTS)
+        rc, _, err = tool(path)
+        if rc != BAD_INPUT or want not in err:
+            errs.append(f"{name}: status {rc}, message {err.strip()!r}, wanted {want!r}")
+    path = mutated(tmp, "dropped.json", lambda d: d.update(events_dropped=5), EVENTS)
+    rc, out, _ = tool(path)
+    if rc != 0 or "5 event rows did not fit" not in out:
+        errs.append(f"events_dropped not said: {rc}")
+    return errs
+
+
 def mutated(tmp, name, change, base=V2):
     """A copy of a fixture with change(doc) applied (or raw text)."""
     path = os.path.join(tmp, name)
@@ -307,11 +407,13 @@ def no_crash_on_any_field(tmp):
     loader.exec_module(mod)
     crashed = json.loads(read(V2))
     crashed["crash"] = CRASH
+    with_events = json.loads(read(EVENTS))
     doc_path = os.path.join(tmp, "m.json")
     outs = [a for k in ("markdown", "html", "junit", "tap")
             for a in (f"--{k}", os.path.join(tmp, "out." + k))]
     errs = []
-    for base, path in [(b, p) for b in (json.loads(read(V1)), crashed) for p in paths(b)]:
+    for base, path in [(b, p) for b in (json.loads(read(V1)), crashed, with_events)
+                       for p in paths(b)]:
         for new in (DELETE, "x", -1, None, [], {}, True):
             doc = json.loads(json.dumps(base))
             parent = functools.reduce(lambda n, k: n[k], path[:-1], doc)
@@ -357,12 +459,14 @@ def qemu_results(tmp, efi):
     _, suites = junit_suites(outs["junit"])
     errs = []
     cases = sum(len(s.findall("testcase")) for s in suites)
-    if len(suites) != 2 or cases != len(doc["results"]):
-        errs.append(f"{len(suites)} suites, {cases} testcases for {len(doc['results'])} results")
+    failing = sum(e["result"] == "FAIL" for e in doc.get("events", []))  # a testcase each
+    if len(suites) != 2 or cases != len(doc["results"]) + failing:
+        errs.append(f"{len(suites)} suites, {cases} testcases for {len(doc['results'])} results"
+                    f" and {failing} failing events")
     _, head, rows = html_checks(outs["html"])
     if len(head) != 3 or len(rows) != len({r["id"] for r in doc["results"]}):
         errs.append(f"HTML table {len(head)} columns, {len(rows)} rows")
-    if len(parse_tap(read(outs["tap"]))) != len(doc["results"]):
+    if len(parse_tap(read(outs["tap"]))) != len(doc["results"]) + failing:
         errs.append("TAP points differ from the results")
     return errs
 
@@ -393,6 +497,7 @@ def main():
     efi = sys.argv[1] if len(sys.argv) > 1 else None
     cases = [help_lists_outputs, junit_per_cpu, html_table_escaped, tap_points, markdown_table,
              v1_maps_to_v2, diff_changed, bad_input_refused, unwritable_output,
+             events_markdown_html, events_junit_tap, events_input_checked,
              no_crash_on_any_field, crash_is_an_error, installed_copy, chromium_loads_html,
              qemu_results]
     passed = failed = skipped = 0

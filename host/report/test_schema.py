@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.join(ROOT, "host", "qemu"))
 import qemulib as q  # noqa: E402
 
 SCHEMA = os.path.join(HERE, "pmuharness-results-2.schema.json")
+EVENTS_FIXTURE = os.path.join(HERE, "testdata", "v2-events.json")
 TYPES = {"object": dict, "array": list, "string": str, "null": type(None)}
 
 
@@ -146,6 +147,33 @@ def main():
                 errs.append(f"{what}: accepted")
         return errs
 
+    def events_table():
+        """event.semantics' rows and coverage: the harness writes the keys
+        (optional in the schema, so older documents stay valid); the
+        fixture with a PASS, a FAIL and a SKIP row fits, a wrong row does not."""
+        doc = sim_doc(sim, "--cpu", "skylake", "checks=pmu.probe")
+        errs = [f"sim: no {k}" for k in ("events", "events_coverage", "events_dropped")
+                if k not in doc]
+        old = copy.deepcopy(doc)
+        for k in ("events", "events_coverage", "events_dropped"):
+            old.pop(k, None)
+        errs += [f"without the events keys: {e}" for e in validate(old, schema)]
+        good = json.load(open(EVENTS_FIXTURE))
+        errs += [f"fixture: {e}" for e in validate(good, schema)]
+        for mutate, what in ((lambda d: d["events"][0].update(result="OK"), "a bad result"),
+                             (lambda d: d["events"][1].update(measured="3"), "measured as string"),
+                             (lambda d: d["events"][0].pop("rule"), "a row without rule"),
+                             (lambda d: d["events"][0]["expected"].pop("max"), "no max"),
+                             (lambda d: d["events"][0].update(extra=1), "an unknown row field"),
+                             (lambda d: d["events_coverage"][0].pop("validated"),
+                              "coverage without validated"),
+                             (lambda d: d.update(events_dropped=None), "events_dropped null")):
+            bad = copy.deepcopy(good)
+            mutate(bad)
+            if not validate(bad, schema):
+                errs.append(f"{what}: accepted")
+        return errs
+
     def qemu_boot():
         doc = qemu_doc(efi)
         errs = validate(doc, schema)
@@ -186,6 +214,7 @@ def main():
     t.case(sim_models)
     t.case(sim_figures)
     t.case(refuses_bad)
+    t.case(events_table)
     if os.path.exists(efi) and shutil.which("qemu-system-x86_64"):
         t.case(qemu_boot)
         t.case(qemu_crash)

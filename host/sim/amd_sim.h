@@ -15,9 +15,13 @@
 #define AMD_SEL_MASK_K7K8 0xffdfffffull
 #define AMD_SEL_MASK_F10 0x30fffdfffffull
 
+struct sim_cpu;
+
 /* Events per workload iteration that a counter with event select sel counts
- * in ring 0, given whether EN and the global enable (if any) let it count.
- * The caller applies sim_counting() for the enable faults. */
-uint64_t amd_sim_rate(uint64_t sel, bool counting, const struct workload_vector *v);
+ * in ring 0 on s (its micro-architecture's costs, its decode faults), given
+ * whether EN and the global enable (if any) let it count. The caller
+ * applies sim_counting() for the enable faults. */
+uint64_t amd_sim_rate(const struct sim_cpu *s, uint64_t sel, bool counting,
+		      const struct workload_vector *v);
 
 #endif

@@ -189,7 +189,8 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	/* Without PerfMonV2 there is no global enable; with it a counter
 	 * counts only while its GlobalCtl bit is set as well. */
 	bool global = !has_v2(s) || (s->reg[REG_GLOBAL_CTL] >> i) & 1;
-	return amd_sim_rate(sel, sim_ctr_counting(s, i, true, (sel & EVTSEL_EN) != 0, global), v);
+	return amd_sim_rate(s, sel, sim_ctr_counting(s, i, true, (sel & EVTSEL_EN) != 0, global),
+			    v);
 }
 
 static bool overflow(struct sim_cpu *s, unsigned i)
@@ -216,8 +217,9 @@ static uint64_t pending(struct sim_cpu *s)
 	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "     \
 			      "sign-extends",                                                      \
 	[SF_DUPLICATE_PMI] = "AMD documents a late PMI for an overflow an earlier PMI already "    \
-			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window, facts §9): "  \
-			     "reported, not failed, so a duplicate cannot be told from it"
+			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window, facts §9): " \
+			     "reported, not failed, so a duplicate cannot be told from it",        \
+	SIM_NA_EVENT(SIM_NA_NO_RULES " (events/amd_zen.c)")
 
 /* Realism (sim.h): harness paths of 20-90 instructions (objdump of
  * pmu/amd_core.o); skid of hundreds of instructions (facts §8); Fam15h

@@ -7,10 +7,84 @@
 #include "../../pmu/msr.h"
 #include "amd_sim.h"
 #include "sim.h"
+#include "uarch.h"
 
 #define N_CTR 4
 #define REG_SEL 0   /* reg[0..3]: PerfEvtSel0-3 */
 #define REG_PATCH 8 /* PATCH_LEVEL (8Bh) value; 0 = the MSR does not exist */
+
+/* The micro-architectures (host/sim/uarch.h), published in 8000_0005h and
+ * 8000_0006h. K8: 64 KiB 2-way L1D and L1I, a 1 MiB 16-way L2 that is an
+ * exclusive victim cache, no L3, 64-byte lines; L1 DTLB 32 entries fully
+ * associative, L2 DTLB 512 entries 4-way (K8 BKDG #26094 "CPUID" and AMD
+ * Software Optimization Guide #25112 "cache architecture"); 3-cycle L1
+ * load-to-use, three macro-ops dispatched a cycle, a 12-entry return stack
+ * (#25112); a misprediction costs about 10 cycles (Agner Fog,
+ * microarchitecture manual, K8). L2 12 and memory 150 cycles are the order
+ * of published measurements; the values, the page walk, the misses in
+ * flight and the costs of the serialising kinds are ours. No L2 streamer is
+ * modelled. */
+static const struct uarch_cfg ua_k8 = {
+    .name = "k8",
+    .amd = true,
+    .line = 64,
+    .l1d = {64 * 1024, 2},
+    .l1i = {64 * 1024, 2},
+    .l2 = {1024 * 1024, 16},
+    .l2_policy = UA_L2_EXCLUSIVE,
+    .dtlb1 = {32, 32},
+    .dtlb2 = {512, 4},
+    .itlb1 = {32, 32},
+    .itlb2 = {512, 4},
+    .lat_l1 = 3,
+    .lat_l2 = 12,
+    .lat_mem = 150,
+    .lat_walk = 20,
+    .mlp = 8,
+    .width = 3,
+    .ras = 12,
+    .mispredict = 10,
+    .cpuid_cyc = 60,
+    .lock_cyc = 20,
+    .lock_spec_cyc = 4,
+    .seg_cyc = 10,
+    .far_cyc = 30,
+    .clflush_cyc = 50,
+    .x87_cyc = 4,
+};
+
+/* K7 Athlon (Thunderbird): the same L1s, a 256 KiB 16-way exclusive L2;
+ * L1 DTLB 32 entries fully associative, L2 DTLB 256 entries 4-way, a
+ * 12-entry return stack (Athlon x86 Code Optimization Guide #22007,
+ * "cache and TLB", "branch prediction"); latencies ours, of K8's order. */
+static const struct uarch_cfg ua_k7 = {
+    .name = "k7",
+    .amd = true,
+    .line = 64,
+    .l1d = {64 * 1024, 2},
+    .l1i = {64 * 1024, 2},
+    .l2 = {256 * 1024, 16},
+    .l2_policy = UA_L2_EXCLUSIVE,
+    .dtlb1 = {32, 32},
+    .dtlb2 = {256, 4},
+    .itlb1 = {16, 16},
+    .itlb2 = {256, 4},
+    .lat_l1 = 3,
+    .lat_l2 = 11,
+    .lat_mem = 150,
+    .lat_walk = 20,
+    .mlp = 8,
+    .width = 3,
+    .ras = 12,
+    .mispredict = 10,
+    .cpuid_cyc = 60,
+    .lock_cyc = 20,
+    .lock_spec_cyc = 4,
+    .seg_cyc = 10,
+    .far_cyc = 30,
+    .clflush_cyc = 50,
+    .x87_cyc = 4,
+};
 
 static void reset_common(struct sim_cpu *s)
 {
@@ -36,6 +110,7 @@ static void reset_athlon(struct sim_cpu *s)
 	sim_set_cpuid(s, 0x80000000u, 0, 0x80000006u, 0, 0, 0);
 	sim_set_cpuid(s, 0x80000001u, 0, sig, 0, 0, 0xc1c3fbffu);
 	sim_brand(s, "AMD Athlon(tm) Processor");
+	uarch_setup(s, &ua_k7);
 	reset_common(s);
 }
 
@@ -49,6 +124,7 @@ static void reset_opteron(struct sim_cpu *s)
 	sim_set_cpuid(s, 0x80000000u, 0, 0x80000018u, 0, 0, 0);
 	sim_set_cpuid(s, 0x80000001u, 0, sig, 0, 0, 0xe1d3fbffu);
 	sim_brand(s, "AMD Opteron(tm) Processor 248");
+	uarch_setup(s, &ua_k8);
 	reset_common(s);
 	s->reg[REG_PATCH] = 0x00000041u;
 }
@@ -117,7 +193,7 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	if (sim_real(s, SE_FIRMWARE) && (sel >> EVTSEL_CMASK_SHIFT & 0xff) > 3)
 		sel &= ~(0xfcull << EVTSEL_CMASK_SHIFT);
 	/* No global enable on the legacy PMU: only EN gates counting. */
-	return amd_sim_rate(sel, sim_ctr_counting(s, i, true, (sel & EVTSEL_EN) != 0, true), v);
+	return amd_sim_rate(s, sel, sim_ctr_counting(s, i, true, (sel & EVTSEL_EN) != 0, true), v);
 }
 
 /* No status register to record in; INT asks the APIC for an interrupt. */
@@ -166,7 +242,7 @@ static const struct sim_model athlon = {
     .doc = "AMD Athlon x86 Code Optimization guide (22007E) PerfEvtSel; facts §2, §7",
     .driver = PMU_DRV_AMD_LEGACY,
     .faults = LEGACY_FAULTS,
-    .fault_na = {LEGACY_NA},
+    .fault_na = {LEGACY_NA, SIM_NA_EVENT(SIM_NA_NO_RULES " (K7)")},
     .reset = reset_athlon,
     .rdmsr = rdmsr,
     .wrmsr = wrmsr,
@@ -182,8 +258,10 @@ static const struct sim_model opteron = {
     .name = "opteron",
     .doc = "AMD K8 BKDG §10.1-10.2 (PerfCtr, PerfEvtSel); facts §2, §7",
     .driver = PMU_DRV_AMD_LEGACY,
-    .faults = LEGACY_FAULTS,
-    .fault_na = {LEGACY_NA},
+    .faults = LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~(1u << SF_REFCYC_CORE)),
+    .fault_na = {LEGACY_NA, [SF_REFCYC_CORE] =
+				"K8 has no reference-cycles event, only CPU clocks (76h, BKDG "
+				"#26094 sec. 10.2)"},
     .reset = reset_opteron,
     .rdmsr = rdmsr,
     .wrmsr = wrmsr,

@@ -27,7 +27,21 @@ struct arch_cfg {
 	 * up to the legacy eight, n_fixed) */
 	uint32_t core_type;
 	unsigned shared_gp, shared_fixed;
+	/* the micro-architecture (host/sim/uarch.h; 0: none published), and
+	 * whether event 24h is Skylake's L2_RQSTS */
+	const struct uarch_cfg *ua;
+	bool l2_rqsts;
 };
+
+/* The configuration of s's CPU. */
+const struct arch_cfg *arch_cfg_of(const struct sim_cpu *s);
+/* Events per iteration of event select enc (umask << 8 | code), and the
+ * reference cycles (fixed counter 2) of v (model_arch_events.c). */
+uint64_t arch_event_rate(const struct sim_cpu *s, uint16_t enc, const struct workload_vector *v);
+uint64_t arch_ref_cycles(const struct sim_cpu *s, const struct workload_vector *v);
+
+/* The micro-architectures (model_arch_uarch.c). */
+extern const struct uarch_cfg arch_ua_skylake, arch_ua_core2, arch_ua_yonah;
 
 /* The hybrid "alderlake" (model_hybrid.c): its CPUs and the configuration
  * of CPU s->cpu_no. */

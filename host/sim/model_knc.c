@@ -216,6 +216,7 @@ static const struct sim_model knc = {
 				  "nothing sign-extends",
 	    [SF_GLOBAL_IGNORED_GP] = "KNC has no fixed counters (KNC §1.4.1): both "
 				     "counters ignoring GLOBAL_CTRL is global-ctrl-ignored",
+	    SIM_NA_EVENT(SIM_NA_NO_RULES " (events/intel_knc.c)"),
 	},
     .reset = reset,
     .rdmsr = rdmsr,

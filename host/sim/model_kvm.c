@@ -314,6 +314,7 @@ static const struct sim_silicon si_skylake_kvm = {
     .skid_max = 100,
     .entry_insn = 40,
     .smm_counts = true,
+    .turbo_x100 = 120, /* the host's core clock (model_arch.c si_skylake) */
 };
 
 /* ---- zen4-kvm ----------------------------------------------------------- */
@@ -465,14 +466,15 @@ static const struct sim_model zen4_kvm = {
     .driver = PMU_DRV_AMD_CORE,
     /* the host's applicability (model_amd_core.c zen4) */
     .faults = KVM_ALL_FAULTS & ~(1u << SF_NO_SIGN_EXTEND) & ~(1u << SF_GLOBAL_IGNORED_GP) &
-	      ~(1u << SF_DUPLICATE_PMI),
+	      ~(1u << SF_DUPLICATE_PMI) & ~SIM_EVENT_FAULTS,
     .fault_na = {[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2), "
 				       "and KVM writes them whole (L:pmu.c pmc_write_counter)",
 		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (facts §7): every counter "
 					  "ignoring GlobalCtl is global-ctrl-ignored",
 		 [SF_DUPLICATE_PMI] = "the AMD driver reports a late PMI for an overflow already "
 				      "handled (facts §9) instead of failing it: a duplicate "
-				      "cannot be told from it"},
+				      "cannot be told from it",
+		 SIM_NA_EVENT(SIM_NA_NO_RULES " (events/amd_zen.c)")},
     .reset = zen_reset,
     .rdmsr = zen_rdmsr,
     .wrmsr = zen_wrmsr,

@@ -321,7 +321,8 @@ static const struct sim_silicon si_p4 = {
 	[SF_GLOBAL_IGNORED_GP] = "NetBurst has no global enable register, only "                   \
 				 "CCCR ENABLE (facts §5)",                                         \
 	[SF_ENABLE_IGNORED_ONE] = "counter 1 is the one whose CCCR ENABLE does not "               \
-				  "work (facts §10 P4): the driver never uses it"
+				  "work (facts §10 P4): the driver never uses it",                 \
+	SIM_NA_EVENT(SIM_NA_NO_RULES " (events/intel_netburst.c)")
 
 static const struct sim_model pentium4 = {
     .name = "pentium4",

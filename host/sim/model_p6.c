@@ -166,6 +166,7 @@ static const struct sim_model pentium3 = {
 	    [SF_ACK_IGNORED] = "P6 has no overflow status to acknowledge (facts §9)",
 	    [SF_STATUS_NOT_STICKY] = "P6 has no overflow status register; overflow "
 				     "is the counter's top bit going clear (facts §9)",
+	    SIM_NA_EVENT(SIM_NA_NO_RULES " (events/intel_p6.c)"),
 	},
     .reset = reset,
     .rdmsr = rdmsr,

@@ -14,6 +14,10 @@
  *  - interrupts: a firmware timer interrupt lands whenever IF=1 and the TPR
  *    lets it through; SMIs land anywhere (cycles jump, MSR 0x34 counts).
  *  - firmware: leftovers and platform quirks, applied by each model's reset.
+ *  - turbo: the core clock runs above the TSC's rate (sim_silicon.turbo_x100),
+ *    so reference cycles and the TSC fall behind core cycles (sim_engine.c advance).
+ *  - prefetch: an L2 streamer serves a drawn share of a strided walk's
+ *    misses (host/sim/uarch.c).
  * Host-only, freestanding. */
 #include "sim.h"
 #include "../../apic/apic.h"
@@ -25,8 +29,10 @@
 #define SIM_NEST_LIMIT 8
 
 static const char *const effect_names[SE_COUNT] = {
-	[SE_OVERHEAD] = "overhead", [SE_SKID] = "skid",		  [SE_INEXACT] = "inexact",
-	[SE_LATE_ACK] = "late-ack", [SE_INTERRUPTS] = "interrupts", [SE_FIRMWARE] = "firmware",
+    [SE_OVERHEAD] = "overhead",	    [SE_SKID] = "skid",
+    [SE_INEXACT] = "inexact",	    [SE_LATE_ACK] = "late-ack",
+    [SE_INTERRUPTS] = "interrupts", [SE_FIRMWARE] = "firmware",
+    [SE_TURBO] = "turbo",	    [SE_PREFETCH] = "prefetch",
 };
 
 const char *sim_effect_name(enum sim_effect e)
@@ -260,10 +266,15 @@ void sim_real_after_workload(struct sim_cpu *s)
 	if (!sim_real(s, SE_INEXACT) || !si->inexact_max)
 		return;
 	/* The counters that counted the workload gain a few events now and
-	 * then (K8 BKDG §10.1); a counter that did not count stays at rest. */
+	 * then (K8 BKDG §10.1); a counter that did not count stays at rest.
+	 * The probe keeps the draws of the counters it finds (instructions,
+	 * branches, cycles) where they were; sim_cpu.counted adds the events
+	 * of the memory and branch outcome. */
 	struct workload_vector probe = { 1, 1, 0, 1, 1, 1 };
 	for (unsigned i = 0; i < s->n_ctr; i++) {
-		if (!s->m->rate(s, i, &probe) || sim_rand(s, 1, 1000) > si->inexact_pm)
+		bool counted = i < 32 && ((s->counted >> i) & 1);
+		if ((!counted && !s->m->rate(s, i, &probe)) ||
+		    sim_rand(s, 1, 1000) > si->inexact_pm)
 			continue;
 		uint64_t n = sim_rand(s, 1, si->inexact_max);
 		s->st.inexact_events += n;

@@ -1,6 +1,6 @@
-/* The simulator core: the hw.h seam on the host and the workload engine
- * (exact overflow points). The local APIC and PMI delivery are in
- * sim_apic.c. */
+/* The simulator core: the hw.h seam on the host. The workload engine
+ * (exact overflow points, the reference clock) is sim_engine.c, the local
+ * APIC and PMI delivery sim_apic.c. */
 #include "sim.h"
 #include "../../apic/apic.h"
 #include "../../apic/isr.h"
@@ -11,28 +11,34 @@
 struct sim_cpu sim;
 
 static const char *const fault_names[SF_COUNT] = {
-	[SF_NONE] = "none",
-	[SF_STUCK_COUNTER] = "stuck-counter",
-	[SF_NARROW_COUNTER] = "narrow-counter",
-	[SF_NO_SIGN_EXTEND] = "no-sign-extend",
-	[SF_NO_OVERFLOW_STATUS] = "no-overflow-status",
-	[SF_LOST_PMI] = "lost-pmi",
-	[SF_SPURIOUS_PMI] = "spurious-pmi",
-	[SF_ENABLE_IGNORED] = "enable-ignored",
-	[SF_GLOBAL_CTRL_IGNORED] = "global-ctrl-ignored",
-	[SF_WRONG_EVENT] = "wrong-event",
-	[SF_MSR_FAULT] = "msr-fault",
-	[SF_OVERCOUNT] = "overcount",
-	[SF_LVT_STUCK_MASKED] = "lvt-stuck-masked",
-	[SF_ACK_IGNORED] = "ack-ignored",
-	[SF_PMI_STORM] = "pmi-storm",
-	[SF_ENABLE_IGNORED_ONE] = "enable-ignored-one",
-	[SF_WRONG_VECTOR] = "wrong-vector",
-	[SF_GLOBAL_IGNORED_GP] = "global-ignored-gp",
-	[SF_WIDTH_HIGH_BITS] = "width-high-bits",
-	[SF_WRITE_DROPPED] = "write-dropped",
-	[SF_DUPLICATE_PMI] = "duplicate-pmi",
-	[SF_STATUS_NOT_STICKY] = "status-not-sticky",
+    [SF_NONE] = "none",
+    [SF_STUCK_COUNTER] = "stuck-counter",
+    [SF_NARROW_COUNTER] = "narrow-counter",
+    [SF_NO_SIGN_EXTEND] = "no-sign-extend",
+    [SF_NO_OVERFLOW_STATUS] = "no-overflow-status",
+    [SF_LOST_PMI] = "lost-pmi",
+    [SF_SPURIOUS_PMI] = "spurious-pmi",
+    [SF_ENABLE_IGNORED] = "enable-ignored",
+    [SF_GLOBAL_CTRL_IGNORED] = "global-ctrl-ignored",
+    [SF_WRONG_EVENT] = "wrong-event",
+    [SF_MSR_FAULT] = "msr-fault",
+    [SF_OVERCOUNT] = "overcount",
+    [SF_LVT_STUCK_MASKED] = "lvt-stuck-masked",
+    [SF_ACK_IGNORED] = "ack-ignored",
+    [SF_PMI_STORM] = "pmi-storm",
+    [SF_ENABLE_IGNORED_ONE] = "enable-ignored-one",
+    [SF_WRONG_VECTOR] = "wrong-vector",
+    [SF_GLOBAL_IGNORED_GP] = "global-ignored-gp",
+    [SF_WIDTH_HIGH_BITS] = "width-high-bits",
+    [SF_WRITE_DROPPED] = "write-dropped",
+    [SF_DUPLICATE_PMI] = "duplicate-pmi",
+    [SF_STATUS_NOT_STICKY] = "status-not-sticky",
+    [SF_EVENT_DEAD] = "event-dead",
+    [SF_EVENT_MISWIRED] = "event-miswired",
+    [SF_UMASK_IGNORED] = "umask-ignored",
+    [SF_MISS_COUNTS_HITS] = "miss-counts-hits",
+    [SF_DOUBLE_COUNT] = "double-count",
+    [SF_REFCYC_CORE] = "refcyc-core",
 };
 
 const char *sim_fault_name(enum sim_fault f)
@@ -208,110 +214,6 @@ uint64_t sim_filter(uint64_t per_iter, uint64_t cycles_per_iter, unsigned cmask,
 	 * steady loop it stays asserted, so no transition per iteration. */
 	return edge ? 0 : cyc;
 }
-
-static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
-{
-	struct workload_vector w = *v;
-
-	if (s->fault == SF_STUCK_COUNTER && i == 0)
-		return 0;
-	if (s->fault == SF_WRONG_EVENT) {
-		w.instructions = v->branches;
-		w.branches = v->instructions;
-	}
-	uint64_t r = s->m->rate(s, i, &w);
-	/* A double-counting erratum: one extra event per iteration counted. */
-	if (s->fault == SF_OVERCOUNT && r)
-		r++;
-	return r;
-}
-
-/* Adds add events to counter i; true when it wrapped and the model wants a PMI. */
-static bool add_events(struct sim_cpu *s, unsigned i, uint64_t add)
-{
-	uint64_t mask = sim_width_mask(s, i);
-	bool ovf = add > mask - s->ctr[i];
-	s->ctr[i] = (s->ctr[i] + add) & mask;
-	if (ovf && s->fault == SF_PMI_STORM && !s->storm_ctr)
-		s->storm_ctr = (uint8_t)(i + 1);
-	if (!ovf || !s->m->overflow(s, i))
-		return false;
-	s->pmi_ovf++;
-	return true;
-}
-
-void sim_ctr_bump(struct sim_cpu *s, unsigned i, uint64_t n)
-{
-	if (i < s->n_ctr && add_events(s, i, n))
-		sim_real_overflow(s);
-}
-
-bool sim_flag_stuck(const struct sim_cpu *s, unsigned i)
-{
-	return s->fault == SF_PMI_STORM && s->storm_ctr == i + 1;
-}
-
-/* Advances every counting counter by iters iterations of v, stopping at each
- * overflow point (and where a skid runs out) so that interrupts are raised
- * where they would be. */
-static void advance(struct sim_cpu *s, const struct workload_vector *v, uint64_t iters)
-{
-	while (iters) {
-		uint64_t k = iters;
-		uint64_t r[SIM_MAX_CTRS];
-
-		if (s->real.latched && v->instructions) {
-			uint64_t need = (s->real.skid_left + v->instructions - 1) / v->instructions;
-			if (need && need < k)
-				k = need;
-		}
-		for (unsigned i = 0; i < s->n_ctr; i++) {
-			r[i] = rate(s, i, v);
-			if (!r[i])
-				continue;
-			uint64_t to_ovf = sim_width_mask(s, i) - s->ctr[i] + 1;
-			uint64_t need = (to_ovf + r[i] - 1) / r[i];
-			if (need < k)
-				k = need;
-		}
-		/* Counters that overflow in the same step share one interrupt
-		 * request, as on hardware where the PMU has one line to the APIC. */
-		bool want_pmi = false;
-		for (unsigned i = 0; i < s->n_ctr; i++)
-			if (r[i] && add_events(s, i, k * r[i]))
-				want_pmi = true;
-		s->st.instructions += k * v->instructions;
-		s->tsc += k * (v->cycles ? v->cycles : 1);
-		iters -= k;
-		/* A request already on its way takes this step's overflows with
-		 * it, even when its skid runs out at this very step: the PMI it
-		 * raises collects them, so they must not raise another. */
-		bool joins = s->real.latched;
-		sim_real_retired(s, k * v->instructions);
-		if (want_pmi && !joins)
-			sim_real_overflow(s);
-		sim_deliver(s);
-	}
-}
-
-void sim_retire(struct sim_cpu *s, uint64_t insn, uint64_t branches, uint64_t cycles)
-{
-	struct workload_vector v = { insn, branches, 0, cycles ? cycles : 1, 0, 0 };
-	advance(s, &v, 1);
-}
-
-void hw_run_workload(const struct workload *w, uint64_t iterations)
-{
-	sim.relax_ns = 0; /* a new window: waits start with short steps */
-	sim_real_access(&sim, SA_WORKLOAD, (uint32_t)w->per_iter.instructions);
-	if (sim.fault == SF_SPURIOUS_PMI)
-		sim_pmi_request(&sim);
-	advance(&sim, &w->fixed, 1);
-	advance(&sim, &w->per_iter, iterations);
-	sim_real_after_workload(&sim);
-}
-
-/* ---- the rest of the seam ------------------------------------------------- */
 
 /* IA32_PKRS exists when CPUID.(7,0):ECX[31] says so (a model's table or a
  * real processor's dump). */

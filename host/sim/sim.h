@@ -39,8 +39,30 @@ enum sim_fault {
 	SF_WRITE_DROPPED,      /* a read-write PMU register drops writes to one bit */
 	SF_DUPLICATE_PMI,      /* counters overflowing together raise a PMI each */
 	SF_STATUS_NOT_STICKY,  /* the overflow flag clears itself once read */
+	/* Event decoding: each changes what a model's decode makes of the
+	 * outcome of a workload, never the workload itself. */
+	SF_EVENT_DEAD,	     /* mispredicted-branch events count nothing */
+	SF_EVENT_MISWIRED,   /* mispredicted-branch events count every retired branch */
+	SF_UMASK_IGNORED,    /* a unit-mask bit ignored (Skylake L2_RQSTS hit states, K8 42h) */
+	SF_MISS_COUNTS_HITS, /* L1D / L2 / LLC miss events count accesses or references */
+	SF_DOUBLE_COUNT,     /* near returns (AMD C8h), branches (Intel C4h) counted twice */
+	SF_REFCYC_CORE,	     /* reference cycles count core cycles (Intel fixed 2, 013Ch) */
 	SF_COUNT
 };
+/* The event-decoding faults, and one reason for all of them where a model
+ * cannot have them (fault_na). */
+#define SIM_EVENT_FAULTS                                                                           \
+	((1u << SF_EVENT_DEAD) | (1u << SF_EVENT_MISWIRED) | (1u << SF_UMASK_IGNORED) |            \
+	 (1u << SF_MISS_COUNTS_HITS) | (1u << SF_DOUBLE_COUNT) | (1u << SF_REFCYC_CORE))
+#define SIM_NA_EVENT(why)                                                                          \
+	[SF_EVENT_DEAD] = why, [SF_EVENT_MISWIRED] = why, [SF_UMASK_IGNORED] = why,                \
+	[SF_MISS_COUNTS_HITS] = why, [SF_DOUBLE_COUNT] = why, [SF_REFCYC_CORE] = why
+/* Why the harness could not catch a decode fault on a catalogue without
+ * event.semantics rules. */
+#define SIM_NA_NO_RULES                                                                            \
+	"the harness has no event.semantics rules for this family's catalogue: a decode fault "    \
+	"could not be caught"
+_Static_assert(SF_COUNT <= 32, "sim_model.faults is a 32-bit mask");
 
 /* Realism: what real silicon does that an ideal model would not. Each
  * effect is one bit, switchable on its own (--realism), drawn from a seeded
@@ -53,6 +75,8 @@ enum sim_effect {
 	SE_LATE_ACK,   /* unmasking LVTPC with an overflow bit set re-raises a PMI */
 	SE_INTERRUPTS, /* firmware timer interrupts (IF=1) and SMIs land in windows */
 	SE_FIRMWARE,   /* what firmware leaves behind and platform quirks */
+	SE_TURBO,      /* the core clock runs above the TSC rate (sim_silicon.turbo_x100) */
+	SE_PREFETCH,   /* the L2 hardware prefetcher serves some misses of strided walks */
 	SE_COUNT
 };
 #define SIM_REALISM_ALL ((1u << SE_COUNT) - 1)
@@ -74,9 +98,13 @@ struct sim_silicon {
 	bool late_ack;	/* Linux acks late on this core (Haswell and later) */
 	bool smi_count; /* MSR_SMI_COUNT (0x34) counts SMIs */
 	bool smm_counts; /* counters keep counting inside SMM (no freeze) */
+	/* turbo: the core clock over the TSC (reference) clock, x100; 0 or 100:
+	 * the core runs at the TSC rate */
+	uint16_t turbo_x100;
 };
 
 struct sim_cpu;
+struct uarch_cfg;
 
 struct sim_model {
 	const char *name;
@@ -190,6 +218,13 @@ struct sim_cpu {
 		unsigned hits;
 	} refuse;
 	uint64_t tsc;
+	/* The micro-architecture the model's reset set (host/sim/uarch.h; 0:
+	 * the unpublished default), the reference clock's fraction of a tick
+	 * carried between steps, and the counters that counted in the current
+	 * workload (for inexact). */
+	const struct uarch_cfg *ua;
+	uint64_t ref_carry;
+	uint32_t counted;
 	struct sim_stats st;
 	struct sim_real real;
 };

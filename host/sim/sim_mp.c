@@ -4,6 +4,7 @@
  * cpus option through the per-CPU loop the UEFI path uses too
  * (tests/suite.h suite_run_cpus). */
 #include "sim.h"
+#include "uarch.h"
 #include "../../apic/apic.h"
 #include "../../lib/str.h"
 #include "../../tests/cpu_select.h"
@@ -51,6 +52,7 @@ int sim_start_real(const char *model, enum sim_fault fault, uint32_t realism, ui
 	machine.realism = realism;
 	machine.seed = seed;
 	pmh_memset(cpu_on, 0, sizeof(cpu_on));
+	uarch_power_on(); /* cold caches and predictor */
 	power_on(m, 0);
 	return 0;
 }

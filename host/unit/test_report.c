@@ -1,7 +1,8 @@
 /* The results JSON (schema pmuharness-results/2) from what the platform
  * tells: firmware, SMBIOS, clock; a CPU that failed before its run, a
- * result's figures and a crash record. The schema itself is checked by
- * host/report/test_schema.py on real output. */
+ * result's figures, a crash record and event.semantics' rows and coverage.
+ * The schema itself is checked by host/report/test_schema.py on real
+ * output. */
 /* cmocka.h needs these first */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 
 #include "../../tests/platform.h"
 #include "../../tests/suite.h"
+#include "../../tests/report_events.h"
 
 static const uint8_t smbios[] = {
     1, 8, 0, 0, 1, 2, 0, 0, 'A', 'c', 'm', 'e', 0,   'X', '"', '1', 0, 0,
@@ -133,6 +135,104 @@ static void crash_record(void **state)
 				     "\"check\": \"apic.fatal-trigger\"}"));
 }
 
+/* A suite's event rows as event.semantics keeps them (tests/suite.h). */
+static void two_event_rows(void)
+{
+	s.ev_rows[0] = (struct event_row){.cpu = 0,
+					  .v = V_PASS,
+					  .name = "RETIRED_INSTRUCTIONS",
+					  .enc = "event=0xc0",
+					  .ctr = "PERFCTR0",
+					  .table = "amd-k8",
+					  .workload = "loop",
+					  .iterations = 1000,
+					  .rule = "exact",
+					  .expected_lo = 3000,
+					  .expected_hi = 3000,
+					  .measured = 3000,
+					  .source = "BKDG 10.2"};
+	s.ev_rows[1] = (struct event_row){.cpu = 0,
+					  .v = V_FAIL,
+					  .name = "DATA_CACHE_MISSES",
+					  .enc = "event=0x41",
+					  .ctr = "PERFCTR1",
+					  .table = "amd-k8",
+					  .workload = "chase",
+					  .footprint = "256 KiB",
+					  .iterations = 1000,
+					  .rule = ">= 0.500 x elements",
+					  .expected_lo = 500,
+					  .expected_hi = EVENT_NO_MAX,
+					  .measured = 3,
+					  .note = "counts \"hits\""};
+	s.n_ev_rows = 2;
+	s.ev_cov[0] = (struct event_coverage){.cpu = 0,
+					      .table = "amd-k8",
+					      .events = 87,
+					      .validated = 41,
+					      .not_validatable = 30,
+					      .passed = 1,
+					      .failed = 1};
+	s.n_ev_cov = 1;
+}
+
+/* event.semantics' rows: every field of both, null where there is none
+ * (no footprint, no upper bound, no note or source), the coverage record,
+ * and the count of rows that did not fit. */
+static void event_rows(void **state)
+{
+	const struct platform p = {0};
+	(void)state;
+	make(&p);
+	report_json(&s, json, sizeof(json));
+	assert_non_null(strstr(json, "\"events\": [\n  ],\n  \"events_coverage\": [\n  ],\n  "
+				     "\"events_dropped\": 0"));
+	two_event_rows();
+	s.ev_dropped = 4;
+	report_json(&s, json, sizeof(json));
+	assert_non_null(strstr(
+	    json,
+	    "\"events\": [\n    {\"cpu\": 0, \"table\": \"amd-k8\", \"event\": "
+	    "\"RETIRED_INSTRUCTIONS\", \"encoding\": \"event=0xc0\", \"counter\": "
+	    "\"PERFCTR0\",\n     \"workload\": \"loop\", \"footprint\": null, \"iterations\": "
+	    "1000, \"rule\": \"exact\", \"expected\": {\"min\": 3000, \"max\": 3000},\n     "
+	    "\"measured\": 3000, \"result\": \"PASS\", \"note\": null, \"source\": \"BKDG "
+	    "10.2\"},"));
+	assert_non_null(strstr(
+	    json, "\n    {\"cpu\": 0, \"table\": \"amd-k8\", \"event\": \"DATA_CACHE_MISSES\", "
+		  "\"encoding\": \"event=0x41\", \"counter\": \"PERFCTR1\",\n     \"workload\": "
+		  "\"chase\", \"footprint\": \"256 KiB\", \"iterations\": 1000, \"rule\": \">= "
+		  "0.500 x elements\", \"expected\": {\"min\": 500, \"max\": null},\n     "
+		  "\"measured\": 3, \"result\": \"FAIL\", \"note\": \"counts \\\"hits\\\"\", "
+		  "\"source\": null}\n  ]"));
+	assert_non_null(strstr(json, "\"events_coverage\": [\n    {\"cpu\": 0, \"table\": "
+				     "\"amd-k8\", \"events\": 87, \"validated\": 41, "
+				     "\"not_validatable\": 30, \"passed\": 1, \"failed\": 1, "
+				     "\"skipped\": 0}\n  ],\n  \"events_dropped\": 4"));
+}
+
+/* A SKIP measured nothing: its measurement is null, its reason the note. */
+static void event_skip_unmeasured(void **state)
+{
+	const struct platform p = {0};
+	(void)state;
+	make(&p);
+	s.ev_rows[0] = (struct event_row){.cpu = 2,
+					  .v = V_SKIP,
+					  .name = "SEGMENT_REGISTER_LOADS",
+					  .table = "amd-k8",
+					  .expected_lo = EVENT_NO_MIN,
+					  .expected_hi = 7,
+					  .measured = 12345,
+					  .note = "filtered"};
+	s.n_ev_rows = 1;
+	report_json(&s, json, sizeof(json));
+	assert_non_null(strstr(json, "\"expected\": {\"min\": null, \"max\": 7},\n     "
+				     "\"measured\": null, \"result\": \"SKIP\", \"note\": "
+				     "\"filtered\""));
+	assert_null(strstr(json, "12345"));
+}
+
 /* A buffer too small: the length it needs comes back, the text is cut. */
 /* The results files' words, one spelling for UEFI and BIOS (the QEMU tests
  * match these lines on both): outcomes joined by "; ", then the line. */
@@ -168,6 +268,7 @@ int main(void)
 	    cmocka_unit_test(platform_identity), cmocka_unit_test(nothing_known),
 	    cmocka_unit_test(cpu_and_figures),	 cmocka_unit_test(crash_record),
 	    cmocka_unit_test(too_small),	 cmocka_unit_test(results_words),
+	    cmocka_unit_test(event_rows),	 cmocka_unit_test(event_skip_unmeasured),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

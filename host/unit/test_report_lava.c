@@ -1,6 +1,7 @@
 /* LAVA's test signals (tests/report_lava.c): nothing unless output = lava,
  * the test set around the cases, pass/fail/skip, the median as the
- * measurement, the id mapping and per-CPU ids. With PMH_LAVA_LINES set
+ * measurement, the id mapping and per-CPU ids, and event.semantics' rows
+ * as cases after its own. With PMH_LAVA_LINES set
  * every line printed goes to that file too: host/lava/lava_check.py runs
  * them through lava-dispatcher's own regular expressions. */
 /* cmocka.h needs these first */
@@ -205,6 +206,80 @@ static void identity_set(void **state)
 	assert_int_equal(n_lines, 0);
 }
 
+/* A row of event.semantics as the check keeps it (tests/suite.h). */
+static void ev_row(unsigned cpu, enum verdict v, const char *name, int64_t measured)
+{
+	struct event_row *e = &s.ev_rows[s.n_ev_rows++];
+	*e = (struct event_row){.cpu = cpu, .v = v, .measured = measured, .table = "amd-k8"};
+	snprintf(e->name, sizeof(e->name), "%s", name);
+}
+
+/* After event.semantics' case, one case per row of its CPU, in order: the
+ * row's result and what it measured in events; a SKIP measured nothing; an
+ * event's second rule is NAME.2; another check's case has none. */
+static void event_rows_as_cases(void **state)
+{
+	(void)state;
+	make(OUTPUT_LAVA);
+	ev_row(0, V_PASS, "RETIRED_INSTRUCTIONS", 3000);
+	ev_row(0, V_FAIL, "DATA_CACHE_MISSES", -3);
+	ev_row(0, V_SKIP, "SEGMENT_REGISTER_LOADS", 0);
+	ev_row(1, V_PASS, "DATA_CACHE_MISSES", 9); /* another CPU's: not here */
+	ev_row(0, V_PASS, "DATA_CACHE_MISSES", 1); /* its second rule */
+	add("count.fixed", 0, V_PASS);
+	add("event.semantics", 0, V_FAIL);
+	report_lava(&s);
+	const char *want[] = {
+	    "<LAVA_SIGNAL_TESTSET START pmuharness>",
+	    "<LAVA_SIGNAL_STARTTC count.fixed>",
+	    "<LAVA_SIGNAL_ENDTC count.fixed>",
+	    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=count.fixed RESULT=pass>",
+	    "<LAVA_SIGNAL_STARTTC event.semantics>",
+	    "<LAVA_SIGNAL_ENDTC event.semantics>",
+	    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=event.semantics RESULT=fail>",
+	    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=event.RETIRED_INSTRUCTIONS RESULT=pass "
+	    "MEASUREMENT=3000 UNITS=events>",
+	    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=event.DATA_CACHE_MISSES RESULT=fail "
+	    "MEASUREMENT=-3 UNITS=events>",
+	    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=event.SEGMENT_REGISTER_LOADS RESULT=skip>",
+	    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=event.DATA_CACHE_MISSES.2 RESULT=pass "
+	    "MEASUREMENT=1 UNITS=events>",
+	    "<LAVA_SIGNAL_TESTSET STOP>",
+	};
+	assert_int_equal(n_lines, sizeof(want) / sizeof(want[0]));
+	for (unsigned i = 0; i < n_lines; i++)
+		assert_string_equal(lines[i], want[i]);
+}
+
+/* Several CPUs: each CPU's rows after its own event.semantics case, with
+ * "@cpuN" mapped as the checks' ids; a name with a blank is one word. */
+static void event_rows_per_cpu(void **state)
+{
+	(void)state;
+	make(OUTPUT_LAVA);
+	o.all_cpus = true;
+	ev_row(0, V_PASS, "A", 1);
+	ev_row(1, V_FAIL, "B:x y", 2);
+	ev_row(0, V_FAIL, "C", 3);
+	add("event.semantics", 1, V_FAIL);
+	add("event.semantics", 0, V_FAIL);
+	report_lava(&s);
+	assert_int_equal(n_lines, 2 + 2 * 3 + 3);
+	assert_string_equal(lines[3], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=event.semantics_cpu1 "
+				      "RESULT=fail>");
+	assert_string_equal(lines[4], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=event.B_x_y_cpu1 "
+				      "RESULT=fail MEASUREMENT=2 UNITS=events>");
+	assert_string_equal(lines[8], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=event.A_cpu0 "
+				      "RESULT=pass MEASUREMENT=1 UNITS=events>");
+	assert_string_equal(lines[9], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=event.C_cpu0 "
+				      "RESULT=fail MEASUREMENT=3 UNITS=events>");
+	make(OUTPUT_TEXT); /* output = text: none */
+	ev_row(0, V_PASS, "A", 1);
+	add("event.semantics", 0, V_PASS);
+	report_lava(&s);
+	assert_int_equal(n_lines, 0);
+}
+
 static void id_mapping(void **state)
 {
 	char buf[64];
@@ -226,6 +301,8 @@ int main(void)
 	    cmocka_unit_test(signalled_as_the_suite_runs),
 	    cmocka_unit_test(identity_set),
 	    cmocka_unit_test(id_mapping),
+	    cmocka_unit_test(event_rows_as_cases),
+	    cmocka_unit_test(event_rows_per_cpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

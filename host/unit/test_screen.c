@@ -1,7 +1,8 @@
 /* The machine's screen layout (tests/screen.c) rendered to a text grid at
  * 80x25 and larger modes: header, progress, results that fit, SKIP
  * reasons shown once, the hidden-row count, the verdict box and its
- * colours, and the crash panel. */
+ * colours, the crash panel, and event.semantics' coverage and failing
+ * events under its row (tests/screen_events.c). */
 /* cmocka.h needs these first */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -286,6 +287,77 @@ static void new_run_clears(void **state)
 	assert_true(row_of("Xeon") >= 0);	      /* the identification stays */
 }
 
+/* event.semantics' lines as the check prints them (keep_row, run_table in
+ * tests/checks/event_semantics.c) for two rows, a PASS and a FAIL, and a
+ * coverage record, then its result line. */
+static void event_lines(const char *cpu)
+{
+	char line[200];
+
+	screen_line(&scr, "  event: PASS amd-k8 RETIRED_INSTRUCTIONS (event=0xc0) PERFCTR0 loop "
+			  "x1000: exact, expected 3000..3000, got 3000 [BKDG 10.2]");
+	screen_line(&scr, "  event: FAIL amd-k8 DATA_CACHE_MISSES (event=0x41) PERFCTR1 chase "
+			  "256 KiB x1000: >= 0.500 x elements, expected >= 500, got 3: counts "
+			  "hits [ours]");
+	screen_line(&scr, "  event.coverage: amd-k8: 41 of 87 events validated, 30 not "
+			  "validatable; rules 1 pass, 1 fail, 0 skip");
+	snprintf(line, sizeof(line),
+		 "FAIL event.semantics%s 1 of 2 events counted wrong: DATA_CACHE_MISSES "
+		 "(expected 500..9223372036854775807, got 3)",
+		 cpu);
+	screen_line(&scr, line);
+}
+
+/* After event.semantics' row: its catalogue's coverage line, then the
+ * failing event with what it expected and measured; the passing one is
+ * not shown. */
+static void event_coverage_and_failures(void **state)
+{
+	(void)state;
+	start(100, 30);
+	screen_line(&scr, "PASS count.fixed 3 fixed counters");
+	event_lines("");
+	screen_line(&scr, "PASS apic.nmi delivered");
+	render();
+	int r = row_of("FAIL  event.semantics  1 of 2 events counted wrong");
+	assert_true(r > 5);
+	assert_int_equal(row_of("PASS  count.fixed"), r - 1);
+	/* the coverage as the brief line: the check's "rules " and ", 0 skip" out */
+	assert_int_equal(row_of("    amd-k8: 41 of 87 events validated, 30 not validatable; 1 "
+				"pass, 1 fail  "),
+			 r + 1);
+	assert_int_equal(row_of("    FAIL DATA_CACHE_MISSES  expected >= 500, got 3: counts "
+				"hits [ours]"),
+			 r + 2);
+	assert_int_equal(attr_at((unsigned)r + 2, 7), SCREEN_ATTR(SC_LIGHTRED, SC_BLACK));
+	assert_int_equal(attr_at((unsigned)r + 1, 7), SCREEN_ATTR(SC_LIGHTCYAN, SC_BLACK));
+	assert_int_equal(row_of("PASS  apic.nmi"), r + 3);
+	assert_int_equal(row_of("RETIRED_INSTRUCTIONS"), -1);
+}
+
+/* More rows than fit: the failing event stays with the FAILs; each CPU's
+ * lines follow its own event.semantics row. */
+static void event_failures_kept(void **state)
+{
+	char line[100];
+
+	(void)state;
+	start(80, 25);
+	event_lines("@cpu0");
+	event_lines("@cpu1");
+	for (unsigned i = 0; i < 30; i++) {
+		snprintf(line, sizeof(line), "PASS check.%02u fine", i);
+		screen_line(&scr, line);
+	}
+	render();
+	assert_int_equal(rows_with("FAIL DATA_CACHE_MISSES  expected >= 500, got 3"), 2);
+	int r0 = row_of("event.semantics@cpu0"), r1 = row_of("event.semantics@cpu1");
+	assert_true(r0 > 5 && r1 > r0);
+	assert_int_equal(row_of("FAIL DATA_CACHE_MISSES"), r1 - 1);
+	assert_true(row_of("more rows hidden") >= 0);
+	assert_true(row_of("PASS  check.29") >= 0);
+}
+
 /* A run of the harness on a simulated Skylake tells the platform's status
  * member its start, identification, each check before it runs (i of n),
  * and its end; the lines go on to the model as the UEFI console feeds it. */
@@ -355,6 +427,44 @@ static void harness_feeds_the_screen(void **state)
 	assert_true(row_of("Results NOT saved to files: no results files were opened") > 5);
 }
 
+/* The check's own lines as the harness prints them on a simulated K8
+ * (the contract between tests/checks/event_semantics.c and the screen):
+ * its catalogue's coverage right under its row, then one row per event
+ * line that FAILed. */
+static unsigned ev_fail_lines;
+
+static void count_line(void *ctx, const char *s)
+{
+	(void)ctx;
+	ev_fail_lines += strncmp(s, "  event: FAIL ", 14) == 0;
+	screen_line(&scr, s);
+}
+
+static void harness_event_rows_on_screen(void **state)
+{
+	static struct harness h;
+	static struct suite s;
+	const struct platform p = {.line = count_line, .status = rec_status};
+
+	(void)state;
+	assert_int_equal(sim_start("opteron", SF_NONE), 0);
+	memset(cells, 0, sizeof(cells));
+	screen_init(&scr, 128, 40, cells);
+	n_seen = ev_fail_lines = 0;
+	h.suite = &s;
+	options_default(&h.opt);
+	strcpy(h.opt.checks, "event.semantics");
+	harness_run(&p, &h);
+	render();
+	int r = row_of("  event.semantics  ");
+	assert_true(r > 5);
+	assert_non_null(strstr(text[r + 1], "    amd-k8: "));
+	assert_non_null(strstr(text[r + 1], " events validated, "));
+	assert_int_equal(rows_with("    FAIL "), ev_fail_lines);
+	assert_int_equal(s.n_ev_cov, 1);
+	assert_true(s.n_ev_rows > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +477,9 @@ int main(void)
 	    cmocka_unit_test(crash_panel),
 	    cmocka_unit_test(new_run_clears),
 	    cmocka_unit_test(harness_feeds_the_screen),
+	    cmocka_unit_test(event_coverage_and_failures),
+	    cmocka_unit_test(event_failures_kept),
+	    cmocka_unit_test(harness_event_rows_on_screen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

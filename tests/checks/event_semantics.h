@@ -1,0 +1,39 @@
+/* event.semantics: the shared state of one run of the check on one CPU and
+ * the measurement of one rule (event_semantics_run.c). */
+#ifndef PMH_TESTS_CHECKS_EVENT_SEMANTICS_H
+#define PMH_TESTS_CHECKS_EVENT_SEMANTICS_H
+
+#include "../measure.h"
+#include "../../events/events.h"
+#include "../../events/semantics.h"
+#include "../../pmu/cache.h"
+
+/* Walks of four times the last level larger than this are left to
+ * events = all (the budget of the default set: README "Event semantics"). */
+#define SEM_MEM_CAP_DEFAULT (16ull << 20)
+#define SEM_MEM_CAP_ALL	    (512ull << 20)
+/* Every measurement takes at least this many events of its quantity
+ * (elements of a walk, iterations of a loop): ours, far above the jitter
+ * of the harness's own code. */
+#define SEM_MIN_EVENTS 16384u
+
+struct sem_run {
+	struct cpu_caches caches;
+	bool have_caches;
+	uint8_t *buf; /* platform memory, 4 KiB aligned */
+	void *raw;
+	uint64_t buf_size;
+	uint64_t cap; /* the largest walk allowed */
+	/* what the buffer holds now: a chain of `chain_lines` elements, or 0 */
+	uint64_t chain_lines;
+	struct wl_args args;
+	unsigned cpu;
+};
+
+/* Bytes of a footprint on this CPU; 0 when its geometry is unknown. */
+uint64_t sem_footprint_bytes(const struct sem_run *st, enum sem_footprint fp);
+/* Measures rule r of table t into row (verdict, figures, note). */
+void sem_measure(struct check_ctx *c, struct sem_run *st, const struct event_table *t,
+		 const struct sem_rule *r, struct event_row *row);
+
+#endif

@@ -1,0 +1,326 @@
+/* event.semantics: one rule measured (events/semantics.h). The event is
+ * resolved from the catalogue, programmed on the first counter it may run
+ * on, and counted over N and 2N iterations of the rule's workload; the
+ * N/2N difference (the harness's own code cancels) is compared with the
+ * workload's construction times N. */
+#include "event_semantics.h"
+#include "../../lib/fmt.h"
+#include "../../lib/str.h"
+
+uint64_t sem_footprint_bytes(const struct sem_run *st, enum sem_footprint fp)
+{
+	const struct cpu_caches *k = &st->caches;
+	const struct cache_level *llc = cpu_caches_llc(k);
+	uint64_t b;
+
+	switch (fp) {
+	case FP_LINE:
+		return 128; /* one line, and the FNSAVE area of wl_x87 */
+	case FP_L1:
+		return k->l1d.size / 2;
+	case FP_L2:
+		/* misses L1 (four times it) but fits half the L2 */
+		if (!k->l1d.size || !k->l2.size)
+			return 0;
+		b = 4ull * k->l1d.size;
+		return b < k->l2.size / 2 ? b : k->l2.size / 2;
+	case FP_L2_OVER:
+		return 4ull * k->l2.size;
+	case FP_MEM:
+		return llc ? 4ull * llc->size : 0;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t line_of(const struct sem_run *st)
+{
+	return st->caches.l1d.line ? st->caches.l1d.line : 64;
+}
+
+/* Sets the workload's arguments for footprint fp: a chain for the chase
+ * kernels (built once per size), a strided range for the rest. */
+static void prepare(struct sem_run *st, struct workload *w, enum sem_footprint fp)
+{
+	uint64_t line = line_of(st);
+	uint64_t bytes = sem_footprint_bytes(st, fp);
+
+	st->args.buf = st->buf;
+	st->args.stride = line;
+	st->args.lines = fp == FP_NONE ? 0 : (fp == FP_LINE ? 1 : bytes / line);
+	if (w->mem == WL_MEM_CHASE || w->mem == WL_MEM_CHASE_DIRTY) {
+		if (st->chain_lines != st->args.lines)
+			workload_chain(st->buf, st->args.lines, line, 1);
+		st->chain_lines = st->args.lines;
+	} else {
+		if (w->mem == WL_MEM_PAGES)
+			st->args.stride = 4096;
+		if (fp != FP_NONE)
+			st->chain_lines = 0; /* the kernel writes over the chain */
+	}
+	if (fp < FP_L1)
+		return;
+	/* The lines' state must be the workload's doing: building the chain
+	 * or an earlier walk that stored to them left them Modified, which a
+	 * read-only walk would then meet (an E/S hit counted as an M one).
+	 * Written back and invalidated, then one pass to reach the state the
+	 * measured passes see (the N/2N windows then start alike). */
+	hw_cache_flush(st->buf, bytes);
+	w->args = &st->args;
+	hw_run_workload(w, 1);
+}
+
+/* The first counter the event may run on (event.raw's choice). */
+static int pick_counter(struct check_ctx *c, const struct ev_result *r)
+{
+	struct pmu *p = c->pmu;
+	char why[96];
+
+	for (unsigned i = 0; i < p->n; i++) {
+		if (!r->ev.counters && p->ctr[i].kind != PMU_CTR_GP)
+			continue;
+		if (events_check_counter(&r->ev, i, why, sizeof(why)) != EV_REFUSED)
+			return (int)i;
+	}
+	return -1;
+}
+
+/* N: enough iterations for SEM_MIN_EVENTS of the quantity measured. */
+static uint64_t iterations_for(const struct workload *w, const struct wl_args *a)
+{
+	uint64_t per = a->lines ? a->lines : 1;
+	uint64_t n = (SEM_MIN_EVENTS + per - 1) / per;
+	if (w->call_depth || w->per_iter.cpuid)
+		n = n / 16 ? n / 16 : 1; /* deep or serialising: 1024 iterations */
+	else if (w->pattern == WL_BR_RANDOM || w->pattern == WL_BR_IND_RANDOM)
+		n = n / 4; /* 4096 random directions: the bounds are 0.25 wide */
+	return n;
+}
+
+/* Programs spec on a counter and counts it over w: the median N/2N
+ * difference into *out. Returns M_OK, M_REFUSED (row skipped with why), or
+ * a measurement status. rep: repeats. */
+static int count_event(struct check_ctx *c, const char *spec, const struct workload *w, uint64_t n,
+		       unsigned rep, bool smi_ok, int64_t *out, char *ctr, char *why, size_t wn)
+{
+	struct ev_result r;
+	struct mdiff d;
+
+	if (events_resolve(c->cpu->driver, c->cpu->family, c->cpu->model, spec, &r) == EV_REFUSED) {
+		pmh_fmt(why, wn, "%s refused on this CPU: %s", spec, r.msg);
+		return M_REFUSED;
+	}
+	int i = pick_counter(c, &r);
+	if (i < 0) {
+		pmh_fmt(why, wn, "no counter of %s accepts %s", c->pmu->name, spec);
+		return M_REFUSED;
+	}
+	if (ctr)
+		pmh_strlcpy(ctr, c->pmu->ctr[i].name, 16);
+	m_quiesce(c);
+	int e = c->pmu->ops->program(c->pmu, (unsigned)i, &r.ev, PMU_F_OS | PMU_F_USR);
+	if (e == HW_REFUSED) {
+		pmh_fmt(why, wn, "the driver refused %s on %s", spec, c->pmu->ctr[i].name);
+		return M_REFUSED;
+	}
+	if (!m_op(c, e, MO_PROGRAM, 1ull << i, 0))
+		return M_FAULT;
+	int st = m_diff_rep(c, (unsigned)i, 1ull << i, w, n, rep, smi_ok, &d);
+	*out = d.med;
+	return st;
+}
+
+/* TSC ticks of the N/2N windows of w, the median of three (counters
+ * stopped: only the time of the workload is wanted). */
+static int64_t tsc_of(struct check_ctx *c, const struct workload *w, uint64_t n)
+{
+	int64_t d[3];
+
+	for (unsigned k = 0; k < 3; k++) {
+		uint64_t t0 = hw_rdtsc();
+		int s1 = m_window(c, 0, w, n);
+		uint64_t t1 = hw_rdtsc();
+		int s2 = m_window(c, 0, w, 2 * n);
+		uint64_t t2 = hw_rdtsc();
+		d[k] = s1 == M_FAULT || s2 == M_FAULT ? 0 : (int64_t)(t2 - t1) - (int64_t)(t1 - t0);
+	}
+	int64_t lo = d[0] < d[1] ? d[0] : d[1], hi = d[0] < d[1] ? d[1] : d[0];
+	return d[2] < lo ? lo : (d[2] > hi ? hi : d[2]);
+}
+
+/* The quantity the rule compares with, times n: from the construction, or
+ * measured (partner events, the TSC). */
+static int expected_of(struct check_ctx *c, const struct sem_rule *r, const struct workload *w,
+		       uint64_t n, unsigned rep, int64_t *e, char *why, size_t wn)
+{
+	struct workload_vector v;
+
+	workload_iteration(w, &v);
+	if (r->q == SQ_ELEMENTS) {
+		*e = (int64_t)(w->args->lines * n);
+	} else if (r->q == SQ_ITERATIONS) {
+		*e = (int64_t)n;
+	} else if (r->q == SQ_TSC) {
+		*e = tsc_of(c, w, n);
+	} else if (r->q == SQ_EVENTS) {
+		*e = 0;
+		for (unsigned k = 0; k < 3 && r->partner[k]; k++) {
+			int64_t m;
+			int st = count_event(c, r->partner[k], w, n, rep, r->kind != SEM_EXACT, &m,
+					     0, why, wn);
+			if (st != M_OK)
+				return st;
+			*e += m;
+		}
+	} else {
+		*e = (int64_t)(sem_quantity(r->q, &v) * n);
+	}
+	return M_OK;
+}
+
+/* The accepted range of a rule for expected e (slack: the family's). */
+static void range_of(struct check_ctx *c, const struct sem_rule *r, int64_t e, int64_t *lo,
+		     int64_t *hi)
+{
+	int64_t slack = m_diff_slack(c);
+
+	if (r->kind == SEM_EXACT) {
+		*lo = e - slack;
+		*hi = e + slack;
+		return;
+	}
+	*lo = e * (int64_t)r->lo_pm / 1000 - slack;
+	*hi = r->hi_pm == SEM_NO_MAX ? INT64_MAX : (e * (int64_t)r->hi_pm + 999) / 1000 + slack;
+}
+
+static const char *rule_text(const struct sem_rule *r, char *buf, size_t n)
+{
+	if (r->kind == SEM_EXACT)
+		pmh_fmt(buf, n, "exact: %s", sem_quantity_name(r->q));
+	else if (r->hi_pm == SEM_NO_MAX)
+		pmh_fmt(buf, n, ">= %u.%03u x %s", r->lo_pm / 1000, r->lo_pm % 1000,
+			sem_quantity_name(r->q));
+	else
+		pmh_fmt(buf, n, "%u.%03u-%u.%03u x %s", r->lo_pm / 1000, r->lo_pm % 1000,
+			r->hi_pm / 1000, r->hi_pm % 1000, sem_quantity_name(r->q));
+	return buf;
+}
+
+/* The row's static part: names, encoding, workload and footprint. */
+static void row_start(struct check_ctx *c, const struct sem_run *st, const struct event_table *t,
+		      const struct sem_rule *r, struct event_row *row)
+{
+	struct ev_result er;
+
+	pmh_memset(row, 0, sizeof(*row));
+	row->cpu = st->cpu;
+	row->v = V_SKIP;
+	row->source = r->source;
+	pmh_strlcpy(row->name, r->event, sizeof(row->name));
+	pmh_strlcpy(row->table, t->id, sizeof(row->table));
+	pmh_strlcpy(row->workload, r->wl->name, sizeof(row->workload));
+	rule_text(r, row->rule, sizeof(row->rule));
+	if (events_resolve(c->cpu->driver, c->cpu->family, c->cpu->model, r->event, &er) !=
+	    EV_REFUSED)
+		events_format(&er.ev, t->netburst, row->enc, sizeof(row->enc));
+	uint64_t b = sem_footprint_bytes(st, r->fp);
+	if (r->fp > FP_LINE && b)
+		pmh_fmt(row->footprint, sizeof(row->footprint), "%llu KiB",
+			(unsigned long long)(b >> 10));
+}
+
+/* Whether the CPU has what the workload needs (CPUID.1 EDX/ECX,
+ * 8000_0001h ECX/EDX); why names what is missing. */
+static bool has_needs(const struct check_ctx *c, uint32_t needs, char *why, size_t n)
+{
+	const struct cpu_ids *id = &c->cpu->ids;
+	uint32_t edx = id->leaf1.edx;
+	struct {
+		uint32_t bit;
+		bool ok;
+		const char *name;
+	} t[] = {
+	    {WL_NEEDS_SSE, (edx >> 25) & 1, "SSE (CPUID.1:EDX[25])"},
+	    {WL_NEEDS_SSE2, (edx >> 26) & 1, "SSE2 (CPUID.1:EDX[26])"},
+	    {WL_NEEDS_CLFSH, (edx >> 19) & 1, "CLFLUSH (CPUID.1:EDX[19])"},
+	    {WL_NEEDS_PFW, ((id->ext1.ecx >> 8) & 1) || ((id->ext1.edx >> 31) & 1),
+	     "PREFETCHW (CPUID 8000_0001h ECX[8] or EDX[31])"},
+	    {WL_NEEDS_FCOMI, (edx & 1) && ((edx >> 15) & 1), "FCOMI (CPUID.1:EDX FPU and CMOV)"},
+	};
+	for (unsigned i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if ((needs & t[i].bit) && !t[i].ok) {
+			pmh_fmt(why, n, "the CPU has no %s", t[i].name);
+			return false;
+		}
+	return true;
+}
+
+/* Why a rule cannot run here ("" when it can). */
+static bool runnable(struct check_ctx *c, const struct sem_run *st, const struct sem_rule *r,
+		     char *why, size_t n)
+{
+	uint64_t b = sem_footprint_bytes(st, r->fp);
+
+	if (!has_needs(c, r->wl->needs, why, n))
+		return false;
+	if (r->fp == FP_NONE || r->fp == FP_LINE) {
+		if (r->fp == FP_LINE && !st->buf) {
+			pmh_fmt(why, n, "no memory for the workload's line");
+			return false;
+		}
+		return true;
+	}
+	if (!b) {
+		pmh_fmt(why, n, "the cache geometry (%s) does not give this walk's size",
+			st->caches.source);
+		return false;
+	}
+	if (b > st->cap) {
+		pmh_fmt(why, n,
+			"the walk needs %llu MiB, over the %llu MiB of the default set "
+			"(events = all runs it)",
+			(unsigned long long)(b >> 20), (unsigned long long)(st->cap >> 20));
+		return false;
+	}
+	if (b > st->buf_size) {
+		pmh_fmt(why, n, "no memory for a walk of %llu KiB", (unsigned long long)(b >> 10));
+		return false;
+	}
+	return true;
+}
+
+void sem_measure(struct check_ctx *c, struct sem_run *st, const struct event_table *t,
+		 const struct sem_rule *r, struct event_row *row)
+{
+	struct workload w = *r->wl;
+	int64_t m = 0, e = 0;
+
+	row_start(c, st, t, r, row);
+	if (!runnable(c, st, r, row->note, sizeof(row->note)))
+		return;
+	prepare(st, &w, r->fp);
+	w.args = &st->args;
+	uint64_t n = iterations_for(&w, &st->args);
+	/* walks past the L2 are long: one N/2N pair; the rest the median of
+	 * up to three. An SMI in a bounded rule's window is kept: its few
+	 * thousand events are nothing to bounds over SEM_MIN_EVENTS. */
+	unsigned rep =
+	    r->fp == FP_MEM || r->fp == FP_L2_OVER ? 1 : (c->opt->repeat < 3 ? c->opt->repeat : 3);
+	row->iterations = n;
+	int s = count_event(c, r->event, &w, n, rep, r->kind != SEM_EXACT, &m, row->ctr, row->note,
+			    sizeof(row->note));
+	if (s == M_OK)
+		s = expected_of(c, r, &w, n, rep, &e, row->note, sizeof(row->note));
+	m_quiesce(c);
+	if (s == M_REFUSED)
+		return;
+	if (s != M_OK) {
+		row->v = V_FAIL;
+		pmh_fmt(row->note, sizeof(row->note), "measurement failed (%s)",
+			s == M_SMI ? "an SMI in every window" : "a driver operation failed");
+		return;
+	}
+	range_of(c, r, e, &row->expected_lo, &row->expected_hi);
+	row->measured = m;
+	row->v = m >= row->expected_lo && m <= row->expected_hi ? V_PASS : V_FAIL;
+}
