@@ -30,6 +30,8 @@ const struct sem_rule events_intel_arch_sem[] = {
     BOUND("LLC_MISSES", wl_chase, FP_MEM, SQ_ELEMENTS, 500, 1100,
 	  ARCH ": a chase of four times the LLC misses it" OURS),
     BOUND("LLC_MISSES", wl_chase, FP_L1, SQ_ELEMENTS, 0, 50, ARCH ": a chase within L1" OURS),
+    BOUND("LLC_MISSES", wl_chase, FP_L2, SQ_ELEMENTS, 0, 50,
+	  ARCH ": a chase within the L2, which the last level holds" OURS),
     NONE("TOPDOWN.SLOTS", "not yet: slots per cycle differ by core"),
     {0},
 };

@@ -76,6 +76,13 @@ static int pick_counter(struct check_ctx *c, const struct ev_result *r)
 	struct pmu *p = c->pmu;
 	char why[96];
 
+	if (r->ev.fixed_only) { /* a fixed-counter event: that fixed counter */
+		int f = events_fixed_index(&r->ev);
+		for (unsigned i = 0; i < p->n; i++)
+			if (p->ctr[i].kind == PMU_CTR_FIXED && (int)p->ctr[i].index == f)
+				return (int)i;
+		return -1;
+	}
 	for (unsigned i = 0; i < p->n; i++) {
 		if (!r->ev.counters && p->ctr[i].kind != PMU_CTR_GP)
 			continue;
