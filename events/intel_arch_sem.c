@@ -16,7 +16,7 @@ const struct sem_rule events_intel_arch_sem[] = {
 	  FIXED ": the sub/jae chain takes about a cycle an iteration" OURS),
     /* fixed counter 2 counts at the TSC's rate while the core is not
      * halted; the windows never halt */
-    BOUND("CPU_CLK_UNHALTED.REF", wl_loop, FP_NONE, SQ_TSC, 900, 1100,
+    BOUND("CPU_CLK_UNHALTED.REF", wl_loop, FP_NONE, SQ_TSC, 950, 1050,
 	  FIXED ": reference cycles at the TSC rate" OURS),
     NONE("UNHALTED_REFERENCE_CYCLES",
 	 "not yet: its clock (bus, crystal) differs by core; fixed counter 2 is checked"),
