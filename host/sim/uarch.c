@@ -108,9 +108,19 @@ void uarch_flush(struct sim_cpu *s, const void *buf, uint64_t bytes)
 
 	if (ua.c != c)
 		return; /* nothing walked yet: nothing cached */
-	/* The memoised pass stays: it is the steady state a walk reaches one
-	 * pass after any start, a flushed one included (the harness runs that
-	 * pass before it measures). */
+	/* The memoised pass stays when a flush cannot change it (the harness
+	 * runs one pass after the flush before it measures): a walk that stores
+	 * makes its lines Modified again in that pass, and a read-only walk
+	 * that met no Modified line meets none after. A read-only walk that met
+	 * lines stored to before meets them clean now: it is walked again. */
+	const struct workload_vector *o = &ua.mem.o;
+	bool met_m = o->l1d_evict_m || o->l2_evict_m;
+	for (unsigned i = 0; i < 5; i++)
+		met_m = met_m || o->l2[i][WL_L2_HIT_M];
+	bool stores = ua.key.kind == WL_MEM_CHASE_DIRTY || ua.key.kind == WL_MEM_STRIDE_STORE ||
+		      ua.key.kind == WL_MEM_STRIDE_NT;
+	if (met_m && !stores)
+		ua.mem_ok = false;
 	if (!buf) {
 		ua_mem_invalidate(); /* WBINVD: every line written back and invalidated */
 		return;
