@@ -193,7 +193,8 @@ unsigned pmh_text_at(const struct pmh_text *t, size_t i)
 bool pmh_text_open(struct pmh_text *t, const char *text, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)text;
-	bool le = starts(p, len, bom_le, sizeof(bom_le)), be = starts(p, len, bom_be, sizeof(bom_be));
+	bool le = starts(p, len, bom_le, sizeof(bom_le)),
+	     be = starts(p, len, bom_be, sizeof(bom_be));
 
 	*t = (struct pmh_text){.p = p, .n = len, .unit = 1};
 	if (starts(p, len, bom_utf8, sizeof(bom_utf8))) {
@@ -239,4 +240,26 @@ bool pmh_glob(const char *p, const char *s)
 	while (*p == '*')
 		p++;
 	return !*p;
+}
+
+bool pmh_glob_list(const char *list, const char *s, bool upper)
+{
+	char pat[64];
+
+	while (*list) {
+		size_t n = 0;
+		while (*list && *list != ',') {
+			char ch = *list++;
+			if (upper && ch >= 'a' && ch <= 'z')
+				ch = (char)(ch - 32);
+			if (!pmh_isspace(ch) && n + 1 < sizeof(pat))
+				pat[n++] = ch;
+		}
+		pat[n] = 0;
+		if (n && pmh_glob(pat, s))
+			return true;
+		if (*list)
+			list++;
+	}
+	return false;
 }

@@ -33,8 +33,8 @@ bool pmh_parse_u64(const char *s, uint64_t *out);
  * or UTF-16 code units, little- or big-endian (BOM skipped). */
 struct pmh_text {
 	const unsigned char *p;
-	size_t n;	/* characters */
-	unsigned unit;	/* bytes per character: 1 or 2 */
+	size_t n;      /* characters */
+	unsigned unit; /* bytes per character: 1 or 2 */
 	bool be;
 };
 /* Sets up t over text; false for UTF-16 that is not plain ASCII (or has an
@@ -44,5 +44,9 @@ bool pmh_text_open(struct pmh_text *t, const char *text, size_t len);
 unsigned pmh_text_at(const struct pmh_text *t, size_t i);
 /* Glob match with '*' and '?' (used for check-id filters). */
 bool pmh_glob(const char *pat, const char *s);
+/* Whether s matches any glob of a comma-separated list (white space
+ * dropped, a glob cut at 63 characters); upper: the globs upper-cased
+ * first (for upper-case names typed in any case). */
+bool pmh_glob_list(const char *list, const char *s, bool upper);
 
 #endif

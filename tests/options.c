@@ -15,8 +15,7 @@
 #define PRELOAD_MAX_WIDTH 0	 /* preload 0: the largest the counter width allows */
 #define ITEM_MAX	  32	 /* one item of a comma list, with NUL */
 #define ERR_MAX		  OPT_ERR_MAX
-#define PATTERN_MAX	  64	 /* one check-id glob, with NUL (a longer one is cut) */
-#define SUGGEST_MAX	  2	 /* edits from an unknown key to the one suggested */
+#define SUGGEST_MAX	  2		    /* edits from an unknown key to the one suggested */
 #define SHOWN_MAX	  (OPT_MSG_MAX * 4) /* a complaint escaped: at most 4 bytes per byte */
 
 /* on_finish values, in enum on_finish order. The tables here hold their
@@ -240,8 +239,9 @@ static int set_events(struct options *o, const char *val, char *err, size_t errl
 		return -1;
 	}
 	for (const char *p = val; *p; p++)
-		if (!((*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z') || *p == '_' || *p == '.' || *p == '*' || *p == '?' ||
-		      *p == ',' || *p == '=' || *p == ' ')) {
+		if (!((*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'z') ||
+		      *p == '_' || *p == '.' || *p == '*' || *p == '?' || *p == ',' || *p == '=' ||
+		      *p == ' ')) {
 			pmh_fmt(err, errlen,
 				"events: '%c' is not allowed: all, none, or event-name globs "
 				"such as L2_RQSTS.*,RETIRED_*",
@@ -252,8 +252,7 @@ static int set_events(struct options *o, const char *val, char *err, size_t errl
 	return 0;
 }
 
-static int set_event(struct options *o, const char *val, const char *at, char *err,
-		     size_t errlen)
+static int set_event(struct options *o, const char *val, const char *at, char *err, size_t errlen)
 {
 	struct ev_spec spec;
 	char why[ERR_MAX];
@@ -314,18 +313,10 @@ enum option_id {
 	N_KEYS
 };
 static const char key_names[N_KEYS][12] = {
-    [KEY_ON_FINISH] = "on_finish",
-    [KEY_CHECKS] = "checks",
-    [KEY_CPUS] = "cpus",
-    [KEY_REPEAT] = "repeat",
-    [KEY_PMI] = "pmi",
-    [KEY_PRELOAD] = "preload",
-    [KEY_EVENT] = "event",
-    [KEY_EVENTS] = "events",
-    [KEY_COUNTDOWN] = "countdown",
-    [KEY_OUTPUT] = "output",
-    [KEY_VERBOSE] = "verbose",
-    [KEY_LIST_EVENTS] = "list_events",
+    [KEY_ON_FINISH] = "on_finish", [KEY_CHECKS] = "checks",   [KEY_CPUS] = "cpus",
+    [KEY_REPEAT] = "repeat",	   [KEY_PMI] = "pmi",	      [KEY_PRELOAD] = "preload",
+    [KEY_EVENT] = "event",	   [KEY_EVENTS] = "events",   [KEY_COUNTDOWN] = "countdown",
+    [KEY_OUTPUT] = "output",	   [KEY_VERBOSE] = "verbose", [KEY_LIST_EVENTS] = "list_events",
     [KEY_JSON] = "json",
 };
 
@@ -452,26 +443,9 @@ void options_complain(options_err_fn errfn, void *ctx, const char *msg, int *bad
 		errfn(ctx, pmh_escape(shown, sizeof(shown), msg, pmh_strlen(msg)));
 }
 
-
 bool options_check_selected(const struct options *o, const char *id)
 {
-	char pat[PATTERN_MAX];
-	const char *p = o->checks;
-
-	while (*p) {
-		size_t n = 0;
-		while (*p && *p != ',') {
-			if (!pmh_isspace(*p) && n + 1 < sizeof(pat))
-				pat[n++] = *p;
-			p++;
-		}
-		pat[n] = 0;
-		if (n && pmh_glob(pat, id))
-			return true;
-		if (*p)
-			p++;
-	}
-	return false;
+	return pmh_glob_list(o->checks, id, false);
 }
 
 void options_help(void (*line)(void *ctx, const char *s), void *ctx)

@@ -15,26 +15,10 @@
 static bool selected(const struct check_ctx *c, const struct sem_rule *r)
 {
 	const char *o = c->opt->events;
-	char pat[64];
 
 	if (!*o)
 		return !r->extended;
-	if (!pmh_strcasecmp(o, "all"))
-		return true;
-	while (*o) {
-		size_t n = 0;
-		while (*o && *o != ',') {
-			if (!pmh_isspace(*o) && n + 1 < sizeof(pat))
-				pat[n++] = *o >= 'a' && *o <= 'z' ? (char)(*o - 32) : *o;
-			o++;
-		}
-		pat[n] = 0;
-		if (n && pmh_glob(pat, r->event))
-			return true;
-		if (*o)
-			o++;
-	}
-	return false;
+	return !pmh_strcasecmp(o, "all") || pmh_glob_list(o, r->event, true);
 }
 
 /* The memory of the walks: the largest footprint a selected rule needs
