@@ -196,8 +196,9 @@ static void run(struct check_ctx *c)
 		check_fail(c, "%u of %u events counted wrong: %s", all.fail, all.fail + all.pass,
 			   all.failed);
 	else if (all.pass)
-		check_pass(c, "%u rules passed on %s, %u skipped, in %llu ms", all.pass,
-			   with[0]->id, all.skip, (unsigned long long)ms);
+		check_pass(c, "%u rules passed on %s%s%s, %u skipped, in %llu ms", all.pass,
+			   with[0]->id, nw > 1 ? " and " : "", nw > 1 ? with[1]->id : "", all.skip,
+			   (unsigned long long)ms);
 	else
 		check_skip(c, "no rule could run: %s",
 			   all.skip_why ? all.skip_why : "none selected");
