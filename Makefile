@@ -37,14 +37,16 @@ LDFLAGS_HOST := $(SAN)
 LIB_SRC    := lib/fmt.c lib/str.c
 PMU_SRC    := pmu/cpu.c pmu/pmu.c pmu/intel_p6.c pmu/intel_arch.c pmu/intel_arch_tables.c \
               pmu/intel_netburst.c pmu/intel_netburst_tables.c pmu/intel_knc.c \
-              pmu/amd.c pmu/cache.c
+              pmu/amd.c pmu/cache.c pmu/cache_leaf2.c
 APIC_SRC   := apic/apic.c apic/isr.c apic/pmi.c
 EVENTS_SRC := events/events.c events/events_list.c events/workloads.c \
               events/events_spec.c \
               events/events_resolve.c \
               events/amd_k7.c events/amd_k8.c events/amd_zen.c events/intel_p6.c \
               events/intel_arch.c events/intel_skylake.c events/intel_netburst.c events/intel_knc.c \
-              events/semantics.c events/amd_k8_sem.c events/intel_skylake_sem.c events/intel_arch_sem.c
+              events/semantics.c events/amd_k8_sem.c events/intel_skylake_sem.c events/intel_arch_sem.c \
+              events/amd_k7_sem.c events/intel_netburst_sem.c events/intel_p6_sem.c \
+              events/intel_knc_sem.c
 # The suite that runs on the machine under test: runner, options, results,
 # measurement helpers and one file per check.
 SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/report_json.c tests/report_lava.c tests/screen.c tests/screen_events.c tests/smbios.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c tests/measure_pmi.c \

@@ -112,6 +112,9 @@ static uint64_t memory_event(const struct sim_cpu *s, unsigned code, unsigned um
 	case 0x4b:
 		return sel_bit(um, 0x01, v->pf_load) + sel_bit(um, 0x02, v->pf_store) +
 		       sel_bit(um, 0x04, v->pf_nta);
+	case 0x64: /* K7's DRAM system requests (#22007 Table 11), which K8
+		    * counts as E0h; reserved on K8, where any count is allowed */
+		return dram(0x07, v);
 	case 0x65: /* 80h streaming stores; 01h UC, 02h WC: none in the workloads */
 		return sel_bit(um, 0x80, nt_lines(v));
 	case 0x6c: /* system read responses: 01h E, 02h M, 04h S */

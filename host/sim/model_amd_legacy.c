@@ -241,8 +241,13 @@ static const struct sim_model athlon = {
     .name = "athlon",
     .doc = "AMD Athlon x86 Code Optimization guide (22007E) PerfEvtSel; facts §2, §7",
     .driver = PMU_DRV_AMD_LEGACY,
-    .faults = LEGACY_FAULTS,
-    .fault_na = {LEGACY_NA, SIM_NA_EVENT(SIM_NA_NO_RULES " (K7)")},
+    .faults = LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~(1u << SF_REFCYC_CORE) &
+			       ~(1u << SF_DOUBLE_COUNT)),
+    .fault_na = {LEGACY_NA,
+		 [SF_REFCYC_CORE] = "K7 has no reference-cycles event, only CPU clocks (76h, "
+				    "#22007 Table 11)",
+		 [SF_DOUBLE_COUNT] = "the double count is of near returns (C8h), an event K7 does "
+				     "not have (#22007 Table 11 ends at C7h and CDh-CFh)"},
     .reset = reset_athlon,
     .rdmsr = rdmsr,
     .wrmsr = wrmsr,

@@ -48,6 +48,10 @@ enum ua_l2_policy {
 struct uarch_cfg {
 	const char *name;
 	bool amd; /* CPUID layout: 8000_0005h/8000_0006h, else leaf 04H */
+	/* Intel parts before leaf 04H (P6, early NetBurst): the leaf 02H
+	 * descriptor registers EAX-EDX that describe this geometry, published
+	 * instead of leaf 04H; all 0: leaf 04H. */
+	uint32_t leaf2[4];
 	uint16_t line;
 	struct ua_cache l1d, l1i, l2, l3;
 	enum ua_l2_policy l2_policy;

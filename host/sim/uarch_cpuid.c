@@ -5,6 +5,9 @@
  *    instruction, 3 unified), level in 7:5, self-initialising bit 8; EBX line
  *    size - 1, partitions - 1 in 21:12, ways - 1 in 31:22; ECX sets - 1; EDX
  *    bit 1 inclusive of the lower levels. One core, one thread shares each.
+ *  - Intel before leaf 04H: the model's leaf 02H descriptor bytes
+ *    (uarch_cfg.leaf2), which must name this geometry (SDM Vol. 2A CPUID,
+ *    "Encoding of Cache and TLB Descriptors").
  *  - AMD: 8000_0005h (L1 TLBs, L1D, L1I) and 8000_0006h (L2 TLBs, L2, L3),
  *    AMD CPUID Specification #25481 and K8 BKDG #26094 "CPUID": L1 ways as
  *    a count (FFh fully associative), L2/L3 ways encoded (2: 2-way, 4: 4,
@@ -89,6 +92,8 @@ void uarch_publish(struct sim_cpu *s, const struct uarch_cfg *c)
 {
 	if (c->amd)
 		publish_amd(s, c);
+	else if (c->leaf2[0])
+		sim_set_cpuid(s, 2, 0, c->leaf2[0], c->leaf2[1], c->leaf2[2], c->leaf2[3]);
 	else
 		publish_intel(s, c);
 }
