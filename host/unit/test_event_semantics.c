@@ -17,6 +17,7 @@ static const struct {
 	unsigned family, model;
 } tabs[] = {
     {&events_amd_k8, PMU_DRV_AMD_LEGACY, 0xf, 0x5},
+    {&events_amd_k7, PMU_DRV_AMD_LEGACY, 0x6, 0x4},
     {&events_intel_skylake, PMU_DRV_INTEL_ARCH, 6, 0x5e},
     {&events_intel_arch, PMU_DRV_INTEL_ARCH, 6, 0x5e},
 };
@@ -63,6 +64,17 @@ static void k8_coverage(void **st)
 	assert_int_equal(c.events, 87);
 	assert_true(c.validated >= 40);
 	assert_int_equal(c.validated + c.not_validatable, 87);
+}
+
+/* K7: 21 of the 29 events of its catalogue validated, the rest say why. */
+static void k7_coverage(void **st)
+{
+	(void)st;
+	struct sem_coverage c;
+	sem_coverage(&events_amd_k7, &c);
+	assert_int_equal(c.events, 29);
+	assert_true(c.validated >= 21);
+	assert_int_equal(c.validated + c.not_validatable, 29);
 }
 
 /* events = globs, all, none; a bad character is refused naming the key. */
@@ -121,7 +133,7 @@ static const struct event_row *row_of(const char *name, const char *wl)
 static void healthy_pass(void **st)
 {
 	(void)st;
-	static const char *const models[] = {"opteron", "skylake"};
+	static const char *const models[] = {"opteron", "skylake", "athlon"};
 	for (size_t m = 0; m < N_OF(models); m++)
 		for (uint64_t seed = 1; seed <= 3; seed++) {
 			const struct result *r = sem_run(models[m], SF_NONE, seed);
@@ -167,6 +179,9 @@ static void faults_caught(void **st)
 	    {"opteron", "umask-ignored", "DATA_CACHE_REFILLS"},
 	    {"opteron", "miss-counts-hits", "DATA_CACHE_MISSES"},
 	    {"opteron", "double-count", "RETIRED_NEAR_RETURNS"},
+	    {"athlon", "event-dead", "RETIRED_MISPREDICTED_BRANCH_INSTR"},
+	    {"athlon", "umask-ignored", "DATA_CACHE_REFILLS"},
+	    {"athlon", "miss-counts-hits", "L2_CACHE_MISSES"},
 	    {"skylake", "event-dead", "BRANCH_MISSES_RETIRED"},
 	    {"skylake", "umask-ignored", "L2_RQSTS.DEMAND_DATA_RD_HIT"},
 	    {"skylake", "miss-counts-hits", "L2_RQSTS"},
@@ -188,6 +203,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(rules_sane),	cmocka_unit_test(k8_coverage),
+	    cmocka_unit_test(k7_coverage),
 	    cmocka_unit_test(events_option),	cmocka_unit_test(healthy_pass),
 	    cmocka_unit_test(skylake_l2_rqsts), cmocka_unit_test(faults_caught),
 	};
