@@ -6,9 +6,11 @@
  * BSQ_CACHE_REFERENCE (its event-mask bits, which the table omits, are those
  * of Linux's p4.h). ESCR addresses and counters are thread 0's.
  *
- * Counts (the unit test checks them): 6 events, 23 event-mask bits, 29
- * entries; 46 ESCR addresses (facts §5), named by the driver's ESCR table. */
+ * Counts (the unit test checks them): 6 events, 23 event-mask bits and 3
+ * named combinations of BRANCH_RETIRED's, 32 entries; 46 ESCR addresses
+ * (facts §5), named by the driver's ESCR table. */
 #include "events.h"
+#include "semantics.h"
 #include "../pmu/intel_netburst.h"
 
 #define CTR(a) (1u << (a))
@@ -42,6 +44,13 @@ static const struct event_def netburst[] = {
     BR("BRANCH_RETIRED.MMNM", 0x2, EVF_SUB, "Branch Not-taken Mispredicted"),
     BR("BRANCH_RETIRED.MMTP", 0x4, EVF_SUB, "Branch Taken Predicted"),
     BR("BRANCH_RETIRED.MMTM", 0x8, EVF_SUB, "Branch Taken Mispredicted"),
+    /* combinations the SDM asks for ("one or more mask bits to select any
+     * combination of taken, not-taken, predicted and mispredicted") */
+    BR("BRANCH_RETIRED.TAKEN", 0xc, EVF_SUB, "Taken branches, predicted or not (MMTP|MMTM)"),
+    BR("BRANCH_RETIRED.NOT_TAKEN", 0x3, EVF_SUB,
+       "Not-taken branches, predicted or not (MMNP|MMNM)"),
+    BR("BRANCH_RETIRED.MISPREDICTED", 0xa, EVF_SUB,
+       "Mispredicted branches, either direction (MMNM|MMTM)"),
     MB("MISPRED_BRANCH_RETIRED", 0x1, 0, "Mispredicted branches retired (Linux branch-misses)"),
     MB("MISPRED_BRANCH_RETIRED.NBOGUS", 0x1, EVF_SUB, "Non-bogus mispredicted branches"),
     RBT("RETIRED_BRANCH_TYPE", 0x1e, 0, "Retired branches by type, all four (Linux branches)"),
@@ -72,6 +81,7 @@ const struct event_table events_intel_netburst = {
     .netburst = true,
     .max_code = 0x3f, /* ESCR event select is bits 30:25 */
     .n_counters = 18, /* facts §2 */
+    .sem = events_intel_netburst_sem,
     .ev = netburst,
     .n = sizeof(netburst) / sizeof(netburst[0]),
 };

@@ -19,6 +19,7 @@ static const char *const q_names[SQ_COUNT] = {
     [SQ_INSTRUCTIONS] = "instructions",
     [SQ_BRANCHES] = "branches",
     [SQ_TAKEN] = "taken branches",
+    [SQ_NOT_TAKEN] = "not-taken branches",
     [SQ_COND] = "conditional branches",
     [SQ_CALLS] = "near calls",
     [SQ_RETS] = "near returns",
@@ -69,6 +70,8 @@ uint64_t sem_quantity(enum sem_quantity q, const struct workload_vector *v)
 		return v->branches;
 	case SQ_TAKEN:
 		return v->taken;
+	case SQ_NOT_TAKEN:
+		return v->branches - v->taken;
 	case SQ_COND:
 		return v->cond;
 	case SQ_CALLS:

@@ -18,6 +18,7 @@ enum sem_quantity {
 	SQ_INSTRUCTIONS,
 	SQ_BRANCHES,
 	SQ_TAKEN,
+	SQ_NOT_TAKEN, /* branches less taken ones */
 	SQ_COND,
 	SQ_CALLS,
 	SQ_RETS,

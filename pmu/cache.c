@@ -1,6 +1,7 @@
 /* Cache and TLB geometry from CPUID (pmu/cache.h). Every leaf is read
  * through hw_cpuid and only below the maximum leaf the CPU reports. */
 #include "cache.h"
+#include "cache_leaf2.h"
 #include "cpuid.h"
 #include "../lib/str.h"
 
@@ -162,17 +163,34 @@ static void read_amd(const struct cpu_ids *ids, struct cpu_caches *out)
 	}
 }
 
+/* ---- Intel leaf 02H descriptors (pmu/cache_leaf2.c) ------------------------- */
+
+/* One CPUID(2) read: AL, the number of reads it takes, is 1 on every part
+ * that has the leaf (SDM Vol. 2A, CPUID, leaf 02H); a larger one is not
+ * followed. Descriptor FFH leaves the caches to leaf 04H, which enumerated
+ * none here: only the TLBs are then taken. */
+static bool read_leaf2(const struct cpu_info *ci, struct cpu_caches *out)
+{
+	struct cpuid_regs r;
+	hw_cpuid(CPUID_LEAF_CACHE_DESC, 0, &r);
+	cache_leaf2_decode(&r, ci->family, ci->model, out);
+	return any_level(out);
+}
+
 bool cpu_caches_read(const struct cpu_info *ci, struct cpu_caches *out)
 {
 	pmh_memset(out, 0, sizeof(*out));
 	out->source = "none";
 	switch (ci->vendor) {
 	case VENDOR_INTEL:
-		/* SDM Vol. 2A CPUID leaf 04H; the TLBs (leaf 02H descriptors,
-		 * leaf 18H) are not read: they stay 0 */
+		/* SDM Vol. 2A CPUID leaf 04H, and only where it enumerates
+		 * nothing leaf 02H: the TLBs of parts with leaf 04H (leaf 02H,
+		 * leaf 18H) are not read, they stay 0 */
 		if (ci->ids.max_leaf >= CPUID_LEAF_CACHE_PARAMS &&
 		    read_det(CPUID_LEAF_CACHE_PARAMS, out))
 			out->source = "CPUID 04H";
+		else if (ci->ids.max_leaf >= CPUID_LEAF_CACHE_DESC && read_leaf2(ci, out))
+			out->source = "CPUID 02H";
 		break;
 	case VENDOR_AMD:
 	case VENDOR_HYGON:

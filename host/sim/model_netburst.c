@@ -18,11 +18,13 @@
  * to a counter does not take one time in four; writing the same value again
  * does, which is why Linux writes twice (p4_pmu_set_period).
  *
- * Not modelled: FORCE_OVF, ESCR tagging, thread 0's own events, and the
- * taken/not-taken split of BRANCH_RETIRED. */
+ * Events: netburst_events.c, on the micro-architecture below. Not
+ * modelled: FORCE_OVF, ESCR tagging, thread 0's own events, the L2's
+ * adjacent-sector prefetch. */
 #include "model_netburst.h"
 #include "../../pmu/msr.h"
 #include "sim.h"
+#include "uarch.h"
 
 #define NCTR 18
 #define CCCR_ENABLE (1ull << 12)
@@ -91,6 +93,39 @@ static int escr_index(uint32_t msr)
 	return -1;
 }
 
+/* Northwood: 8 KiB 4-way L1D, a trace cache instead of an L1I, 512 KiB
+ * 8-way L2 with 64-byte sectors of 128-byte lines, no L3; a 64-entry DTLB
+ * and ITLB (leaf 02H: 66h, 7Bh, 5Bh, 50h, trace cache 70h, no L3 40h: SDM
+ * Vol. 2A CPUID descriptors). L1 2 and L2 about 18 cycles, a 16-entry
+ * return stack, three micro-ops retired a cycle and a misprediction of
+ * about 20 cycles (Intel optimization manual, NetBurst chapter); memory
+ * and the other costs ours. */
+static const struct uarch_cfg ua_northwood = {
+    .name = "northwood",
+    .leaf2 = {0x665b5001u, 0, 0, 0x007b7040u},
+    .line = 64,
+    .l1d = {8 * 1024, 4},
+    .l2 = {512 * 1024, 8},
+    .l2_policy = UA_L2_NONINCLUSIVE,
+    .dtlb1 = {64, 64},
+    .itlb1 = {64, 64},
+    .lat_l1 = 2,
+    .lat_l2 = 18,
+    .lat_mem = 300,
+    .lat_walk = 30,
+    .mlp = 4,
+    .width = 3,
+    .ras = 16,
+    .mispredict = 20,
+    .cpuid_cyc = 200,
+    .lock_cyc = 100,
+    .lock_spec_cyc = 10,
+    .seg_cyc = 20,
+    .far_cyc = 60,
+    .clflush_cyc = 60,
+    .x87_cyc = 5,
+};
+
 static void reset(struct sim_cpu *s)
 {
 	sim_vendor(s, 2, "GenuineIntel");
@@ -99,6 +134,7 @@ static void reset(struct sim_cpu *s)
 		      (1u << 4) | (1u << 5) | (1u << 9) | (1u << 21));
 	sim_set_cpuid(s, 0x80000000u, 0, 0x80000004u, 0, 0, 0);
 	sim_brand(s, "Simulated Intel(R) Pentium(R) 4 (NetBurst)");
+	uarch_setup(s, &ua_northwood);
 	s->n_ctr = NCTR;
 	for (unsigned i = 0; i < NCTR; i++)
 		s->width[i] = 40;
@@ -213,41 +249,6 @@ static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 	return HW_OK;
 }
 
-/* Events per workload iteration for an ESCR's event select and mask (facts
- * §5 event table). */
-static uint64_t decode(uint32_t escr_addr, unsigned event, unsigned mask,
-		       const struct workload_vector *v)
-{
-	switch (event) {
-	case 0x13: /* GLOBAL_POWER_EVENTS on FSB_ESCR0/1, RUNNING = bit 0 */
-		if ((escr_addr == 0x3a2 || escr_addr == 0x3a3) && (mask & 1))
-			return v->cycles;
-		return 0;
-	case 0x02: /* INSTR_RETIRED on CRU_ESCR0/1; the workloads retire only
-		    * non-bogus, untagged instructions (NBOGUSNTAG, bit 0) */
-		if ((escr_addr == 0x3b8 || escr_addr == 0x3b9) && (mask & 1))
-			return v->instructions;
-		return 0;
-	case 0x03: /* MISPRED_BRANCH_RETIRED on CRU_ESCR0/1, NBOGUS = bit 0 */
-		if ((escr_addr == 0x3b8 || escr_addr == 0x3b9) && (mask & 1))
-			return v->branch_misses;
-		return 0;
-	case 0x06: /* BRANCH_RETIRED on CRU_ESCR2/3: MMNP|MMTP predicted,
-		    * MMNM|MMTM mispredicted (both directions needed) */
-		if (escr_addr != 0x3cc && escr_addr != 0x3cd)
-			return 0;
-		return ((mask & 0x5) == 0x5 ? v->branches - v->branch_misses : 0) +
-		       ((mask & 0xa) == 0xa ? v->branch_misses : 0);
-	case 0x04: /* RETIRED_BRANCH_TYPE on TBPU_ESCR0/1: the workloads'
-		    * branch types are not split, any type bit counts them */
-		if ((escr_addr == 0x3c2 || escr_addr == 0x3c3) && (mask & 0x1e))
-			return v->branches;
-		return 0;
-	default: /* BSQ_CACHE_REFERENCE and the rest: nothing the workloads do */
-		return 0;
-	}
-}
-
 static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
 {
 	uint64_t cccr = s->reg[P4SIM_CCCR(i)], escr;
@@ -264,8 +265,8 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 		escr = s->reg[P4SIM_ESCR(k)];
 		if (!(escr & (thread1(s) ? ESCR_T1_OS : ESCR_T0_OS)))
 			return 0;
-		uint64_t n = decode(e->addr, (unsigned)(escr >> 25) & 0x3f,
-				    (unsigned)(escr >> 9) & 0xffff, v);
+		uint64_t n = p4sim_event(s, e->addr, (unsigned)(escr >> 25) & 0x3f,
+					 (unsigned)(escr >> 9) & 0xffff, v);
 		/* CCCR COMPARE counts cycles with more than THRESHOLD events,
 		 * COMPLEMENT with at most THRESHOLD; EDGE counts the false-to-
 		 * true transitions (facts §5 CCCR bits; SDM 18.6.3.5.2). */
@@ -312,7 +313,8 @@ static const struct sim_silicon si_p4 = {
 	 (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |                    \
 	 (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ACK_IGNORED) | (1u << SF_WIDTH_HIGH_BITS) |       \
 	 (1u << SF_WRITE_DROPPED) | (1u << SF_STATUS_NOT_STICKY) | (1u << SF_PMI_STORM) |          \
-	 (1u << SF_WRONG_VECTOR) | (1u << SF_DUPLICATE_PMI))
+	 (1u << SF_WRONG_VECTOR) | (1u << SF_DUPLICATE_PMI) |                                     \
+	 (SIM_EVENT_FAULTS & ~(1u << SF_REFCYC_CORE)))
 #define P4_NA                                                                                      \
 	[SF_NO_SIGN_EXTEND] = "NetBurst counter writes set all 40 bits (facts §2); "              \
 			      "nothing sign-extends",                                              \
@@ -322,7 +324,8 @@ static const struct sim_silicon si_p4 = {
 				 "CCCR ENABLE (facts §5)",                                         \
 	[SF_ENABLE_IGNORED_ONE] = "counter 1 is the one whose CCCR ENABLE does not "               \
 				  "work (facts §10 P4): the driver never uses it",                 \
-	SIM_NA_EVENT(SIM_NA_NO_RULES " (events/intel_netburst.c)")
+	[SF_REFCYC_CORE] = "NetBurst has no reference-cycles event: global_power_events "          \
+			   "counts core cycles (SDM NetBurst events)"
 
 static const struct sim_model pentium4 = {
     .name = "pentium4",

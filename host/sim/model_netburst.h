@@ -12,4 +12,12 @@
 #define P4SIM_WLOG_N 95			/* writes so far */
 #define P4SIM_WLOG(k) (96 + ((k) % 16)) /* address of write number k */
 
+#include <stdint.h>
+struct sim_cpu;
+struct workload_vector;
+/* Events per workload iteration of the ESCR at escr with event select
+ * event and event mask mask (netburst_events.c). */
+uint64_t p4sim_event(const struct sim_cpu *s, uint32_t escr, unsigned event, unsigned mask,
+		     const struct workload_vector *v);
+
 #endif

@@ -21,11 +21,13 @@ static void set_bit(uint8_t *v, unsigned n)
 	v[n / 8] |= (uint8_t)(1u << (n % 8));
 }
 
+/* The highest set bit of a 256-bit vector, or -1: a byte at a time (the
+ * simulator asks after every step of every workload). */
 static int highest(const uint8_t *v)
 {
-	for (int n = 255; n >= 0; n--)
-		if (v[n / 8] & (1u << (n % 8)))
-			return n;
+	for (int b = 31; b >= 0; b--)
+		if (v[b])
+			return b * 8 + 31 - __builtin_clz(v[b]);
 	return -1;
 }
 

@@ -18,6 +18,7 @@ static const struct {
 } tabs[] = {
     {&events_amd_k8, PMU_DRV_AMD_LEGACY, 0xf, 0x5},
     {&events_amd_k7, PMU_DRV_AMD_LEGACY, 0x6, 0x4},
+    {&events_intel_netburst, PMU_DRV_INTEL_NETBURST, 0xf, 0x2},
     {&events_intel_skylake, PMU_DRV_INTEL_ARCH, 6, 0x5e},
     {&events_intel_arch, PMU_DRV_INTEL_ARCH, 6, 0x5e},
 };
@@ -133,7 +134,7 @@ static const struct event_row *row_of(const char *name, const char *wl)
 static void healthy_pass(void **st)
 {
 	(void)st;
-	static const char *const models[] = {"opteron", "skylake", "athlon"};
+	static const char *const models[] = {"opteron", "skylake", "athlon", "pentium4"};
 	for (size_t m = 0; m < N_OF(models); m++)
 		for (uint64_t seed = 1; seed <= 3; seed++) {
 			const struct result *r = sem_run(models[m], SF_NONE, seed);
@@ -182,6 +183,9 @@ static void faults_caught(void **st)
 	    {"athlon", "event-dead", "RETIRED_MISPREDICTED_BRANCH_INSTR"},
 	    {"athlon", "umask-ignored", "DATA_CACHE_REFILLS"},
 	    {"athlon", "miss-counts-hits", "L2_CACHE_MISSES"},
+	    {"pentium4", "umask-ignored", "BRANCH_RETIRED.TAKEN"},
+	    {"pentium4", "miss-counts-hits", "BSQ_CACHE_REFERENCE.RD_2NDL_MISS"},
+	    {"pentium4", "double-count", "RETIRED_BRANCH_TYPE"},
 	    {"skylake", "event-dead", "BRANCH_MISSES_RETIRED"},
 	    {"skylake", "umask-ignored", "L2_RQSTS.DEMAND_DATA_RD_HIT"},
 	    {"skylake", "miss-counts-hits", "L2_RQSTS"},

@@ -26,6 +26,9 @@ static const struct {
     {"BRANCH_RETIRED.MMNM", 0x06, 0x2, 0x3cc, 5, C(12) | C(13) | C(16)},
     {"BRANCH_RETIRED.MMTP", 0x06, 0x4, 0x3cc, 5, C(12) | C(13) | C(16)},
     {"BRANCH_RETIRED.MMTM", 0x06, 0x8, 0x3cc, 5, C(12) | C(13) | C(16)},
+    {"BRANCH_RETIRED.TAKEN", 0x06, 0xc, 0x3cc, 5, C(12) | C(13) | C(16)},
+    {"BRANCH_RETIRED.NOT_TAKEN", 0x06, 0x3, 0x3cc, 5, C(12) | C(13) | C(16)},
+    {"BRANCH_RETIRED.MISPREDICTED", 0x06, 0xa, 0x3cc, 5, C(12) | C(13) | C(16)},
     {"MISPRED_BRANCH_RETIRED", 0x03, 0x1, 0x3b8, 4, C(12) | C(13) | C(16)},
     {"MISPRED_BRANCH_RETIRED.NBOGUS", 0x03, 0x1, 0x3b8, 4, C(12) | C(13) | C(16)},
     {"RETIRED_BRANCH_TYPE", 0x04, 0x1e, 0x3c2, 2, C(4) | C(5)},
@@ -50,7 +53,7 @@ static void every_entry(void **st)
 	(void)st;
 	table_hygiene(&events_intel_netburst);
 	assert_int_equal(events_intel_netburst.n, N_OF(expect));
-	assert_int_equal(N_OF(expect), 29);
+	assert_int_equal(N_OF(expect), 32);
 	for (size_t i = 0; i < N_OF(expect); i++) {
 		const struct event_def *e = &events_intel_netburst.ev[i];
 		assert_string_equal(e->name, expect[i].name);

@@ -144,10 +144,34 @@ static void geometry_none(void **st)
 	(void)st;
 	struct cpu_info ci;
 	struct cpu_caches c;
-	power("pentium4", 0); /* max leaf 2: no leaf 04H, the memory rules SKIP */
+	power("bulldozer", 0); /* no cache leaves published: the memory rules SKIP */
 	cpu_identify(&ci);
 	assert_false(cpu_caches_read(&ci, &c));
 	assert_ptr_equal(uarch_of(&sim), &uarch_default);
+}
+
+/* Parts before leaf 04H publish leaf 02H descriptors, and the harness's
+ * parser reads from them the geometry the model simulates. */
+static void geometry_leaf2(void **st)
+{
+	(void)st;
+	static const char *const models[] = {"pentium4", "pentium3"};
+	struct cpu_info ci;
+	struct cpu_caches c;
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		power(models[i], 0);
+		const struct uarch_cfg *u = uarch_of(&sim);
+		cpu_identify(&ci);
+		assert_true(cpu_caches_read(&ci, &c));
+		assert_string_equal(c.source, "CPUID 02H");
+		assert_int_equal(c.l1d.size, u->l1d.size);
+		assert_int_equal(c.l1d.ways, u->l1d.ways);
+		assert_int_equal(c.l2.size, u->l2.size);
+		assert_int_equal(c.l2.ways, u->l2.ways);
+		assert_int_equal(c.l1d.line, u->line);
+		assert_int_equal(c.l2.line, u->line);
+		assert_int_equal(c.l3.size, 0);
+	}
 }
 
 /* ---- Skylake: non-inclusive L2 with dirty victims, inclusive L3 -------- */
@@ -415,6 +439,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(geometry_published),  cmocka_unit_test(geometry_none),
+	    cmocka_unit_test(geometry_leaf2),
 	    cmocka_unit_test(skylake_chase_l2),	   cmocka_unit_test(skylake_dirty_victims),
 	    cmocka_unit_test(skylake_levels),	   cmocka_unit_test(k8_chase),
 	    cmocka_unit_test(k7_exclusive),	   cmocka_unit_test(memo_rewarms),
