@@ -11,16 +11,17 @@
  * shifted by one row (E3h describes a code-read fill from another L2, F0h a
  * snoop HITM); they are translated as printed and marked. */
 #include "events.h"
+#include "semantics.h"
 
 #define K(nm, c, u, fl, ctr, d)                                                                    \
 	{                                                                                          \
 		.name = nm, .code = c, .umask = u, .umask_bits = u, .counters = ctr,               \
 		.fixed_index = -1, .cpuid_bit = -1, .flags = (fl), .desc = d                       \
 	}
-#define P(nm, c, d) K(nm, c, 0x00, 0, 0, d)
-#define C(nm, c, d) K(nm, c, 0x10, 0, 0, d)
+#define P(nm, c, d)  K(nm, c, 0x00, 0, 0, d)
+#define C(nm, c, d)  K(nm, c, 0x10, 0, 0, d)
 #define C0(nm, c, d) K(nm, c, 0x10, EVF_CTR_RESTRICTED, 0x1, d) /* counter 0 only */
-#define V(nm, c, d) K(nm, c, 0x20, 0, 0, d)
+#define V(nm, c, d)  K(nm, c, 0x20, 0, 0, d)
 
 static const struct event_def knc[] = {
     /* FUB P54C, umask 0x00 */
@@ -155,4 +156,5 @@ const struct event_table events_intel_knc = {
     .n_counters = 2, /* two per thread, KNC §1.4 */
     .ev = knc,
     .n = sizeof(knc) / sizeof(knc[0]),
+    .sem = events_intel_knc_sem,
 };

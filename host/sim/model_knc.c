@@ -8,18 +8,66 @@
  * (§1.4.1, §1.4.3.7). The PMU reaches the APIC through a 1-bit line: a PMI
  * is requested only when (status & counters with INT) goes from 0 to 1
  * (§1.4.3.9); the APIC masks LVTPC on delivery (the SDM text quoted there).
+ * The events of table 1-6 are decoded from what a workload does on the
+ * core's caches, TLBs and predictor (ua_knc, host/sim/uarch.h).
  *
- * Not modelled: CMASK/INV/EDGE filters, the thread-count mode (bit 21), and
- * the other three hardware threads. */
+ * Not modelled: the thread-count mode (bit 21), the other three hardware
+ * threads, the VPU, vprefetch and snoops. */
 #include "model_knc.h"
 #include "../../pmu/msr.h"
 #include "sim.h"
+#include "uarch.h"
 
-#define NCTR 2
-#define CTR_BITS 0x3ull
-#define EVTSEL_RW 0xfff7ffffull		   /* 32 bits, bit 19 reserved */
-#define SPFLT_RW ((1ull << 63) | CTR_BITS) /* USER_PREF and per-counter enables */
+#define NCTR		2
+#define CTR_BITS	0x3ull
+#define EVTSEL_RW	0xfff7ffffull		  /* 32 bits, bit 19 reserved */
+#define SPFLT_RW	((1ull << 63) | CTR_BITS) /* USER_PREF and per-counter enables */
 #define SPFLT_USER_PREF (1ull << 63)
+
+/* One KNC core (Intel Xeon Phi Coprocessor System Software Developer's
+ * Guide #328207, "Cache hierarchy" and "TLB hierarchy"): L1D and L1I 32 KiB
+ * 8-way, a 512 KiB 8-way unified L2 per core, 64-byte lines; an L1 DTLB of
+ * 64 entries 4-way for 4 KiB pages, an L2 TLB of 64 entries 4-way (held
+ * here as 4 KiB pages), an L1 ITLB of 32 entries 4-way; in order, two
+ * instructions a clock (U and V pipes: PMU guide events 16h, 17h). The L2
+ * is inclusive of the L1s; the closest policy here is the non-inclusive
+ * one, which fills both levels from memory, keeps the L2's copy on a hit
+ * and takes the L1's dirty victims, and differs only in not
+ * back-invalidating the L1 when the L2 evicts. L1 3 cycles, L2 24 (J.
+ * McCalpin's pointer chase: 23.4 cycles, Intel MIC forum topic 499156,
+ * 2014), memory 300 (ours, the order of published measurements); the L2
+ * hardware prefetcher follows strided streams (#328207). The page walk,
+ * misses in flight, return stack, misprediction penalty, costs of the
+ * serialising kinds and the prefetcher's share are ours. */
+static const struct uarch_cfg ua_knc = {
+    .name = "knc",
+    .line = 64,
+    .l1d = {32 * 1024, 8},
+    .l1i = {32 * 1024, 8},
+    .l2 = {512 * 1024, 8},
+    .l2_policy = UA_L2_NONINCLUSIVE,
+    .dtlb1 = {64, 4},
+    .dtlb2 = {64, 4},
+    .itlb1 = {32, 4},
+    .lat_l1 = 3,
+    .lat_l2 = 24,
+    .lat_mem = 300,
+    .lat_walk = 30,
+    .mlp = 4,
+    .width = 2,
+    .ras = 8,
+    .mispredict = 5,
+    .cpuid_cyc = 100,
+    .lock_cyc = 15,
+    .lock_spec_cyc = 2,
+    .seg_cyc = 10,
+    .far_cyc = 30,
+    .clflush_cyc = 50,
+    .x87_cyc = 4,
+    .l2_streamer = true,
+    .pf_min_pm = 20,
+    .pf_max_pm = 100,
+};
 
 static void reset(struct sim_cpu *s)
 {
@@ -28,6 +76,7 @@ static void reset(struct sim_cpu *s)
 	sim_set_cpuid(s, 1, 0, sim_fms(0xb, 1, 1), 0, 0, (1u << 4) | (1u << 5) | (1u << 9));
 	sim_set_cpuid(s, 0x80000000u, 0, 0x80000004u, 0, 0, 0);
 	sim_brand(s, "Simulated Intel(R) Xeon Phi(TM) coprocessor (Knights Corner)");
+	uarch_setup(s, &ua_knc); /* published in CPUID leaf 04H */
 	s->n_ctr = NCTR;
 	for (unsigned i = 0; i < NCTR; i++)
 		s->width[i] = 40;
@@ -119,29 +168,153 @@ static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 	return HW_OK;
 }
 
-/* Events per workload iteration, KNC table 1-6 (P54C events, UMASK 0). */
-static uint64_t decode(unsigned code, unsigned umask, const struct workload_vector *v)
+/* ---- event decoding ---------------------------------------------------------
+ * Table 1-6 of the KNC PMU guide from a workload iteration's construction
+ * and outcome (events/workload.h, host/sim/uarch.h), with the event-decoding
+ * faults of sim.h. The unit mask selects the functional unit (FUB): 0x00
+ * the core (P54C events), 0x10 the L2 (CRI), 0x20 the VPU, which no
+ * workload uses. One core: a line read from memory arrives E, none is S. */
+#define FUB_CORE 0x00
+#define FUB_CRI	 0x10
+
+static uint64_t segs(const struct workload_vector *v)
 {
-	if (umask != 0)
+	uint64_t n = 0;
+	for (unsigned i = 0; i < WL_SEGS; i++)
+		n += v->seg_loads[i];
+	return n;
+}
+
+/* Requests of origin o that reached the L2, any result: one per L1D miss
+ * (data reads: the L1's read misses; RFOs: its write misses). */
+static uint64_t l2_all(const struct workload_vector *v, enum wl_l2_origin o)
+{
+	return v->l2[o][WL_L2_MISS] + v->l2[o][WL_L2_HIT_ES] + v->l2[o][WL_L2_HIT_M];
+}
+
+/* L2 reads (data and code) with result r. */
+static uint64_t l2_reads(const struct workload_vector *v, enum wl_l2_result r)
+{
+	return v->l2[WL_L2_DATA_RD][r] + v->l2[WL_L2_CODE_RD][r];
+}
+
+/* Cycles in microcode: CPUID, far transfers and segment loads (their
+ * costs are the micro-architecture's, ours). */
+static uint64_t microcode(const struct uarch_cfg *c, const struct workload_vector *v)
+{
+	return v->cpuid * c->cpuid_cyc + v->far * c->far_cyc + segs(v) * c->seg_cyc;
+}
+
+/* Completed E-stage cycles: the issue cycles (the iteration's cycles less
+ * its stalls) plus the multi-cycle kinds' E-stage cycles. */
+static uint64_t exec_cycles(const struct uarch_cfg *c, const struct workload_vector *v)
+{
+	uint64_t multi = microcode(c, v) + v->locked * c->lock_cyc + v->clflush * c->clflush_cyc +
+			 v->x87 * c->x87_cyc;
+	uint64_t n = v->cycles - v->stall_cycles + multi;
+	return n < v->cycles ? n : v->cycles;
+}
+
+/* BRANCHES_MISPREDICTED counts mispredictions on BTB hits (table 1-6): a
+ * steady iteration's branches have all been met, so every misprediction
+ * the predictor makes (uarch_branch.c) is on a BTB hit. event-dead counts
+ * nothing, event-miswired every branch. */
+static uint64_t mispredicted(const struct sim_cpu *s, const struct workload_vector *v)
+{
+	if (sim_has_fault(s, SF_EVENT_DEAD))
 		return 0;
+	return sim_has_fault(s, SF_EVENT_MISWIRED) ? v->branches : v->branch_misses;
+}
+
+/* P54C events (FUB 0x00). miss-counts-hits: DATA_READ_MISS counts every
+ * read; double-count: BRANCHES twice. */
+static uint64_t core_event(const struct sim_cpu *s, unsigned code, const struct workload_vector *v)
+{
+	const struct uarch_cfg *c = uarch_of(s);
+
 	switch (code) {
-	case 0x00: /* DATA_READ */
+	case 0x00: /* DATA_READ: loads (prefetches too on A0 only) */
 		return v->loads;
 	case 0x01: /* DATA_WRITE */
 		return v->stores;
+	case 0x02: /* DATA_PAGE_WALK: an L1 DTLB miss walks */
+		return v->dtlb_l1_miss;
+	case 0x03: /* DATA_READ_MISS */
+		return sim_has_fault(s, SF_MISS_COUNTS_HITS) ? v->loads : l2_all(v, WL_L2_DATA_RD);
+	case 0x04: /* DATA_WRITE_MISS */
+		return l2_all(v, WL_L2_RFO);
+	case 0x06: /* DATA_CACHE_LINES_WRITTEN_BACK: the L1D's dirty victims */
+		return v->l1d_evict_m;
+	case 0x0c: /* CODE_READ: fetch blocks */
+		return v->ic_fetch;
 	case 0x12: /* BRANCHES */
-		return v->branches;
-	case 0x16: /* INSTRUCTIONS_EXECUTED */
+		return sim_has_fault(s, SF_DOUBLE_COUNT) ? 2 * v->branches : v->branches;
+	case 0x15: /* PIPELINE_FLUSHES: mispredictions, segment descriptor loads */
+		return v->branch_misses + segs(v);
+	case 0x16: /* INSTRUCTIONS_EXECUTED: in order, only what retires */
 		return v->instructions;
 	case 0x28: /* DATA_READ_OR_WRITE */
 		return v->loads + v->stores;
+	case 0x29: /* DATA_READ_MISS_OR_WRITE_MISS */
+		return l2_all(v, WL_L2_DATA_RD) + l2_all(v, WL_L2_RFO);
 	case 0x2a: /* CPU_CLK_UNHALTED */
 		return v->cycles;
 	case 0x2b: /* BRANCHES_MISPREDICTED */
-		return v->branch_misses;
-	default: /* an unknown code counts nothing and raises no fault (table 1-5) */
+		return mispredicted(s, v);
+	case 0x2c: /* MICROCODE_CYCLES */
+		return microcode(c, v);
+	case 0x2d: /* FE_STALLED: memory, mispredictions, multi-cycle kinds */
+		return v->stall_cycles;
+	case 0x2e: /* EXEC_STAGE_CYCLES */
+		return exec_cycles(c, v);
+	case 0x3a: /* LONG_DATA_PAGE_WALK: the L2 TLB missed too */
+		return v->dtlb_l2_miss;
+	default: /* VPU, vprefetch, pairing, stalls: not modelled */
 		return 0;
 	}
+}
+
+/* CRI (L2) events (FUB 0x10). umask-ignored: the read-hit events ignore
+ * their MESI state and count every read hit; miss-counts-hits:
+ * L2_READ_MISS counts every read. A prefetch and a demand read of one line
+ * both count as read misses (table 1-6, CBh): the streamer's requests. */
+static uint64_t cri_event(const struct sim_cpu *s, unsigned code, const struct workload_vector *v)
+{
+	uint64_t hits = l2_reads(v, WL_L2_HIT_ES) + l2_reads(v, WL_L2_HIT_M);
+	bool any_state = sim_has_fault(s, SF_UMASK_IGNORED);
+
+	switch (code) {
+	case 0xc8: /* L2_READ_HIT_E */
+		return any_state ? hits : l2_reads(v, WL_L2_HIT_ES);
+	case 0xc9: /* L2_READ_HIT_M */
+		return any_state ? hits : l2_reads(v, WL_L2_HIT_M);
+	case 0xca: /* L2_READ_HIT_S: only another core's copy makes S */
+		return any_state ? hits : 0;
+	case 0xcb: /* L2_READ_MISS */
+		if (sim_has_fault(s, SF_MISS_COUNTS_HITS))
+			return hits + l2_reads(v, WL_L2_MISS);
+		return l2_reads(v, WL_L2_MISS) + v->l2[WL_L2_L2PF][WL_L2_MISS];
+	case 0xf5: /* L2_CODE_READ_MISS_MEM_FILL */
+		return v->l2[WL_L2_CODE_RD][WL_L2_MISS];
+	case 0xf6: /* L2_DATA_READ_MISS_MEM_FILL */
+		return v->l2[WL_L2_DATA_RD][WL_L2_MISS];
+	case 0xf7: /* L2_DATA_WRITE_MISS_MEM_FILL */
+		return v->l2[WL_L2_RFO][WL_L2_MISS];
+	default: /* snoops, other cores' fills, vprefetch1: not modelled */
+		return 0;
+	}
+}
+
+/* Events per workload iteration; an unknown code counts nothing and raises
+ * no fault (table 1-5). */
+static uint64_t decode(const struct sim_cpu *s, unsigned code, unsigned umask,
+		       const struct workload_vector *v)
+{
+	if (umask == FUB_CORE)
+		return core_event(s, code, v);
+	if (umask == FUB_CRI)
+		return cri_event(s, code, v);
+	return 0; /* VPU: no workload runs vector instructions */
 }
 
 static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
@@ -160,8 +333,9 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	if (!(sel & EVTSEL_OS)) /* the harness runs in ring 0 */
 		return 0;
 	/* CMASK, INV and E (table 1-5 bits 31:24, 23, 18) */
-	return sim_filter(decode((unsigned)sel & 0xff, (unsigned)(sel >> 8) & 0xff, v), v->cycles,
-			  (unsigned)(sel >> 24) & 0xff, (sel & EVTSEL_INV) != 0, (sel & EVTSEL_EDGE) != 0);
+	return sim_filter(decode(s, (unsigned)sel & 0xff, (unsigned)(sel >> 8) & 0xff, v),
+			  v->cycles, (unsigned)(sel >> 24) & 0xff, (sel & EVTSEL_INV) != 0,
+			  (sel & EVTSEL_EDGE) != 0);
 }
 
 /* The 1-bit PMI line: high while a counter with INT has its status bit set. */
@@ -195,8 +369,13 @@ static bool overflow(struct sim_cpu *s, unsigned i)
  * couple of hundred instructions. Its 1-bit PMI line (KNC §1.4.3.9) is
  * modelled by overflow() itself, so no late-ack effect here. */
 static const struct sim_silicon si_knc = {
-    .insn_min = 12, .insn_max = 60, .cpi_x10 = 20, .skid_min = 20, .skid_max = 200,
-    .entry_insn = 40, .smm_counts = true,
+    .insn_min = 12,
+    .insn_max = 60,
+    .cpi_x10 = 20,
+    .skid_min = 20,
+    .skid_max = 200,
+    .entry_insn = 40,
+    .smm_counts = true,
 };
 static const struct sim_model knc = {
     .name = "knc",
@@ -207,16 +386,19 @@ static const struct sim_model knc = {
 	      (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |
 	      (1u << SF_GLOBAL_CTRL_IGNORED) | (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) |
 	      (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ACK_IGNORED) |
-	      (1u << SF_ENABLE_IGNORED_ONE) | (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) |
-	      (1u << SF_STATUS_NOT_STICKY) | (1u << SF_PMI_STORM) | (1u << SF_WRONG_VECTOR) |
-	      (1u << SF_DUPLICATE_PMI),
+	      (1u << SF_ENABLE_IGNORED_ONE) | (1u << SF_WIDTH_HIGH_BITS) |
+	      (1u << SF_WRITE_DROPPED) | (1u << SF_STATUS_NOT_STICKY) | (1u << SF_PMI_STORM) |
+	      (1u << SF_WRONG_VECTOR) | (1u << SF_DUPLICATE_PMI) | (1u << SF_EVENT_DEAD) |
+	      (1u << SF_EVENT_MISWIRED) | (1u << SF_UMASK_IGNORED) | (1u << SF_MISS_COUNTS_HITS) |
+	      (1u << SF_DOUBLE_COUNT),
     .fault_na =
 	{
 	    [SF_NO_SIGN_EXTEND] = "KNC counter writes set all 40 bits (KNC §1.4.3.2); "
 				  "nothing sign-extends",
 	    [SF_GLOBAL_IGNORED_GP] = "KNC has no fixed counters (KNC §1.4.1): both "
 				     "counters ignoring GLOBAL_CTRL is global-ctrl-ignored",
-	    SIM_NA_EVENT(SIM_NA_NO_RULES " (events/intel_knc.c)"),
+	    [SF_REFCYC_CORE] = "KNC has no reference-cycle event (table 1-6): its TSC "
+			       "itself counts core cycles (KNC §1.4.3.1)",
 	},
     .reset = reset,
     .rdmsr = rdmsr,
