@@ -8,6 +8,7 @@
  * Counts (the unit test checks them): 8 map events + 6 constrained = 14. */
 #include "../lib/fmt.h"
 #include "events.h"
+#include "semantics.h"
 
 #define P(nm, c, u, ctr, d)                                                                        \
 	{                                                                                          \
@@ -61,4 +62,5 @@ const struct event_table events_intel_p6 = {
     .rule = p6_rule,
     .ev = p6,
     .n = sizeof(p6) / sizeof(p6[0]),
+    .sem = events_intel_p6_sem,
 };

@@ -3,18 +3,63 @@
  * writes keep bits 31:0 and sign-extend bit 31 into 39:32, event selects at
  * 0x186/0x187 with EN only in EVNTSEL0 (it gates both counters), no global
  * registers and no overflow status, and a local APIC that does not mask
- * LVTPC when it delivers a PMI. */
+ * LVTPC when it delivers a PMI. A Katmai's caches, TLBs and predictor
+ * (host/sim/uarch.h) make each workload's outcome, from which the event
+ * selects decode the SDM's P6 events (Intel SDM Vol. 3B, P6 family events),
+ * with the event-decoding faults of sim.h. */
 #include "../../pmu/msr.h"
 #include "sim.h"
+#include "uarch.h"
 
-#define P6_CTRS 2
-#define P6_WIDTH 40
+#define P6_CTRS	       2
+#define P6_WIDTH       40
 #define REG_EVNTSEL(i) (i)
-#define REG_UCODE 8
-#define P6_UCODE_REV 0x10ull
+#define REG_UCODE      8
+#define P6_UCODE_REV   0x10ull
 /* facts §1: bit 21 is reserved on P6 and EN (22) exists only in EVNTSEL0. */
 #define SEL0_RW 0xffdfffffull
 #define SEL1_RW 0xff9fffffull
+
+/* The micro-architecture (host/sim/uarch.h) of a Pentium III Katmai,
+ * published as its CPUID leaf 02H descriptors (SDM Vol. 2A, CPUID,
+ * "Encoding of Cache and TLB Descriptors"): EAX 01H (one call), 01H ITLB
+ * 4 KiB pages 4-way 32 entries, 02H ITLB 4 MiB pages, 03H DTLB 4 KiB pages
+ * 4-way 64 entries; EDX 43H L2 512 KiB 4-way 32-byte lines, 08H L1I 16 KiB
+ * 4-way, 04H DTLB 4 MiB pages, 0CH L1D 16 KiB 4-way 32-byte lines. The L2
+ * is neither inclusive nor exclusive of the L1D; of enum ua_l2_policy
+ * non-inclusive fits. No L2 TLB, no hardware prefetcher. Three
+ * instructions retired a cycle, a 16-entry return stack buffer and a
+ * misprediction of about 10-15 cycles (Agner Fog, microarchitecture
+ * manual, PPro/PII/PIII). Katmai's L2 is off the die at half the core
+ * clock, slower than Coppermine's 10 cycles: 20 are ours, as are the L1
+ * (3), memory (100), the page walk, the misses in flight and the costs of
+ * the serialising kinds. */
+static const struct uarch_cfg ua_p6 = {
+    .name = "p6-katmai",
+    .leaf2 = {0x03020101u, 0, 0, 0x0c040843u},
+    .line = 32,
+    .l1d = {16 * 1024, 4},
+    .l1i = {16 * 1024, 4},
+    .l2 = {512 * 1024, 4},
+    .l2_policy = UA_L2_NONINCLUSIVE,
+    .dtlb1 = {64, 4},
+    .itlb1 = {32, 4},
+    .lat_l1 = 3,
+    .lat_l2 = 20,
+    .lat_mem = 100,
+    .lat_walk = 15,
+    .mlp = 4,
+    .width = 3,
+    .ras = 16,
+    .mispredict = 13,
+    .cpuid_cyc = 80,
+    .lock_cyc = 20,
+    .lock_spec_cyc = 4,
+    .seg_cyc = 10,
+    .far_cyc = 30,
+    .clflush_cyc = 50,
+    .x87_cyc = 3,
+};
 
 static void reset(struct sim_cpu *s)
 {
@@ -23,7 +68,7 @@ static void reset(struct sim_cpu *s)
 	/* leaf 1 EDX: FPU, VME, DE, PSE, TSC, MSR, PAE, MCE, CX8, APIC, SEP,
 	 * MTRR, PGE, MCA, CMOV, PAT, PSE36, MMX, FXSR, SSE */
 	sim_set_cpuid(s, 1, 0, sim_fms(6, 7, 3), 0, 0, 0x0383fbffu);
-	sim_set_cpuid(s, 2, 0, 0x03020101u, 0, 0, 0x0c040843u);
+	uarch_setup(s, &ua_p6); /* leaf 02H: its descriptors */
 	/* A Pentium III has no brand-string leaves; the simulator adds them so
 	 * that its output names the model. */
 	sim_set_cpuid(s, 0x80000000u, 0, 0x80000004u, 0, 0, 0);
@@ -98,19 +143,84 @@ static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 	return HW_OK;
 }
 
-/* facts §3 event map; the workload vector supplies the counts. */
-static uint64_t event_rate(uint64_t sel, const struct workload_vector *v)
+/* The event-decoding faults of sim.h on BR_MISS_PRED_RETIRED (C5H). */
+static uint64_t mispredicted(const struct sim_cpu *s, const struct workload_vector *v)
 {
+	if (sim_has_fault(s, SF_EVENT_DEAD))
+		return 0;
+	return sim_has_fault(s, SF_EVENT_MISWIRED) ? v->branches : v->branch_misses;
+}
+
+/* L2_RQSTS (2EH): the L1's requests (data reads, RFOs, code reads,
+ * software prefetches) by the state they find the line in, the unit mask's
+ * MESI bits: 08H M, 04H E, 02H S (none on one processor), 01H I (a miss).
+ * Intel SDM Vol. 3B, P6 family events. Faults: miss-counts-hits makes the
+ * I bit count every state; umask-ignored drops the S/E/M qualification,
+ * so that any of them counts every state, I included. */
+static uint64_t l2_rqsts(const struct sim_cpu *s, unsigned um, const struct workload_vector *v)
+{
+	uint64_t st[4] = {0}; /* I, S, E, M */
+	for (unsigned o = WL_L2_DATA_RD; o <= WL_L2_L1PF; o++) {
+		st[0] += v->l2[o][WL_L2_MISS];
+		st[2] += v->l2[o][WL_L2_HIT_ES];
+		st[3] += v->l2[o][WL_L2_HIT_M];
+	}
+	uint64_t all = st[0] + st[1] + st[2] + st[3], n = 0;
+	if ((sim_has_fault(s, SF_MISS_COUNTS_HITS) && (um & 0x01)) ||
+	    (sim_has_fault(s, SF_UMASK_IGNORED) && (um & 0x0e)))
+		return all;
+	for (unsigned b = 0; b < 4; b++)
+		n += (um >> b & 1) ? st[b] : 0;
+	return n;
+}
+
+/* The P6 bus moves 64 bits a bus clock: a 32-byte line is 4 transfers,
+ * each a clock with DRDY# asserted by the agent that drives the data. The
+ * core runs at a multiple of the bus clock (ours: 500 MHz on 100 MHz). */
+#define BUS_XFERS_PER_LINE 4
+#define BUS_RATIO	   5
+
+/* BUS_DRDY_CLOCKS (62H): unit mask 00H counts bus clocks in which this
+ * processor drives DRDY# (its writes: lines written back); 20H counts
+ * processor clocks in which any agent does (reads from memory too).
+ * Intel SDM Vol. 3B, P6 family events. */
+static uint64_t bus_drdy(unsigned um, const struct workload_vector *v)
+{
+	uint64_t reads = 0;
+	for (unsigned o = WL_L2_DATA_RD; o <= WL_L2_L1PF; o++)
+		reads += v->l2[o][WL_L2_MISS];
+	if (um & 0x20)
+		return (reads + v->l2_evict_m) * BUS_XFERS_PER_LINE * BUS_RATIO;
+	return v->l2_evict_m * BUS_XFERS_PER_LINE;
+}
+
+/* Events per iteration of the event select sel, from the workload's
+ * construction and outcome. MUL, DIV, CYCLES_DIV_BUSY and FP_ASSIST count
+ * 0: no workload divides or meets an assist, and the vector does not
+ * count multiplies apart; RESOURCE_STALLS (timing) is not modelled. */
+static uint64_t event_rate(const struct sim_cpu *s, uint64_t sel, const struct workload_vector *v)
+{
+	unsigned um = (unsigned)(sel >> 8) & 0xff;
+
 	switch (sel & 0xff) {
 	case 0x79: /* CPU_CLK_UNHALTED */
 		return v->cycles;
 	case 0xc0: /* INST_RETIRED */
 		return v->instructions;
 	case 0xc4: /* BR_INST_RETIRED */
-		return v->branches;
+		return sim_has_fault(s, SF_DOUBLE_COUNT) ? 2 * v->branches : v->branches;
 	case 0xc5: /* BR_MISS_PRED_RETIRED */
-		return v->branch_misses;
-	default: /* L2_RQSTS (0x2E) and the rest are not modelled: 0 */
+		return mispredicted(s, v);
+	case 0x2e: /* L2_RQSTS */
+		return l2_rqsts(s, um, v);
+	case 0x62: /* BUS_DRDY_CLOCKS */
+		return bus_drdy(um, v);
+	case 0xc1: /* FLOPS: FADD, FMUL and FCOMI each one op (ours: FCOMI counted) */
+		return v->x87;
+	case 0x10: /* FP_COMP_OPS_EXE: speculative ones too, but the x87
+		    * kernel's branches are learnt: none on a wrong path */
+		return v->x87;
+	default:
 		return 0;
 	}
 }
@@ -127,7 +237,7 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	if (!(sel & EVTSEL_OS))
 		return 0;
 	/* CMASK, INV, E (facts §1) */
-	return sim_filter(event_rate(sel, v), v->cycles, (unsigned)(sel >> 24) & 0xff,
+	return sim_filter(event_rate(s, sel, v), v->cycles, (unsigned)(sel >> 24) & 0xff,
 			  (sel & EVTSEL_INV) != 0, (sel & EVTSEL_EDGE) != 0);
 }
 
@@ -142,8 +252,13 @@ static bool overflow(struct sim_cpu *s, unsigned i)
  * pmu/intel_p6.o), a short skid on the P6 core (facts §8), SMM counted
  * (SDM Vol. 3B 17.4.7) and no MSR_SMI_COUNT before Nehalem. */
 static const struct sim_silicon si_p6 = {
-    .insn_min = 12, .insn_max = 50, .cpi_x10 = 15, .skid_min = 2, .skid_max = 40,
-    .entry_insn = 40, .smm_counts = true,
+    .insn_min = 12,
+    .insn_max = 50,
+    .cpi_x10 = 15,
+    .skid_min = 2,
+    .skid_max = 40,
+    .entry_insn = 40,
+    .smm_counts = true,
 };
 static const struct sim_model pentium3 = {
     .name = "pentium3",
@@ -154,7 +269,7 @@ static const struct sim_model pentium3 = {
 	      (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |
 	      (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ENABLE_IGNORED_ONE) |
 	      (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) | (1u << SF_WRONG_VECTOR) |
-	      (1u << SF_DUPLICATE_PMI),
+	      (1u << SF_DUPLICATE_PMI) | (SIM_EVENT_FAULTS & ~(1u << SF_REFCYC_CORE)),
     .fault_na =
 	{
 	    [SF_PMI_STORM] = "P6 has no overflow flag that could stick: overflow is the "
@@ -166,7 +281,8 @@ static const struct sim_model pentium3 = {
 	    [SF_ACK_IGNORED] = "P6 has no overflow status to acknowledge (facts §9)",
 	    [SF_STATUS_NOT_STICKY] = "P6 has no overflow status register; overflow "
 				     "is the counter's top bit going clear (facts §9)",
-	    SIM_NA_EVENT(SIM_NA_NO_RULES " (events/intel_p6.c)"),
+	    [SF_REFCYC_CORE] = "P6 has no reference-cycles event: CPU_CLK_UNHALTED (79H) is its "
+			       "only clock (Intel SDM Vol. 3B, P6 family events)",
 	},
     .reset = reset,
     .rdmsr = rdmsr,

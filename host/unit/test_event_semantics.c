@@ -20,6 +20,7 @@ static const struct {
     {&events_amd_k7, PMU_DRV_AMD_LEGACY, 0x6, 0x4},
     {&events_intel_netburst, PMU_DRV_INTEL_NETBURST, 0xf, 0x2},
     {&events_intel_knc, PMU_DRV_INTEL_KNC, 0xb, 0x1},
+    {&events_intel_p6, PMU_DRV_INTEL_P6, 0x6, 0x7},
     {&events_intel_skylake, PMU_DRV_INTEL_ARCH, 6, 0x5e},
     {&events_intel_arch, PMU_DRV_INTEL_ARCH, 6, 0x5e},
 };
@@ -135,7 +136,8 @@ static const struct event_row *row_of(const char *name, const char *wl)
 static void healthy_pass(void **st)
 {
 	(void)st;
-	static const char *const models[] = {"opteron", "skylake", "athlon", "pentium4", "knc"};
+	static const char *const models[] = {"opteron", "skylake", "athlon", "pentium4", "knc",
+					     "pentium3"};
 	for (size_t m = 0; m < N_OF(models); m++)
 		for (uint64_t seed = 1; seed <= 3; seed++) {
 			const struct result *r = sem_run(models[m], SF_NONE, seed);
@@ -189,6 +191,9 @@ static void faults_caught(void **st)
 	    {"pentium4", "double-count", "RETIRED_BRANCH_TYPE"},
 	    {"knc", "event-miswired", "BRANCHES_MISPREDICTED"},
 	    {"knc", "umask-ignored", "L2_READ_HIT"},
+	    {"pentium3", "event-dead", "BR_MISS_PRED_RETIRED"},
+	    {"pentium3", "umask-ignored", "event=0x2e,umask=0x04"},
+	    {"pentium3", "miss-counts-hits", "L2_RQSTS.I_STATE"},
 	    {"skylake", "event-dead", "BRANCH_MISSES_RETIRED"},
 	    {"skylake", "umask-ignored", "L2_RQSTS.DEMAND_DATA_RD_HIT"},
 	    {"skylake", "miss-counts-hits", "L2_RQSTS"},
