@@ -45,7 +45,7 @@ const size_t events_amd_k7_nfields = sizeof(events_amd_k7_fields) / sizeof(event
 	}
 /* 42h-44h: the line's MOESI state */
 #define MOESI(nm, c, d)                                                                            \
-	T(nm, c, 0x1f, d), TU(nm ".INVALID", c, 0x01, 0x1f, "Invalid"),                           \
+	T(nm, c, 0x1f, d), TU(nm ".INVALID", c, 0x01, 0x1f, "Invalid"),                            \
 	    TU(nm ".SHARED", c, 0x02, 0x1f, "Shared"),                                             \
 	    TU(nm ".EXCLUSIVE", c, 0x04, 0x1f, "Exclusive"),                                       \
 	    TU(nm ".OWNED", c, 0x08, 0x1f, "Owned"), TU(nm ".MODIFIED", c, 0x10, 0x1f, "Modified")

@@ -14,7 +14,7 @@
 #include "../pmu/intel_netburst.h"
 
 #define CTR(a) (1u << (a))
-#define IQ_T0 (CTR(12) | CTR(13) | CTR(16))
+#define IQ_T0  (CTR(12) | CTR(13) | CTR(16))
 
 #define N(nm, c, m, bits, escr, sel, ctr, fl, d)                                                   \
 	{                                                                                          \

@@ -72,8 +72,7 @@ const struct sem_rule events_intel_netburst_sem[] = {
 	  SDM("retired_branch_type INDIRECT: returns, indirect calls or indirect jumps")),
     VS("RETIRED_BRANCH_TYPE", wl_calls, FP_NONE, 1000, 1000,
        SDM("retired_branch_type: each branch once, whichever of its bits select it"),
-       "RETIRED_BRANCH_TYPE.CONDITIONAL", "RETIRED_BRANCH_TYPE.CALL",
-       "RETIRED_BRANCH_TYPE.RETURN"),
+       "RETIRED_BRANCH_TYPE.CONDITIONAL", "RETIRED_BRANCH_TYPE.CALL", "RETIRED_BRANCH_TYPE.RETURN"),
     /* BSQ_cache_reference: reads (loads and RFOs) and writes (writebacks)
      * by the line's state in the 2nd level. A read-only chase that misses
      * the L1 hits Exclusive lines; a dirty one Modified lines; a walk past

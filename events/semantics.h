@@ -82,9 +82,9 @@ struct sem_rule {
 
 struct event_table;
 /* The family tables' rules, each ended by {0}. */
-extern const struct sem_rule events_amd_k7_sem[], events_amd_k8_sem[],
-    events_intel_skylake_sem[], events_intel_arch_sem[], events_intel_netburst_sem[],
-    events_intel_p6_sem[], events_intel_knc_sem[];
+extern const struct sem_rule events_amd_k7_sem[], events_amd_k8_sem[], events_intel_skylake_sem[],
+    events_intel_arch_sem[], events_intel_netburst_sem[], events_intel_p6_sem[],
+    events_intel_knc_sem[];
 /* The rules of a table (0 when it has none). */
 size_t sem_rules(const struct event_table *t, const struct sem_rule **out);
 /* The name of a quantity ("loads", "near returns") for rule text. */

@@ -36,11 +36,16 @@ SYMPTOM = {
     "status-not-sticky": r"sticky|status|OVF",
     # event decoding: event.semantics names the catalogue event in its FAIL;
     # count.branches catches the doubled Intel branch count too
-    "event-dead": r"RETIRED_MISPREDICTED_BRANCH_INSTR|BRANCH_MISSES_RETIRED|MISPREDICTED",
-    "event-miswired": r"RETIRED_MISPREDICTED_BRANCH_INSTR|BRANCH_MISSES_RETIRED|MISPREDICTED",
-    "umask-ignored": r"L2_RQSTS|DATA_CACHE_REFILLS|LLC_MISSES|event=0x24",
-    "miss-counts-hits": r"DATA_CACHE_MISSES|L2_CACHE_MISSES|L2_RQSTS|LLC_MISSES|event=0x24",
-    "double-count": r"RETIRED_NEAR_RETURNS|BRANCH_INSTRUCTION_RETIRED|branches",
+    "event-dead": r"RETIRED_MISPREDICTED_BRANCH_INSTR|BRANCH_MISSES_RETIRED|MISPREDICTED|"
+                  r"BR_MISS_PRED_RETIRED|BRANCH_RETIRED",
+    "event-miswired": r"RETIRED_MISPREDICTED_BRANCH_INSTR|BRANCH_MISSES_RETIRED|MISPREDICTED|"
+                      r"BR_MISS_PRED_RETIRED|BRANCH_RETIRED",
+    "umask-ignored": r"L2_RQSTS|DATA_CACHE_REFILLS|LLC_MISSES|event=0x24|event=0x2e|"
+                     r"L2_READ_HIT|BRANCH_RETIRED",
+    "miss-counts-hits": r"DATA_CACHE_MISSES|L2_CACHE_MISSES|L2_RQSTS|LLC_MISSES|event=0x24|"
+                        r"DATA_READ_MISS|L2_READ_MISS|RD_2NDL_MISS",
+    "double-count": r"RETIRED_NEAR_RETURNS|BRANCH_INSTRUCTION_RETIRED|branches|"
+                    r"RETIRED_BRANCH_TYPE|BR_INST_RETIRED|BRANCHES",
     "refcyc-core": r"UNHALTED_REFERENCE_CYCLES|CPU_CLK_UNHALTED\.REF|reference",
 }
 SEEDS = int(os.environ.get("SIM_SEEDS", "25"))

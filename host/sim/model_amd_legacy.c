@@ -9,8 +9,8 @@
 #include "sim.h"
 #include "uarch.h"
 
-#define N_CTR 4
-#define REG_SEL 0   /* reg[0..3]: PerfEvtSel0-3 */
+#define N_CTR	  4
+#define REG_SEL	  0 /* reg[0..3]: PerfEvtSel0-3 */
 #define REG_PATCH 8 /* PATCH_LEVEL (8Bh) value; 0 = the MSR does not exist */
 
 /* The micro-architectures (host/sim/uarch.h), published in 8000_0005h and
@@ -206,7 +206,7 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_LOST_PMI) |              \
 	 (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) |            \
 	 (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) |               \
-	 (1u << SF_ENABLE_IGNORED_ONE) | (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) |  \
+	 (1u << SF_ENABLE_IGNORED_ONE) | (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) |   \
 	 (1u << SF_WRONG_VECTOR))
 
 #define LEGACY_NA                                                                                  \
@@ -215,13 +215,13 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	[SF_NO_OVERFLOW_STATUS] = "the legacy PMU has no overflow status register (facts §7)",     \
 	[SF_GLOBAL_CTRL_IGNORED] = "the legacy PMU has no global control (facts §7)",              \
 	[SF_GLOBAL_IGNORED_GP] = "the legacy PMU has no global control (facts §7)",                \
-	[SF_ACK_IGNORED] = "the legacy PMU has no status register to acknowledge (facts §7)",     \
-	[SF_STATUS_NOT_STICKY] = "the legacy PMU has no overflow status: overflow is bit 47 "     \
-				 "going clear (facts §7)",                                        \
+	[SF_ACK_IGNORED] = "the legacy PMU has no status register to acknowledge (facts §7)",      \
+	[SF_STATUS_NOT_STICKY] = "the legacy PMU has no overflow status: overflow is bit 47 "      \
+				 "going clear (facts §7)",                                         \
 	[SF_PMI_STORM] = "the legacy PMU has no overflow flag that could stick: overflow is "      \
 			 "bit 47, rewritten by the re-arm (facts §7, §9)",                         \
 	[SF_DUPLICATE_PMI] = "AMD documents a late PMI for an overflow an earlier PMI already "    \
-			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window, facts §9): "  \
+			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window, facts §9): " \
 			     "reported, not failed, so a duplicate cannot be told from it"
 
 /* Realism (sim.h): harness paths of 20-90 instructions (objdump of
@@ -230,19 +230,33 @@ static bool overflow(struct sim_cpu *s, unsigned i)
  * BKDG §10.2 "interrupt ... some time after"); counts vary by a few events
  * between identical runs (K8 BKDG §10.1). */
 static const struct sim_silicon si_k7 = {
-    .insn_min = 20, .insn_max = 90, .cpi_x10 = 15, .skid_min = 200, .skid_max = 2000,
-    .entry_insn = 45, .inexact_max = 4, .inexact_pm = 300, .smm_counts = true,
+    .insn_min = 20,
+    .insn_max = 90,
+    .cpi_x10 = 15,
+    .skid_min = 200,
+    .skid_max = 2000,
+    .entry_insn = 45,
+    .inexact_max = 4,
+    .inexact_pm = 300,
+    .smm_counts = true,
 };
 static const struct sim_silicon si_k8 = {
-    .insn_min = 20, .insn_max = 90, .cpi_x10 = 12, .skid_min = 300, .skid_max = 3000,
-    .entry_insn = 45, .inexact_max = 4, .inexact_pm = 300, .smm_counts = true,
+    .insn_min = 20,
+    .insn_max = 90,
+    .cpi_x10 = 12,
+    .skid_min = 300,
+    .skid_max = 3000,
+    .entry_insn = 45,
+    .inexact_max = 4,
+    .inexact_pm = 300,
+    .smm_counts = true,
 };
 static const struct sim_model athlon = {
     .name = "athlon",
     .doc = "AMD Athlon x86 Code Optimization guide (22007E) PerfEvtSel; facts §2, §7",
     .driver = PMU_DRV_AMD_LEGACY,
-    .faults = LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~(1u << SF_REFCYC_CORE) &
-			       ~(1u << SF_DOUBLE_COUNT)),
+    .faults =
+	LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~(1u << SF_REFCYC_CORE) & ~(1u << SF_DOUBLE_COUNT)),
     .fault_na = {LEGACY_NA,
 		 [SF_REFCYC_CORE] = "K7 has no reference-cycles event, only CPU clocks (76h, "
 				    "#22007 Table 11)",

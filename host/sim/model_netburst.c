@@ -26,13 +26,13 @@
 #include "sim.h"
 #include "uarch.h"
 
-#define NCTR 18
-#define CCCR_ENABLE (1ull << 12)
+#define NCTR		18
+#define CCCR_ENABLE	(1ull << 12)
 #define CCCR_OVF_PMI_T0 (1ull << 26)
-#define CCCR_RW 0x4ffff000ull /* 30, 27:12; OVF (31) only clears by software */
-#define ESCR_RW 0x7fffffffull
-#define ESCR_T0_OS (1ull << 3)
-#define ESCR_T1_OS (1ull << 1)
+#define CCCR_RW		0x4ffff000ull /* 30, 27:12; OVF (31) only clears by software */
+#define ESCR_RW		0x7fffffffull
+#define ESCR_T0_OS	(1ull << 3)
+#define ESCR_T1_OS	(1ull << 1)
 #define CCCR_OVF_PMI_T1 (1ull << 27)
 
 /* SDM table of counters and ESCRs per counter group: the ESCR with select
@@ -153,7 +153,10 @@ static void reset_ht(struct sim_cpu *s)
 	s->apic_base &= ~APIC_BASE_BSP;
 }
 
-static bool thread1(const struct sim_cpu *s) { return (s->apic_id & 1) != 0; }
+static bool thread1(const struct sim_cpu *s)
+{
+	return (s->apic_id & 1) != 0;
+}
 
 /* Erratum N15: true when this write is lost (see the top of the file). */
 static bool n15_lost(struct sim_cpu *s, unsigned i, uint64_t v)
@@ -304,8 +307,13 @@ static uint64_t pending(struct sim_cpu *s)
  * delivers the PMI hundreds to thousands of instructions late (facts §8);
  * SMM counted, no MSR_SMI_COUNT. */
 static const struct sim_silicon si_p4 = {
-    .insn_min = 15, .insn_max = 70, .cpi_x10 = 25, .skid_min = 100, .skid_max = 2000,
-    .entry_insn = 50, .smm_counts = true,
+    .insn_min = 15,
+    .insn_max = 70,
+    .cpi_x10 = 25,
+    .skid_min = 100,
+    .skid_max = 2000,
+    .entry_insn = 50,
+    .smm_counts = true,
 };
 #define P4_FAULTS                                                                                  \
 	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_OVERFLOW_STATUS) |    \
@@ -313,7 +321,7 @@ static const struct sim_silicon si_p4 = {
 	 (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |                    \
 	 (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ACK_IGNORED) | (1u << SF_WIDTH_HIGH_BITS) |       \
 	 (1u << SF_WRITE_DROPPED) | (1u << SF_STATUS_NOT_STICKY) | (1u << SF_PMI_STORM) |          \
-	 (1u << SF_WRONG_VECTOR) | (1u << SF_DUPLICATE_PMI) |                                     \
+	 (1u << SF_WRONG_VECTOR) | (1u << SF_DUPLICATE_PMI) |                                      \
 	 (SIM_EVENT_FAULTS & ~(1u << SF_REFCYC_CORE)))
 #define P4_NA                                                                                      \
 	[SF_NO_SIGN_EXTEND] = "NetBurst counter writes set all 40 bits (facts §2); "              \

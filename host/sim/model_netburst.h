@@ -3,13 +3,13 @@
 #ifndef PMH_SIM_MODEL_NETBURST_H
 #define PMH_SIM_MODEL_NETBURST_H
 
-#define P4SIM_CCCR(i) (i)	 /* CCCR i, 0..17 */
-#define P4SIM_ESCR(k) (20 + (k)) /* ESCR k of the model's table, 0..45 */
-#define P4SIM_MISC_ENABLE 70	 /* IA32_MISC_ENABLE */
-#define P4SIM_LASTW(i) (71 + (i)) /* N15: the last value written to counter i, 0..17 */
-#define P4SIM_CCCR_OVF (1ull << 31)
+#define P4SIM_CCCR(i)	  (i)	     /* CCCR i, 0..17 */
+#define P4SIM_ESCR(k)	  (20 + (k)) /* ESCR k of the model's table, 0..45 */
+#define P4SIM_MISC_ENABLE 70	     /* IA32_MISC_ENABLE */
+#define P4SIM_LASTW(i)	  (71 + (i)) /* N15: the last value written to counter i, 0..17 */
+#define P4SIM_CCCR_OVF	  (1ull << 31)
 /* The last 16 MSR addresses written (a ring), to check write order. */
-#define P4SIM_WLOG_N 95			/* writes so far */
+#define P4SIM_WLOG_N  95		/* writes so far */
 #define P4SIM_WLOG(k) (96 + ((k) % 16)) /* address of write number k */
 
 #include <stdint.h>

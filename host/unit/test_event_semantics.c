@@ -136,8 +136,8 @@ static const struct event_row *row_of(const char *name, const char *wl)
 static void healthy_pass(void **st)
 {
 	(void)st;
-	static const char *const models[] = {"opteron", "skylake", "athlon", "pentium4", "knc",
-					     "pentium3"};
+	static const char *const models[] = {"opteron",	 "skylake", "athlon",
+					     "pentium4", "knc",	    "pentium3"};
 	for (size_t m = 0; m < N_OF(models); m++)
 		for (uint64_t seed = 1; seed <= 3; seed++) {
 			const struct result *r = sem_run(models[m], SF_NONE, seed);
@@ -214,10 +214,10 @@ static void faults_caught(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(rules_sane),	cmocka_unit_test(k8_coverage),
-	    cmocka_unit_test(k7_coverage),
-	    cmocka_unit_test(events_option),	cmocka_unit_test(healthy_pass),
-	    cmocka_unit_test(skylake_l2_rqsts), cmocka_unit_test(faults_caught),
+	    cmocka_unit_test(rules_sane),    cmocka_unit_test(k8_coverage),
+	    cmocka_unit_test(k7_coverage),   cmocka_unit_test(events_option),
+	    cmocka_unit_test(healthy_pass),  cmocka_unit_test(skylake_l2_rqsts),
+	    cmocka_unit_test(faults_caught),
 	};
 	return cmocka_run_group_tests_name("test_event_semantics", tests, 0, 0);
 }

@@ -4,7 +4,7 @@
 #include "events_test.h"
 #include <strings.h>
 
-#define NB PMU_DRV_INTEL_NETBURST, 0xf, EVENTS_ANY_MODEL
+#define NB   PMU_DRV_INTEL_NETBURST, 0xf, EVENTS_ANY_MODEL
 #define C(n) (1u << (n))
 
 /* name, ESCR event select, event mask, ESCR (T0), CCCR ESCR-select, counters (T0).

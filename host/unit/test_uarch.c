@@ -443,15 +443,23 @@ static void timing(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(geometry_published),  cmocka_unit_test(geometry_none),
+	    cmocka_unit_test(geometry_published),
+	    cmocka_unit_test(geometry_none),
 	    cmocka_unit_test(geometry_leaf2),
-	    cmocka_unit_test(skylake_chase_l2),	   cmocka_unit_test(skylake_dirty_victims),
-	    cmocka_unit_test(skylake_levels),	   cmocka_unit_test(k8_chase),
-	    cmocka_unit_test(k7_exclusive),	   cmocka_unit_test(memo_rewarms),
-	    cmocka_unit_test(dirty_until_flushed), cmocka_unit_test(prefetch_and_stores),
-	    cmocka_unit_test(l2_streamer),	   cmocka_unit_test(dtlb),
-	    cmocka_unit_test(random_direction),	   cmocka_unit_test(learnt_patterns),
-	    cmocka_unit_test(return_stack),	   cmocka_unit_test(timing),
+	    cmocka_unit_test(skylake_chase_l2),
+	    cmocka_unit_test(skylake_dirty_victims),
+	    cmocka_unit_test(skylake_levels),
+	    cmocka_unit_test(k8_chase),
+	    cmocka_unit_test(k7_exclusive),
+	    cmocka_unit_test(memo_rewarms),
+	    cmocka_unit_test(dirty_until_flushed),
+	    cmocka_unit_test(prefetch_and_stores),
+	    cmocka_unit_test(l2_streamer),
+	    cmocka_unit_test(dtlb),
+	    cmocka_unit_test(random_direction),
+	    cmocka_unit_test(learnt_patterns),
+	    cmocka_unit_test(return_stack),
+	    cmocka_unit_test(timing),
 	};
 	return cmocka_run_group_tests_name("test_uarch", tests, 0, 0);
 }
