@@ -13,6 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "walk_test.h"
+
 #include "../../pmu/msr.h"
 #include "../sim/sim.h"
 
@@ -63,26 +65,10 @@ static uint64_t count(const struct workload *w, uint64_t n, unsigned code, unsig
 	return rd(0);
 }
 
-/* A walk of `bytes` (a chain for the chase kinds; MOVNTI every 8 bytes). */
-struct walk {
-	void *mem;
-	struct wl_args a;
-	struct workload w;
-};
-
+/* A walk of `bytes` (walk_test.h). */
 static const struct workload *walk(struct walk *k, const struct workload *proto, uint64_t bytes)
 {
-	k->mem = aligned_alloc(4096, (bytes + 4095) & ~4095ull);
-	assert_non_null(k->mem);
-	memset(k->mem, 0, bytes);
-	uint64_t stride = proto->mem == WL_MEM_STRIDE_NT ? 8 : 64;
-	k->a =
-	    (struct wl_args){.buf = k->mem, .lines = bytes / stride, .stride = stride, .state = 5};
-	if (proto->mem == WL_MEM_CHASE || proto->mem == WL_MEM_CHASE_DIRTY)
-		workload_chain(k->mem, k->a.lines, 64, 11);
-	k->w = *proto;
-	k->w.args = &k->a;
-	return &k->w;
+	return walk_of(k, proto, bytes, 64);
 }
 
 /* ---- K8 ---------------------------------------------------------------------- */

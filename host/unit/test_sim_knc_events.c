@@ -14,6 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "walk_test.h"
+
 #include "../../pmu/msr.h"
 #include "../sim/sim.h"
 
@@ -47,24 +49,10 @@ static uint64_t count(const struct workload *w, uint64_t n, unsigned code, unsig
 	return v;
 }
 
-/* A walk of `bytes` in 64-byte elements (a seeded chain for the chase kinds). */
-struct walk {
-	void *mem;
-	struct wl_args a;
-	struct workload w;
-};
-
+/* A walk of `bytes` (walk_test.h). */
 static const struct workload *walk(struct walk *k, const struct workload *proto, uint64_t bytes)
 {
-	k->mem = aligned_alloc(4096, bytes);
-	assert_non_null(k->mem);
-	memset(k->mem, 0, bytes);
-	k->a = (struct wl_args){.buf = k->mem, .lines = bytes / 64, .stride = 64, .state = 5};
-	if (proto->mem == WL_MEM_CHASE || proto->mem == WL_MEM_CHASE_DIRTY)
-		workload_chain(k->mem, k->a.lines, 64, 11);
-	k->w = *proto;
-	k->w.args = &k->a;
-	return &k->w;
+	return walk_of(k, proto, bytes, 64);
 }
 
 /* The walks' kernels read 4 words of their arguments outside the loop

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "walk_test.h"
+
 #include "../../pmu/msr.h"
 #include "../sim/sim.h"
 
@@ -56,25 +58,10 @@ static uint64_t count(const struct workload *w, uint64_t n, unsigned code, unsig
 	return count_on(0, w, n, code, um);
 }
 
-/* A walk of `bytes` with elements a line apart (a chain for the chase
- * kinds, as the harness builds it). */
-struct walk {
-	void *mem;
-	struct wl_args a;
-	struct workload w;
-};
-
+/* A walk of `bytes` (walk_test.h). */
 static const struct workload *walk(struct walk *k, const struct workload *proto, uint64_t bytes)
 {
-	k->mem = aligned_alloc(4096, (bytes + 4095) & ~4095ull);
-	assert_non_null(k->mem);
-	memset(k->mem, 0, bytes);
-	k->a = (struct wl_args){.buf = k->mem, .lines = bytes / LINE, .stride = LINE, .state = 5};
-	if (proto->mem == WL_MEM_CHASE || proto->mem == WL_MEM_CHASE_DIRTY)
-		workload_chain(k->mem, k->a.lines, LINE, 11);
-	k->w = *proto;
-	k->w.args = &k->a;
-	return &k->w;
+	return walk_of(k, proto, bytes, LINE);
 }
 
 /* CPUID leaf 02H is the model's descriptor registers, its only cache leaf. */
