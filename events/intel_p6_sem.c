@@ -57,8 +57,9 @@ const struct sem_rule events_intel_p6_sem[] = {
     BOUND("FP_COMP_OPS_EXE", wl_x87, FP_LINE, SQ_X87, 667, 2000,
 	  SDM("FP_COMP_OPS_EXE (10H): computational x87 ops executed, speculative ones "
 	      "included") OURS),
-    NONE("MUL", "not yet: the workload vector does not count multiplies apart (wl_x87's "
-		"FMUL is one of its three x87 ops)"),
+    BOUND("MUL", wl_x87, FP_LINE, SQ_X87_MUL, 1000, 2000,
+	  SDM("MUL (12H): integer and FP multiplies, counted speculatively; wl_x87 has one "
+	      "FMUL an iteration and no integer multiply") OURS),
     NONE("DIV", DIVIDE),
     NONE("CYCLES_DIV_BUSY", DIVIDE),
     NONE("FP_ASSIST", "not yet: no workload meets a denormal or masked x87 exception"),

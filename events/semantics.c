@@ -39,6 +39,7 @@ static const char *const q_names[SQ_COUNT] = {
     [SQ_CPUID] = "CPUID",
     [SQ_X87] = "x87 instructions",
     [SQ_X87_FASTFLAG] = "FCOMI",
+    [SQ_X87_MUL] = "FMUL",
     [SQ_NT_STORES] = "MOVNTI",
     [SQ_LOADS] = "loads",
     [SQ_STORES] = "stores",
@@ -110,6 +111,8 @@ uint64_t sem_quantity(enum sem_quantity q, const struct workload_vector *v)
 		return v->x87;
 	case SQ_X87_FASTFLAG:
 		return v->x87_fastflag;
+	case SQ_X87_MUL:
+		return v->x87_mul;
 	case SQ_NT_STORES:
 		return v->nt_stores;
 	case SQ_LOADS:

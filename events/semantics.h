@@ -38,6 +38,7 @@ enum sem_quantity {
 	SQ_CPUID,
 	SQ_X87,
 	SQ_X87_FASTFLAG,
+	SQ_X87_MUL,
 	SQ_NT_STORES,
 	SQ_LOADS,
 	SQ_STORES,

@@ -44,6 +44,7 @@ struct workload_vector {
 	uint64_t cpuid;
 	uint64_t x87;	       /* x87 arithmetic instructions (FADD, FMUL, FCOMI) */
 	uint64_t x87_fastflag; /* of which FCOMI/FUCOMI/FCMOVcc (the fast flag path) */
+	uint64_t x87_mul;      /* of which FMUL */
 	uint64_t nt_stores;    /* MOVNTI */
 	/* ---- outcome (simulator; 0 in a workload's construction) ---- */
 	uint64_t uops;		/* micro-ops / macro-ops retired */

@@ -284,14 +284,19 @@ const struct workload wl_clflush = {
 
 /* pmh_wl_x87: per iteration "fadd %st(1), %st; fmul %st(1), %st; fcomi
  * %st(1), %st; sub; jae" = 5 instructions, 3 x87 arithmetic of which 1
- * FCOMI. Fixed: "mov (buf); fnsave (buf); fninit; fld1; fld1; jmp; sub;
+ * FCOMI and 1 FMUL. Fixed: "mov (buf); fnsave (buf); fninit; fld1; fld1; jmp; sub;
  * jae; fstp; fstp; frstor (buf); ret" = 12 (loads: buf, frstor, ret; the
  * fnsave stores; fld1 and fstp are not arithmetic); i386 reads the count
  * and args: 14 (5 loads). */
 const struct workload wl_x87 = {
     .name = "x87",
-    .per_iter =
-	{.instructions = 5, .branches = 1, .taken = 1, .cond = 1, .x87 = 3, .x87_fastflag = 1},
+    .per_iter = {.instructions = 5,
+		 .branches = 1,
+		 .taken = 1,
+		 .cond = 1,
+		 .x87 = 3,
+		 .x87_fastflag = 1,
+		 .x87_mul = 1},
     .fixed = FIXED(ARCH(12, 14), ARCH(3, 5), 1),
     .needs = WL_NEEDS_FCOMI,
     .run = KERNEL(pmh_wl_x87),

@@ -195,9 +195,9 @@ static uint64_t bus_drdy(unsigned um, const struct workload_vector *v)
 }
 
 /* Events per iteration of the event select sel, from the workload's
- * construction and outcome. MUL, DIV, CYCLES_DIV_BUSY and FP_ASSIST count
- * 0: no workload divides or meets an assist, and the vector does not
- * count multiplies apart; RESOURCE_STALLS (timing) is not modelled. */
+ * construction and outcome. DIV, CYCLES_DIV_BUSY and FP_ASSIST count 0:
+ * no workload divides or meets an assist; RESOURCE_STALLS (timing) is not
+ * modelled. */
 static uint64_t event_rate(const struct sim_cpu *s, uint64_t sel, const struct workload_vector *v)
 {
 	unsigned um = (unsigned)(sel >> 8) & 0xff;
@@ -217,6 +217,8 @@ static uint64_t event_rate(const struct sim_cpu *s, uint64_t sel, const struct w
 		return bus_drdy(um, v);
 	case 0xc1: /* FLOPS: FADD, FMUL and FCOMI each one op (ours: FCOMI counted) */
 		return v->x87;
+	case 0x12: /* MUL: the workloads' only multiplies are FMULs */
+		return v->x87_mul;
 	case 0x10: /* FP_COMP_OPS_EXE: speculative ones too, but the x87
 		    * kernel's branches are learnt: none on a wrong path */
 		return v->x87;

@@ -90,9 +90,10 @@ static void construction(void **st)
 	assert_int_equal(count(&wl_loop, 1000, 0xc4, 0), 1002);
 	assert_int_equal(count_on(1, &wl_loop, 1000, 0xc4, 0), 1002); /* EN from EVNTSEL0 */
 	assert_int_equal(count(&wl_loop, 1000, 0x79, 0), 1000);
-	assert_int_equal(count(&wl_x87, 100, 0xc1, 0), 300); /* FLOPS */
-	assert_int_equal(count(&wl_x87, 100, 0x10, 0), 300); /* FP_COMP_OPS_EXE */
-	assert_int_equal(count(&wl_x87, 100, 0x13, 0), 0);   /* DIV: no divide */
+	assert_int_equal(count(&wl_x87, 100, 0xc1, 0), 300);	   /* FLOPS */
+	assert_int_equal(count(&wl_x87, 100, 0x10, 0), 300);	   /* FP_COMP_OPS_EXE */
+	assert_int_equal(count(&wl_x87, 100, 0x13, 0), 0);	   /* DIV: no divide */
+	assert_int_equal(count_on(1, &wl_x87, 100, 0x12, 0), 100); /* MUL: one FMUL each */
 }
 
 static void branches(void **st)

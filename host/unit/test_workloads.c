@@ -424,7 +424,8 @@ static void construction_consistent(void **st)
 			const struct workload_vector *v = vs[j];
 			assert_true(v->taken <= v->branches && v->cond <= v->branches);
 			assert_true(v->calls + v->rets + v->far + v->indirect <= v->branches);
-			assert_true(v->x87_fastflag <= v->x87 && v->nt_stores <= v->stores);
+			assert_true(v->x87_fastflag + v->x87_mul <= v->x87 &&
+				    v->nt_stores <= v->stores);
 			assert_true(v->locked <= v->loads && v->misaligned <= v->loads + v->stores);
 			const uint64_t *o = &v->uops;
 			for (const uint64_t *e = (const uint64_t *)(v + 1); o < e; o++)
