@@ -24,67 +24,43 @@
  * of published measurements; the values, the page walk, the misses in
  * flight and the costs of the serialising kinds are ours. No L2 streamer is
  * modelled. */
+/* What K7 and K8 share: the 64 KiB 2-way L1s with 64-byte lines in front
+ * of an exclusive victim L2, the L1 load-to-use, the dispatch width, the
+ * return stack and the costs above. */
+#define K7_K8_CORE                                                                                 \
+	.amd = true, .line = 64, .l1d = {64 * 1024, 2}, .l1i = {64 * 1024, 2},                     \
+	.l2_policy = UA_L2_EXCLUSIVE, .dtlb1 = {32, 32}, .lat_l1 = 3, .lat_mem = 150,              \
+	.lat_walk = 20, .mlp = 8, .width = 3, .ras = 12, .mispredict = 10, .cpuid_cyc = 60,        \
+	.lock_cyc = 20, .lock_spec_cyc = 4, .seg_cyc = 10, .far_cyc = 30, .clflush_cyc = 50,       \
+	.x87_cyc = 4
+
+/* clang-format off */
 static const struct uarch_cfg ua_k8 = {
+    K7_K8_CORE,
     .name = "k8",
-    .amd = true,
-    .line = 64,
-    .l1d = {64 * 1024, 2},
-    .l1i = {64 * 1024, 2},
     .l2 = {1024 * 1024, 16},
-    .l2_policy = UA_L2_EXCLUSIVE,
-    .dtlb1 = {32, 32},
     .dtlb2 = {512, 4},
     .itlb1 = {32, 32},
     .itlb2 = {512, 4},
-    .lat_l1 = 3,
     .lat_l2 = 12,
-    .lat_mem = 150,
-    .lat_walk = 20,
-    .mlp = 8,
-    .width = 3,
-    .ras = 12,
-    .mispredict = 10,
-    .cpuid_cyc = 60,
-    .lock_cyc = 20,
-    .lock_spec_cyc = 4,
-    .seg_cyc = 10,
-    .far_cyc = 30,
-    .clflush_cyc = 50,
-    .x87_cyc = 4,
 };
+/* clang-format on */
 
 /* K7 Athlon (Thunderbird): the same L1s, a 256 KiB 16-way exclusive L2;
  * L1 DTLB 32 entries fully associative, L2 DTLB 256 entries 4-way, a
  * 12-entry return stack (Athlon x86 Code Optimization Guide #22007,
  * "cache and TLB", "branch prediction"); latencies ours, of K8's order. */
+/* clang-format off */
 static const struct uarch_cfg ua_k7 = {
+    K7_K8_CORE,
     .name = "k7",
-    .amd = true,
-    .line = 64,
-    .l1d = {64 * 1024, 2},
-    .l1i = {64 * 1024, 2},
     .l2 = {256 * 1024, 16},
-    .l2_policy = UA_L2_EXCLUSIVE,
-    .dtlb1 = {32, 32},
     .dtlb2 = {256, 4},
     .itlb1 = {16, 16},
     .itlb2 = {256, 4},
-    .lat_l1 = 3,
     .lat_l2 = 11,
-    .lat_mem = 150,
-    .lat_walk = 20,
-    .mlp = 8,
-    .width = 3,
-    .ras = 12,
-    .mispredict = 10,
-    .cpuid_cyc = 60,
-    .lock_cyc = 20,
-    .lock_spec_cyc = 4,
-    .seg_cyc = 10,
-    .far_cyc = 30,
-    .clflush_cyc = 50,
-    .x87_cyc = 4,
 };
+/* clang-format on */
 
 static void reset_common(struct sim_cpu *s)
 {
