@@ -138,14 +138,6 @@ static uint64_t memory_event(const struct sim_cpu *s, unsigned code, unsigned um
 	}
 }
 
-/* The mispredicted-branch events under event-dead and event-miswired. */
-static uint64_t mispredicted(const struct sim_cpu *s, const struct workload_vector *v)
-{
-	if (sim_has_fault(s, SF_EVENT_DEAD))
-		return 0;
-	return sim_has_fault(s, SF_EVENT_MISWIRED) ? v->branches : v->branch_misses;
-}
-
 /* Branch and execution events (76h-CBh). */
 static uint64_t retire_event(const struct sim_cpu *s, unsigned code, unsigned um,
 			     const struct workload_vector *v)
@@ -166,7 +158,7 @@ static uint64_t retire_event(const struct sim_cpu *s, unsigned code, unsigned um
 	case 0xc2:
 		return v->branches;
 	case 0xc3:
-		return mispredicted(s, v);
+		return sim_mispredicted(s, v);
 	case 0xc4:
 		return v->taken;
 	case 0xc5:

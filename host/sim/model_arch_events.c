@@ -64,9 +64,7 @@ uint64_t arch_event_rate(const struct sim_cpu *s, uint16_t enc, const struct wor
 	case 0x00c4: /* Branch Instructions Retired */
 		return sim_has_fault(s, SF_DOUBLE_COUNT) ? 2 * v->branches : v->branches;
 	case 0x00c5: /* Branch Misses Retired */
-		if (sim_has_fault(s, SF_EVENT_DEAD))
-			return 0;
-		return sim_has_fault(s, SF_EVENT_MISWIRED) ? v->branches : v->branch_misses;
+		return sim_mispredicted(s, v);
 	case 0x4f2e: /* LLC Reference */
 		return v->llc_ref;
 	case 0x412e: /* LLC Misses */

@@ -215,17 +215,6 @@ static uint64_t exec_cycles(const struct uarch_cfg *c, const struct workload_vec
 	return n < v->cycles ? n : v->cycles;
 }
 
-/* BRANCHES_MISPREDICTED counts mispredictions on BTB hits (table 1-6): a
- * steady iteration's branches have all been met, so every misprediction
- * the predictor makes (uarch_branch.c) is on a BTB hit. event-dead counts
- * nothing, event-miswired every branch. */
-static uint64_t mispredicted(const struct sim_cpu *s, const struct workload_vector *v)
-{
-	if (sim_has_fault(s, SF_EVENT_DEAD))
-		return 0;
-	return sim_has_fault(s, SF_EVENT_MISWIRED) ? v->branches : v->branch_misses;
-}
-
 /* P54C events (FUB 0x00). miss-counts-hits: DATA_READ_MISS counts every
  * read; double-count: BRANCHES twice. */
 static uint64_t core_event(const struct sim_cpu *s, unsigned code, const struct workload_vector *v)
@@ -259,8 +248,10 @@ static uint64_t core_event(const struct sim_cpu *s, unsigned code, const struct 
 		return l2_all(v, WL_L2_DATA_RD) + l2_all(v, WL_L2_RFO);
 	case 0x2a: /* CPU_CLK_UNHALTED */
 		return v->cycles;
-	case 0x2b: /* BRANCHES_MISPREDICTED */
-		return mispredicted(s, v);
+	case 0x2b: /* BRANCHES_MISPREDICTED counts mispredictions on BTB hits
+		    * (table 1-6): a steady iteration's branches have all been
+		    * met, so every misprediction of the predictor is on a hit */
+		return sim_mispredicted(s, v);
 	case 0x2c: /* MICROCODE_CYCLES */
 		return microcode(c, v);
 	case 0x2d: /* FE_STALLED: memory, mispredictions, multi-cycle kinds */

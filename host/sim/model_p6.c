@@ -143,14 +143,6 @@ static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 	return HW_OK;
 }
 
-/* The event-decoding faults of sim.h on BR_MISS_PRED_RETIRED (C5H). */
-static uint64_t mispredicted(const struct sim_cpu *s, const struct workload_vector *v)
-{
-	if (sim_has_fault(s, SF_EVENT_DEAD))
-		return 0;
-	return sim_has_fault(s, SF_EVENT_MISWIRED) ? v->branches : v->branch_misses;
-}
-
 /* L2_RQSTS (2EH): the L1's requests (data reads, RFOs, code reads,
  * software prefetches) by the state they find the line in, the unit mask's
  * MESI bits: 08H M, 04H E, 02H S (none on one processor), 01H I (a miss).
@@ -210,7 +202,7 @@ static uint64_t event_rate(const struct sim_cpu *s, uint64_t sel, const struct w
 	case 0xc4: /* BR_INST_RETIRED */
 		return sim_has_fault(s, SF_DOUBLE_COUNT) ? 2 * v->branches : v->branches;
 	case 0xc5: /* BR_MISS_PRED_RETIRED */
-		return mispredicted(s, v);
+		return sim_mispredicted(s, v);
 	case 0x2e: /* L2_RQSTS */
 		return l2_rqsts(s, um, v);
 	case 0x62: /* BUS_DRDY_CLOCKS */

@@ -64,14 +64,6 @@ static uint64_t bsq(const struct sim_cpu *s, unsigned m, const struct workload_v
 	return sel(m, 0x2, r[WL_L2_HIT_ES]) + sel(m, 0x4, r[WL_L2_HIT_M]) + sel(m, 0x100, miss);
 }
 
-/* The mispredicted branches of mispred_branch_retired under the faults. */
-static uint64_t mispredicted(const struct sim_cpu *s, const struct workload_vector *v)
-{
-	if (sim_has_fault(s, SF_EVENT_DEAD))
-		return 0;
-	return sim_has_fault(s, SF_EVENT_MISWIRED) ? v->branches : v->branch_misses;
-}
-
 uint64_t p4sim_event(const struct sim_cpu *s, uint32_t escr, unsigned event, unsigned mask,
 		     const struct workload_vector *v)
 {
@@ -86,7 +78,7 @@ uint64_t p4sim_event(const struct sim_cpu *s, uint32_t escr, unsigned event, uns
 				   sel(mask, 4, v->branch_misses * BOGUS_PER_MISS)
 			     : 0;
 	case 0x03: /* mispred_branch_retired on CRU_ESCR0/1, NBOGUS = bit 0 */
-		return cru01 && (mask & 1) ? mispredicted(s, v) : 0;
+		return cru01 && (mask & 1) ? sim_mispredicted(s, v) : 0;
 	case 0x06: /* branch_retired on CRU_ESCR2/3 */
 		return escr == 0x3cc || escr == 0x3cd ? branch_retired(s, mask, v) : 0;
 	case 0x04: /* retired_branch_type on TBPU_ESCR0/1 */

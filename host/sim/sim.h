@@ -12,33 +12,33 @@
 #include "../../pmu/cpu.h"
 #include "../../events/workload.h"
 
-#define SIM_MAX_CTRS 32
+#define SIM_MAX_CTRS  32
 #define SIM_STORM_MAX 1000 /* pmi-storm repeats in one power-on (sim_apic.c) */
 
 /* Faults that can be injected (by name on the command line). */
 enum sim_fault {
 	SF_NONE,
-	SF_STUCK_COUNTER,      /* counter 0 never increments */
-	SF_NARROW_COUNTER,     /* counters wrap at 32 bits whatever the width */
-	SF_NO_SIGN_EXTEND,     /* 32-bit writes do not sign-extend bit 31 */
-	SF_NO_OVERFLOW_STATUS, /* overflow never sets the status bit / OVF flag */
-	SF_LOST_PMI,	       /* overflow interrupts are never raised */
-	SF_SPURIOUS_PMI,       /* a PMI arrives with nothing overflowed */
-	SF_ENABLE_IGNORED,     /* counters count with their enable bit clear */
+	SF_STUCK_COUNTER,	/* counter 0 never increments */
+	SF_NARROW_COUNTER,	/* counters wrap at 32 bits whatever the width */
+	SF_NO_SIGN_EXTEND,	/* 32-bit writes do not sign-extend bit 31 */
+	SF_NO_OVERFLOW_STATUS,	/* overflow never sets the status bit / OVF flag */
+	SF_LOST_PMI,		/* overflow interrupts are never raised */
+	SF_SPURIOUS_PMI,	/* a PMI arrives with nothing overflowed */
+	SF_ENABLE_IGNORED,	/* counters count with their enable bit clear */
 	SF_GLOBAL_CTRL_IGNORED, /* counters count with the global enable clear */
-	SF_WRONG_EVENT,	       /* instructions count branches and vice versa */
-	SF_MSR_FAULT,	       /* counter 1's MSRs raise #GP */
-	SF_OVERCOUNT,	       /* one extra event per iteration (double counting) */
-	SF_LVT_STUCK_MASKED,   /* LVTPC mask bit cannot be cleared */
-	SF_ACK_IGNORED,	       /* clearing overflow status has no effect */
-	SF_PMI_STORM,	       /* one overflow bit will not clear: PMI after PMI */
-	SF_ENABLE_IGNORED_ONE, /* counter 1 alone counts with its enable bit clear */
-	SF_WRONG_VECTOR,       /* the PMI arrives on another vector than LVTPC's */
-	SF_GLOBAL_IGNORED_GP,  /* GP counters ignore the global enable (fixed obey) */
-	SF_WIDTH_HIGH_BITS,    /* bits above the counter width hold what is written */
-	SF_WRITE_DROPPED,      /* a read-write PMU register drops writes to one bit */
-	SF_DUPLICATE_PMI,      /* counters overflowing together raise a PMI each */
-	SF_STATUS_NOT_STICKY,  /* the overflow flag clears itself once read */
+	SF_WRONG_EVENT,		/* instructions count branches and vice versa */
+	SF_MSR_FAULT,		/* counter 1's MSRs raise #GP */
+	SF_OVERCOUNT,		/* one extra event per iteration (double counting) */
+	SF_LVT_STUCK_MASKED,	/* LVTPC mask bit cannot be cleared */
+	SF_ACK_IGNORED,		/* clearing overflow status has no effect */
+	SF_PMI_STORM,		/* one overflow bit will not clear: PMI after PMI */
+	SF_ENABLE_IGNORED_ONE,	/* counter 1 alone counts with its enable bit clear */
+	SF_WRONG_VECTOR,	/* the PMI arrives on another vector than LVTPC's */
+	SF_GLOBAL_IGNORED_GP,	/* GP counters ignore the global enable (fixed obey) */
+	SF_WIDTH_HIGH_BITS,	/* bits above the counter width hold what is written */
+	SF_WRITE_DROPPED,	/* a read-write PMU register drops writes to one bit */
+	SF_DUPLICATE_PMI,	/* counters overflowing together raise a PMI each */
+	SF_STATUS_NOT_STICKY,	/* the overflow flag clears itself once read */
 	/* Event decoding: each changes what a model's decode makes of the
 	 * outcome of a workload, never the workload itself. */
 	SF_EVENT_DEAD,	     /* mispredicted-branch events count nothing */
@@ -95,8 +95,8 @@ struct sim_silicon {
 	/* inexact: per counting window, with probability inexact_pm per mille,
 	 * a counter gains 1..inexact_max events it should not have */
 	uint16_t inexact_max, inexact_pm;
-	bool late_ack;	/* Linux acks late on this core (Haswell and later) */
-	bool smi_count; /* MSR_SMI_COUNT (0x34) counts SMIs */
+	bool late_ack;	 /* Linux acks late on this core (Haswell and later) */
+	bool smi_count;	 /* MSR_SMI_COUNT (0x34) counts SMIs */
 	bool smm_counts; /* counters keep counting inside SMM (no freeze) */
 	/* turbo: the core clock over the TSC (reference) clock, x100; 0 or 100:
 	 * the core runs at the TSC rate */
@@ -108,7 +108,7 @@ struct uarch_cfg;
 
 struct sim_model {
 	const char *name;
-	const char *doc; /* the document section it is written from */
+	const char *doc;	   /* the document section it is written from */
 	enum pmu_driver_id driver; /* the driver the harness should choose */
 	/* Faults that make sense for this family (bit per enum sim_fault). */
 	uint32_t faults;
@@ -195,8 +195,8 @@ struct sim_cpu {
 	 * fault turned into a silent write, as a careless hypervisor might). */
 	uint64_t pkrs;
 	bool pkrs_gp_lost;
-	uint32_t apic_id;   /* this logical processor's APIC ID (0 unless the model says) */
-	unsigned cpu_no;    /* this CPU's number in a machine of several (sim_cpu_switch) */
+	uint32_t apic_id; /* this logical processor's APIC ID (0 unless the model says) */
+	unsigned cpu_no;  /* this CPU's number in a machine of several (sim_cpu_switch) */
 	uint32_t lvt_pc;
 	uint32_t tpr, svr;
 	uint8_t irr[32], isr[32]; /* 256-bit vectors */
@@ -204,11 +204,11 @@ struct sim_cpu {
 	bool irq_enabled;
 	unsigned depth; /* delivery nesting guard */
 	/* faults on the PMI path (sim.c, sim_apic.c) */
-	unsigned pmi_ovf;  /* overflows that asked for a PMI since the last one */
-	unsigned pmi_owed; /* duplicate-pmi: PMIs still to send */
-	uint8_t storm_ctr; /* pmi-storm: 1 + the counter whose flag sticks */
+	unsigned pmi_ovf;	/* overflows that asked for a PMI since the last one */
+	unsigned pmi_owed;	/* duplicate-pmi: PMIs still to send */
+	uint8_t storm_ctr;	/* pmi-storm: 1 + the counter whose flag sticks */
 	unsigned storm_repeats; /* PMIs the stuck flag raised again */
-	uint64_t relax_ns; /* the next spin-wait step (hw_relax) */
+	uint64_t relax_ns;	/* the next spin-wait step (hw_relax) */
 	/* Unit tests only: a write to refuse.msr (0: none) whose value has
 	 * (v & refuse.mask) == refuse.val, made with interrupts off as inside
 	 * a measurement window, raises #GP; refuse.hits counts them. */
@@ -264,8 +264,16 @@ int sim_realism_parse(const char *s, uint32_t *mask, char *bad, unsigned badlen)
 /* realism.c: the seam's hooks. Kinds of access (with a key: MSR, leaf,
  * APIC offset, vector) name the site whose code retires. */
 enum sim_access {
-	SA_RDMSR = 1, SA_WRMSR, SA_RDPMC, SA_CPUID, SA_MMIO, SA_TSC, SA_IRQ, SA_WORKLOAD,
-	SA_ENTRY, SA_EXIT
+	SA_RDMSR = 1,
+	SA_WRMSR,
+	SA_RDPMC,
+	SA_CPUID,
+	SA_MMIO,
+	SA_TSC,
+	SA_IRQ,
+	SA_WORKLOAD,
+	SA_ENTRY,
+	SA_EXIT
 };
 void sim_real_reset(struct sim_cpu *s);
 void sim_real_access(struct sim_cpu *s, enum sim_access kind, uint32_t key);
@@ -287,6 +295,15 @@ void sim_ctr_bump(struct sim_cpu *s, unsigned i, uint64_t n);
 static inline bool sim_has_fault(const struct sim_cpu *s, enum sim_fault f)
 {
 	return s->fault == f;
+}
+/* A mispredicted-branch event's count (every family's): the outcome's
+ * mispredictions, none under event-dead, every branch under
+ * event-miswired. */
+static inline uint64_t sim_mispredicted(const struct sim_cpu *s, const struct workload_vector *v)
+{
+	if (sim_has_fault(s, SF_EVENT_DEAD))
+		return 0;
+	return sim_has_fault(s, SF_EVENT_MISWIRED) ? v->branches : v->branch_misses;
 }
 
 /* Helpers for models. */
@@ -339,8 +356,8 @@ extern const struct sim_model sim_model_dump;
 void sim_dump_load(const struct sim_cpuid *t, unsigned n);
 
 /* Registers a model (a linker section, no central table). */
-#define SIM_MODEL(sym)                                                                      \
-	static const struct sim_model *const sym##_reg                                       \
-		__attribute__((used, section("pmh_sim_models"), aligned(8))) = &sym
+#define SIM_MODEL(sym)                                                                             \
+	static const struct sim_model *const sym##_reg                                             \
+	    __attribute__((used, section("pmh_sim_models"), aligned(8))) = &sym
 
 #endif
