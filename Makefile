@@ -46,7 +46,7 @@ EVENTS_SRC := events/events.c events/events_list.c events/workloads.c \
               events/intel_arch.c events/intel_skylake.c events/intel_netburst.c events/intel_knc.c \
               events/semantics.c events/amd_k8_sem.c events/intel_skylake_sem.c events/intel_arch_sem.c \
               events/amd_k7_sem.c events/intel_netburst_sem.c events/intel_p6_sem.c \
-              events/intel_knc_sem.c
+              events/intel_knc_sem.c events/pagewin.c
 # The suite that runs on the machine under test: runner, options, results,
 # measurement helpers and one file per check.
 SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/report_json.c tests/report_lava.c tests/screen.c tests/screen_events.c tests/smbios.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c tests/measure_pmi.c \
@@ -58,7 +58,8 @@ CHECK_SRC  := $(addprefix tests/checks/, \
               overflow_rearm.c overflow_simultaneous.c skid.c arch_status_set.c \
               p6_single_enable.c netburst_cccr_escr.c knc_global_ctrl.c amd_perfmon_v2.c \
               apic_lvt_pc.c apic_nmi.c apic_self_ipi.c apic_fatal_trigger.c idt_restore.c \
-              guard_gp.c event_semantics.c event_semantics_run.c)
+              guard_gp.c event_semantics.c event_semantics_run.c \
+              event_semantics_win.c)
 SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHECK_SRC)
 # Target only: the UEFI platform and the real instructions behind pmu/hw.h;
 # tests/cpu_job.c, the shared half of a per-CPU run, needs pmh_setjmp.

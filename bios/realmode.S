@@ -11,11 +11,20 @@
 #define REL(x) ((x) - rm_start + RM_BASE)
 /* The real-mode stack's top (free conventional memory up to 0x7BFF). */
 #define RM_STACK 0x7c00
+#define CR0_PG (1 << 31)
 
 	.text
 	.globl rm_start, rm_end, rm_regs
 	.code32
 rm_start:
+	/* Paging off first (SDM 9.9.2 step 1): event.semantics turns it on
+	 * for its page window and puts it back, but an exception that
+	 * abandons the check leaves it on; this code runs identity-mapped. */
+	pushl %eax
+	movl %cr0, %eax
+	andl $~CR0_PG, %eax
+	movl %eax, %cr0
+	popl %eax
 	pushal
 	movl %esp, REL(saved_esp)
 	sgdt REL(saved_gdtr)

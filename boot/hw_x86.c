@@ -100,3 +100,83 @@ void hw_run_workload(const struct workload *w, uint64_t iterations)
 {
 	w->run(iterations, w->args);
 }
+
+/* Control-register bits (SDM Vol. 3A 2.5). */
+#define CR0_PG	 (1ul << 31)
+#define CR4_PSE	 (1ul << 4)
+#define CR4_PAE	 (1ul << 5)
+#define CR4_LA57 (1ul << 12)
+#define CR3_ADDR (~0xffful) /* the top table's address (the low bits: PCD, PWT or PCID) */
+
+static unsigned long cr0_read(void)
+{
+	unsigned long v;
+	__asm__ volatile("mov %%cr0, %0" : "=r"(v));
+	return v;
+}
+
+static unsigned long cr3_read(void)
+{
+	unsigned long v;
+	__asm__ volatile("mov %%cr3, %0" : "=r"(v));
+	return v;
+}
+
+static unsigned long cr4_read(void)
+{
+	unsigned long v;
+	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
+void hw_paging_get(struct hw_paging *p)
+{
+	unsigned long cr4 = cr4_read();
+
+	p->pse = (cr4 & CR4_PSE) != 0;
+	if (!(cr0_read() & CR0_PG)) {
+		p->mode = HW_PG_OFF;
+		p->root = 0;
+		return;
+	}
+#ifdef __i386__
+	p->mode = (cr4 & CR4_PAE) ? HW_PG_PAE : HW_PG_I386;
+	/* PAE's CR3 holds a 32-byte aligned table (SDM Vol. 3A 4.4.1) */
+	p->root = cr3_read() & ((cr4 & CR4_PAE) ? ~0x1ful : CR3_ADDR);
+#else
+	p->mode = (cr4 & CR4_LA57) ? HW_PG_LEVEL5 : HW_PG_LEVEL4;
+	p->root = cr3_read() & CR3_ADDR & ((1ul << 52) - 1);
+#endif
+}
+
+int hw_paging_load(const struct hw_paging *p)
+{
+	struct hw_paging cur;
+	hw_paging_get(&cur);
+
+	if (p->mode == cur.mode && p->mode != HW_PG_OFF) {
+		/* the low bits (PCD/PWT, or the PCID) stay as the firmware set them */
+		unsigned long v = (unsigned long)p->root | (cr3_read() & ~CR3_ADDR);
+		__asm__ volatile("mov %0, %%cr3" ::"r"(v) : "memory");
+		return HW_OK;
+	}
+#ifdef __i386__
+	unsigned long cr4 = cr4_read();
+	cr4 = p->pse ? cr4 | CR4_PSE : cr4 & ~CR4_PSE;
+	if (cur.mode == HW_PG_OFF && p->mode == HW_PG_I386) {
+		/* the code runs identity-mapped: no jump needed after CR0.PG
+		 * (SDM Vol. 3A 10.9.1) */
+		unsigned long root = (unsigned long)p->root;
+		__asm__ volatile("mov %0, %%cr3" ::"r"(root) : "memory");
+		__asm__ volatile("mov %0, %%cr4" ::"r"(cr4) : "memory");
+		__asm__ volatile("mov %0, %%cr0" ::"r"(cr0_read() | CR0_PG) : "memory");
+		return HW_OK;
+	}
+	if (cur.mode == HW_PG_I386 && p->mode == HW_PG_OFF) {
+		__asm__ volatile("mov %0, %%cr0" ::"r"(cr0_read() & ~CR0_PG) : "memory");
+		__asm__ volatile("mov %0, %%cr4" ::"r"(cr4) : "memory");
+		return HW_OK;
+	}
+#endif
+	return HW_UNSUPPORTED;
+}

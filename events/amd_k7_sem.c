@@ -9,10 +9,9 @@
 #include "sem_macros.h"
 #include "events.h"
 
-#define T11(s)	"AMD #22007 Table 11" s
-#define CLOCKS	"CPU_CLOCKS_NOT_HALTED"
-#define TIMING	"a timing condition no construction fixes"
-#define NO_PAGE "not yet: the page size backing the buffer is not known (UEFI maps 2 MiB pages)"
+#define T11(s) "AMD #22007 Table 11" s
+#define CLOCKS "CPU_CLOCKS_NOT_HALTED"
+#define TIMING "a timing condition no construction fixes"
 
 const struct sem_rule events_amd_k7_sem[] = {
     /* Linux's event map */
@@ -35,7 +34,9 @@ const struct sem_rule events_amd_k7_sem[] = {
 	  "K8 BKDG #26094 §10.2.1.4: a walk that fits the L2 does not miss it" OURS),
     BOUND("INSTRUCTION_CACHE_FETCHES", wl_loop, FP_NONE, SQ_ITERATIONS, 125, NOMAX,
 	  T11(": at least one fetch per 8 iterations of a 9-byte loop") OURS),
-    NONE("INSTRUCTION_CACHE_MISSES", "not yet: no code-footprint workload"),
+    /* code the harness wrote, one block per line, 4x the L1I (wl_code) */
+    BOUND("INSTRUCTION_CACHE_MISSES", wl_code, FP_CODE_L2, SQ_ELEMENTS, 500, 1100,
+	  T11(": every line of code 4x the L1I misses it") OURS),
     NONE("DECODER_EMPTY", TIMING),
     VS("DISPATCH_STALLS", wl_chase, FP_MEM, 250, 1250,
        T11(": a chase to memory stalls most cycles (the clocks are counted in other windows, "
@@ -64,8 +65,12 @@ const struct sem_rule events_amd_k7_sem[] = {
     BOUND("DATA_CACHE_LINES_EVICTED.MODIFIED", wl_chase_dirty, FP_L2, SQ_ELEMENTS, 500, 1100,
 	  T11(": every refill writes a victim back to the L2") OURS),
     BOUND("DATA_CACHE_LINES_EVICTED.MODIFIED", wl_chase, FP_L2, SQ_ELEMENTS, 0, 50, T11("") OURS),
-    NONE("L1_DTLB_MISS_L2_DTLB_HIT", NO_PAGE),
-    NONE("L1_DTLB_MISS_L2_DTLB_MISS", NO_PAGE),
+    /* a page walk over the harness's own 4 KiB pages (events/pagewin.h),
+     * 4x the L1 DTLB (fits the L2) or 4x the L2 DTLB, from CPUID */
+    BOUND("L1_DTLB_MISS_L2_DTLB_HIT", wl_pages, FP_DTLB_L1, SQ_ELEMENTS, 500, 1100, T11("") OURS),
+    BOUND("L1_DTLB_MISS_L2_DTLB_HIT", wl_pages, FP_DTLB_L2, SQ_ELEMENTS, 0, 50, T11("") OURS),
+    BOUND("L1_DTLB_MISS_L2_DTLB_MISS", wl_pages, FP_DTLB_L2, SQ_ELEMENTS, 500, 1100, T11("") OURS),
+    BOUND("L1_DTLB_MISS_L2_DTLB_MISS", wl_pages, FP_DTLB_L1, SQ_ELEMENTS, 0, 50, T11("") OURS),
     BOUND("MISALIGNED_ACCESSES", wl_misaligned, FP_LINE, SQ_MISALIGNED, 1000, 2000,
 	  T11(": an access across an 8-byte boundary (K8 BKDG §10.2.1.3)") OURS),
     BOUND("DRAM_SYSTEM_REQUESTS", wl_chase, FP_MEM, SQ_ELEMENTS, 500, NOMAX,

@@ -19,8 +19,9 @@
 #define PF1    "needs vprefetch0: no workload issues KNC vector prefetches"
 #define PF2    "needs vprefetch1: no workload issues KNC vector prefetches"
 #define OTHER  "needs another core's L2 (a snoop or a fill from it): the harness runs on one core"
-#define NOCODE "not yet: no code-footprint workload"
-#define NOPAGE "not yet: the page size backing the buffer is not known (UEFI maps 2 MiB pages)"
+#define NOTLB                                                                                      \
+	"not yet: the harness sizes TLB walks from CPUID (leaf 02H, 8000_0005h), "                 \
+	"and reads no TLB size for KNC"
 #define TIMING "a timing condition no construction fixes"
 
 const struct sem_rule events_intel_knc_sem[] = {
@@ -34,7 +35,7 @@ const struct sem_rule events_intel_knc_sem[] = {
     BOUND("DATA_WRITE", wl_chase, FP_L1, SQ_ELEMENTS, 0, 50, DOC(": a load is not a write") OURS),
     VS("DATA_READ_OR_WRITE", wl_chase_dirty, FP_L1, 950, 1050,
        DOC(": reads and writes, hits and misses") OURS, "DATA_READ", "DATA_WRITE"),
-    NONE("DATA_PAGE_WALK", NOPAGE),
+    NONE("DATA_PAGE_WALK", NOTLB),
     BOUND("DATA_READ_MISS", wl_chase, FP_L2, SQ_ELEMENTS, 500, 1100,
 	  DOC(": a chase of four times the L1D misses it") OURS),
     BOUND("DATA_READ_MISS", wl_chase, FP_L1, SQ_ELEMENTS, 0, 50, DOC(": a chase within L1") OURS),
@@ -55,8 +56,10 @@ const struct sem_rule events_intel_knc_sem[] = {
     NONE("BANK_CONFLICTS", TIMING),
     BOUND("CODE_READ", wl_loop, FP_NONE, SQ_ITERATIONS, 125, NOMAX,
 	  DOC(": at least one instruction read per 8 iterations of the loop") OURS),
-    NONE("CODE_PAGE_WALK", NOCODE),
-    NONE("CODE_CACHE_MISS", NOCODE),
+    NONE("CODE_PAGE_WALK", NOTLB),
+    /* code the harness wrote, one block per line (wl_code), 4x the L1I */
+    BOUND("CODE_CACHE_MISS", wl_code, FP_CODE_L2, SQ_ELEMENTS, 500, 1100,
+	  DOC(": every line of code 4x the L1I misses it") OURS),
     NONE("L1_DATA_PF1", PF1),
     /* Branches of every kind, taken or not: calls and returns included. */
     EXACT("BRANCHES", wl_calls, FP_NONE, SQ_BRANCHES, DOC(": calls and returns count")),
@@ -99,8 +102,8 @@ const struct sem_rule events_intel_knc_sem[] = {
 	  DOC(": its three instructions pass the E stage, two at most a clock") OURS),
     NONE("L1_DATA_PF2", PF2),
     NONE("L2_DATA_PF1_MISS", PF1),
-    NONE("LONG_DATA_PAGE_WALK", NOPAGE),
-    NONE("LONG_CODE_PAGE_WALK", NOCODE),
+    NONE("LONG_DATA_PAGE_WALK", NOTLB),
+    NONE("LONG_CODE_PAGE_WALK", NOTLB),
     /* CRI (L2) events, counter 0 only: a read-only chase of four times the
      * L1D hits the L2 in E, a dirty one in M; four times the L2 misses it
      * and fills from memory. */
@@ -126,7 +129,10 @@ const struct sem_rule events_intel_knc_sem[] = {
     NONE("L2_CODE_READ_MISS_CACHE_FILL", OTHER),
     NONE("L2_DATA_READ_MISS_CACHE_FILL", OTHER),
     NONE("L2_DATA_WRITE_MISS_CACHE_FILL", OTHER),
-    NONE("L2_CODE_READ_MISS_MEM_FILL", NOCODE),
+    BOUND("L2_CODE_READ_MISS_MEM_FILL", wl_code, FP_CODE_MEM, SQ_ELEMENTS, 500, 1100,
+	  DOC(": code 4x the L2 fills from memory") OURS),
+    BOUND("L2_CODE_READ_MISS_MEM_FILL", wl_code, FP_CODE_L2, SQ_ELEMENTS, 0, 50,
+	  DOC(": code the L2 holds") OURS),
     BOUND("L2_DATA_READ_MISS_MEM_FILL", wl_chase, FP_MEM, SQ_ELEMENTS, 500, 1100,
 	  DOC(": one core's L2 misses fill from memory") OURS),
     /* The L2 streamer may serve part of a strided store walk: a lower

@@ -14,7 +14,6 @@
 #define NOTE_WRONG NOTE ": the SDM says all hits; really E/S only, not M"
 #define L2(n)	   "L2_RQSTS." n
 #define M_HITS	   "event=0x24,umask=0x81" /* demand data read, hit M: not an SDM name */
-#define NOCODE	   "not yet: no code-footprint workload"
 
 const struct sem_rule events_intel_skylake_sem[] = {
     BOUND(L2("DEMAND_DATA_RD_MISS"), wl_chase, FP_L2_OVER, SQ_ELEMENTS, 500, 1100, NOTE OURS),
@@ -37,9 +36,17 @@ const struct sem_rule events_intel_skylake_sem[] = {
     BOUND(L2("RFO_HIT_CORRECTED"), wl_store_walk, FP_L2, SQ_ELEMENTS, 500, 1100,
 	  NOTE ": 0xc2 includes M-state hits" OURS),
     BOUND(L2("ALL_RFO"), wl_store_walk, FP_L2, SQ_ELEMENTS, 500, 1100, NOTE OURS),
-    NONE(L2("CODE_RD_MISS"), NOCODE),
-    NONE(L2("CODE_RD_HIT"), NOCODE),
-    NONE(L2("ALL_CODE_RD"), NOCODE),
+    /* code the harness wrote, one block per line (wl_code): 4x the L1I
+     * misses it and hits the L2; the L1I's next-line prefetches are code
+     * reads too (Intel Optimization Manual, "instruction prefetcher"):
+     * up to twice the lines. Past the LLC (events = all) every line
+     * misses. */
+    BOUND(L2("CODE_RD_HIT"), wl_code, FP_CODE_L2, SQ_ELEMENTS, 500, 2000, NOTE OURS),
+    BOUND(L2("CODE_RD_MISS"), wl_code, FP_CODE_L2, SQ_ELEMENTS, 0, 50,
+	  NOTE ": code the L2 holds" OURS),
+    BOUND(L2("CODE_RD_MISS"), wl_code, FP_CODE_MEM, SQ_ELEMENTS, 500, 2000, NOTE OURS),
+    VS(L2("ALL_CODE_RD"), wl_code, FP_CODE_L2, 950, 1050,
+       NOTE ": 0xe4 is the sum of its results" OURS, L2("CODE_RD_MISS"), L2("CODE_RD_HIT")),
     /* software load prefetches are origin 0x08; the hardware prefetchers
      * add requests of their own, so no upper bound */
     BOUND(L2("PF_MISS"), wl_pf_t0, FP_L2_OVER, SQ_PF_LOAD, 250, NOMAX,

@@ -65,6 +65,15 @@ enum sem_footprint {
 	FP_L2,	    /* four times the L1D, at most half the L2: misses L1, hits L2 */
 	FP_MEM,	    /* four times the last level (capped, see event.semantics) */
 	FP_L2_OVER, /* four times the L2 (and less than the LLC where it can) */
+	/* Walks through a page window (events/pagewin.h): the pages of a TLB
+	 * walk all map one frame (no data-cache misses), code walks run
+	 * code the harness wrote (wl_code). */
+	FP_DTLB_L1, /* 4x the L1 DTLB's pages, at most half the L2 DTLB's: hits L2 */
+	FP_DTLB_L2, /* 4x the L2 DTLB's pages: misses both */
+	FP_ITLB_L1, /* the same for the ITLBs, one wl_code block per page */
+	FP_ITLB_L2,
+	FP_CODE_L2,  /* code of 4x the L1I, at most half the L2: misses L1I, hits L2 */
+	FP_CODE_MEM, /* code of 4x the last level */
 	FP_COUNT
 };
 

@@ -315,4 +315,16 @@ pmh_wl_x87:
 	WALK pmh_wl_pages
 	.purgem BODY
 
+/* A call into the code the harness wrote (workload_code): ecx blocks of
+ * "dec %ecx; jnz next", the last one's RET coming back here. */
+	.globl pmh_wl_code
+	.p2align 6
+pmh_wl_code:			/* rdi = iterations, rsi = args */
+	jmp 2f
+1:	mov WLA_LINES(%rsi), %ecx
+	call *WLA_BUF(%rsi)
+2:	sub $1, %rdi
+	jae 1b
+	ret
+
 	.section .note.GNU-stack, "", @progbits

@@ -61,10 +61,12 @@ struct workload_vector {
 	uint64_t l2_evict_m; /* Modified lines L2 wrote back to memory */
 	uint64_t llc_ref, llc_miss;
 	uint64_t dtlb_l1_miss, dtlb_l2_miss; /* L1 DTLB misses; of which L2 DTLB missed too */
+	uint64_t itlb_l1_miss, itlb_l2_miss; /* the same for instruction fetch */
 	uint64_t ic_fetch;		     /* instruction-cache fetch blocks */
-	uint64_t stall_cycles;		     /* dispatch stalled (memory, serialisation) */
-	uint64_t masked_cycles;		     /* cycles with RFLAGS.IF clear */
-	uint64_t ref_cycles;		     /* reference-clock (TSC-rate) cycles */
+	uint64_t ic_miss;	/* of which missed the L1I (its refills: l2[WL_L2_CODE_RD]) */
+	uint64_t stall_cycles;	/* dispatch stalled (memory, serialisation) */
+	uint64_t masked_cycles; /* cycles with RFLAGS.IF clear */
+	uint64_t ref_cycles;	/* reference-clock (TSC-rate) cycles */
 };
 /* The L2 request origins of struct workload_vector.l2 (the Skylake note's
  * umask bits 0x01, 0x02, 0x04, 0x08, 0x10) and results. */
@@ -81,6 +83,11 @@ enum wl_mem {
 	WL_MEM_STRIDE_PF,    /* prefetch at buf + i * stride (kind from the vector) */
 	WL_MEM_STRIDE_NT,    /* MOVNTI at buf + i * 8, i < lines */
 	WL_MEM_PAGES,	     /* load buf + i * stride (a page walk), i < lines */
+	/* Calls the code at buf: args.lines blocks `stride` bytes apart, each
+	 * "dec ecx; jnz next block" and the last falling through to a RET
+	 * (workload_code writes them; ecx = lines at the call). Fetches
+	 * buf + i * stride, i < lines. */
+	WL_MEM_CODE,
 };
 
 /* The run-time arguments of a kernel: a buffer the harness allocated and
@@ -167,5 +174,14 @@ extern const struct workload wl_pf_nta;	     /* PREFETCHNTA, one per line */
 extern const struct workload wl_pf_w;	     /* PREFETCHW, one per line */
 extern const struct workload wl_nt_store;    /* MOVNTI, eight per line */
 extern const struct workload wl_pages;	     /* one load per page */
+extern const struct workload wl_code;	     /* a call into written code: one block per stride */
+
+/* The code of wl_code: one block at mem + i * stride for i < blocks, each
+ * "dec %ecx; jnz rel32 (the next block); ret" (9 bytes, the same in 32-
+ * and 64-bit mode; stride >= 16). A single block of stride 4096 at the
+ * start of a frame that every page of a window maps runs one block per
+ * page. */
+#define WL_CODE_BLOCK 9u
+void workload_code(void *mem, uint64_t blocks, uint64_t stride);
 
 #endif

@@ -353,4 +353,20 @@ pmh_wl_x87:
 	WALK pmh_wl_pages
 	.purgem BODY
 
+/* A call into the code the harness wrote (workload_code), as on x86-64;
+ * the written code changes only ecx. */
+	.globl pmh_wl_code
+	.p2align 6
+pmh_wl_code:
+	push %esi
+	mov 8(%esp), %edx	/* iterations */
+	mov 16(%esp), %esi	/* args */
+	jmp 2f
+1:	mov WLA_LINES(%esi), %ecx
+	call *WLA_BUF(%esi)
+2:	sub $1, %edx
+	jae 1b
+	pop %esi
+	ret
+
 	.section .note.GNU-stack, "", @progbits

@@ -51,6 +51,7 @@ void pmh_wl_pf_nta(uint64_t n, struct wl_args *a);
 void pmh_wl_pf_w(uint64_t n, struct wl_args *a);
 void pmh_wl_nt_store(uint64_t n, struct wl_args *a);
 void pmh_wl_pages(uint64_t n, struct wl_args *a);
+void pmh_wl_code(uint64_t n, struct wl_args *a);
 
 /* The assembly reads struct wl_args at these offsets (WLA_* there). */
 #ifdef __i386__
@@ -409,6 +410,51 @@ const struct workload wl_pages = {
     .mem = WL_MEM_PAGES,
     .run = KERNEL(pmh_wl_pages),
 };
+
+/* pmh_wl_code: per iteration "mov lines, ecx; call *buf" (the call reads
+ * its target from args: a load, and pushes: a store; an indirect call),
+ * the written code, and "sub; jae"; the code is per block "dec ecx; jnz"
+ * (2 instructions, a conditional branch taken to the next block) except
+ * that the last jnz falls through to a RET (1 instruction, a load). So per
+ * iteration 5 instructions, 3 branches (call, ret, jae), of which taken:
+ * call, ret and jae, less the last block's jnz: 2; 3 loads, 1 store.
+ * Fixed: "jmp; sub; jae; ret" (4, 1 load); i386 "push; mov; mov; jmp;
+ * sub; jae; pop; ret" (8, 4 loads, 1 store). */
+const struct workload wl_code = {
+    .name = "code",
+    .per_iter = {.instructions = 5,
+		 .branches = 3,
+		 .taken = 2,
+		 .cond = 1,
+		 .calls = 1,
+		 .rets = 1,
+		 .indirect = 1,
+		 .loads = 3,
+		 .stores = 1},
+    .per_elem = {.instructions = 2, WALK_ELEM},
+    .fixed = FIXED(ARCH(4, 8), ARCH(1, 4), ARCH(0, 1)),
+    .mem = WL_MEM_CODE,
+    .run = KERNEL(pmh_wl_code),
+};
+
+/* The bytes of one block (SDM Vol. 2A DEC: FF /1, here ModRM C9 = ecx,
+ * the one encoding of DEC ECX in both modes; Vol. 2A Jcc: 0F 85 rel32,
+ * relative to the next instruction; Vol. 2B RET: C3). */
+void workload_code(void *mem, uint64_t blocks, uint64_t stride)
+{
+	uint32_t rel = (uint32_t)(stride - 8); /* from the jnz's end to the next block */
+
+	for (uint64_t i = 0; i < blocks; i++) {
+		uint8_t *b = (uint8_t *)mem + i * stride;
+		b[0] = 0xff;
+		b[1] = 0xc9;
+		b[2] = 0x0f;
+		b[3] = 0x85;
+		for (unsigned k = 0; k < 4; k++)
+			b[4 + k] = (uint8_t)(rel >> (8 * k));
+		b[8] = 0xc3;
+	}
+}
 
 /* The vector is all uint64_t: an iteration is a sum word by word. */
 #define WV_WORDS (sizeof(struct workload_vector) / sizeof(uint64_t))

@@ -12,13 +12,12 @@
  * the instruction raised, so a fault and its number are one value. */
 enum hw_err {
 	HW_OK = 0,
-	HW_FAULT_UD = 6,	  /* the instruction raised #UD (RDPMC under QEMU TCG) */
-	HW_FAULT_GP = 13,	  /* the instruction raised #GP (vector number) */
-	HW_REFUSED = 0x100,	  /* the driver refused the request (counter, event or value) */
+	HW_FAULT_UD = 6,	/* the instruction raised #UD (RDPMC under QEMU TCG) */
+	HW_FAULT_GP = 13,	/* the instruction raised #GP (vector number) */
+	HW_REFUSED = 0x100,	/* the driver refused the request (counter, event or value) */
 	HW_UNSUPPORTED = 0x101, /* the family has no such register, path or event */
-	HW_STUCK = 0x102,	  /* a flag did not clear within the documented bound */
+	HW_STUCK = 0x102,	/* a flag did not clear within the documented bound */
 };
-
 
 struct cpuid_regs {
 	uint32_t eax, ebx, ecx, edx;
@@ -52,6 +51,27 @@ void hw_run_workload(const struct workload *w, uint64_t iterations);
  * or WBINVD where the CPU has no CLFLUSH), so that a workload meets them in
  * memory whatever wrote them before. */
 void hw_cache_flush(void *buf, uint64_t bytes);
+
+/* Paging (SDM Vol. 3A 4.1.1): the mode the CPU translates in and the
+ * physical address of its top table (CR3[51:12]). OFF: no paging (bios/
+ * runs flat); I386: 32-bit paging, two levels of 4-byte entries; PAE;
+ * LEVEL4 / LEVEL5: IA-32e paging, four or five levels of 8-byte entries.
+ * pse: CR4.PSE (4 MiB pages in I386 mode). The harness's memory is
+ * identity-mapped where paging is on (UEFI Spec 2.10 §2.3.4), so a
+ * physical address and the pointer to it are one number. */
+enum hw_paging_mode { HW_PG_OFF, HW_PG_I386, HW_PG_PAE, HW_PG_LEVEL4, HW_PG_LEVEL5 };
+struct hw_paging {
+	enum hw_paging_mode mode;
+	uint64_t root;
+	bool pse;
+};
+void hw_paging_get(struct hw_paging *p);
+/* Translates through p from now on: CR3 = p->root (which flushes the
+ * non-global TLB entries), and between OFF and I386 CR4.PSE and CR0.PG
+ * turned on or off with it. Any other change of mode is refused
+ * (HW_UNSUPPORTED). Global entries are not used by the tables the harness
+ * builds, so the load flushes everything the harness mapped. */
+int hw_paging_load(const struct hw_paging *p);
 
 /* TSC ticks per microsecond as calibrated at start-up (0 = unknown). */
 uint64_t hw_tsc_per_us(void);

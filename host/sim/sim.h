@@ -223,6 +223,9 @@ struct sim_cpu {
 	 * carried between steps, and the counters that counted in the current
 	 * workload (for inexact). */
 	const struct uarch_cfg *ua;
+	/* CR3 as the harness loaded it (hw_paging_load); 0: the firmware's
+	 * tables (sim_mmu.c), in which all memory is identity-mapped. */
+	uint64_t cr3;
 	uint64_t ref_carry;
 	uint32_t counted;
 	struct sim_stats st;
@@ -230,6 +233,12 @@ struct sim_cpu {
 };
 
 extern struct sim_cpu sim;
+
+/* Translation (sim_mmu.c): the physical address of va through the tables
+ * s->cr3 names, 4-level IA-32e paging as the harness built them; false
+ * when a table the walk reaches marks va not present (a page fault). *big:
+ * a 2 MiB or 1 GiB page. */
+bool sim_translate(const struct sim_cpu *s, uint64_t va, uint64_t *pa, bool *big);
 
 /* Model registry. */
 const struct sim_model *sim_model_find(const char *name);

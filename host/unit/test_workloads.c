@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "../../events/workload.h"
 
@@ -25,7 +26,7 @@ extern kernel_fn pmh_wl_loop, pmh_wl_branchy, pmh_wl_calls, pmh_wl_recurse, pmh_
     pmh_wl_br_none, pmh_wl_br_random, pmh_wl_ind_random, pmh_wl_locked, pmh_wl_segload,
     pmh_wl_misaligned, pmh_wl_far, pmh_wl_cpuid, pmh_wl_clflush, pmh_wl_x87, pmh_wl_chase,
     pmh_wl_chase_dirty, pmh_wl_store_walk, pmh_wl_pf_t0, pmh_wl_pf_nta, pmh_wl_pf_w,
-    pmh_wl_nt_store, pmh_wl_pages;
+    pmh_wl_nt_store, pmh_wl_pages, pmh_wl_code;
 
 static const struct kernel {
 	const struct workload *w;
@@ -439,6 +440,71 @@ static void construction_consistent(void **st)
 	}
 }
 
+/* Single-stepped N iterations of wl_code over a: the construction's count. */
+static void code_steps_exact(struct wl_args *a)
+{
+	static const uint64_t iters[] = {0, 1, 3};
+	struct workload w = wl_code;
+	struct workload_vector v = {0};
+
+	w.args = a;
+	workload_iteration(&w, &v);
+	for (unsigned i = 0; i < 3; i++) {
+		uint64_t got = steps(pmh_wl_code, iters[i], a);
+		uint64_t want = w.fixed.instructions + iters[i] * v.instructions;
+		if (got != want)
+			fail_msg("code: N %llu blocks %llu stride %llu: %llu instructions, "
+				 "construction says %llu",
+				 (unsigned long long)iters[i], (unsigned long long)a->lines,
+				 (unsigned long long)a->stride, (unsigned long long)got,
+				 (unsigned long long)want);
+		assert_int_equal(abi_call(iters[i], a, pmh_wl_code), 1);
+	}
+}
+
+/* wl_code over the code workload_code writes: an I-cache walk (blocks a
+ * line apart in one executable buffer) and an ITLB walk (one block at the
+ * start of a frame that every page of a window maps: a memfd mapped at
+ * consecutive addresses, as the harness's window maps one frame), each
+ * retiring the instructions of its construction, for any block count. */
+static void code_walks_run_as_constructed(void **st)
+{
+	const size_t pages = 16, bytes = 4 * 4096;
+	(void)st;
+	uint8_t *x = mmap(NULL, bytes, PROT_READ | PROT_WRITE | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(x != MAP_FAILED);
+	workload_code(x, bytes / LINE, LINE);
+	assert_true(x[0] == 0xff && x[LINE + 3] == 0x85 && x[LINE + 8] == 0xc3);
+	static const uint64_t blocks[] = {1, 5, 4 * 4096 / LINE};
+	for (unsigned b = 0; b < 3; b++) {
+		struct wl_args a = {x, blocks[b], LINE, 1};
+		code_steps_exact(&a);
+	}
+	munmap(x, bytes);
+
+	int fd = memfd_create("wl_code", 0);
+	assert_true(fd >= 0 && ftruncate(fd, 4096) == 0);
+	uint8_t *win = mmap(NULL, pages * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(win != MAP_FAILED);
+	for (size_t i = 0; i < pages; i++)
+		assert_true(mmap(win + i * 4096, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+				 MAP_SHARED | MAP_FIXED, fd, 0) == win + i * 4096);
+	workload_code(win, 1, 4096);
+	for (size_t i = 0; i < pages; i++) /* one frame: every page holds the block */
+		assert_true(win[i * 4096] == 0xff && win[i * 4096 + 8] == 0xc3);
+	struct wl_args a = {win, pages, 4096, 1};
+	code_steps_exact(&a);
+	a.lines = 1;
+	code_steps_exact(&a);
+	munmap(win, pages * 4096);
+	close(fd);
+
+	const struct workload_vector *v = &wl_code.per_iter;
+	assert_true(v->calls == v->rets && v->taken <= v->branches && v->cond <= v->branches);
+	assert_true(wl_code.per_elem.cond == wl_code.per_elem.branches);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -452,6 +518,7 @@ int main(void)
 	    cmocka_unit_test(stores_write_documented_bytes),
 	    cmocka_unit_test(iteration_sums_construction),
 	    cmocka_unit_test(construction_consistent),
+	    cmocka_unit_test(code_walks_run_as_constructed),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -33,7 +33,7 @@ static void alloc_walks(struct check_ctx *c, struct sem_run *st, const struct ev
 		const struct sem_rule *r;
 		size_t n = sem_rules(t[i], &r);
 		for (size_t k = 0; k < n; k++) {
-			uint64_t b = sem_footprint_bytes(st, r[k].fp);
+			uint64_t b = sem_memory_bytes(st, r[k].fp);
 			if (r[k].kind != SEM_NONE && selected(c, &r[k]) && b <= st->cap && b > need)
 				need = b;
 		}
@@ -185,6 +185,8 @@ static void run(struct check_ctx *c)
 		return;
 	}
 	st.have_caches = cpu_caches_read(c->cpu, &st.caches);
+	hw_paging_get(&st.paging);
+	st.pse_cpu = (c->cpu->ids.leaf1.edx >> 3) & 1; /* CPUID.1:EDX[3] PSE */
 	st.cap = !pmh_strcasecmp(c->opt->events, "all") ? SEM_MEM_CAP_ALL : SEM_MEM_CAP_DEFAULT;
 	alloc_walks(c, &st, with, nw);
 	uint64_t t0 = hw_rdtsc();

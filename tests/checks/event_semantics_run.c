@@ -28,8 +28,8 @@ uint64_t sem_footprint_bytes(const struct sem_run *st, enum sem_footprint fp)
 		return 4ull * k->l2.size;
 	case FP_MEM:
 		return llc ? 4ull * llc->size : 0;
-	default:
-		return 0;
+	default: /* a window's: its virtual span */
+		return sem_window_pages(st, fp) * PW_PAGE;
 	}
 }
 
@@ -39,27 +39,36 @@ static uint64_t line_of(const struct sem_run *st)
 }
 
 /* Sets the workload's arguments for footprint fp: a chain for the chase
- * kernels (built once per size), a strided range for the rest. */
-static void prepare(struct sem_run *st, struct workload *w, enum sem_footprint fp)
+ * kernels (built once per size), a strided range for the rest, or a page
+ * window (loaded until sem_measure's end). false (why says) when the
+ * window cannot be built. */
+static bool prepare(struct sem_run *st, struct workload *w, enum sem_footprint fp, char *why,
+		    size_t n)
 {
 	uint64_t line = line_of(st);
 	uint64_t bytes = sem_footprint_bytes(st, fp);
 
-	st->args.buf = st->buf;
-	st->args.stride = line;
-	st->args.lines = fp == FP_NONE ? 0 : (fp == FP_LINE ? 1 : bytes / line);
+	if (sem_windowed(fp)) {
+		if (!sem_window_on(st, w, fp, why, n))
+			return false;
+		bytes = st->win.nframes * PW_PAGE; /* the frames, not the span */
+	} else {
+		st->args.buf = st->buf;
+		st->args.stride = line;
+		st->args.lines = fp == FP_NONE ? 0 : (fp == FP_LINE ? 1 : bytes / line);
+	}
 	if (w->mem == WL_MEM_CHASE || w->mem == WL_MEM_CHASE_DIRTY) {
 		if (st->chain_lines != st->args.lines)
 			workload_chain(st->buf, st->args.lines, line, 1);
 		st->chain_lines = st->args.lines;
-	} else {
+	} else if (!sem_windowed(fp)) {
 		if (w->mem == WL_MEM_PAGES)
 			st->args.stride = 4096;
 		if (fp != FP_NONE)
 			st->chain_lines = 0; /* the kernel writes over the chain */
 	}
 	if (fp < FP_L1)
-		return;
+		return true;
 	/* The lines' state must be the workload's doing: building the chain
 	 * or an earlier walk that stored to them left them Modified, which a
 	 * read-only walk would then meet (an E/S hit counted as an M one).
@@ -68,6 +77,7 @@ static void prepare(struct sem_run *st, struct workload *w, enum sem_footprint f
 	hw_cache_flush(st->buf, bytes);
 	w->args = &st->args;
 	hw_run_workload(w, 1);
+	return true;
 }
 
 /* The first counter the event may run on (event.raw's choice). */
@@ -236,7 +246,10 @@ static void row_start(struct check_ctx *c, const struct sem_run *st, const struc
 	    EV_REFUSED)
 		events_format(&er.ev, t->netburst, row->enc, sizeof(row->enc));
 	uint64_t b = sem_footprint_bytes(st, r->fp);
-	if (r->fp > FP_LINE && b)
+	if (r->fp >= FP_DTLB_L1 && r->fp <= FP_ITLB_L2 && b)
+		pmh_fmt(row->footprint, sizeof(row->footprint), "%llu pages",
+			(unsigned long long)(b / PW_PAGE));
+	else if (r->fp > FP_LINE && b)
 		pmh_fmt(row->footprint, sizeof(row->footprint), "%llu KiB",
 			(unsigned long long)(b >> 10));
 }
@@ -271,7 +284,7 @@ static bool has_needs(const struct check_ctx *c, uint32_t needs, char *why, size
 static bool runnable(struct check_ctx *c, const struct sem_run *st, const struct sem_rule *r,
 		     char *why, size_t n)
 {
-	uint64_t b = sem_footprint_bytes(st, r->fp);
+	uint64_t b = sem_memory_bytes(st, r->fp);
 
 	if (!has_needs(c, r->wl->needs, why, n))
 		return false;
@@ -282,8 +295,13 @@ static bool runnable(struct check_ctx *c, const struct sem_run *st, const struct
 		}
 		return true;
 	}
+	if (!b && sem_windowed(r->fp) && sem_window_pages(st, r->fp)) {
+		pmh_fmt(why, n, "no page window in this paging mode (%s)",
+			st->paging.mode == HW_PG_PAE ? "PAE" : "too many pages");
+		return false;
+	}
 	if (!b) {
-		pmh_fmt(why, n, "the cache geometry (%s) does not give this walk's size",
+		pmh_fmt(why, n, "the cache and TLB geometry (%s) does not give this walk's size",
 			st->caches.source);
 		return false;
 	}
@@ -310,7 +328,10 @@ void sem_measure(struct check_ctx *c, struct sem_run *st, const struct event_tab
 	row_start(c, st, t, r, row);
 	if (!runnable(c, st, r, row->note, sizeof(row->note)))
 		return;
-	prepare(st, &w, r->fp);
+	if (!prepare(st, &w, r->fp, row->note, sizeof(row->note))) {
+		sem_window_off(st);
+		return;
+	}
 	w.args = &st->args;
 	uint64_t n = iterations_for(&w, &st->args);
 	/* walks past the L2 are long: one N/2N pair; the rest the median of
@@ -324,6 +345,7 @@ void sem_measure(struct check_ctx *c, struct sem_run *st, const struct event_tab
 	if (s == M_OK)
 		s = expected_of(c, r, &w, n, rep, &e, row->note, sizeof(row->note));
 	m_quiesce(c);
+	sem_window_off(st);
 	if (s == M_REFUSED)
 		return;
 	if (s != M_OK) {
