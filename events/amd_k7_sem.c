@@ -37,6 +37,8 @@ const struct sem_rule events_amd_k7_sem[] = {
     /* code the harness wrote, one block per line, 4x the L1I (wl_code) */
     BOUND("INSTRUCTION_CACHE_MISSES", wl_code, FP_CODE_L2, SQ_ELEMENTS, 500, 1100,
 	  T11(": every line of code 4x the L1I misses it") OURS),
+    BOUND("INSTRUCTION_CACHE_MISSES", wl_code, FP_CODE_L1, SQ_ELEMENTS, 0, 50,
+	  T11(": code of half the L1I stays in it") OURS),
     NONE("DECODER_EMPTY", TIMING),
     VS("DISPATCH_STALLS", wl_chase, FP_MEM, 250, 1250,
        T11(": a chase to memory stalls most cycles (the clocks are counted in other windows, "

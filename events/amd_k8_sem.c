@@ -113,6 +113,8 @@ const struct sem_rule events_amd_k8_sem[] = {
      * 4x the L2 refills from the system. Per mille of the blocks run. */
     BOUND("INSTRUCTION_CACHE_MISSES", wl_code, FP_CODE_L2, SQ_ELEMENTS, 500, 1100,
 	  BKDG("§10.2.1.5") OURS),
+    BOUND("INSTRUCTION_CACHE_MISSES", wl_code, FP_CODE_L1, SQ_ELEMENTS, 0, 50,
+	  BKDG("§10.2.1.5: code of half the L1I stays in it") OURS),
     BOUND("INSTRUCTION_CACHE_REFILLS_FROM_L2", wl_code, FP_CODE_L2, SQ_ELEMENTS, 500, 1100,
 	  BKDG("§10.2.1.5") OURS),
     BOUND("INSTRUCTION_CACHE_REFILLS_FROM_SYSTEM", wl_code, FP_CODE_MEM, SQ_ELEMENTS, 500, 1100,

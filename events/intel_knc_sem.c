@@ -60,6 +60,8 @@ const struct sem_rule events_intel_knc_sem[] = {
     /* code the harness wrote, one block per line (wl_code), 4x the L1I */
     BOUND("CODE_CACHE_MISS", wl_code, FP_CODE_L2, SQ_ELEMENTS, 500, 1100,
 	  DOC(": every line of code 4x the L1I misses it") OURS),
+    BOUND("CODE_CACHE_MISS", wl_code, FP_CODE_L1, SQ_ELEMENTS, 0, 50,
+	  DOC(": code of half the L1I stays in it") OURS),
     NONE("L1_DATA_PF1", PF1),
     /* Branches of every kind, taken or not: calls and returns included. */
     EXACT("BRANCHES", wl_calls, FP_NONE, SQ_BRANCHES, DOC(": calls and returns count")),

@@ -72,6 +72,7 @@ enum sem_footprint {
 	FP_DTLB_L2, /* 4x the L2 DTLB's pages: misses both */
 	FP_ITLB_L1, /* the same for the ITLBs, one wl_code block per page */
 	FP_ITLB_L2,
+	FP_CODE_L1,  /* code of half the L1I: hits it */
 	FP_CODE_L2,  /* code of 4x the L1I, at most half the L2: misses L1I, hits L2 */
 	FP_CODE_MEM, /* code of 4x the last level */
 	FP_COUNT

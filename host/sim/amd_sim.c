@@ -25,6 +25,13 @@ static uint64_t dc_refills(const struct workload_vector *v, enum wl_l2_result r)
 	return v->l2[WL_L2_DATA_RD][r] + v->l2[WL_L2_RFO][r] + v->l2[WL_L2_L1PF][r];
 }
 
+/* Code reads that reached the L2 (the L1I's misses), any result. */
+static uint64_t l2_code(const struct workload_vector *v)
+{
+	return v->l2[WL_L2_CODE_RD][WL_L2_MISS] + v->l2[WL_L2_CODE_RD][WL_L2_HIT_ES] +
+	       v->l2[WL_L2_CODE_RD][WL_L2_HIT_M];
+}
+
 static uint64_t l2_data_misses(const struct workload_vector *v)
 {
 	return dc_refills(v, WL_L2_MISS) + v->l2[WL_L2_L2PF][WL_L2_MISS];
@@ -122,19 +129,44 @@ static uint64_t memory_event(const struct sim_cpu *s, unsigned code, unsigned um
 		       sel_bit(um, 0x02, v->l2[WL_L2_RFO][WL_L2_MISS]);
 	case 0x6d: /* quadwords written: a dirty line is eight, a MOVNTI one */
 		return sel_bit(um, 0x01, v->l2_evict_m * 8 + nt_lines(v) * 8);
-	case 0x7d: /* requests to L2: 01h IC fill, 02h DC fill, 04h TLB fill */
-		return sel_bit(um, 0x01,
-			       v->l2[WL_L2_CODE_RD][0] + v->l2[WL_L2_CODE_RD][1] +
-				   v->l2[WL_L2_CODE_RD][2]) +
-		       sel_bit(um, 0x02, v->l1d_miss) + sel_bit(um, 0x04, v->dtlb_l2_miss);
-	case 0x7e: /* L2 misses: 01h IC fill, 02h DC fill */
-		return sel_bit(um, 0x01, v->l2[WL_L2_CODE_RD][WL_L2_MISS]) +
+	case 0x7d: /* requests to L2: 01h IC fill, 02h DC fill, 04h TLB fill (the
+		    * page walks of both TLBs) */
+		return sel_bit(um, 0x01, l2_code(v)) + sel_bit(um, 0x02, v->l1d_miss) +
+		       sel_bit(um, 0x04, v->dtlb_l2_miss + v->itlb_l2_miss);
+	case 0x7e: /* L2 misses: 01h IC fill, 02h DC fill (miss-counts-hits: the
+		    * requests, 7Dh) */
+		return sel_bit(um, 0x01, mch ? l2_code(v) : v->l2[WL_L2_CODE_RD][WL_L2_MISS]) +
 		       sel_bit(um, 0x02, mch ? v->l1d_miss : l2_data_misses(v));
-	case 0x7f: /* 01h L2 fills from L1 victims (K8's victim L2), 02h writebacks */
-		return sel_bit(um, 0x01, c->l2_policy == UA_L2_EXCLUSIVE ? v->l1d_evict : 0) +
+	case 0x7f: /* 01h L2 fills from L1 victims (K8's victim L2: the L1D's and
+		    * the L1I's; in a steady pass each L1I miss evicts a line, ours),
+		    * 02h writebacks */
+		return sel_bit(um, 0x01,
+			       c->l2_policy == UA_L2_EXCLUSIVE ? v->l1d_evict + v->ic_miss : 0) +
 		       sel_bit(um, 0x02, v->l2_evict_m);
 	default:
 		return 0;
+	}
+}
+
+/* Instruction cache and ITLB events (80h-85h; BKDG #26094 §10.2.1.5, as
+ * events/amd_k8.c lists them). A refill from the L2 is an L1I miss the L2
+ * hit, one from the system one it missed. miss-counts-hits: 81h counts
+ * every fetch, as 41h counts every data access. */
+static uint64_t ic_event(const struct sim_cpu *s, unsigned code, const struct workload_vector *v)
+{
+	switch (code) {
+	case 0x80:
+		return v->ic_fetch;
+	case 0x81:
+		return sim_has_fault(s, SF_MISS_COUNTS_HITS) ? v->ic_fetch : v->ic_miss;
+	case 0x82:
+		return v->l2[WL_L2_CODE_RD][WL_L2_HIT_ES] + v->l2[WL_L2_CODE_RD][WL_L2_HIT_M];
+	case 0x83:
+		return v->l2[WL_L2_CODE_RD][WL_L2_MISS];
+	case 0x84:
+		return v->itlb_l1_miss - v->itlb_l2_miss;
+	default: /* 85h */
+		return v->itlb_l2_miss;
 	}
 }
 
@@ -145,8 +177,6 @@ static uint64_t retire_event(const struct sim_cpu *s, unsigned code, unsigned um
 	switch (code) {
 	case 0x76:
 		return v->cycles;
-	case 0x80:
-		return v->ic_fetch;
 	case 0x88:
 		return v->rets - v->ret_misses;
 	case 0x89:
@@ -215,6 +245,8 @@ static uint64_t event_count(const struct sim_cpu *s, unsigned code, unsigned um,
 		return memory_event(s, code, um, v);
 	if (code == 0x7d || code == 0x7e || code == 0x7f)
 		return memory_event(s, code, um, v);
+	if (code >= 0x80 && code <= 0x85)
+		return ic_event(s, code, v);
 	return retire_event(s, code, um, v);
 }
 

@@ -28,7 +28,9 @@
  * Guide #328207, "Cache hierarchy" and "TLB hierarchy"): L1D and L1I 32 KiB
  * 8-way, a 512 KiB 8-way unified L2 per core, 64-byte lines; an L1 DTLB of
  * 64 entries 4-way for 4 KiB pages, an L2 TLB of 64 entries 4-way (held
- * here as 4 KiB pages), an L1 ITLB of 32 entries 4-way; in order, two
+ * here as 4 KiB pages), an L1 ITLB of 32 entries 4-way. Code walks look up
+ * the L2 TLB too (table 1-6, 3Bh: long code walks missed it); it is held
+ * here as a copy of its geometry per side (ours). In order, two
  * instructions a clock (U and V pipes: PMU guide events 16h, 17h). The L2
  * is inclusive of the L1s; the closest policy here is the non-inclusive
  * one, which fills both levels from memory, keeps the L2's copy on a hit
@@ -49,6 +51,7 @@ static const struct uarch_cfg ua_knc = {
     .dtlb1 = {64, 4},
     .dtlb2 = {64, 4},
     .itlb1 = {32, 4},
+    .itlb2 = {64, 4},
     .lat_l1 = 3,
     .lat_l2 = 24,
     .lat_mem = 300,
@@ -216,7 +219,7 @@ static uint64_t exec_cycles(const struct uarch_cfg *c, const struct workload_vec
 }
 
 /* P54C events (FUB 0x00). miss-counts-hits: DATA_READ_MISS counts every
- * read; double-count: BRANCHES twice. */
+ * read, CODE_CACHE_MISS every code read; double-count: BRANCHES twice. */
 static uint64_t core_event(const struct sim_cpu *s, unsigned code, const struct workload_vector *v)
 {
 	const struct uarch_cfg *c = uarch_of(s);
@@ -236,6 +239,10 @@ static uint64_t core_event(const struct sim_cpu *s, unsigned code, const struct 
 		return v->l1d_evict_m;
 	case 0x0c: /* CODE_READ: fetch blocks */
 		return v->ic_fetch;
+	case 0x0d: /* CODE_PAGE_WALK: an L1 ITLB miss walks, as DATA_PAGE_WALK */
+		return v->itlb_l1_miss;
+	case 0x0e: /* CODE_CACHE_MISS */
+		return sim_has_fault(s, SF_MISS_COUNTS_HITS) ? v->ic_fetch : v->ic_miss;
 	case 0x12: /* BRANCHES */
 		return sim_has_fault(s, SF_DOUBLE_COUNT) ? 2 * v->branches : v->branches;
 	case 0x15: /* PIPELINE_FLUSHES: mispredictions, segment descriptor loads */
@@ -260,6 +267,8 @@ static uint64_t core_event(const struct sim_cpu *s, unsigned code, const struct 
 		return exec_cycles(c, v);
 	case 0x3a: /* LONG_DATA_PAGE_WALK: the L2 TLB missed too */
 		return v->dtlb_l2_miss;
+	case 0x3b: /* LONG_CODE_PAGE_WALK: the L2 TLB missed too */
+		return v->itlb_l2_miss;
 	default: /* VPU, vprefetch, pairing, stalls: not modelled */
 		return 0;
 	}

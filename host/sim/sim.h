@@ -44,7 +44,7 @@ enum sim_fault {
 	SF_EVENT_DEAD,	     /* mispredicted-branch events count nothing */
 	SF_EVENT_MISWIRED,   /* mispredicted-branch events count every retired branch */
 	SF_UMASK_IGNORED,    /* a unit-mask bit ignored (Skylake L2_RQSTS hit states, K8 42h) */
-	SF_MISS_COUNTS_HITS, /* L1D / L2 / LLC miss events count accesses or references */
+	SF_MISS_COUNTS_HITS, /* L1D / L1I / L2 / LLC miss events count accesses or references */
 	SF_DOUBLE_COUNT,     /* near returns (AMD C8h), branches (Intel C4h) counted twice */
 	SF_REFCYC_CORE,	     /* reference cycles count core cycles (Intel fixed 2, 013Ch) */
 	SF_COUNT

@@ -3,11 +3,13 @@
  * the pipeline make of it.
  *  - Memory: a walking kernel's pass over args->buf is one iteration. The
  *    pass is emulated as the kernel does it (the chase follows the pointers
- *    the harness stored; the strided kinds compute buf + i * stride) through
- *    the caches and TLBs. A cache reaches its steady state after one pass,
- *    so a warm-up pass and a measured one are run per (workload, buffer,
- *    lines, stride) and the measured pass is remembered until another
- *    buffer is walked.
+ *    the harness stored; the strided kinds compute buf + i * stride; the
+ *    code walk fetches each block) through the TLBs, by virtual address,
+ *    and the caches, by the physical address the harness's page tables
+ *    give (sim_translate). A cache reaches its steady state after one
+ *    pass, so a warm-up pass and a measured one are run per (workload,
+ *    buffer, lines, stride, CR3) and the measured pass is remembered until
+ *    another buffer is walked or CR3 is loaded.
  *  - Branches: deterministic patterns are run through the predictor until
  *    it has learnt them and the learnt iteration is remembered; random ones
  *    are run iteration by iteration, stepping the kernel's xorshift state.
@@ -59,13 +61,6 @@ const struct uarch_cfg uarch_default = {
 #define WARM_ITERS  64 /* predictor warm-up of a deterministic pattern (ours) */
 #define BR_MEMO	    8
 
-/* One measured pass of a walk. */
-struct pass {
-	struct workload_vector o;
-	uint64_t n[UA_LEVELS]; /* accesses served by each level */
-	uint64_t lat;	       /* cycles: serial for the chase, summed for the others */
-};
-
 static struct {
 	const struct uarch_cfg *c; /* what the caches and predictor are built for */
 	bool mem_ok;
@@ -73,9 +68,9 @@ static struct {
 		const char *name; /* the workload (by name: the harness may copy it) */
 		enum wl_mem kind;
 		const void *buf;
-		uint64_t lines, stride;
+		uint64_t lines, stride, cr3;
 	} key;
-	struct pass mem;
+	struct ua_pass mem;
 	struct {
 		const char *name;
 		uint64_t lines; /* a walk's inner loop depends on them */
@@ -99,6 +94,14 @@ const struct uarch_cfg *uarch_of(const struct sim_cpu *s)
 void uarch_power_on(void)
 {
 	ua.c = 0; /* rebuilt cold at the first workload */
+}
+
+/* CLFLUSH takes a linear address (SDM Vol. 2A CLFLUSH): the line it maps. */
+static void flush_va(const struct sim_cpu *s, uint64_t va)
+{
+	uint64_t pa;
+	if (ua_phys(s, va, &pa))
+		ua_mem_flush(pa);
 }
 
 void uarch_flush(struct sim_cpu *s, const void *buf, uint64_t bytes)
@@ -126,7 +129,13 @@ void uarch_flush(struct sim_cpu *s, const void *buf, uint64_t bytes)
 		return;
 	}
 	for (uint64_t off = 0; off < bytes; off += line)
-		ua_mem_flush(a + off);
+		flush_va(s, a + off);
+}
+
+void uarch_tlb_flush(void)
+{
+	ua.mem_ok = false; /* the pass was translated by the tables that were */
+	ua_mem_tlb_flush();
 }
 
 /* The caches and predictor for c, cold if they were built for another. */
@@ -140,131 +149,27 @@ static void use(const struct uarch_cfg *c)
 	ua.c = c;
 }
 
-static uint64_t lat_of(const struct uarch_cfg *c, enum ua_level l)
-{
-	switch (l) {
-	case UA_HIT_L1:
-		return c->lat_l1;
-	case UA_HIT_L2:
-		return c->lat_l2;
-	case UA_HIT_L3:
-		return c->lat_l3;
-	default:
-		return c->lat_mem;
-	}
-}
-
-/* One access of a pass; its latency. */
-static uint64_t touch(struct pass *p, const struct uarch_cfg *c, uint64_t addr, enum ua_op op)
-{
-	bool walk;
-	enum ua_level l = ua_mem_access(addr, op, &p->o, &walk);
-	p->n[l]++;
-	/* a write-combined line costs one memory write for its eight MOVNTIs */
-	uint64_t t = op == UA_NT_STORE ? c->lat_mem / 8 : lat_of(c, l);
-	return t + (walk ? c->lat_walk : 0);
-}
-
-static enum ua_op pf_op(const struct workload *w)
-{
-	if (w->per_elem.pf_store)
-		return UA_PF_W;
-	return w->per_elem.pf_nta ? UA_PF_NTA : UA_PF_T0;
-}
-
-/* Whether a chain's pointer q lies in a's buffer (a chain the harness did
- * not build, or broke, ends the walk rather than the simulator). */
-static bool in_buf(const struct wl_args *a, const void *q)
-{
-	uint64_t b = (uint64_t)(uintptr_t)a->buf, x = (uint64_t)(uintptr_t)q;
-	uint64_t stride = a->stride ? a->stride : 8;
-	return q && x >= b && x - b + 8 <= a->lines * stride;
-}
-
-/* One pass over a's buffer, as the kernel walks it. */
-static void walk(const struct uarch_cfg *c, const struct workload *w, const struct wl_args *a,
-		 struct pass *p)
-{
-	uint64_t b = (uint64_t)(uintptr_t)a->buf;
-	const void *q = a->buf;
-
-	for (uint64_t i = 0; i < a->lines; i++) {
-		switch (w->mem) {
-		case WL_MEM_CHASE:
-		case WL_MEM_CHASE_DIRTY:
-			if (!in_buf(a, q))
-				return;
-			p->lat += touch(p, c, (uint64_t)(uintptr_t)q, UA_LOAD);
-			if (w->mem == WL_MEM_CHASE_DIRTY) /* off the chain's critical path */
-				(void)touch(p, c, (uint64_t)(uintptr_t)q + 8, UA_STORE);
-			q = *(const void *const *)q;
-			break;
-		case WL_MEM_STRIDE_STORE:
-			p->lat += touch(p, c, b + i * a->stride, UA_STORE);
-			break;
-		case WL_MEM_STRIDE_PF:
-			p->lat += touch(p, c, b + i * a->stride, pf_op(w));
-			break;
-		case WL_MEM_STRIDE_NT:
-			p->lat += touch(p, c, b + i * 8, UA_NT_STORE);
-			break;
-		case WL_MEM_PAGES:
-			p->lat += touch(p, c, b + i * a->stride, UA_LOAD);
-			break;
-		default:
-			return;
-		}
-	}
-}
-
-/* Realism "prefetch": the L2 streamer follows a stride within a 4 KiB page
- * (Intel Optimization Reference Manual, "data prefetching": the streamer
- * detects ascending and descending accesses within a page) and brings a
- * drawn share of the walk's lines into the L2 before the demand: those
- * demand misses become hits, and the streamer's own requests (origin L2
- * prefetch) take the misses. It cannot follow a pointer chase. */
-static void prefetched(struct sim_cpu *s, const struct uarch_cfg *c, const struct workload *w,
-		       const struct wl_args *a, struct pass *p)
-{
-	if (!sim_real(s, SE_PREFETCH) || !c->l2_streamer || a->stride >= 4096 ||
-	    (w->mem != WL_MEM_STRIDE_STORE && w->mem != WL_MEM_STRIDE_PF))
-		return;
-	uint64_t pm = sim_rand(s, c->pf_min_pm, c->pf_max_pm);
-	for (unsigned o = WL_L2_DATA_RD; o <= WL_L2_RFO; o++) {
-		uint64_t n = p->o.l2[o][WL_L2_MISS] * pm / 1000;
-		p->o.l2[o][WL_L2_MISS] -= n;
-		p->o.l2[o][WL_L2_HIT_ES] += n;
-		p->o.l2[WL_L2_L2PF][WL_L2_MISS] += n;
-		for (unsigned l = UA_HIT_MEM; l > UA_HIT_L2 && n; l--) {
-			uint64_t k = p->n[l] < n ? p->n[l] : n;
-			p->n[l] -= k;
-			p->n[UA_HIT_L2] += k;
-			p->lat -= k * (lat_of(c, (enum ua_level)l) - c->lat_l2);
-			n -= k;
-		}
-	}
-}
-
 /* The steady pass of w over its buffer: remembered while the caches hold
  * what it left. */
-static const struct pass *mem_pass(struct sim_cpu *s, const struct uarch_cfg *c,
-				   const struct workload *w)
+static const struct ua_pass *mem_pass(struct sim_cpu *s, const struct uarch_cfg *c,
+				      const struct workload *w)
 {
 	const struct wl_args *a = w->args;
 
 	if (ua.mem_ok && ua.key.name == w->name && ua.key.kind == w->mem && ua.key.buf == a->buf &&
-	    ua.key.lines == a->lines && ua.key.stride == a->stride)
+	    ua.key.lines == a->lines && ua.key.stride == a->stride && ua.key.cr3 == s->cr3)
 		return &ua.mem;
 	pmh_memset(&ua.mem, 0, sizeof(ua.mem));
-	walk(c, w, a, &ua.mem); /* warm-up */
+	ua_walk(s, c, w, &ua.mem); /* warm-up */
 	pmh_memset(&ua.mem, 0, sizeof(ua.mem));
-	walk(c, w, a, &ua.mem);
-	prefetched(s, c, w, a, &ua.mem);
+	ua_walk(s, c, w, &ua.mem);
+	ua_prefetched(s, c, w, &ua.mem);
 	ua.key.name = w->name;
 	ua.key.kind = w->mem;
 	ua.key.buf = a->buf;
 	ua.key.lines = a->lines;
 	ua.key.stride = a->stride;
+	ua.key.cr3 = s->cr3;
 	ua.mem_ok = true;
 	return &ua.mem;
 }
@@ -273,7 +178,7 @@ static const struct pass *mem_pass(struct sim_cpu *s, const struct uarch_cfg *c,
  * other walks keep mlp misses in flight (fill buffers / miss address
  * buffers), at least a cycle an element. */
 static uint64_t mem_cycles(const struct uarch_cfg *c, const struct workload *w,
-			   const struct pass *p, uint64_t lines)
+			   const struct ua_pass *p, uint64_t lines)
 {
 	if (w->mem == WL_MEM_CHASE || w->mem == WL_MEM_CHASE_DIRTY)
 		return p->lat;
@@ -295,6 +200,9 @@ static void add(struct workload_vector *v, const struct workload_vector *o)
 	v->llc_miss += o->llc_miss;
 	v->dtlb_l1_miss += o->dtlb_l1_miss;
 	v->dtlb_l2_miss += o->dtlb_l2_miss;
+	v->itlb_l1_miss += o->itlb_l1_miss;
+	v->itlb_l2_miss += o->itlb_l2_miss;
+	v->ic_miss += o->ic_miss;
 }
 
 /* A kernel without a walk touches one line, which stays in the L1D; with
@@ -315,9 +223,11 @@ static uint64_t one_line(const struct uarch_cfg *c, const struct workload_vector
 	return c->lat_mem;
 }
 
-/* The memory outcome of one iteration into v; its memory cycles. */
+/* The memory outcome of one iteration into v; its memory cycles, which
+ * overlap issue, and in *front the cycles the front end waited for fetches,
+ * which do not: nothing is issued meanwhile (ours). */
 static uint64_t memory(struct sim_cpu *s, const struct uarch_cfg *c, const struct workload *w,
-		       struct workload_vector *v)
+		       struct workload_vector *v, uint64_t *front)
 {
 	const struct wl_args *a = w->args;
 	uint64_t cyc = one_line(c, &w->per_iter, v);
@@ -326,12 +236,16 @@ static uint64_t memory(struct sim_cpu *s, const struct uarch_cfg *c, const struc
 		/* its line is one of a walk's buffer: that walk's pass is stale */
 		ua.mem_ok = false;
 		if (w->per_iter.clflush)
-			ua_mem_flush((uint64_t)(uintptr_t)a->buf);
+			flush_va(s, (uint64_t)(uintptr_t)a->buf);
 	}
 	if (w->mem == WL_MEM_NONE || !a || !a->buf || !a->lines)
 		return cyc;
-	const struct pass *p = mem_pass(s, c, w);
+	const struct ua_pass *p = mem_pass(s, c, w);
 	add(v, &p->o);
+	if (w->mem == WL_MEM_CODE) {
+		*front = p->lat;
+		return cyc;
+	}
 	return cyc + mem_cycles(c, w, p, a->lines);
 }
 
@@ -383,8 +297,9 @@ static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
 }
 
 /* Cycles, stalls, micro-ops and fetch blocks of an iteration (branch
- * penalties come with add_br). */
-static void price(const struct uarch_cfg *c, struct workload_vector *v, uint64_t mem)
+ * penalties come with add_br); mem and front as memory() gives them. */
+static void price(const struct uarch_cfg *c, struct workload_vector *v, uint64_t mem,
+		  uint64_t front)
 {
 	uint64_t segs = 0, width = c->width ? c->width : 1;
 	for (unsigned i = 0; i < WL_SEGS; i++)
@@ -393,7 +308,7 @@ static void price(const struct uarch_cfg *c, struct workload_vector *v, uint64_t
 	    v->cycles ? v->cycles : max3(1, (v->instructions + width - 1) / width, v->taken);
 	uint64_t serial = v->cpuid * c->cpuid_cyc + v->locked * c->lock_cyc + segs * c->seg_cyc +
 			  v->far * c->far_cyc + v->clflush * c->clflush_cyc + v->x87 * c->x87_cyc;
-	v->cycles = (mem > issue ? mem : issue) + serial;
+	v->cycles = (mem > issue ? mem : issue) + serial + front;
 	v->stall_cycles = v->cycles - issue;
 	v->uops = v->instructions + v->cpuid * UOPS_CPUID + v->far * UOPS_FAR + segs * UOPS_SEG +
 		  v->locked * UOPS_LOCK;
@@ -410,8 +325,8 @@ static void steady(struct sim_cpu *s, const struct workload *w, struct workload_
 	use(c);
 	workload_iteration(w, v);
 	v->branch_misses = 0; /* an outcome: ours to say */
-	uint64_t mem = memory(s, c, w, v);
-	price(c, v, mem);
+	uint64_t front = 0, mem = memory(s, c, w, v, &front);
+	price(c, v, mem, front);
 	if (!random_pattern(w)) {
 		struct ua_br b = learnt(w);
 		add_br(c, v, &b);

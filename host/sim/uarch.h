@@ -13,7 +13,8 @@
  * simulated with uarch_default.
  *
  * Files: uarch.c (a workload's outcome, the memo, timing, the run),
- * uarch_mem.c (caches and TLBs), uarch_branch.c (predictor, return stack,
+ * uarch_walk.c (a walking kernel's pass, translated), uarch_mem.c (caches
+ * and TLBs), uarch_branch.c (predictor, return stack,
  * indirect targets), uarch_cpuid.c (the CPUID leaves). Host-only,
  * freestanding. */
 #ifndef PMH_SIM_UARCH_H
@@ -85,6 +86,9 @@ void uarch_power_on(void);
 /* CLFLUSH of buf[0..bytes) (written back and invalidated), or WBINVD of
  * every cache when buf is 0; what the walks left is forgotten. */
 void uarch_flush(struct sim_cpu *s, const void *buf, uint64_t bytes);
+/* A CR3 load: every TLB entry goes (the harness maps nothing global), and
+ * a remembered walk with it (the tables it was translated by may differ). */
+void uarch_tlb_flush(void);
 
 /* Runs iterations of w on s: each iteration's vector (construction plus
  * outcome) goes to adv, identical consecutive iterations in one call. A
@@ -101,15 +105,41 @@ void uarch_publish(struct sim_cpu *s, const struct uarch_cfg *c);
 
 /* Memory (uarch_mem.c). The level an access was served from. */
 enum ua_level { UA_HIT_L1 = 1, UA_HIT_L2, UA_HIT_L3, UA_HIT_MEM, UA_LEVELS };
-enum ua_op { UA_LOAD, UA_STORE, UA_PF_T0, UA_PF_NTA, UA_PF_W, UA_NT_STORE };
+/* UA_FETCH: an instruction fetch (ua_mem_fetch only). */
+enum ua_op { UA_LOAD, UA_STORE, UA_PF_T0, UA_PF_NTA, UA_PF_W, UA_NT_STORE, UA_FETCH };
 /* Cold caches and TLBs of geometry c. */
 void ua_mem_reset(const struct uarch_cfg *c);
-/* One access at addr: counts into o; *walk set when the page walk ran. */
-enum ua_level ua_mem_access(uint64_t addr, enum ua_op op, struct workload_vector *o, bool *walk);
-/* The line at addr leaves every level; every line leaves every level
- * (the TLBs keep their entries). */
-void ua_mem_flush(uint64_t addr);
+/* One data access at virtual address va, physical pa (the DTLBs see va,
+ * the caches pa): counts into o; *walk set when the page walk ran. */
+enum ua_level ua_mem_access(uint64_t va, uint64_t pa, enum ua_op op, struct workload_vector *o,
+			    bool *walk);
+/* One instruction fetch block at va, physical pa: the ITLBs, then the L1I
+ * and below it (origin WL_L2_CODE_RD); counts into o, *walk as above. */
+enum ua_level ua_mem_fetch(uint64_t va, uint64_t pa, struct workload_vector *o, bool *walk);
+/* The line at physical pa leaves every level; every line leaves every
+ * level (the TLBs keep their entries); every TLB entry goes. */
+void ua_mem_flush(uint64_t pa);
 void ua_mem_invalidate(void);
+void ua_mem_tlb_flush(void);
+
+/* A walking kernel's pass (uarch_walk.c): what it came to, the accesses
+ * each level served, and its cycles (serial for the chase and the code
+ * walk, summed for the others). */
+struct ua_pass {
+	struct workload_vector o;
+	uint64_t n[UA_LEVELS];
+	uint64_t lat;
+};
+/* The physical address of va through the tables s's CR3 names (SDM Vol.
+ * 3A 4.5); false when it is not mapped (the kernel would fault). */
+bool ua_phys(const struct sim_cpu *s, uint64_t va, uint64_t *pa);
+/* One pass of w over w->args's buffer as the kernel makes it, added into
+ * p; an address that is not mapped ends it. */
+void ua_walk(const struct sim_cpu *s, const struct uarch_cfg *c, const struct workload *w,
+	     struct ua_pass *p);
+/* Realism "prefetch": the L2 streamer's share of p's misses. */
+void ua_prefetched(struct sim_cpu *s, const struct uarch_cfg *c, const struct workload *w,
+		   struct ua_pass *p);
 
 /* Branches (uarch_branch.c). What one iteration's branches came to. */
 struct ua_br {

@@ -3,8 +3,11 @@
  * non-inclusive with the L1's Modified victims written into it (Skylake
  * client, Core) or an exclusive victim cache (K7, K8: AMD Software
  * Optimization Guide #25112, "cache architecture"), an optional inclusive
- * L3, and a two-level DTLB of 4 KiB pages. Single core: a line read from
- * memory arrives Exclusive, a store makes it Modified.
+ * L3, and two-level DTLB and ITLB of 4 KiB pages. The TLBs are looked up by
+ * the virtual page, the caches by the physical line (the caller translates).
+ * The L1I is fed like the L1D, with code reads (origin WL_L2_CODE_RD); its
+ * lines are never Modified. Single core: a line read from memory arrives
+ * Exclusive, a store makes it Modified.
  *
  * The caches are static arrays sized for the largest geometry a model
  * publishes; a power-on invalidates them by generation, not by clearing
@@ -33,17 +36,21 @@ struct cache {
 	uint64_t clock;
 };
 
-static struct line l1_lines[MAX_L1], l2_lines[MAX_L2], l3_lines[MAX_L3];
-static struct line t1_lines[MAX_TLB], t2_lines[MAX_TLB];
+static struct line l1_lines[MAX_L1], i1_lines[MAX_L1], l2_lines[MAX_L2], l3_lines[MAX_L3];
+static struct line t1_lines[MAX_TLB], t2_lines[MAX_TLB], it1_lines[MAX_TLB], it2_lines[MAX_TLB];
+/* l1: the L1D; i1: the L1I; t1, t2: the DTLBs; it1, it2: the ITLBs. */
 static struct {
-	struct cache l1, l2, l3, t1, t2;
+	struct cache l1, i1, l2, l3, t1, t2, it1, it2;
 	const struct uarch_cfg *c;
 } mem = {
     .l1 = {.l = l1_lines, .cap = MAX_L1},
+    .i1 = {.l = i1_lines, .cap = MAX_L1},
     .l2 = {.l = l2_lines, .cap = MAX_L2},
     .l3 = {.l = l3_lines, .cap = MAX_L3},
     .t1 = {.l = t1_lines, .cap = MAX_TLB},
     .t2 = {.l = t2_lines, .cap = MAX_TLB},
+    .it1 = {.l = it1_lines, .cap = MAX_TLB},
+    .it2 = {.l = it2_lines, .cap = MAX_TLB},
 };
 
 /* A cache of n entries in ways ways (n 0: none); every old line invalid. */
@@ -117,10 +124,21 @@ void ua_mem_reset(const struct uarch_cfg *c)
 	uint32_t line = c->line ? c->line : 64;
 	mem.c = c;
 	init(&mem.l1, c->l1d.size / line, c->l1d.ways);
+	init(&mem.i1, c->l1i.size / line, c->l1i.ways);
 	init(&mem.l2, c->l2.size / line, c->l2.ways);
 	init(&mem.l3, c->l3.size / line, c->l3.ways);
 	init(&mem.t1, c->dtlb1.entries, c->dtlb1.ways);
 	init(&mem.t2, c->dtlb2.entries, c->dtlb2.ways);
+	init(&mem.it1, c->itlb1.entries, c->itlb1.ways);
+	init(&mem.it2, c->itlb2.entries, c->itlb2.ways);
+}
+
+/* The line leaves both L1s (the L1I holds it too when code was read from
+ * it). */
+static void drop_l1(uint64_t tag)
+{
+	drop(&mem.l1, tag);
+	drop(&mem.i1, tag);
 }
 
 /* The L3 (inclusive) takes tag; what it evicts leaves the levels above. */
@@ -128,7 +146,7 @@ static void l3_fill(uint64_t tag, uint8_t st)
 {
 	struct line v = insert(&mem.l3, tag, st);
 	if (v.st != ST_I && mem.c->l3_inclusive) {
-		drop(&mem.l1, v.tag);
+		drop_l1(v.tag);
 		drop(&mem.l2, v.tag);
 	}
 }
@@ -149,26 +167,35 @@ static void l2_fill(uint64_t tag, uint8_t st, struct workload_vector *o)
 		l3_fill(v.tag, ST_M);
 }
 
-/* The L1D takes tag; its victim goes where the L2's policy says. */
-static void l1_fill(uint64_t tag, uint8_t st, struct workload_vector *o)
+/* An L1 victim goes where the L2's policy says: K8 fills the L2 with
+ * every victim of either L1 (#25112, "cache architecture": the L2 is the
+ * victim cache of the L1D and L1I); the non-inclusive L2 takes Modified
+ * ones and drops clean ones. A line both L1s held is in the L2 already
+ * when its second copy goes: that copy updates the state. */
+static void l1_victim(const struct line *v, struct workload_vector *o)
 {
-	struct line v = insert(&mem.l1, tag, st);
+	if (mem.c->l2_policy != UA_L2_EXCLUSIVE && v->st != ST_M)
+		return;
+	struct line *l = find(&mem.l2, v->tag, true);
+	if (l && v->st == ST_M)
+		l->st = ST_M;
+	else if (!l)
+		l2_fill(v->tag, v->st, o);
+}
+
+/* An L1 (the L1D, or the L1I for a fetch) takes tag; its victim goes to
+ * l1_victim. */
+static void l1_fill(struct cache *l1, uint64_t tag, uint8_t st, struct workload_vector *o)
+{
+	struct line v = insert(l1, tag, st);
 	if (v.st == ST_I)
 		return;
-	o->l1d_evict++;
-	if (v.st == ST_M)
-		o->l1d_evict_m++;
-	if (mem.c->l2_policy == UA_L2_EXCLUSIVE) {
-		l2_fill(v.tag, v.st, o); /* K8: every L1 victim fills the L2 */
-		return;
+	if (l1 == &mem.l1) {
+		o->l1d_evict++;
+		if (v.st == ST_M)
+			o->l1d_evict_m++;
 	}
-	if (v.st != ST_M)
-		return; /* a clean victim is dropped */
-	struct line *l = find(&mem.l2, v.tag, true);
-	if (l)
-		l->st = ST_M;
-	else
-		l2_fill(v.tag, ST_M, o);
+	l1_victim(&v, o);
 }
 
 /* The L2 request of each kind (Skylake L2_RQSTS origins): stores and
@@ -182,6 +209,8 @@ static enum wl_l2_origin origin_of(enum ua_op op)
 	case UA_PF_T0:
 	case UA_PF_NTA:
 		return WL_L2_L1PF;
+	case UA_FETCH:
+		return WL_L2_CODE_RD;
 	default:
 		return WL_L2_DATA_RD;
 	}
@@ -194,9 +223,11 @@ static bool dirties(enum ua_op op)
 	return op == UA_STORE || (op == UA_PF_W && mem.c->amd);
 }
 
-/* An L1D miss: the L2, then the L3 or memory. */
+/* An L1 miss (the L1I's for a fetch, else the L1D's): the L2, then the L3
+ * or memory. */
 static enum ua_level below_l1(uint64_t tag, enum ua_op op, struct workload_vector *o)
 {
+	struct cache *l1 = op == UA_FETCH ? &mem.i1 : &mem.l1;
 	enum wl_l2_origin org = origin_of(op);
 	bool excl = mem.c->l2_policy == UA_L2_EXCLUSIVE, l3 = mem.l3.sets != 0;
 	uint8_t st = dirties(op) ? ST_M : ST_E;
@@ -206,12 +237,14 @@ static enum ua_level below_l1(uint64_t tag, enum ua_op op, struct workload_vecto
 		o->llc_ref++; /* the L2 is the last level: every request references it */
 	if (l) {
 		o->l2[org][l->st == ST_M ? WL_L2_HIT_M : WL_L2_HIT_ES]++;
-		if (excl) { /* the line moves up with its state */
+		/* The line moves up with its state; the L1I holds no Modified
+		 * line, so a fetch leaves a Modified one in the L2 (ours). */
+		if (excl && !(op == UA_FETCH && l->st == ST_M)) {
 			if (l->st == ST_M)
 				st = ST_M;
 			l->st = ST_I;
 		}
-		l1_fill(tag, st, o);
+		l1_fill(l1, tag, st, o);
 		return UA_HIT_L2;
 	}
 	o->l2[org][WL_L2_MISS]++;
@@ -229,52 +262,63 @@ static enum ua_level below_l1(uint64_t tag, enum ua_op op, struct workload_vecto
 	 * Reference Manual, "prefetch instructions"); K8 fills the L1 only. */
 	if (!excl && !(op == UA_PF_NTA && !mem.c->amd))
 		l2_fill(tag, ST_E, o);
-	l1_fill(tag, st, o);
+	l1_fill(l1, tag, st, o);
 	return lv;
 }
 
-/* The DTLBs for addr: true when the page walk ran. */
-static bool dtlb(uint64_t addr, struct workload_vector *o)
+/* A two-level TLB (l1, l2: the DTLBs or the ITLBs) for the virtual
+ * address va: true when the page walk ran. No L1 TLB: nothing misses; no
+ * L2 TLB: every L1 miss walks. */
+static bool tlb(struct cache *l1, struct cache *l2, uint64_t va, uint64_t *l1_miss,
+		uint64_t *l2_miss)
 {
-	uint64_t page = addr / PAGE;
-	if (!mem.t1.sets || find(&mem.t1, page, true))
+	uint64_t page = va / PAGE;
+	if (!l1->sets || find(l1, page, true))
 		return false;
-	o->dtlb_l1_miss++;
-	bool walk = !find(&mem.t2, page, true);
+	(*l1_miss)++;
+	bool walk = !find(l2, page, true);
 	if (walk) {
-		o->dtlb_l2_miss++;
-		insert(&mem.t2, page, ST_E);
+		(*l2_miss)++;
+		insert(l2, page, ST_E);
 	}
-	insert(&mem.t1, page, ST_E);
+	insert(l1, page, ST_E);
 	return walk;
+}
+
+void ua_mem_tlb_flush(void)
+{
+	mem.t1.gen++;
+	mem.t2.gen++;
+	mem.it1.gen++;
+	mem.it2.gen++;
 }
 
 void ua_mem_invalidate(void)
 {
 	mem.l1.gen++;
+	mem.i1.gen++;
 	mem.l2.gen++;
 	mem.l3.gen++;
 }
 
-void ua_mem_flush(uint64_t addr)
+void ua_mem_flush(uint64_t pa)
 {
-	uint64_t tag = addr / (mem.c->line ? mem.c->line : 64);
-	drop(&mem.l1, tag);
+	uint64_t tag = pa / (mem.c->line ? mem.c->line : 64);
+	drop_l1(tag);
 	drop(&mem.l2, tag);
 	drop(&mem.l3, tag);
 }
 
-enum ua_level ua_mem_access(uint64_t addr, enum ua_op op, struct workload_vector *o, bool *walk)
+enum ua_level ua_mem_access(uint64_t va, uint64_t pa, enum ua_op op, struct workload_vector *o,
+			    bool *walk)
 {
-	uint64_t tag = addr / (mem.c->line ? mem.c->line : 64);
+	uint64_t tag = pa / (mem.c->line ? mem.c->line : 64);
 
-	*walk = dtlb(addr, o);
+	*walk = tlb(&mem.t1, &mem.t2, va, &o->dtlb_l1_miss, &o->dtlb_l2_miss);
 	if (op == UA_NT_STORE) {
 		/* MOVNTI goes round the caches through a write-combining buffer
 		 * and takes any cached copy of the line out of them. */
-		drop(&mem.l1, tag);
-		drop(&mem.l2, tag);
-		drop(&mem.l3, tag);
+		ua_mem_flush(pa);
 		return UA_HIT_MEM;
 	}
 	o->l1d_access++;
@@ -286,4 +330,15 @@ enum ua_level ua_mem_access(uint64_t addr, enum ua_op op, struct workload_vector
 	}
 	o->l1d_miss++;
 	return below_l1(tag, op, o);
+}
+
+enum ua_level ua_mem_fetch(uint64_t va, uint64_t pa, struct workload_vector *o, bool *walk)
+{
+	uint64_t tag = pa / (mem.c->line ? mem.c->line : 64);
+
+	*walk = tlb(&mem.it1, &mem.it2, va, &o->itlb_l1_miss, &o->itlb_l2_miss);
+	if (!mem.i1.sets || find(&mem.i1, tag, true))
+		return UA_HIT_L1; /* no L1I geometry: no misses modelled */
+	o->ic_miss++;
+	return below_l1(tag, UA_FETCH, o);
 }

@@ -337,8 +337,9 @@ void sem_measure(struct check_ctx *c, struct sem_run *st, const struct event_tab
 	/* walks past the L2 are long: one N/2N pair; the rest the median of
 	 * up to three. An SMI in a bounded rule's window is kept: its few
 	 * thousand events are nothing to bounds over SEM_MIN_EVENTS. */
-	unsigned rep =
-	    r->fp == FP_MEM || r->fp == FP_L2_OVER ? 1 : (c->opt->repeat < 3 ? c->opt->repeat : 3);
+	unsigned rep = r->fp == FP_MEM || r->fp == FP_L2_OVER || r->fp == FP_CODE_MEM
+			   ? 1
+			   : (c->opt->repeat < 3 ? c->opt->repeat : 3);
 	row->iterations = n;
 	int s = count_event(c, r->event, &w, n, rep, r->kind != SEM_EXACT, &m, row->ctr, row->note,
 			    sizeof(row->note));

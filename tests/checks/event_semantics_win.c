@@ -49,6 +49,9 @@ uint64_t sem_window_pages(const struct sem_run *st, enum sem_footprint fp)
 	case FP_ITLB_L1:
 	case FP_ITLB_L2:
 		return tlb_pages(&k->itlb_l1, &k->itlb_l2, fp == FP_ITLB_L2);
+	case FP_CODE_L1:
+		b = k->l1i.size / 2;
+		break;
 	case FP_CODE_L2:
 		if (!k->l1i.size || !k->l2.size)
 			return 0;
