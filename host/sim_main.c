@@ -32,7 +32,7 @@ static void opt_error(void *ctx, const char *msg)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pmuharness-sim --cpu MODEL [--fault NAME] [--realism LIST|all|none]\n"
+		"usage: pmuharness-sim --cpu MODEL [--fault NAME] [--realism LIST|all|none] [--skid N]\n"
 		"                      [--seed N] [--seeds COUNT] [--describe] [--json FILE]\n"
 		"                      [key=value ...]\n"
 		"       pmuharness-sim --list-models | --list-faults | --list-realism\n"
@@ -42,7 +42,8 @@ static void usage(FILE *f)
 		"Runs the harness's suite against a simulated CPU and prints the same lines\n"
 		"as the target. key=value options are those of pmuharness.cfg (README).\n"
 		"--realism picks the effects of real silicon (default all; see\n"
-		"--list-realism); --seed N (default 1) draws them reproducibly; --seeds\n"
+		"--list-realism); --skid N makes every PMI come exactly N instructions\n"
+		"after its overflow; --seed N (default 1) draws them reproducibly; --seeds\n"
 		"COUNT runs seeds N..N+COUNT-1 in turn, each from its sim.realism: line.\n"
 		"--cpuid-dump prints the identification of a real processor from its CPUID\n"
 		"dump (lines \"CPUID 00000001: EAX-EBX-ECX-EDX [SL nn]\", logical CPU N, what\n"
@@ -105,7 +106,7 @@ struct sim_run {
 	uint32_t realism;
 	uint64_t seed;
 	int describe;
-	bool dump; /* --cpuid-dump: the identification lines only */
+	bool dump;	  /* --cpuid-dump: the identification lines only */
 	const char *json; /* --json FILE, or NULL */
 };
 
@@ -164,8 +165,11 @@ static enum sim_exit run_one(struct sim_run *r, struct harness *h)
 	/* The simulator's platform: standard output, the boot CPU only
 	 * unless the model has several, no results files, keyboard, wall
 	 * clock or exception path. */
-	struct platform p = { .ctx = r, .line = print_line, .header = sim_header,
-			      .alloc = sim_alloc, .free = sim_free };
+	struct platform p = {.ctx = r,
+			     .line = print_line,
+			     .header = sim_header,
+			     .alloc = sim_alloc,
+			     .free = sim_free};
 
 	if (r->m->cpus > 1) /* a machine of several CPUs: the cpus option */
 		p.run_cpus = sim_run_cpus;
@@ -259,7 +263,7 @@ static bool dump_line(const char *l, struct sim_cpuid *e)
 static int load_dump(const char *path, int cpu)
 {
 	static struct sim_cpuid t[2][SIM_MAX_CPUID];
-	unsigned n[2] = { 0, 0 };
+	unsigned n[2] = {0, 0};
 	char l[512];
 	int cur = 0, k;
 	FILE *f = fopen(path, "r");
@@ -297,11 +301,11 @@ static int sim_setup(const struct cmdline *cl, struct sim_run *r)
 		usage(stderr);
 		return SIM_EXIT_ERROR;
 	}
-	*r = (struct sim_run){ .model = cl->model,
-			       .fault = cl->fault,
-			       .describe = cl->describe,
-			       .dump = cl->dump != NULL,
-			       .json = cl->json };
+	*r = (struct sim_run){.model = cl->model,
+			      .fault = cl->fault,
+			      .describe = cl->describe,
+			      .dump = cl->dump != NULL,
+			      .json = cl->json};
 	r->f = sim_fault_from_name(cl->fault);
 	r->m = sim_model_find(cl->model);
 	if (!r->m) {
@@ -338,6 +342,8 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *cl)
 			cl->fault = argv[++i];
 		else if (!strcmp(a, "--realism") && i + 1 < argc)
 			cl->realism = argv[++i];
+		else if (!strcmp(a, "--skid") && i + 1 < argc)
+			sim_set_skid(strtoull(argv[++i], 0, 10));
 		else if (!strcmp(a, "--json") && i + 1 < argc)
 			cl->json = argv[++i];
 		else if (!strcmp(a, "--cpuid-dump") && i + 1 < argc)
@@ -362,7 +368,7 @@ int main(int argc, char **argv)
 {
 	static struct harness h;
 	static struct suite suite;
-	static struct cmdline cl = { .fault = "none", .realism = "all", .seed = 1, .seeds = 1 };
+	static struct cmdline cl = {.fault = "none", .realism = "all", .seed = 1, .seeds = 1};
 	struct sim_run r;
 
 	h.suite = &suite;

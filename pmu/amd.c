@@ -346,14 +346,22 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 	return pmu_generic_from_map(p, zen ? map_f17 : map_k7, g, ctr, out);
 }
 
+/* Hundreds to thousands: the counter runs on until the late NMI (Linux
+ * arch/x86/events/amd/core.c amd_pmu_wait_on_overflow; rr
+ * src/PerfCounters.cc skid_size: 10,000 conditional branches on Zen, about
+ * 30,000 instructions of a loop of three). */
+#define AMD_SKID_LIMIT 30000
+
 const struct pmu_ops pmu_amd_legacy_ops = {
     PMU_DRIVER_OPS("amd-legacy", PMU_DRV_AMD_LEGACY),
+    .skid_limit = AMD_SKID_LIMIT,
     .msrs = msrs,
     .generic_event = generic_event,
 };
 
 const struct pmu_ops pmu_amd_core_ops = {
     PMU_DRIVER_OPS("amd-core", PMU_DRV_AMD_CORE),
+    .skid_limit = AMD_SKID_LIMIT,
     .msrs = msrs,
     .generic_event = generic_event,
 };

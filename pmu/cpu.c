@@ -86,7 +86,9 @@ void cpu_read_ids(struct cpu_ids *ids)
 
 const char *cpu_core_type_name(uint32_t core_type)
 {
-	return core_type == CPU_CORE_TYPE_CORE ? "core" : core_type == CPU_CORE_TYPE_ATOM ? "atom" : "";
+	return core_type == CPU_CORE_TYPE_CORE	 ? "core"
+	       : core_type == CPU_CORE_TYPE_ATOM ? "atom"
+						 : "";
 }
 
 bool cpu_perfmon_bitmaps(const struct cpu_ids *ids)

@@ -13,21 +13,21 @@
 #include "intel_arch.h"
 #include "msr.h"
 
-#define GLOBAL_MAX	 32 /* GP and fixed counters each have 32 bits there */
-#define STATUS_CONDCHGD	 (1ull << 63) /* facts §4 GLOBAL_STATUS */
-#define STATUS_BUF_OVF (1ull << 62)
-#define EBX_LENGTH_MIN	 7  /* Linux gives up below (facts §0) */
-#define GP_WIDTH_MIN	 32 /* a width below the 32 written bits is nonsense */
-#define WIDTH_MAX	 64
-#define FIXED_MIN	 3 /* v2-v4 on bare metal: max(EDX[4:0], 3) (facts §4) */
+#define GLOBAL_MAX	32	     /* GP and fixed counters each have 32 bits there */
+#define STATUS_CONDCHGD (1ull << 63) /* facts §4 GLOBAL_STATUS */
+#define STATUS_BUF_OVF	(1ull << 62)
+#define EBX_LENGTH_MIN	7  /* Linux gives up below (facts §0) */
+#define GP_WIDTH_MIN	32 /* a width below the 32 written bits is nonsense */
+#define WIDTH_MAX	64
+#define FIXED_MIN	3 /* v2-v4 on bare metal: max(EDX[4:0], 3) (facts §4) */
 
 #define TFA_PMC 3 /* the counter TSX_FORCE_ABORT takes (facts §10 Skylake TSX) */
 
 /* Driver-private state in p->drv[]. */
 #define FIXED_SHADOW drv[0] /* FIXED_CTR_CTRL as programmed, all fields */
-#define ENABLED drv[1]	    /* flat counters whose EN / fixed field is written */
-#define TFA_FOUND drv[6]    /* MSR_TSX_FORCE_ABORT as init found it */
-#define TFA drv[7]	    /* 1: PMC3 needs MSR_TSX_FORCE_ABORT bit 0 */
+#define ENABLED	     drv[1] /* flat counters whose EN / fixed field is written */
+#define TFA_FOUND    drv[6] /* MSR_TSX_FORCE_ABORT as init found it */
+#define TFA	     drv[7] /* 1: PMC3 needs MSR_TSX_FORCE_ABORT bit 0 */
 
 static bool has_globals(const struct pmu *p)
 {
@@ -67,8 +67,8 @@ static void set_fixed(struct pmu_counter *c, unsigned index, unsigned width)
 	c->kind = PMU_CTR_FIXED;
 	c->index = (uint8_t)index;
 	c->width = (uint8_t)width;
-	c->ctr_msr = index < V6_LEGACY_FIXED ? MSR_FIXED_CTR0 + index
-					     : MSR_V6_FX0_CTR + MSR_V6_STEP * index;
+	c->ctr_msr =
+	    index < V6_LEGACY_FIXED ? MSR_FIXED_CTR0 + index : MSR_V6_FX0_CTR + MSR_V6_STEP * index;
 	c->ctl_msr = MSR_FIXED_CTR_CTRL;
 	c->rdpmc = RDPMC_FIXED | index;
 	c->preload_bits = (uint8_t)width;
@@ -305,7 +305,10 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	return write_fixed_ctrl(p);
 }
 
-static uint64_t sext32(uint64_t v) { return (uint64_t)(int64_t)(int32_t)(uint32_t)v; }
+static uint64_t sext32(uint64_t v)
+{
+	return (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+}
 
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
 {
@@ -466,6 +469,10 @@ static void release(struct pmu *p)
 
 const struct pmu_ops pmu_intel_arch_ops = {
     PMU_DRIVER_OPS("intel-arch", PMU_DRV_INTEL_ARCH),
+    /* tens of instructions (Intel VTune Profiler User Guide, "Hardware Event
+     * Skid"; rr src/PerfCounters.cc skid_size: 100 conditional branches
+     * Nehalem-Rocket Lake, 125 Alder Lake and later): 10x, in instructions */
+    .skid_limit = 1000,
     .msrs = intel_arch_msrs,
     .generic_event = intel_arch_generic_event,
     .release = release,

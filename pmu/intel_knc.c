@@ -10,13 +10,13 @@
 #include "msr.h"
 #include "pmu.h"
 
-#define KNC_NCTR 2
-#define KNC_WIDTH 40
+#define KNC_NCTR     2
+#define KNC_WIDTH    40
 #define KNC_CTR_MASK 0x3ull
 /* EVNTSEL: 31:24 CMASK, 23 INV, 22 EN, 21 thread mode, 20 INT, 19 reserved,
  * 18 E, 17 OS, 16 USR, 15:8 UMASK, 7:0 event (KNC table 1-5). */
 #define KNC_EVTSEL_RW (EVTSEL_LOW32 & ~EVTSEL_PC)
-#define KNC_SPFLT_RW ((1ull << 63) | KNC_CTR_MASK) /* KNC table 1-7 */
+#define KNC_SPFLT_RW  ((1ull << 63) | KNC_CTR_MASK) /* KNC table 1-7 */
 
 static int init(struct pmu *p)
 {
@@ -218,6 +218,9 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 
 const struct pmu_ops pmu_intel_knc_ops = {
     PMU_DRIVER_OPS("intel-knc", PMU_DRV_INTEL_KNC),
+    /* an in-order core: tens of instructions as on P6 (KNC PMU guide #327357
+     * §1.4.3.9 delivers the PMI through the local APIC as P6 does): 10x */
+    .skid_limit = 1000,
     .msrs = msrs,
     .generic_event = generic_event,
 };

@@ -14,7 +14,7 @@
 #include "intel_netburst.h"
 #include "msr.h"
 
-#define P4_NCTR 18
+#define P4_NCTR	 18
 #define P4_WIDTH 40
 
 /* Counter groups (facts §5): 0-3 BPU, 4-7 MS, 8-11 FLAME, 12-17 IQ. */
@@ -439,6 +439,9 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 
 const struct pmu_ops pmu_intel_netburst_ops = {
     PMU_DRIVER_OPS("intel-netburst", PMU_DRV_INTEL_NETBURST),
+    /* thousands: the long pipeline, and PMIs still in flight after the
+     * counter stopped (Linux arch/x86/events/intel/p4.c p4_pmu_handle_irq) */
+    .skid_limit = 30000,
     .msrs = msrs,
     .generic_event = generic_event,
 };

@@ -8,10 +8,10 @@
 #include "msr.h"
 #include "pmu.h"
 
-#define P6_NCTR 2 /* facts §2 */
-#define P6_CTR_MASK 0x3 /* both counters */
-#define P6_WIDTH 40
-#define P6_FAMILY 6
+#define P6_NCTR		2   /* facts §2 */
+#define P6_CTR_MASK	0x3 /* both counters */
+#define P6_WIDTH	40
+#define P6_FAMILY	6
 #define P6_MODEL_BANIAS 9 /* the Pentium M models (facts §3) */
 #define P6_MODEL_DOTHAN 13
 /* L2_RQSTS with an empty MESI umask counts nothing; Linux stops a single
@@ -89,7 +89,10 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	return sync(p);
 }
 
-static uint64_t sext32(uint64_t v) { return (uint64_t)(int64_t)(int32_t)(uint32_t)v; }
+static uint64_t sext32(uint64_t v)
+{
+	return (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+}
 
 static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path path)
 {
@@ -212,6 +215,10 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 
 const struct pmu_ops pmu_intel_p6_ops = {
     PMU_DRIVER_OPS("intel-p6", PMU_DRV_INTEL_P6),
+    /* tens of instructions on P6, Core and later (Intel VTune Profiler User
+     * Guide, "Hardware Event Skid"; rr src/PerfCounters.cc skid_size: 100
+     * conditional branches Nehalem-Rocket Lake): 10x, in instructions */
+    .skid_limit = 1000,
     .msrs = msrs,
     .generic_event = generic_event,
 };

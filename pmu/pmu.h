@@ -29,27 +29,27 @@ enum pmu_write_path {
 
 struct pmu_counter {
 	enum pmu_ctr_kind kind;
-	uint8_t index;	    /* index within its kind */
-	uint8_t width;	    /* implemented bits */
+	uint8_t index;	      /* index within its kind */
+	uint8_t width;	      /* implemented bits */
 	uint8_t preload_bits; /* bits a preload can set: 32 when writes sign-extend bit 31 */
-	bool sign_extends;  /* legacy writes sign-extend from bit 31 */
-	uint32_t ctr_msr;   /* counter MSR read by RDMSR */
-	uint32_t full_msr;  /* full-width write alias, 0 if none */
-	uint32_t ctl_msr;   /* event select / CCCR; FIXED_CTR_CTRL for fixed counters */
-	uint32_t aux_msr;   /* NetBurst: ESCR currently bound, else 0 */
-	uint32_t rdpmc;	    /* RDPMC ECX for this counter */
-	char name[16];	    /* "gp0", "fixed1", "MS_COUNTER0" */
+	bool sign_extends;    /* legacy writes sign-extend from bit 31 */
+	uint32_t ctr_msr;     /* counter MSR read by RDMSR */
+	uint32_t full_msr;    /* full-width write alias, 0 if none */
+	uint32_t ctl_msr;     /* event select / CCCR; FIXED_CTR_CTRL for fixed counters */
+	uint32_t aux_msr;     /* NetBurst: ESCR currently bound, else 0 */
+	uint32_t rdpmc;	      /* RDPMC ECX for this counter */
+	char name[16];	      /* "gp0", "fixed1", "MS_COUNTER0" */
 };
 
 /* Event flags, given in the P6/arch event-select bit positions (msr.h
  * EVTSEL_*), so that P6, arch, KNC and AMD write them as they are; NetBurst
  * translates them (ESCR T0_OS/T0_USR and CCCR edge/compare). */
-#define PMU_F_USR ((uint32_t)EVTSEL_USR)
-#define PMU_F_OS ((uint32_t)EVTSEL_OS)
-#define PMU_F_EDGE ((uint32_t)EVTSEL_EDGE)
-#define PMU_F_INT ((uint32_t)EVTSEL_INT)
-#define PMU_F_INV ((uint32_t)EVTSEL_INV)
-#define PMU_F_CMASK(n) ((uint32_t)(n) << EVTSEL_CMASK_SHIFT)
+#define PMU_F_USR	  ((uint32_t)EVTSEL_USR)
+#define PMU_F_OS	  ((uint32_t)EVTSEL_OS)
+#define PMU_F_EDGE	  ((uint32_t)EVTSEL_EDGE)
+#define PMU_F_INT	  ((uint32_t)EVTSEL_INT)
+#define PMU_F_INV	  ((uint32_t)EVTSEL_INV)
+#define PMU_F_CMASK(n)	  ((uint32_t)(n) << EVTSEL_CMASK_SHIFT)
 #define PMU_F_CMASK_OF(f) (((f) >> EVTSEL_CMASK_SHIFT) & 0xffu)
 /* Every flag there is: the mask of what a driver writes (never PC, ANY or
  * EN, which the drivers own). */
@@ -57,8 +57,8 @@ struct pmu_counter {
 
 /* A hardware event in the family's own encoding. */
 struct pmu_event {
-	uint16_t code;	 /* event select (12 bits on AMD: 35:32 + 7:0) */
-	uint8_t umask;	 /* unit mask / NetBurst: unused */
+	uint16_t code;	     /* event select (12 bits on AMD: 35:32 + 7:0) */
+	uint8_t umask;	     /* unit mask / NetBurst: unused */
 	uint32_t escr_mask;  /* NetBurst: ESCR event mask (ESCR bits 24:9 >> 9) */
 	uint8_t escr_select; /* NetBurst: CCCR ESCR-select */
 	uint32_t escr_msr;   /* NetBurst: ESCR address for thread 0 */
@@ -80,20 +80,20 @@ enum pmu_generic {
 };
 
 /* Capabilities: checks declare what they need from this set. */
-#define PMU_CAP_GLOBAL_CTRL (1u << 0)	 /* a global enable register */
-#define PMU_CAP_STATUS_REG (1u << 1)	 /* an overflow status register with ack */
-#define PMU_CAP_FIXED (1u << 2)		 /* fixed-function counters */
-#define PMU_CAP_FULL_WIDTH (1u << 3)	 /* full-width counter writes */
-#define PMU_CAP_STATUS_SET (1u << 4)	 /* arch v4 GLOBAL_STATUS_SET */
-#define PMU_CAP_RDPMC (1u << 5)		 /* RDPMC works */
-#define PMU_CAP_STICKY_OVF (1u << 6)	 /* NetBurst CCCR.OVF */
-#define PMU_CAP_SIGN_OVERFLOW (1u << 7)	 /* overflow seen as top bit clear */
-#define PMU_CAP_SINGLE_ENABLE (1u << 8)	 /* P6: EN only in EVNTSEL0 */
-#define PMU_CAP_PERFMON_V2 (1u << 9)	 /* AMD PerfMonV2 globals */
+#define PMU_CAP_GLOBAL_CTRL    (1u << 0)  /* a global enable register */
+#define PMU_CAP_STATUS_REG     (1u << 1)  /* an overflow status register with ack */
+#define PMU_CAP_FIXED	       (1u << 2)  /* fixed-function counters */
+#define PMU_CAP_FULL_WIDTH     (1u << 3)  /* full-width counter writes */
+#define PMU_CAP_STATUS_SET     (1u << 4)  /* arch v4 GLOBAL_STATUS_SET */
+#define PMU_CAP_RDPMC	       (1u << 5)  /* RDPMC works */
+#define PMU_CAP_STICKY_OVF     (1u << 6)  /* NetBurst CCCR.OVF */
+#define PMU_CAP_SIGN_OVERFLOW  (1u << 7)  /* overflow seen as top bit clear */
+#define PMU_CAP_SINGLE_ENABLE  (1u << 8)  /* P6: EN only in EVNTSEL0 */
+#define PMU_CAP_PERFMON_V2     (1u << 9)  /* AMD PerfMonV2 globals */
 #define PMU_CAP_EDGE_INV_CMASK (1u << 10) /* edge, invert, counter-mask filters */
 
 /* How the family's PMI must be serviced (facts §8-§9, KNC §1.4.3.8-9). */
-#define PMU_PMI_AUTOMASK (1u << 0)   /* the local APIC masks LVTPC on delivery */
+#define PMU_PMI_AUTOMASK    (1u << 0) /* the local APIC masks LVTPC on delivery */
 #define PMU_PMI_UNMASK_LATE (1u << 1) /* unmask only after overflow flags are cleared */
 /* A PMI may arrive for an overflow an earlier PMI already collected: the
  * family documents it (AMD NMI latency, Linux amd_pmu_adjust_nmi_window;
@@ -110,7 +110,7 @@ struct pmu;
 struct pmu_msr_desc {
 	uint32_t addr;
 	char name[24];
-	uint8_t access; /* PMU_MSR_RW, PMU_MSR_RO, PMU_MSR_WO */
+	uint8_t access;	  /* PMU_MSR_RW, PMU_MSR_RO, PMU_MSR_WO */
 	uint64_t rw_mask; /* bits that hold written values (RW registers) */
 };
 #define PMU_MSR_RW 0
@@ -125,6 +125,11 @@ struct pmu_msr_desc {
 struct pmu_ops {
 	const char *name;
 	enum pmu_driver_id id;
+	/* Events of the generic instructions event a healthy core counts past
+	 * an overflow before its PMI stops the counters, at most: ten times
+	 * the family's documented order (skid, overflow.rearm); each driver
+	 * cites its source. */
+	uint32_t skid_limit;
 	/* Fill counters, widths, MSRs and capabilities from CPUID; no MSR writes.
 	 * Returns HW_OK, or an error with p->reason set. */
 	PMU_MUST_USE int (*init)(struct pmu *p);
@@ -161,25 +166,25 @@ struct pmu {
 	const struct pmu_ops *ops;
 	const struct cpu_info *cpu;
 	enum pmu_status status;
-	char reason[160];   /* why not functional / absent */
-	char warning[160];  /* e.g. firmware left a counter enabled */
-	char name[24];	    /* driver name as printed */
-	unsigned version;   /* arch perfmon version, AMD: 2 with PerfMonV2 */
+	char reason[160];  /* why not functional / absent */
+	char warning[160]; /* e.g. firmware left a counter enabled */
+	char name[24];	   /* driver name as printed */
+	unsigned version;  /* arch perfmon version, AMD: 2 with PerfMonV2 */
 	unsigned n_gp, n_fixed, n;
-	uint32_t caps;	    /* PMU_CAP_* */
-	uint8_t cmask_max;  /* largest documented counter mask / threshold */
-	uint32_t pmi_flags; /* PMU_PMI_* */
+	uint32_t caps;	     /* PMU_CAP_* */
+	uint8_t cmask_max;   /* largest documented counter mask / threshold */
+	uint32_t pmi_flags;  /* PMU_PMI_* */
 	uint64_t ctl_enable; /* the enable bit of a GP counter's ctl_msr (EVTSEL_EN,
 			      * NetBurst CCCR.ENABLE), for the firmware check */
-	uint32_t arch_ebx;  /* Intel arch: unavailable-event bits */
-	uint32_t rdpmc_bad; /* an RDPMC index the family has no counter for (driver, or
-			     * one past the last GP counter when the driver leaves 0) */
+	uint32_t arch_ebx;   /* Intel arch: unavailable-event bits */
+	uint32_t rdpmc_bad;  /* an RDPMC index the family has no counter for (driver, or
+			      * one past the last GP counter when the driver leaves 0) */
 	uint32_t global_ctrl_msr, global_status_msr, global_ovf_msr, global_status_set_msr;
 	struct pmu_counter ctr[PMU_MAX_COUNTERS];
-	uint64_t active;    /* counters started by the harness */
-	uint64_t armed;	    /* sign-overflow families: counters preloaded with top bit set */
-	unsigned probed;    /* the counter the functional probe used (facts §0) */
-	uint64_t drv[8];    /* driver-private state */
+	uint64_t active; /* counters started by the harness */
+	uint64_t armed;	 /* sign-overflow families: counters preloaded with top bit set */
+	unsigned probed; /* the counter the functional probe used (facts §0) */
+	uint64_t drv[8]; /* driver-private state */
 };
 
 /* pmu/pmu.c: selection, probe, helpers built on the ops. */
@@ -280,6 +285,6 @@ void pmu_msr_desc(struct pmu_msr_desc *d, uint32_t addr, const char *name, uint8
 	.ack = ack, .pmi_collect = pmi_collect, .reset = reset
 
 extern const struct pmu_ops pmu_intel_p6_ops, pmu_intel_arch_ops, pmu_intel_netburst_ops,
-	pmu_intel_knc_ops, pmu_amd_legacy_ops, pmu_amd_core_ops;
+    pmu_intel_knc_ops, pmu_amd_legacy_ops, pmu_amd_core_ops;
 
 #endif

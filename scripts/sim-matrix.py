@@ -34,6 +34,7 @@ SYMPTOM = {
     "write-dropped": r"read back|wrote|written",
     "duplicate-pmi": r"PMI|duplicate|extra",
     "status-not-sticky": r"sticky|status|OVF",
+    "skid-long": r"skid|PMI",
     # event decoding: event.semantics names the catalogue event in its FAIL;
     # count.branches catches the doubled Intel branch count too
     "event-dead": r"RETIRED_MISPREDICTED_BRANCH_INSTR|BRANCH_MISSES_RETIRED|MISPREDICTED|"

@@ -12,14 +12,17 @@
 #include "amd_sim.h"
 #include "sim.h"
 
-#define N_CTR 6
-#define REG_SEL 0	 /* reg[0..5]: PERF_CTL0-5 */
-#define REG_GLOBAL_CTL 8 /* zen4 GlobalCtl */
-#define REG_GLOBAL_STS 9 /* zen4 GlobalStatus */
-#define REG_V2 10	 /* set at reset on models with PerfMonV2 */
+#define N_CTR		 6
+#define REG_SEL		 0  /* reg[0..5]: PERF_CTL0-5 */
+#define REG_GLOBAL_CTL	 8  /* zen4 GlobalCtl */
+#define REG_GLOBAL_STS	 9  /* zen4 GlobalStatus */
+#define REG_V2		 10 /* set at reset on models with PerfMonV2 */
 #define ECX_PERFCTR_CORE (1u << 23)
 
-static bool has_v2(const struct sim_cpu *s) { return s->reg[REG_V2] != 0; }
+static bool has_v2(const struct sim_cpu *s)
+{
+	return s->reg[REG_V2] != 0;
+}
 
 static void reset_common(struct sim_cpu *s)
 {
@@ -201,11 +204,11 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 }
 
 #define COMMON_FAULTS                                                                              \
-	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_LOST_PMI) |              \
-	 (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) |            \
-	 (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) |               \
-	 (1u << SF_ENABLE_IGNORED_ONE) | (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) |  \
-	 (1u << SF_WRONG_VECTOR))
+	((1u << SF_STUCK_COUNTER) | (1u << SF_SKID_LONG) | (1u << SF_NARROW_COUNTER) |             \
+	 (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |               \
+	 (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |                    \
+	 (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ENABLE_IGNORED_ONE) |                             \
+	 (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) | (1u << SF_WRONG_VECTOR))
 
 /* PerfMonV2 flags still set: the PMU keeps its request up (pmi-storm). */
 static uint64_t pending(struct sim_cpu *s)
@@ -225,12 +228,26 @@ static uint64_t pending(struct sim_cpu *s)
  * pmu/amd_core.o); skid of hundreds of instructions (facts §8); Fam15h
  * counts vary as K8's do (K8 BKDG §10.1), Zen's rarely by one event. */
 static const struct sim_silicon si_fam15h = {
-    .insn_min = 20, .insn_max = 90, .cpi_x10 = 12, .skid_min = 100, .skid_max = 1500,
-    .entry_insn = 45, .inexact_max = 3, .inexact_pm = 200, .smm_counts = true,
+    .insn_min = 20,
+    .insn_max = 90,
+    .cpi_x10 = 12,
+    .skid_min = 100,
+    .skid_max = 1500,
+    .entry_insn = 45,
+    .inexact_max = 3,
+    .inexact_pm = 200,
+    .smm_counts = true,
 };
 static const struct sim_silicon si_zen4 = {
-    .insn_min = 20, .insn_max = 90, .cpi_x10 = 6, .skid_min = 50, .skid_max = 800,
-    .entry_insn = 45, .inexact_max = 1, .inexact_pm = 10, .smm_counts = true,
+    .insn_min = 20,
+    .insn_max = 90,
+    .cpi_x10 = 6,
+    .skid_min = 50,
+    .skid_max = 800,
+    .entry_insn = 45,
+    .inexact_max = 1,
+    .inexact_pm = 10,
+    .smm_counts = true,
 };
 static const struct sim_model bulldozer = {
     .name = "bulldozer",
@@ -268,9 +285,9 @@ static const struct sim_model zen4 = {
     .driver = PMU_DRV_AMD_CORE,
     .faults = COMMON_FAULTS | (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_GLOBAL_CTRL_IGNORED) |
 	      (1u << SF_ACK_IGNORED) | (1u << SF_STATUS_NOT_STICKY) | (1u << SF_PMI_STORM),
-    .fault_na = {NA_SIGN_EXTEND,
-		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (facts §7): every counter "
-					  "ignoring GlobalCtl is global-ctrl-ignored"},
+    .fault_na = {NA_SIGN_EXTEND, [SF_GLOBAL_IGNORED_GP] =
+				     "no fixed counters (facts §7): every counter "
+				     "ignoring GlobalCtl is global-ctrl-ignored"},
     .reset = reset_zen4,
     .rdmsr = rdmsr,
     .wrmsr = wrmsr,

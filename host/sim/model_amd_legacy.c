@@ -179,11 +179,11 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 }
 
 #define LEGACY_FAULTS                                                                              \
-	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_LOST_PMI) |              \
-	 (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) |            \
-	 (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) |               \
-	 (1u << SF_ENABLE_IGNORED_ONE) | (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) |   \
-	 (1u << SF_WRONG_VECTOR))
+	((1u << SF_STUCK_COUNTER) | (1u << SF_SKID_LONG) | (1u << SF_NARROW_COUNTER) |             \
+	 (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |               \
+	 (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |                    \
+	 (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ENABLE_IGNORED_ONE) |                             \
+	 (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) | (1u << SF_WRONG_VECTOR))
 
 #define LEGACY_NA                                                                                  \
 	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "     \

@@ -20,12 +20,15 @@
 #include "model_arch.h"
 #include "uarch.h"
 
-#define CPUID1_ECX_PDCM (1u << 15)
+#define CPUID1_ECX_PDCM	  (1u << 15)
 #define CPUID1_ECX_X2APIC (1u << 21)
 
 static const struct arch_cfg *cfg_of(const struct sim_cpu *s);
 
-static unsigned n_gp(const struct sim_cpu *s) { return cfg_of(s)->n_gp; }
+static unsigned n_gp(const struct sim_cpu *s)
+{
+	return cfg_of(s)->n_gp;
+}
 
 /* GP counters at the legacy addresses 0xC1+i, 0x186+i, 0x4C1+i */
 static unsigned n_legacy(const struct sim_cpu *s)
@@ -42,9 +45,15 @@ static int v6_index(const struct sim_cpu *s, uint32_t msr, uint32_t base, unsign
 	return (int)((msr - base) / MSR_V6_STEP);
 }
 
-static bool is_gp(const struct sim_cpu *s, unsigned i) { return i < n_gp(s); }
+static bool is_gp(const struct sim_cpu *s, unsigned i)
+{
+	return i < n_gp(s);
+}
 
-static bool globals(const struct sim_cpu *s) { return cfg_of(s)->version >= 2; }
+static bool globals(const struct sim_cpu *s)
+{
+	return cfg_of(s)->version >= 2;
+}
 
 static bool full_width(const struct sim_cpu *s)
 {
@@ -367,10 +376,10 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 }
 
 #define ARCH_COMMON_FAULTS                                                                         \
-	((1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_SIGN_EXTEND) |        \
-	 (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |               \
-	 (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |                    \
-	 (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ENABLE_IGNORED_ONE) |                            \
+	((1u << SF_STUCK_COUNTER) | (1u << SF_SKID_LONG) | (1u << SF_NARROW_COUNTER) |             \
+	 (1u << SF_NO_SIGN_EXTEND) | (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) |               \
+	 (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) |               \
+	 (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ENABLE_IGNORED_ONE) |      \
 	 (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) | (1u << SF_WRONG_VECTOR) |         \
 	 (1u << SF_DUPLICATE_PMI))
 #define ARCH_V2_FAULTS                                                                             \
@@ -404,16 +413,34 @@ static uint64_t pending(struct sim_cpu *s)
  * later models take the same ratio (ours). The reference clock stays at the
  * TSC's rate (SDM Vol. 3B, CPU_CLK_UNHALTED.REF_TSC). */
 static const struct sim_silicon si_core = {
-    .insn_min = 12, .insn_max = 60, .cpi_x10 = 10, .skid_min = 10, .skid_max = 100,
-    .entry_insn = 40, .smm_counts = true,
+    .insn_min = 12,
+    .insn_max = 60,
+    .cpi_x10 = 10,
+    .skid_min = 10,
+    .skid_max = 100,
+    .entry_insn = 40,
+    .smm_counts = true,
 };
 static const struct sim_silicon si_core2 = {
-    .insn_min = 12, .insn_max = 60, .cpi_x10 = 10, .skid_min = 10, .skid_max = 100,
-    .entry_insn = 40, .smm_counts = true, .turbo_x100 = 108,
+    .insn_min = 12,
+    .insn_max = 60,
+    .cpi_x10 = 10,
+    .skid_min = 10,
+    .skid_max = 100,
+    .entry_insn = 40,
+    .smm_counts = true,
+    .turbo_x100 = 108,
 };
 static const struct sim_silicon si_skylake = {
-    .insn_min = 12, .insn_max = 60, .cpi_x10 = 8, .skid_min = 10, .skid_max = 100,
-    .entry_insn = 40, .late_ack = true, .smi_count = true, .smm_counts = true,
+    .insn_min = 12,
+    .insn_max = 60,
+    .cpi_x10 = 8,
+    .skid_min = 10,
+    .skid_max = 100,
+    .entry_insn = 40,
+    .late_ack = true,
+    .smi_count = true,
+    .smm_counts = true,
     .turbo_x100 = 120,
 };
 
@@ -421,7 +448,8 @@ static const struct sim_silicon si_skylake = {
  * masks LVTPC on delivery (facts §8). */
 #define ARCH_MODEL                                                                                 \
 	.driver = PMU_DRV_INTEL_ARCH, .reset = reset, .rdmsr = rdmsr, .wrmsr = wrmsr,              \
-	.rdpmc = rdpmc, .rate = rate, .overflow = overflow, .lvt_automask = true, .pending = pending
+	.rdpmc = rdpmc, .rate = rate, .overflow = overflow, .lvt_automask = true,                  \
+	.pending = pending
 
 static const struct sim_model yonah = {
     .name = "yonah",

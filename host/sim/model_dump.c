@@ -40,12 +40,12 @@ static int no_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 }
 
 const struct sim_model sim_model_dump = {
-	.name = "cpuid-dump",
-	.doc = "CPUID values of a real processor from a dump file; no MSR",
-	.driver = PMU_DRV_NONE,
-	.reset = reset,
-	.rdmsr = no_msr,
-	.wrmsr = no_wrmsr,
-	.rate = sim_no_rate, /* no counters: model_nopmu.c's */
-	.overflow = sim_no_overflow,
+    .name = "cpuid-dump",
+    .doc = "CPUID values of a real processor from a dump file; no MSR",
+    .driver = PMU_DRV_NONE,
+    .reset = reset,
+    .rdmsr = no_msr,
+    .wrmsr = no_wrmsr,
+    .rate = sim_no_rate, /* no counters: model_nopmu.c's */
+    .overflow = sim_no_overflow,
 };

@@ -13,7 +13,7 @@
 #define ADL_ECX1 (0x7ffafbbfu & ~(1u << 15) & ~(1u << 21) & ~(1u << 31))
 #define ADL_COMMON                                                                                 \
 	.m = &arch_alderlake, .version = 5, .gp_width = 48, .fixed_width = 48, .max_leaf = 0x20,   \
-	.leaf1_ecx = ADL_ECX1, .leaf1_edx = 0xbfebfbffu, .family = 6, .model = 0x97,              \
+	.leaf1_ecx = ADL_ECX1, .leaf1_edx = 0xbfebfbffu, .family = 6, .model = 0x97,               \
 	.stepping = 2, .perf_caps = 0x33c5, .ucode = 0x2c, .x2apic = true, .shared_gp = 6,         \
 	.shared_fixed = 3, .brand = "Simulated Intel Core i9-12900K (Alder Lake)"
 
@@ -21,16 +21,10 @@
 
 static const struct arch_cfg adl[] = {
     {
-	ADL_COMMON,
-	.n_gp = 8,
-	.n_fixed = 4,
-	.core_type = CPU_CORE_TYPE_CORE, /* Golden Cove */
+	ADL_COMMON, .n_gp = 8, .n_fixed = 4, .core_type = CPU_CORE_TYPE_CORE, /* Golden Cove */
     },
     {
-	ADL_COMMON,
-	.n_gp = 6,
-	.n_fixed = 3,
-	.core_type = CPU_CORE_TYPE_ATOM, /* Gracemont */
+	ADL_COMMON, .n_gp = 6, .n_fixed = 3, .core_type = CPU_CORE_TYPE_ATOM, /* Gracemont */
     },
 };
 

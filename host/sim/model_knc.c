@@ -382,11 +382,11 @@ static const struct sim_model knc = {
     .doc = "Intel Xeon Phi (Knights Corner) PMU 327357-001JA §1.4.1-§1.4.4; "
 	   "x86-pmu-facts.md §6, §9 KNC",
     .driver = PMU_DRV_INTEL_KNC,
-    .faults = (1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_OVERFLOW_STATUS) |
-	      (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |
-	      (1u << SF_GLOBAL_CTRL_IGNORED) | (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) |
-	      (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ACK_IGNORED) |
-	      (1u << SF_ENABLE_IGNORED_ONE) | (1u << SF_WIDTH_HIGH_BITS) |
+    .faults = (1u << SF_STUCK_COUNTER) | (1u << SF_SKID_LONG) | (1u << SF_NARROW_COUNTER) |
+	      (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) |
+	      (1u << SF_ENABLE_IGNORED) | (1u << SF_GLOBAL_CTRL_IGNORED) | (1u << SF_WRONG_EVENT) |
+	      (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) |
+	      (1u << SF_ACK_IGNORED) | (1u << SF_ENABLE_IGNORED_ONE) | (1u << SF_WIDTH_HIGH_BITS) |
 	      (1u << SF_WRITE_DROPPED) | (1u << SF_STATUS_NOT_STICKY) | (1u << SF_PMI_STORM) |
 	      (1u << SF_WRONG_VECTOR) | (1u << SF_DUPLICATE_PMI) | (1u << SF_EVENT_DEAD) |
 	      (1u << SF_EVENT_MISWIRED) | (1u << SF_UMASK_IGNORED) | (1u << SF_MISS_COUNTS_HITS) |

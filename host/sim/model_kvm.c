@@ -34,14 +34,14 @@
 #define REG_KVM_DEBUGCTL 126
 #define REG_KVM_MISC	 127
 
-#define SKL_GP		    4 /* the host's 4 GP counters (CPUID.0AH below) */
-#define ZEN_CTRS	    6
-#define INTEL_RDPMC_FIXED   (1u << 30)
-#define INTEL_RDPMC_FAST    (1u << 31)
-#define MISC_BTS_UNAVAIL    (1ull << 11)
-#define MISC_PEBS_UNAVAIL   (1ull << 12)
-#define DEBUGCTL_LBR	    (1ull << 0)
-#define DEBUGCTL_BTF	    (1ull << 1)
+#define SKL_GP		  4 /* the host's 4 GP counters (CPUID.0AH below) */
+#define ZEN_CTRS	  6
+#define INTEL_RDPMC_FIXED (1u << 30)
+#define INTEL_RDPMC_FAST  (1u << 31)
+#define MISC_BTS_UNAVAIL  (1ull << 11)
+#define MISC_PEBS_UNAVAIL (1ull << 12)
+#define DEBUGCTL_LBR	  (1ull << 0)
+#define DEBUGCTL_BTF	  (1ull << 1)
 
 static const struct sim_model skylake_kvm, zen4_kvm;
 

@@ -258,10 +258,10 @@ static const struct sim_model pentium3 = {
     .name = "pentium3",
     .doc = "x86-pmu-facts.md §1-§3 (P6), §8 (LVTPC not auto-masked on P6 before Pentium M)",
     .driver = PMU_DRV_INTEL_P6,
-    .faults = (1u << SF_STUCK_COUNTER) | (1u << SF_NARROW_COUNTER) | (1u << SF_NO_SIGN_EXTEND) |
-	      (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |
-	      (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |
-	      (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ENABLE_IGNORED_ONE) |
+    .faults = (1u << SF_STUCK_COUNTER) | (1u << SF_SKID_LONG) | (1u << SF_NARROW_COUNTER) |
+	      (1u << SF_NO_SIGN_EXTEND) | (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) |
+	      (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) |
+	      (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ENABLE_IGNORED_ONE) |
 	      (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) | (1u << SF_WRONG_VECTOR) |
 	      (1u << SF_DUPLICATE_PMI) | (SIM_EVENT_FAULTS & ~(1u << SF_REFCYC_CORE)),
     .fault_na =

@@ -26,7 +26,7 @@
 /* The firmware's timer vector: OVMF's 8254 tick arrives below the PMI's
  * priority class, so a TPR of 0xD0 or more holds it off (SDM Vol. 3A 11.8.3). */
 #define SIM_TIMER_VECTOR 0x68
-#define SIM_NEST_LIMIT 8
+#define SIM_NEST_LIMIT	 8
 
 static const char *const effect_names[SE_COUNT] = {
     [SE_OVERHEAD] = "overhead",	    [SE_SKID] = "skid",
@@ -63,7 +63,8 @@ int sim_realism_parse(const char *s, uint32_t *mask, char *bad, unsigned badlen)
 			s++;
 		int e = effect_of(w, (unsigned)(s - w));
 		if (e < 0) {
-			unsigned n = (unsigned)(s - w) < badlen - 1 ? (unsigned)(s - w) : badlen - 1;
+			unsigned n =
+			    (unsigned)(s - w) < badlen - 1 ? (unsigned)(s - w) : badlen - 1;
 			pmh_memcpy(bad, w, n);
 			bad[n] = 0;
 			return -1;
@@ -132,11 +133,28 @@ void sim_real_reset(struct sim_cpu *s)
 
 /* ---- effects ---------------------------------------------------------------- */
 
+static uint64_t skid_forced;
+
+void sim_set_skid(uint64_t n)
+{
+	skid_forced = n;
+}
+
+/* A skid that does not depend on realism: --skid, or the skid-long
+ * fault's 100x the model's longest; 0: none. */
+static uint64_t skid_fixed(const struct sim_cpu *s, const struct sim_silicon *si)
+{
+	if (s->fault == SF_SKID_LONG)
+		return 100 * (si && si->skid_max ? si->skid_max : 100);
+	return skid_forced;
+}
+
 void sim_real_overflow(struct sim_cpu *s)
 {
 	const struct sim_silicon *si = s->m->si;
+	uint64_t fixed = skid_fixed(s, si);
 
-	if (!sim_real(s, SE_SKID) || !si || !si->skid_max) {
+	if (!fixed && (!sim_real(s, SE_SKID) || !si || !si->skid_max)) {
 		sim_pmi_request(s);
 		return;
 	}
@@ -151,7 +169,7 @@ void sim_real_overflow(struct sim_cpu *s)
 		return;
 	}
 	s->real.latched = true;
-	s->real.skid_left = sim_rand(s, si->skid_min, si->skid_max);
+	s->real.skid_left = fixed ? fixed : sim_rand(s, si->skid_min, si->skid_max);
 	s->st.skid_total += s->real.skid_left;
 }
 
@@ -270,7 +288,7 @@ void sim_real_after_workload(struct sim_cpu *s)
 	 * The probe keeps the draws of the counters it finds (instructions,
 	 * branches, cycles) where they were; sim_cpu.counted adds the events
 	 * of the memory and branch outcome. */
-	struct workload_vector probe = { 1, 1, 0, 1, 1, 1 };
+	struct workload_vector probe = {1, 1, 0, 1, 1, 1};
 	for (unsigned i = 0; i < s->n_ctr; i++) {
 		bool counted = i < 32 && ((s->counted >> i) & 1);
 		if ((!counted && !s->m->rate(s, i, &probe)) ||

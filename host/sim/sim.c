@@ -33,6 +33,7 @@ static const char *const fault_names[SF_COUNT] = {
     [SF_WRITE_DROPPED] = "write-dropped",
     [SF_DUPLICATE_PMI] = "duplicate-pmi",
     [SF_STATUS_NOT_STICKY] = "status-not-sticky",
+    [SF_SKID_LONG] = "skid-long",
     [SF_EVENT_DEAD] = "event-dead",
     [SF_EVENT_MISWIRED] = "event-miswired",
     [SF_UMASK_IGNORED] = "umask-ignored",
@@ -86,12 +87,12 @@ void sim_set_cpuid(struct sim_cpu *s, uint32_t leaf, uint32_t subleaf, uint32_t 
 {
 	for (unsigned i = 0; i < s->n_cpuid; i++) {
 		if (s->cpuid[i].leaf == leaf && s->cpuid[i].subleaf == subleaf) {
-			s->cpuid[i].r = (struct cpuid_regs){ a, b, c, d };
+			s->cpuid[i].r = (struct cpuid_regs){a, b, c, d};
 			return;
 		}
 	}
 	if (s->n_cpuid < sizeof(s->cpuid) / sizeof(s->cpuid[0]))
-		s->cpuid[s->n_cpuid++] = (struct sim_cpuid){ leaf, subleaf, { a, b, c, d } };
+		s->cpuid[s->n_cpuid++] = (struct sim_cpuid){leaf, subleaf, {a, b, c, d}};
 }
 
 static uint32_t word(const char *p)
@@ -119,8 +120,8 @@ uint32_t sim_fms(unsigned family, unsigned model, unsigned stepping)
 {
 	uint32_t base_family = family >= 0xf ? 0xf : family;
 	uint32_t ext_family = family >= 0xf ? family - 0xf : 0;
-	return (ext_family << 20) | ((model >> 4) << 16) | (base_family << 8) | ((model & 0xf) << 4) |
-	       (stepping & 0xf);
+	return (ext_family << 20) | ((model >> 4) << 16) | (base_family << 8) |
+	       ((model & 0xf) << 4) | (stepping & 0xf);
 }
 
 void hw_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
@@ -142,7 +143,7 @@ void hw_cpuid(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
 			return;
 		}
 	}
-	*r = (struct cpuid_regs){ 0, 0, 0, 0 };
+	*r = (struct cpuid_regs){0, 0, 0, 0};
 }
 
 /* ---- counters -------------------------------------------------------------- */

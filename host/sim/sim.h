@@ -39,6 +39,7 @@ enum sim_fault {
 	SF_WRITE_DROPPED,	/* a read-write PMU register drops writes to one bit */
 	SF_DUPLICATE_PMI,	/* counters overflowing together raise a PMI each */
 	SF_STATUS_NOT_STICKY,	/* the overflow flag clears itself once read */
+	SF_SKID_LONG,		/* the PMI comes 100x the model's longest skid late */
 	/* Event decoding: each changes what a model's decode makes of the
 	 * outcome of a workload, never the workload itself. */
 	SF_EVENT_DEAD,	     /* mispredicted-branch events count nothing */
@@ -172,6 +173,10 @@ struct sim_real {
 	/* Tunables (tests raise them to make an effect certain). */
 	uint64_t timer_min_us, timer_max_us, smi_min_us, smi_max_us;
 };
+
+/* --skid N: every overflow's PMI comes exactly n instructions late,
+ * whatever the realism (0: the model's drawn skid). */
+void sim_set_skid(uint64_t n);
 
 /* CPUID entries of one CPU: a model's few, or a real part's dump. */
 #define SIM_MAX_CPUID 256

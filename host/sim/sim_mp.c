@@ -31,7 +31,7 @@ static void power_on(const struct sim_model *m, unsigned n)
 	sim.apic_base = 0xfee00000ull | APIC_BASE_ENABLE | (n ? 0 : APIC_BASE_BSP);
 	sim.lvt_pc = LVT_MASKED; /* reset state of an LVT entry */
 	sim.svr = 0x1ff;
-	sim.irq_enabled = true;	 /* boot services run with interrupts on */
+	sim.irq_enabled = true; /* boot services run with interrupts on */
 	sim.tsc = 1000000;
 	sim.real.on = m->si ? machine.realism & SIM_REALISM_ALL : 0;
 	sim.real.seed = machine.seed;
@@ -107,7 +107,7 @@ void sim_run_cpus(void *ctx, struct harness *h)
 	static uint32_t flags[SIM_MAX_CPUS];
 	static uint16_t sel[SIM_MAX_CPUS];
 	static struct cpu_run runs[SIM_MAX_CPUS];
-	struct suite_cpus w = { sel, runs, SIM_MAX_CPUS, NULL };
+	struct suite_cpus w = {sel, runs, SIM_MAX_CPUS, NULL};
 	unsigned n = sim_cpu_count();
 
 	(void)ctx;

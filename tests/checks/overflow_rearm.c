@@ -10,17 +10,22 @@
  * re-arm), so
  *     K = (E - sum(skid) - R - L*h) / (N - h).
  * Tolerance: +-1 overflow (see TOL_X10). A counter that wrapped after its
- * last re-arm without a PMI (R >= N) lost one. */
+ * last re-arm without a PMI (R >= N) lost one. The skid each overflow
+ * lost may not pass the family's limit (struct pmu_ops.skid_limit). */
 #include "pmi_common.h"
 
 /* The re-arm period, at least (a longer one keeps the handler's own
  * count well inside it: HANDLER_MARGIN), over a window of ITERS
- * iterations of wl_loop: 30000 instructions, some 30 overflows. */
-#define N_MIN 1000
-#define ITERS 10000
+ * iterations of wl_loop: 30000 instructions, some 30 overflows; longer
+ * where the family's skid limit is (iters_of): a PMI as late as the
+ * limit still comes inside the window, so its skid is measured, not cut
+ * off at the window's end. */
+#define N_MIN	       1000
+#define ITERS	       10000
+#define WL_LOOP_INSNS  3  /* instructions an iteration of wl_loop */
 #define HANDLER_MARGIN 4  /* the period is at least 4 x the handler's count */
 #define MAX_REP	       15 /* calibration windows at most */
-#define TRIES 3 /* windows, where an SMI cannot be told from a wrong count */
+#define TRIES	       3  /* windows, where an SMI cannot be told from a wrong count */
 /* PMIs still in flight when the window stopped the counter (facts §9 P4),
  * waited for one by one, PMI_QUIET_US each, this many at most. */
 #define LATE_PMIS 8
@@ -40,10 +45,17 @@ struct win {
 	uint64_t k, total, echo; /* overflows, PMIs, echoes */
 	uint64_t late;		 /* PMIs after the window: no handler count */
 	uint64_t skid;		 /* events lost between overflows and re-arms */
+	uint64_t skid_max;	 /* the most one PMI lost (of those logged) */
 	bool smi;		 /* an SMI was counted in the window */
 };
 
-/* One window of ITERS iterations; n = 0: INT clear, no PMI; else preload -n
+static uint64_t iters_of(const struct check_ctx *c)
+{
+	uint64_t need = (N_MIN + 2ull * c->pmu->ops->skid_limit) / WL_LOOP_INSNS + 1;
+	return need > ITERS ? need : ITERS;
+}
+
+/* One window of iters_of() iterations; n = 0: INT clear, no PMI; else preload -n
  * with INT, re-armed with -n after every overflow when rearm is set.
  * Returns false when an op failed (FAILed). */
 static bool window(struct check_ctx *c, unsigned i, uint64_t n, bool rearm, struct win *o)
@@ -54,7 +66,7 @@ static bool window(struct check_ctx *c, unsigned i, uint64_t n, bool rearm, stru
 		return false;
 	pmi_reset_stats();
 	pmi_set_reload(i, rearm ? n : 0);
-	int st = n && !m_preload(c, i, n) ? M_FAULT : pmi_run(c, 1ull << i, &wl_loop, ITERS);
+	int st = n && !m_preload(c, i, n) ? M_FAULT : pmi_run(c, 1ull << i, &wl_loop, iters_of(c));
 	if (st == M_FAULT) {
 		pmi_set_reload(i, 0);
 		return false;
@@ -69,6 +81,9 @@ static bool window(struct check_ctx *c, unsigned i, uint64_t n, bool rearm, stru
 	o->echo = s->echo;
 	o->late = s->after_stop;
 	o->skid = s->skid_sum;
+	o->skid_max = 0;
+	for (uint64_t k = 0; k < s->n_log && k < PMI_LOG; k++)
+		o->skid_max = s->skid[k] > o->skid_max ? s->skid[k] : o->skid_max;
 	return m_read(c, i, &o->v);
 }
 
@@ -123,10 +138,21 @@ static void verdict(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e, int
 	int64_t x10 = expect_x10(e, w, r, n, h), k10 = (int64_t)w->k * X10;
 	const char *again = tries > 1 ? "; re-measured" : "";
 
+	uint64_t lim = c->pmu->ops->skid_limit;
+
 	if (r >= n)
-		check_fail(c, "%s: re-armed with -%llu, it holds %llu events past its last re-arm: an "
-			      "overflow raised no PMI (PMIs lost)",
+		check_fail(c,
+			   "%s: re-armed with -%llu, it holds %llu events past its last re-arm: an "
+			   "overflow raised no PMI (PMIs lost)",
 			   name, (unsigned long long)n, (unsigned long long)r);
+	else if (lim && w->skid_max > lim)
+		/* the expectation below takes the skid as measured: a PMI
+		 * late by any amount would fit it */
+		check_fail(
+		    c,
+		    "%s: a PMI came %llu events after its overflow (skid), over this "
+		    "family's limit of %llu (the skid check's: ten times its documented skid)",
+		    name, (unsigned long long)w->skid_max, (unsigned long long)lim);
 	else if (k10 < x10 - TOL_X10 || k10 > x10 + TOL_X10)
 		check_fail(
 		    c,
@@ -208,8 +234,9 @@ static void run(struct check_ctx *c)
 	if (!read)
 		return; /* an op failed: FAILed (or SKIPped) by m_op */
 	if (!c->n_fail && smis == TRIES)
-		check_skip(c, "%s: an SMI was counted in every window (%u): its SMM code may have "
-			      "been counted",
+		check_skip(c,
+			   "%s: an SMI was counted in every window (%u): its SMM code may have "
+			   "been counted",
 			   name, TRIES);
 	else if (!c->n_fail)
 		verdict(c, (unsigned)i, n, e, h, &w, t > TRIES ? TRIES : t - 1);
