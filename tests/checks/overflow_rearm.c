@@ -22,7 +22,6 @@
  * off at the window's end. */
 #define N_MIN	       1000
 #define ITERS	       10000
-#define WL_LOOP_INSNS  3  /* instructions an iteration of wl_loop */
 #define HANDLER_MARGIN 4  /* the period is at least 4 x the handler's count */
 #define MAX_REP	       15 /* calibration windows at most */
 #define TRIES	       3  /* windows, where an SMI cannot be told from a wrong count */
@@ -51,7 +50,8 @@ struct win {
 
 static uint64_t iters_of(const struct check_ctx *c)
 {
-	uint64_t need = (N_MIN + 2ull * c->pmu->ops->skid_limit) / WL_LOOP_INSNS + 1;
+	uint64_t need =
+	    (N_MIN + 2ull * c->pmu->ops->skid_limit) / wl_loop.per_iter.instructions + 1;
 	return need > ITERS ? need : ITERS;
 }
 

@@ -14,11 +14,10 @@
 
 #define LIMIT_DEFAULT	1000 /* a driver that states none: the short limit */
 #define CYCLES_PER_INSN 10   /* the cycles limit: 10 x the instructions one */
-/* Each sample: -SKID_PERIOD, then wl_loop (3 instructions and at least a
- * cycle an iteration, events/workloads.c) long enough to run twice the
- * limit past the wrap. */
-#define SKID_PERIOD   1000
-#define WL_LOOP_INSNS 3
+/* Each sample: -SKID_PERIOD, then wl_loop (its construction's
+ * instructions and at least a cycle an iteration, events/workloads.c) long
+ * enough to run twice the limit past the wrap. */
+#define SKID_PERIOD 1000
 
 /* What a sample comes to besides 0 (a sample) and 1 (an SMI was counted in
  * the window: not a sample, m_median_clean), and what sampling comes to. */
@@ -81,7 +80,7 @@ static int sample(struct check_ctx *c, enum pmu_generic g, uint64_t n, uint64_t 
 
 	if (i < 0)
 		return NO_COUNTER;
-	uint64_t per = g == GEN_INSTRUCTIONS ? WL_LOOP_INSNS : 1;
+	uint64_t per = g == GEN_INSTRUCTIONS ? wl_loop.per_iter.instructions : 1;
 	struct skid_arg a = {(unsigned)i, g, n, (n + past + per - 1) / per};
 	int got = m_median_clean(c, c->opt->repeat, 1, skid_sample, &a, out);
 	return got < 0 ? got : got ? 0 : ALL_SMI;
