@@ -84,12 +84,16 @@ static bool ret(uint64_t to)
 	return p != to;
 }
 
-/* Addresses of the kernel's branches: the workload's own (by its name: the
- * harness may run a copy), spread. */
+/* Addresses of the kernel's branches: the workload's own, from its name's
+ * characters (the harness may run a copy; the string's address would
+ * change with the host's address-space layout and, with it, which
+ * branches share a predictor entry), spread (FNV-1a, then a multiply). */
 static uint64_t pc_of(const struct workload *w, unsigned k)
 {
-	uint64_t a = (uint64_t)(uintptr_t)w->name * 0x9e3779b97f4a7c15ull;
-	return (a >> 20) + 4u * k;
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (const char *c = w->name; c && *c; c++)
+		h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+	return ((h * 0x9e3779b97f4a7c15ull) >> 20) + 4u * k;
 }
 
 static void miss(struct ua_br *b, bool taken)
