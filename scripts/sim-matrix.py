@@ -35,6 +35,14 @@ SYMPTOM = {
     "duplicate-pmi": r"PMI|duplicate|extra",
     "status-not-sticky": r"sticky|status|OVF",
     "skid-long": r"skid|PMI",
+    "os-ignored": r"USR|OS",
+    "edge-ignored": r"edge",
+    "inv-ignored": r"invert|inv",
+    "cmask-ignored": r"counter mask|cmask|threshold",
+    "eoi-ignored": r"EOI|in service|ISR",
+    "nmi-lost": r"NMI",
+    "cycles-slow": r"cycles",
+    "cycles-ref": r"cycles",
     # event decoding: event.semantics names the catalogue event in its FAIL;
     # count.branches catches the doubled Intel branch count too
     "event-dead": r"RETIRED_MISPREDICTED_BRANCH_INSTR|BRANCH_MISSES_RETIRED|MISPREDICTED|"

@@ -204,11 +204,11 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 }
 
 #define COMMON_FAULTS                                                                              \
-	((1u << SF_STUCK_COUNTER) | (1u << SF_SKID_LONG) | (1u << SF_NARROW_COUNTER) |             \
-	 (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |               \
-	 (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |                    \
-	 (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ENABLE_IGNORED_ONE) |                             \
-	 (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) | (1u << SF_WRONG_VECTOR))
+	(SIM_F(SF_STUCK_COUNTER) | SIM_F(SF_SKID_LONG) | SIM_F(SF_NARROW_COUNTER) |             \
+	 SIM_F(SF_LOST_PMI) | SIM_F(SF_SPURIOUS_PMI) | SIM_F(SF_ENABLE_IGNORED) |               \
+	 SIM_F(SF_WRONG_EVENT) | SIM_F(SF_MSR_FAULT) | SIM_F(SF_OVERCOUNT) |                    \
+	 SIM_F(SF_LVT_STUCK_MASKED) | SIM_F(SF_ENABLE_IGNORED_ONE) |                             \
+	 SIM_F(SF_WIDTH_HIGH_BITS) | SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_WRONG_VECTOR))
 
 /* PerfMonV2 flags still set: the PMU keeps its request up (pmi-storm). */
 static uint64_t pending(struct sim_cpu *s)
@@ -283,8 +283,8 @@ static const struct sim_model zen4 = {
     .name = "zen4",
     .doc = "AMD Fam19h PerfMonV2: facts §0, §2, §7 (C000_0300h-302h, 8000_0022h), §9",
     .driver = PMU_DRV_AMD_CORE,
-    .faults = COMMON_FAULTS | (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_GLOBAL_CTRL_IGNORED) |
-	      (1u << SF_ACK_IGNORED) | (1u << SF_STATUS_NOT_STICKY) | (1u << SF_PMI_STORM),
+    .faults = COMMON_FAULTS | SIM_F(SF_NO_OVERFLOW_STATUS) | SIM_F(SF_GLOBAL_CTRL_IGNORED) |
+	      SIM_F(SF_ACK_IGNORED) | SIM_F(SF_STATUS_NOT_STICKY) | SIM_F(SF_PMI_STORM),
     .fault_na = {NA_SIGN_EXTEND, [SF_GLOBAL_IGNORED_GP] =
 				     "no fixed counters (facts §7): every counter "
 				     "ignoring GlobalCtl is global-ctrl-ignored"},

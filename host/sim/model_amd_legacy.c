@@ -179,11 +179,11 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 }
 
 #define LEGACY_FAULTS                                                                              \
-	((1u << SF_STUCK_COUNTER) | (1u << SF_SKID_LONG) | (1u << SF_NARROW_COUNTER) |             \
-	 (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) | (1u << SF_ENABLE_IGNORED) |               \
-	 (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) |                    \
-	 (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ENABLE_IGNORED_ONE) |                             \
-	 (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) | (1u << SF_WRONG_VECTOR))
+	(SIM_F(SF_STUCK_COUNTER) | SIM_F(SF_SKID_LONG) | SIM_F(SF_NARROW_COUNTER) |             \
+	 SIM_F(SF_LOST_PMI) | SIM_F(SF_SPURIOUS_PMI) | SIM_F(SF_ENABLE_IGNORED) |               \
+	 SIM_F(SF_WRONG_EVENT) | SIM_F(SF_MSR_FAULT) | SIM_F(SF_OVERCOUNT) |                    \
+	 SIM_F(SF_LVT_STUCK_MASKED) | SIM_F(SF_ENABLE_IGNORED_ONE) |                             \
+	 SIM_F(SF_WIDTH_HIGH_BITS) | SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_WRONG_VECTOR))
 
 #define LEGACY_NA                                                                                  \
 	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "     \
@@ -232,7 +232,7 @@ static const struct sim_model athlon = {
     .doc = "AMD Athlon x86 Code Optimization guide (22007E) PerfEvtSel; facts §2, §7",
     .driver = PMU_DRV_AMD_LEGACY,
     .faults =
-	LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~(1u << SF_REFCYC_CORE) & ~(1u << SF_DOUBLE_COUNT)),
+	LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE) & ~SIM_F(SF_DOUBLE_COUNT)),
     .fault_na = {LEGACY_NA,
 		 [SF_REFCYC_CORE] = "K7 has no reference-cycles event, only CPU clocks (76h, "
 				    "#22007 Table 11)",
@@ -253,7 +253,7 @@ static const struct sim_model opteron = {
     .name = "opteron",
     .doc = "AMD K8 BKDG §10.1-10.2 (PerfCtr, PerfEvtSel); facts §2, §7",
     .driver = PMU_DRV_AMD_LEGACY,
-    .faults = LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~(1u << SF_REFCYC_CORE)),
+    .faults = LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)),
     .fault_na = {LEGACY_NA, [SF_REFCYC_CORE] =
 				"K8 has no reference-cycles event, only CPU clocks (76h, BKDG "
 				"#26094 sec. 10.2)"},

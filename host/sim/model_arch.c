@@ -376,20 +376,20 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 }
 
 #define ARCH_COMMON_FAULTS                                                                         \
-	((1u << SF_STUCK_COUNTER) | (1u << SF_SKID_LONG) | (1u << SF_NARROW_COUNTER) |             \
-	 (1u << SF_NO_SIGN_EXTEND) | (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) |               \
-	 (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) |               \
-	 (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ENABLE_IGNORED_ONE) |      \
-	 (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) | (1u << SF_WRONG_VECTOR) |         \
-	 (1u << SF_DUPLICATE_PMI))
+	(SIM_F(SF_STUCK_COUNTER) | SIM_F(SF_SKID_LONG) | SIM_F(SF_NARROW_COUNTER) |             \
+	 SIM_F(SF_NO_SIGN_EXTEND) | SIM_F(SF_LOST_PMI) | SIM_F(SF_SPURIOUS_PMI) |               \
+	 SIM_F(SF_ENABLE_IGNORED) | SIM_F(SF_WRONG_EVENT) | SIM_F(SF_MSR_FAULT) |               \
+	 SIM_F(SF_OVERCOUNT) | SIM_F(SF_LVT_STUCK_MASKED) | SIM_F(SF_ENABLE_IGNORED_ONE) |      \
+	 SIM_F(SF_WIDTH_HIGH_BITS) | SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_WRONG_VECTOR) |         \
+	 SIM_F(SF_DUPLICATE_PMI))
 #define ARCH_V2_FAULTS                                                                             \
-	(ARCH_COMMON_FAULTS | (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_GLOBAL_CTRL_IGNORED) |     \
-	 (1u << SF_ACK_IGNORED) | (1u << SF_GLOBAL_IGNORED_GP) | (1u << SF_STATUS_NOT_STICKY) |    \
-	 (1u << SF_PMI_STORM))
+	(ARCH_COMMON_FAULTS | SIM_F(SF_NO_OVERFLOW_STATUS) | SIM_F(SF_GLOBAL_CTRL_IGNORED) |     \
+	 SIM_F(SF_ACK_IGNORED) | SIM_F(SF_GLOBAL_IGNORED_GP) | SIM_F(SF_STATUS_NOT_STICKY) |    \
+	 SIM_F(SF_PMI_STORM))
 /* The decode faults without a memory rule to catch them where the model
  * publishes no caches, and refcyc-core where the core clock is the TSC's. */
 #define ARCH_BRANCH_FAULTS                                                                         \
-	((1u << SF_EVENT_DEAD) | (1u << SF_EVENT_MISWIRED) | (1u << SF_DOUBLE_COUNT))
+	(SIM_F(SF_EVENT_DEAD) | SIM_F(SF_EVENT_MISWIRED) | SIM_F(SF_DOUBLE_COUNT))
 #define NA_NO_CACHES                                                                               \
 	"the model publishes no caches (CPUID 04H): the harness skips the memory rules that "      \
 	"would catch it"
@@ -454,7 +454,7 @@ static const struct sim_silicon si_skylake = {
 static const struct sim_model yonah = {
     .name = "yonah",
     .doc = "x86-pmu-facts.md §4 (arch perfmon v1: no fixed, no globals), §9 generic handler",
-    .faults = ARCH_COMMON_FAULTS | (SIM_EVENT_FAULTS & ~(1u << SF_REFCYC_CORE)),
+    .faults = ARCH_COMMON_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)),
     .fault_na =
 	{
 	    [SF_REFCYC_CORE] = "Core Duo has no turbo: its core clock runs at the TSC's "
@@ -500,7 +500,7 @@ static const struct sim_model arrowlake = {
     .name = "arrowlake",
     .doc = "SDM Vol. 2A CPUID leaf 23H (perfmon v6 counter bitmaps), Linux msr-index.h "
 	   "MSR_IA32_PMC_V6_* (10 GP counters, 8 and 9 at 0x1900+4n only); facts §4, §8, §9",
-    .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | (1u << SF_REFCYC_CORE),
+    .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | SIM_F(SF_REFCYC_CORE),
     .fault_na = {NA_ARCH_MEMORY},
     ARCH_MODEL,
     .si = &si_skylake,
@@ -512,7 +512,7 @@ const struct sim_model arch_alderlake = {
     .name = "alderlake",
     .doc = "SDM Vol. 2A CPUID leaf 1AH (core type), 0AH (what both core types share); Linux "
 	   "intel/core.c intel_pmu_init (P-core 8 GP + 4 fixed, E-core 6 + 3); facts §4, §8, §9",
-    .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | (1u << SF_REFCYC_CORE),
+    .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | SIM_F(SF_REFCYC_CORE),
     .fault_na = {NA_ARCH_MEMORY},
     ARCH_MODEL,
     .si = &si_skylake,

@@ -382,15 +382,15 @@ static const struct sim_model knc = {
     .doc = "Intel Xeon Phi (Knights Corner) PMU 327357-001JA §1.4.1-§1.4.4; "
 	   "x86-pmu-facts.md §6, §9 KNC",
     .driver = PMU_DRV_INTEL_KNC,
-    .faults = (1u << SF_STUCK_COUNTER) | (1u << SF_SKID_LONG) | (1u << SF_NARROW_COUNTER) |
-	      (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) |
-	      (1u << SF_ENABLE_IGNORED) | (1u << SF_GLOBAL_CTRL_IGNORED) | (1u << SF_WRONG_EVENT) |
-	      (1u << SF_MSR_FAULT) | (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) |
-	      (1u << SF_ACK_IGNORED) | (1u << SF_ENABLE_IGNORED_ONE) | (1u << SF_WIDTH_HIGH_BITS) |
-	      (1u << SF_WRITE_DROPPED) | (1u << SF_STATUS_NOT_STICKY) | (1u << SF_PMI_STORM) |
-	      (1u << SF_WRONG_VECTOR) | (1u << SF_DUPLICATE_PMI) | (1u << SF_EVENT_DEAD) |
-	      (1u << SF_EVENT_MISWIRED) | (1u << SF_UMASK_IGNORED) | (1u << SF_MISS_COUNTS_HITS) |
-	      (1u << SF_DOUBLE_COUNT),
+    .faults = SIM_F(SF_STUCK_COUNTER) | SIM_F(SF_SKID_LONG) | SIM_F(SF_NARROW_COUNTER) |
+	      SIM_F(SF_NO_OVERFLOW_STATUS) | SIM_F(SF_LOST_PMI) | SIM_F(SF_SPURIOUS_PMI) |
+	      SIM_F(SF_ENABLE_IGNORED) | SIM_F(SF_GLOBAL_CTRL_IGNORED) | SIM_F(SF_WRONG_EVENT) |
+	      SIM_F(SF_MSR_FAULT) | SIM_F(SF_OVERCOUNT) | SIM_F(SF_LVT_STUCK_MASKED) |
+	      SIM_F(SF_ACK_IGNORED) | SIM_F(SF_ENABLE_IGNORED_ONE) | SIM_F(SF_WIDTH_HIGH_BITS) |
+	      SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_STATUS_NOT_STICKY) | SIM_F(SF_PMI_STORM) |
+	      SIM_F(SF_WRONG_VECTOR) | SIM_F(SF_DUPLICATE_PMI) | SIM_F(SF_EVENT_DEAD) |
+	      SIM_F(SF_EVENT_MISWIRED) | SIM_F(SF_UMASK_IGNORED) | SIM_F(SF_MISS_COUNTS_HITS) |
+	      SIM_F(SF_DOUBLE_COUNT),
     .fault_na =
 	{
 	    [SF_NO_SIGN_EXTEND] = "KNC counter writes set all 40 bits (KNC §1.4.3.2); "

@@ -439,7 +439,7 @@ static const struct sim_silicon si_zen4_kvm = {
 
 /* ---- the models ---------------------------------------------------------- */
 
-#define KVM_ALL_FAULTS (((1u << SF_COUNT) - 1) & ~1u)
+#define KVM_ALL_FAULTS ((SIM_F(SF_COUNT) - 1) & ~1u)
 
 static const struct sim_model skylake_kvm = {
     .name = "skylake-kvm",
@@ -465,8 +465,8 @@ static const struct sim_model zen4_kvm = {
 	   "PerfMonV2",
     .driver = PMU_DRV_AMD_CORE,
     /* the host's applicability (model_amd_core.c zen4) */
-    .faults = KVM_ALL_FAULTS & ~(1u << SF_NO_SIGN_EXTEND) & ~(1u << SF_GLOBAL_IGNORED_GP) &
-	      ~(1u << SF_DUPLICATE_PMI) & ~SIM_EVENT_FAULTS,
+    .faults = KVM_ALL_FAULTS & ~SIM_F(SF_NO_SIGN_EXTEND) & ~SIM_F(SF_GLOBAL_IGNORED_GP) &
+	      ~SIM_F(SF_DUPLICATE_PMI) & ~SIM_EVENT_FAULTS,
     .fault_na = {[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2), "
 				       "and KVM writes them whole (L:pmu.c pmc_write_counter)",
 		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (facts §7): every counter "

@@ -316,13 +316,13 @@ static const struct sim_silicon si_p4 = {
     .smm_counts = true,
 };
 #define P4_FAULTS                                                                                  \
-	((1u << SF_STUCK_COUNTER) | (1u << SF_SKID_LONG) | (1u << SF_NARROW_COUNTER) |             \
-	 (1u << SF_NO_OVERFLOW_STATUS) | (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) |           \
-	 (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) |               \
-	 (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ACK_IGNORED) |             \
-	 (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) | (1u << SF_STATUS_NOT_STICKY) |    \
-	 (1u << SF_PMI_STORM) | (1u << SF_WRONG_VECTOR) | (1u << SF_DUPLICATE_PMI) |               \
-	 (SIM_EVENT_FAULTS & ~(1u << SF_REFCYC_CORE)))
+	(SIM_F(SF_STUCK_COUNTER) | SIM_F(SF_SKID_LONG) | SIM_F(SF_NARROW_COUNTER) |             \
+	 SIM_F(SF_NO_OVERFLOW_STATUS) | SIM_F(SF_LOST_PMI) | SIM_F(SF_SPURIOUS_PMI) |           \
+	 SIM_F(SF_ENABLE_IGNORED) | SIM_F(SF_WRONG_EVENT) | SIM_F(SF_MSR_FAULT) |               \
+	 SIM_F(SF_OVERCOUNT) | SIM_F(SF_LVT_STUCK_MASKED) | SIM_F(SF_ACK_IGNORED) |             \
+	 SIM_F(SF_WIDTH_HIGH_BITS) | SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_STATUS_NOT_STICKY) |    \
+	 SIM_F(SF_PMI_STORM) | SIM_F(SF_WRONG_VECTOR) | SIM_F(SF_DUPLICATE_PMI) |               \
+	 (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)))
 #define P4_NA                                                                                      \
 	[SF_NO_SIGN_EXTEND] = "NetBurst counter writes set all 40 bits (facts §2); "              \
 			      "nothing sign-extends",                                              \

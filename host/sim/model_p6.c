@@ -258,12 +258,12 @@ static const struct sim_model pentium3 = {
     .name = "pentium3",
     .doc = "x86-pmu-facts.md §1-§3 (P6), §8 (LVTPC not auto-masked on P6 before Pentium M)",
     .driver = PMU_DRV_INTEL_P6,
-    .faults = (1u << SF_STUCK_COUNTER) | (1u << SF_SKID_LONG) | (1u << SF_NARROW_COUNTER) |
-	      (1u << SF_NO_SIGN_EXTEND) | (1u << SF_LOST_PMI) | (1u << SF_SPURIOUS_PMI) |
-	      (1u << SF_ENABLE_IGNORED) | (1u << SF_WRONG_EVENT) | (1u << SF_MSR_FAULT) |
-	      (1u << SF_OVERCOUNT) | (1u << SF_LVT_STUCK_MASKED) | (1u << SF_ENABLE_IGNORED_ONE) |
-	      (1u << SF_WIDTH_HIGH_BITS) | (1u << SF_WRITE_DROPPED) | (1u << SF_WRONG_VECTOR) |
-	      (1u << SF_DUPLICATE_PMI) | (SIM_EVENT_FAULTS & ~(1u << SF_REFCYC_CORE)),
+    .faults = SIM_F(SF_STUCK_COUNTER) | SIM_F(SF_SKID_LONG) | SIM_F(SF_NARROW_COUNTER) |
+	      SIM_F(SF_NO_SIGN_EXTEND) | SIM_F(SF_LOST_PMI) | SIM_F(SF_SPURIOUS_PMI) |
+	      SIM_F(SF_ENABLE_IGNORED) | SIM_F(SF_WRONG_EVENT) | SIM_F(SF_MSR_FAULT) |
+	      SIM_F(SF_OVERCOUNT) | SIM_F(SF_LVT_STUCK_MASKED) | SIM_F(SF_ENABLE_IGNORED_ONE) |
+	      SIM_F(SF_WIDTH_HIGH_BITS) | SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_WRONG_VECTOR) |
+	      SIM_F(SF_DUPLICATE_PMI) | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)),
     .fault_na =
 	{
 	    [SF_PMI_STORM] = "P6 has no overflow flag that could stick: overflow is the "

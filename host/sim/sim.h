@@ -40,6 +40,14 @@ enum sim_fault {
 	SF_DUPLICATE_PMI,	/* counters overflowing together raise a PMI each */
 	SF_STATUS_NOT_STICKY,	/* the overflow flag clears itself once read */
 	SF_SKID_LONG,		/* the PMI comes 100x the model's longest skid late */
+	SF_OS_IGNORED,		/* the OS (ring 0) bit ignored: USR-only counts ring 0 too */
+	SF_EDGE_IGNORED,	/* the edge-detect bit ignored: every asserted cycle counts */
+	SF_INV_IGNORED,		/* the invert bit ignored: the comparison is never inverted */
+	SF_CMASK_IGNORED,	/* the counter mask ignored: events count as with mask 0 */
+	SF_EOI_IGNORED,		/* EOI does not clear the in-service bit */
+	SF_NMI_LOST,		/* an NMI sent through the ICR is never delivered */
+	SF_CYCLES_SLOW,		/* core-cycle events count every second core cycle */
+	SF_CYCLES_REF,		/* core-cycle events count at the TSC (reference) rate */
 	/* Event decoding: each changes what a model's decode makes of the
 	 * outcome of a workload, never the workload itself. */
 	SF_EVENT_DEAD,	     /* mispredicted-branch events count nothing */
@@ -53,8 +61,8 @@ enum sim_fault {
 /* The event-decoding faults, and one reason for all of them where a model
  * cannot have them (fault_na). */
 #define SIM_EVENT_FAULTS                                                                           \
-	((1u << SF_EVENT_DEAD) | (1u << SF_EVENT_MISWIRED) | (1u << SF_UMASK_IGNORED) |            \
-	 (1u << SF_MISS_COUNTS_HITS) | (1u << SF_DOUBLE_COUNT) | (1u << SF_REFCYC_CORE))
+	(SIM_F(SF_EVENT_DEAD) | SIM_F(SF_EVENT_MISWIRED) | SIM_F(SF_UMASK_IGNORED) |            \
+	 SIM_F(SF_MISS_COUNTS_HITS) | SIM_F(SF_DOUBLE_COUNT) | SIM_F(SF_REFCYC_CORE))
 #define SIM_NA_EVENT(why)                                                                          \
 	[SF_EVENT_DEAD] = why, [SF_EVENT_MISWIRED] = why, [SF_UMASK_IGNORED] = why,                \
 	[SF_MISS_COUNTS_HITS] = why, [SF_DOUBLE_COUNT] = why, [SF_REFCYC_CORE] = why
@@ -63,7 +71,9 @@ enum sim_fault {
 #define SIM_NA_NO_RULES                                                                            \
 	"the harness has no event.semantics rules for this family's catalogue: a decode fault "    \
 	"could not be caught"
-_Static_assert(SF_COUNT <= 32, "sim_model.faults is a 32-bit mask");
+/* One fault as a bit of sim_model.faults. */
+#define SIM_F(f) (UINT64_C(1) << (f))
+_Static_assert(SF_COUNT <= 64, "sim_model.faults is a 64-bit mask");
 
 /* Realism: what real silicon does that an ideal model would not. Each
  * effect is one bit, switchable on its own (--realism), drawn from a seeded
@@ -111,8 +121,8 @@ struct sim_model {
 	const char *name;
 	const char *doc;	   /* the document section it is written from */
 	enum pmu_driver_id driver; /* the driver the harness should choose */
-	/* Faults that make sense for this family (bit per enum sim_fault). */
-	uint32_t faults;
+	/* Faults that make sense for this family (SIM_F bit per enum sim_fault). */
+	uint64_t faults;
 	/* Why an inapplicable fault makes no sense here (index by fault). */
 	const char *fault_na[SF_COUNT];
 	/* Power-on state: CPUID table, counters (widths), registers. */

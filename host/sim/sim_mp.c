@@ -46,7 +46,7 @@ int sim_start_real(const char *model, enum sim_fault fault, uint32_t realism, ui
 
 	if (!m || fault >= SF_COUNT)
 		return -1;
-	if (fault != SF_NONE && !(m->faults & (1u << fault)))
+	if (fault != SF_NONE && !(m->faults & SIM_F(fault)))
 		return -1;
 	machine.fault = fault;
 	machine.realism = realism;

@@ -384,16 +384,16 @@ static inline void faults_each(const char *model, const struct obs *ok,
 		/* event-decoding faults change what an event counts, not a
 		 * driver result: event.semantics catches them
 		 * (test_event_semantics.c) */
-		if (SIM_EVENT_FAULTS & (1u << f))
+		if (SIM_EVENT_FAULTS & SIM_F(f))
 			continue;
-		if (sm->faults & (1u << f)) {
+		if (sm->faults & SIM_F(f)) {
 			check(model, (enum sim_fault)f, ok);
 		} else {
 			assert_int_equal(sim_start(model, (enum sim_fault)f), -1);
 			assert_non_null(sm->fault_na[f]);
 		}
 	}
-	assert_int_equal(sm->faults & (1u << SF_NO_SIGN_EXTEND), 0);
+	assert_int_equal(sm->faults & SIM_F(SF_NO_SIGN_EXTEND), 0);
 }
 
 #endif

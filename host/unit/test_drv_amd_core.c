@@ -507,9 +507,9 @@ static void faults_model(const char *model, bool v2)
 	assert_int_equal(ok.status_again, ok.status_after_n);
 	assert_int_equal(ok.collect_st, HW_OK);
 	faults_each(model, &ok, check_fault);
-	bool has_v2_faults = (sm->faults & (1u << SF_ACK_IGNORED)) &&
-			     (sm->faults & (1u << SF_NO_OVERFLOW_STATUS)) &&
-			     (sm->faults & (1u << SF_GLOBAL_CTRL_IGNORED));
+	bool has_v2_faults = (sm->faults & SIM_F(SF_ACK_IGNORED)) &&
+			     (sm->faults & SIM_F(SF_NO_OVERFLOW_STATUS)) &&
+			     (sm->faults & SIM_F(SF_GLOBAL_CTRL_IGNORED));
 	assert_int_equal(has_v2_faults, v2);
 }
 

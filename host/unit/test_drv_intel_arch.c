@@ -719,10 +719,10 @@ static void faults_not_applicable(void **st)
 		const struct sim_model *m = sim_model_find(models[k]);
 		assert_non_null(m);
 		for (unsigned f = 1; f < SF_COUNT; f++)
-			assert_true((m->faults & (1u << f)) || m->fault_na[f]);
+			assert_true((m->faults & SIM_F(f)) || m->fault_na[f]);
 	}
 	assert_int_equal(sim_model_find("core2")->faults, sim_model_find("skylake")->faults);
-	assert_int_equal(sim_model_find("skylake")->faults, ((1u << SF_COUNT) - 1) & ~1u);
+	assert_int_equal(sim_model_find("skylake")->faults, (SIM_F(SF_COUNT) - 1) & ~1u);
 }
 
 int main(void)

@@ -388,7 +388,7 @@ static void faults_not_applicable(void **st)
 	assert_int_equal(sim_start("pentium3", SF_ACK_IGNORED), -1);
 	assert_int_equal(sim_start("pentium3", SF_GLOBAL_CTRL_IGNORED), -1);
 	for (unsigned f = 1; f < SF_COUNT; f++)
-		assert_true((m->faults & (1u << f)) || m->fault_na[f]);
+		assert_true((m->faults & SIM_F(f)) || m->fault_na[f]);
 }
 
 int main(void)

@@ -302,7 +302,7 @@ static void faults_mirror_the_host(void **st)
 		assert_non_null(b);
 		assert_int_equal(m->faults, b->faults);
 		for (unsigned f = 1; f < SF_COUNT; f++)
-			assert_true((m->faults & (1u << f)) || m->fault_na[f]);
+			assert_true((m->faults & SIM_F(f)) || m->fault_na[f]);
 	}
 }
 

@@ -43,9 +43,9 @@ static void arm_fails_when_lvt_stuck_masked(void **st)
 	(void)st;
 	setup_cpu(SF_NONE, true, PMU_PMI_AUTOMASK);
 	/* the same check on a model with the stuck-mask fault */
-	pmitest.faults |= 1u << SF_LVT_STUCK_MASKED;
+	pmitest.faults |= SIM_F(SF_LVT_STUCK_MASKED);
 	assert_int_equal(sim_start("pmitest", SF_LVT_STUCK_MASKED), 0);
-	pmitest.faults &= ~(1u << SF_LVT_STUCK_MASKED);
+	pmitest.faults &= ~SIM_F(SF_LVT_STUCK_MASKED);
 	assert_int_equal(apic_detect(&ai), 0);
 	assert_int_not_equal(pmi_arm(&pmu, PMI_FIXED), 0);
 }
