@@ -1,6 +1,10 @@
 # pmuharness: `make` builds build/pmuharness.efi; `make test` runs every test;
 # `make run` boots it in QEMU+OVMF; `make bench` measures. See README.md.
 
+# The first goal is `all`, whatever rules the includes and the patterns put
+# before it.
+.DEFAULT_GOAL := all
+
 BUILD      := build
 HOSTB      := $(BUILD)/host
 EFI        := $(BUILD)/pmuharness.efi

@@ -1,10 +1,33 @@
 /* idt.restore: the harness runs on its own IDT and gives the firmware's
  * IDTR back: one restore/install cycle must load exactly the firmware's
  * IDTR, then ours again with our gates in it. */
-#include "../suite.h"
-#ifndef PMH_HOST
-#include "../../apic/idt.h"
+#include "idt_restore.h"
 #include "../../apic/isr.h"
+
+void idt_restore_judge(struct check_ctx *c, const struct idt_cycle *y)
+{
+	if (y->ours.base == y->fw.base) {
+		check_fail(c, "expected the harness's IDT loaded, got the firmware's (base 0x%llx)",
+			   (unsigned long long)y->fw.base);
+		return;
+	}
+	if (y->mid.base != y->fw.base || y->mid.limit != y->fw.limit)
+		check_fail(c,
+			   "expected the firmware IDTR 0x%llx/0x%x after restore, got 0x%llx/0x%x",
+			   (unsigned long long)y->fw.base, y->fw.limit,
+			   (unsigned long long)y->mid.base, y->mid.limit);
+	if (y->again.base != y->ours.base || y->again.limit != y->ours.limit)
+		check_fail(c, "expected our IDTR 0x%llx/0x%x after reinstall, got 0x%llx/0x%x",
+			   (unsigned long long)y->ours.base, y->ours.limit,
+			   (unsigned long long)y->again.base, y->again.limit);
+	else if (y->gate != y->stub)
+		check_fail(c, "expected gate 0x%x at our stub 0x%llx, got 0x%llx", VEC_PMI,
+			   (unsigned long long)y->stub, (unsigned long long)y->gate);
+	check_pass(c, "firmware IDTR 0x%llx/0x%x restored, ours 0x%llx reinstalled",
+		   (unsigned long long)y->fw.base, y->fw.limit, (unsigned long long)y->ours.base);
+}
+
+#ifndef PMH_HOST
 #include "../../pmu/hw.h"
 
 extern char isr_stub_0xee[];
@@ -33,36 +56,21 @@ static uint64_t gate_target(const struct idtr *r, unsigned v)
 
 static void run(struct check_ctx *c)
 {
-	struct idtr ours, fw = idt_firmware(), mid, again;
+	struct idt_cycle y = {.fw = idt_firmware(), .stub = (uint64_t)(uintptr_t)isr_stub_0xee};
 	bool irq = hw_irq_enabled();
 
-	idt_read(&ours);
-	if (ours.base == fw.base) {
-		check_fail(c, "expected the harness's IDT loaded, got the firmware's (base 0x%llx)",
-			   (unsigned long long)fw.base);
-		return;
+	idt_read(&y.ours);
+	if (y.ours.base != y.fw.base) {
+		hw_irq_disable();
+		idt_restore();
+		idt_read(&y.mid);
+		idt_install();
+		idt_read(&y.again);
+		if (irq)
+			hw_irq_enable();
+		y.gate = gate_target(&y.again, VEC_PMI);
 	}
-	hw_irq_disable();
-	idt_restore();
-	idt_read(&mid);
-	idt_install();
-	idt_read(&again);
-	if (irq)
-		hw_irq_enable();
-	if (mid.base != fw.base || mid.limit != fw.limit)
-		check_fail(
-		    c, "expected the firmware IDTR 0x%llx/0x%x after restore, got 0x%llx/0x%x",
-		    (unsigned long long)fw.base, fw.limit, (unsigned long long)mid.base, mid.limit);
-	if (again.base != ours.base || again.limit != ours.limit)
-		check_fail(c, "expected our IDTR 0x%llx/0x%x after reinstall, got 0x%llx/0x%x",
-			   (unsigned long long)ours.base, ours.limit,
-			   (unsigned long long)again.base, again.limit);
-	else if (gate_target(&again, VEC_PMI) != (uint64_t)(uintptr_t)isr_stub_0xee)
-		check_fail(c, "expected gate 0x%x at our stub 0x%llx, got 0x%llx", VEC_PMI,
-			   (unsigned long long)(uintptr_t)isr_stub_0xee,
-			   (unsigned long long)gate_target(&again, VEC_PMI));
-	check_pass(c, "firmware IDTR 0x%llx/0x%x restored, ours 0x%llx reinstalled",
-		   (unsigned long long)fw.base, fw.limit, (unsigned long long)ours.base);
+	idt_restore_judge(c, &y);
 }
 #else
 static void run(struct check_ctx *c) { check_skip(c, "the host build has no IDT (simulated CPU)"); }
