@@ -192,9 +192,8 @@ void pmh_sb_add(struct pmh_sb *sb, const char *f, ...)
 	va_end(ap);
 }
 
-void pmh_sb_json_str(struct pmh_sb *sb, const char *s)
+void pmh_sb_json_chars(struct pmh_sb *sb, const char *s)
 {
-	pmh_sb_add(sb, "\"");
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
@@ -206,5 +205,11 @@ void pmh_sb_json_str(struct pmh_sb *sb, const char *s)
 		else
 			pmh_sb_add(sb, "%c", c);
 	}
+}
+
+void pmh_sb_json_str(struct pmh_sb *sb, const char *s)
+{
+	pmh_sb_add(sb, "\"");
+	pmh_sb_json_chars(sb, s);
 	pmh_sb_add(sb, "\"");
 }

@@ -24,5 +24,7 @@ void pmh_sb_add(struct pmh_sb *sb, const char *f, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Appends s as a JSON string literal with quotes and escapes. */
 void pmh_sb_json_str(struct pmh_sb *sb, const char *s);
+/* The same without the quotes: a part of a JSON string. */
+void pmh_sb_json_chars(struct pmh_sb *sb, const char *s);
 
 #endif

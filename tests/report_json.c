@@ -227,6 +227,22 @@ static void crash(struct pmh_sb *sb, const struct crash_record *c)
 	pmh_sb_add(sb, "}");
 }
 
+/* A result's message; a FAIL's every failure, "; " between them, and the
+ * count of those the run's table could not keep. */
+static void detail(struct pmh_sb *sb, const struct suite *s, const struct result *r)
+{
+	pmh_sb_add(sb, "\"");
+	pmh_sb_json_chars(sb, r->msg);
+	for (unsigned k = 0; k < r->n_more && r->more_first + k < s->n_more; k++) {
+		pmh_sb_add(sb, "; ");
+		pmh_sb_json_chars(sb, s->more[r->more_first + k]);
+	}
+	if (r->more_lost)
+		pmh_sb_add(sb, "; %u more failures not kept (the run's table of %u is full)",
+			   r->more_lost, SUITE_MAX_MORE);
+	pmh_sb_add(sb, "\"");
+}
+
 static void results(struct pmh_sb *sb, const struct suite *s)
 {
 	pmh_sb_add(sb, ",\n  \"results\": [");
@@ -236,7 +252,7 @@ static void results(struct pmh_sb *sb, const struct suite *s)
 		pmh_sb_json_str(sb, r->id);
 		pmh_sb_add(sb, ", \"cpu\": %u, \"verdict\": \"%s\", \"detail\": ", r->cpu,
 			   verdict_name(r->v));
-		pmh_sb_json_str(sb, r->msg);
+		detail(sb, s, r);
 		figures(sb, r);
 		pmh_sb_add(sb, "}");
 	}

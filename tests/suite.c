@@ -101,15 +101,32 @@ void check_pass(struct check_ctx *c, const char *f, ...)
 	va_end(ap);
 }
 
+/* A failure after the first: into the run's table, contiguous with the
+ * check's earlier ones (checks record one at a time). */
+static void more_msg(struct check_ctx *c, const char *f, va_list ap)
+{
+	struct suite *s = c->s;
+	if (!s || s->n_more >= SUITE_MAX_MORE) {
+		c->more_lost++;
+		return;
+	}
+	if (!c->n_more)
+		c->more_first = s->n_more;
+	pmh_vfmt(s->more[s->n_more++], RESULT_MSG, f, ap);
+	c->n_more++;
+}
+
 void check_fail(struct check_ctx *c, const char *f, ...)
 {
 	va_list ap;
 	c->n_fail++;
-	if (c->v == V_FAIL)
-		return;
-	c->v = V_FAIL;
 	va_start(ap, f);
-	set_msg(c, f, ap);
+	if (c->v == V_FAIL)
+		more_msg(c, f, ap);
+	else {
+		c->v = V_FAIL;
+		set_msg(c, f, ap);
+	}
 	va_end(ap);
 }
 
@@ -251,6 +268,18 @@ void suite_fail_cpu(struct suite *s, unsigned cpu, const char *msg)
 		lava_case_end(s, r);
 }
 
+/* A failed check's further failures, one line each under its FAIL line
+ * (inside its LAVA test case), and those the table could not keep. */
+static void emit_more(struct suite *s, const char *id, const struct check_ctx *c)
+{
+	for (unsigned k = 0; k < c->n_more; k++)
+		suite_emit(s, "  %s failure %u of %u: %s", id, k + 2, c->n_fail,
+			   s->more[c->more_first + k]);
+	if (c->more_lost)
+		suite_emit(s, "  %s: %u more failures not kept (the run's table of %u is full)", id,
+			   c->more_lost, SUITE_MAX_MORE);
+}
+
 static void record(struct suite *s, struct check_ctx *c)
 {
 	const char *sep = c->s->opt->all_cpus || c->s->opt->n_cpus > 1 ? "@cpu" : 0;
@@ -260,10 +289,7 @@ static void record(struct suite *s, struct check_ctx *c)
 		c->v = V_FAIL;
 		pmh_strlcpy(c->msg, "check gave no verdict", sizeof(c->msg));
 	}
-	if (c->v == V_FAIL && c->n_fail > 1) {
-		size_t l = pmh_strlen(c->msg);
-		pmh_fmt(c->msg + l, sizeof(c->msg) - l, " (and %u more)", c->n_fail - 1);
-	}
+
 	if (sep)
 		pmh_fmt(id, sizeof(id), "%s@cpu%u", c->chk->id, c->cpu_index);
 	else
@@ -279,11 +305,18 @@ static void record(struct suite *s, struct check_ctx *c)
 	if (r) {
 		r->fig = c->fig;
 		ctr_names(c->pmu, c->fig.ctrs, r->ctr_names, sizeof(r->ctr_names));
+		r->more_first = c->more_first;
+		r->n_more = c->n_more;
+		r->more_lost = c->more_lost;
 	}
 	if (c->v == V_SKIP)
 		suite_emit(s, "SKIP %s: %s", id, c->msg);
+	else if (c->v == V_FAIL && c->n_fail > 1)
+		suite_emit(s, "FAIL %s %s (1 of %u failures; the others follow)", id, c->msg,
+			   c->n_fail);
 	else
 		suite_emit(s, "%s %s %s", verdict_name(c->v), id, c->msg);
+	emit_more(s, id, c);
 	if (r)
 		lava_case_end(s, r);
 }

@@ -28,15 +28,19 @@ struct figures {
 	uint64_t ctrs;
 };
 
+#define RESULT_MSG 224 /* a verdict's message, with its terminating NUL */
 #define RESULT_CTR_NAMES 64 /* "gp0,gp1,fixed0": the set-up counters' names */
 
 struct result {
 	char id[40];
 	unsigned cpu;
 	enum verdict v;
-	char msg[224];
+	char msg[RESULT_MSG];
 	struct figures fig;		  /* fig.set false: no figures */
 	char ctr_names[RESULT_CTR_NAMES]; /* fig.ctrs by name, comma-separated */
+	/* A FAIL's further failures: suite.more[more_first .. + n_more], and
+	 * how many did not fit there (named in every output, never silent). */
+	unsigned more_first, n_more, more_lost;
 };
 
 /* One validated event of event.semantics (tests/checks/event_semantics.c):
@@ -98,6 +102,8 @@ struct sink {
 };
 
 #define SUITE_MAX_RESULTS 512
+/* The failures after the first of each failed check, for the whole run. */
+#define SUITE_MAX_MORE 256
 #define SUITE_MAX_CPUS 256 /* CPUs one run reports on (boot/mp.c runs up to 256) */
 
 /* What a run decides a verdict from: a whole run or one CPU's share. */
@@ -140,6 +146,8 @@ struct suite {
 	unsigned passed, failed, skipped;
 	unsigned pmu_passed; /* passes of checks that measured the PMU (needs_pmu) */
 	unsigned dropped; /* results that did not fit (reported, never silent) */
+	char more[SUITE_MAX_MORE][RESULT_MSG]; /* result.more_first's messages */
+	unsigned n_more;
 	bool harness_error; /* the harness could not run (set by the platform) */
 	struct cpu_record cpus[SUITE_MAX_CPUS];
 	unsigned n_cpus;
@@ -170,8 +178,11 @@ struct check_ctx {
 	unsigned cpu_index;
 	enum verdict v;
 	unsigned n_fail;
-	char msg[224];
+	char msg[RESULT_MSG];
 	struct figures fig;
+	/* Failures after the first: kept in s->more from more_first on (or
+	 * counted in more_lost where it is full or there is no suite). */
+	unsigned more_first, n_more, more_lost;
 };
 
 void check_pass(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));

@@ -73,7 +73,10 @@ static void run(struct check_ctx *c)
 	idt_restore_judge(c, &y);
 }
 #else
-static void run(struct check_ctx *c) { check_skip(c, "the host build has no IDT (simulated CPU)"); }
+static void run(struct check_ctx *c)
+{
+	check_skip(c, "the host build has no IDT (simulated CPU)");
+}
 #endif
 
 PMH_CHECK(idt_restore, .id = "idt.restore",
