@@ -41,7 +41,7 @@ LDFLAGS_HOST := $(SAN)
 LIB_SRC    := lib/fmt.c lib/str.c
 PMU_SRC    := pmu/cpu.c pmu/pmu.c pmu/intel_p6.c pmu/intel_arch.c pmu/intel_arch_tables.c \
               pmu/intel_netburst.c pmu/intel_netburst_tables.c pmu/intel_knc.c \
-              pmu/amd.c pmu/cache.c pmu/cache_leaf2.c
+              pmu/amd.c pmu/amd_f15h.c pmu/cache.c pmu/cache_leaf2.c
 APIC_SRC   := apic/apic.c apic/isr.c apic/pmi.c
 EVENTS_SRC := events/events.c events/events_list.c events/workloads.c \
               events/events_spec.c \

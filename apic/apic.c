@@ -62,6 +62,19 @@ void apic_write(uint32_t off, uint32_t val)
 
 void apic_eoi(void) { apic_write(APIC_EOI, 0); }
 
+bool apic_sw_enable(uint32_t *saved)
+{
+	if (mode == APIC_MODE_DISABLED)
+		return false;
+	*saved = apic_read(APIC_SVR);
+	if (*saved & APIC_SVR_ENABLE)
+		return false;
+	apic_write(APIC_SVR, *saved | APIC_SVR_ENABLE | APIC_SVR_VECTOR);
+	return true;
+}
+
+void apic_sw_restore(uint32_t saved) { apic_write(APIC_SVR, saved); }
+
 enum apic_mode apic_current_mode(void) { return mode; }
 
 const char *apic_lvt_pc_unusable(const struct apic_info *ai)

@@ -11,6 +11,9 @@
 #define APIC_TPR 0x80
 #define APIC_EOI 0xb0
 #define APIC_SVR 0xf0
+/* SVR (SDM Vol. 3A 11.9): APIC software enable, the spurious vector */
+#define APIC_SVR_ENABLE 0x100u
+#define APIC_SVR_VECTOR 0xffu
 #define APIC_ISR0 0x100
 #define APIC_IRR0 0x200
 #define APIC_ESR 0x280
@@ -80,5 +83,13 @@ int apic_self_nmi(void);
  * APIC code, the PMI service and the APIC checks. done may be 0 (a plain
  * delay). Returns whether done held, asked once more at the deadline. */
 bool apic_wait_us(bool (*done)(const void *arg), const void *arg, uint64_t us);
+
+/* Software-enables this CPU's local APIC (after apic_detect) where the
+ * firmware left it disabled (SVR bit 8 clear: its reset value is 0xFF, SDM
+ * Vol. 3A 11.4.7), with the spurious vector 0xFF; *saved gets the SVR found.
+ * Returns true when it changed it. */
+bool apic_sw_enable(uint32_t *saved);
+/* Puts back an SVR apic_sw_enable changed. */
+void apic_sw_restore(uint32_t saved);
 
 #endif

@@ -4,6 +4,7 @@
  * harness's session, and a halt (or QEMU's isa-debug-exit) at the end. */
 #include "bios.h"
 #include "disk.h"
+#include "../apic/apic.h"
 #include "../apic/idt.h"
 #include "../apic/isr.h"
 #include "../apic/pmi.h"
@@ -178,13 +179,22 @@ static void fatal_line(const char *s)
 	con_fatal(s);
 }
 
-/* Our IDT, and the exception report and recovery around fn. */
+/* The boot CPU's SVR as the BIOS left it, when the run enabled it. */
+static uint32_t bsp_svr;
+static bool bsp_svr_changed;
+
+/* Our IDT, the boot CPU's local APIC software-enabled (a BIOS may leave it
+ * at the SVR's reset value, disabled: the APs get the same in ap_main), and
+ * the exception report and recovery around fn. */
 static bool b_guard(void *ctx, void (*fn)(void *arg), void *arg)
 {
 	volatile bool crashed = false;
+	struct apic_info ai;
 	(void)ctx;
 
 	idt_install();
+	if (!apic_detect(&ai))
+		bsp_svr_changed = apic_sw_enable(&bsp_svr);
 	if (pmh_setjmp(&bctx.recover))
 		crashed = true;
 	else {
@@ -204,6 +214,9 @@ void bios_fatal_rearm(void)
 static void b_unguard(void *ctx)
 {
 	(void)ctx;
+	if (bsp_svr_changed)
+		apic_sw_restore(bsp_svr);
+	bsp_svr_changed = false;
 	idt_restore();
 }
 

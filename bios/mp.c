@@ -33,8 +33,6 @@
 /* Local APIC enable in the spurious-vector register, which INIT clears;
  * the spurious vector 0xff as the BIOS leaves it on the BSP (SDM Vol. 3A
  * 11.9). */
-#define SVR_ENABLE 0x100u
-#define SVR_VECTOR 0xffu
 
 extern char tramp_start[], tramp_end[], tramp_gdtr[], tramp_stack[], tramp_entry[], tramp_arg[];
 
@@ -73,7 +71,7 @@ static void ap_main(struct ap_job *j)
 {
 	j->started = 1;
 	idt_load_ap();
-	apic_write(APIC_SVR, apic_read(APIC_SVR) | SVR_ENABLE | SVR_VECTOR);
+	apic_write(APIC_SVR, apic_read(APIC_SVR) | APIC_SVR_ENABLE | APIC_SVR_VECTOR);
 	cpu_job_run(&j->job);
 	j->job.done = 1;
 	for (;;)

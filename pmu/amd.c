@@ -16,6 +16,7 @@
 #include "cpuid.h"
 #include "msr.h"
 #include "pmu.h"
+#include "amd_f15h.h"
 
 #define AMD_WIDTH	48    /* every AMD counter (facts §2) */
 #define AMD_EVENT_MAX	0xfff /* 12-bit event select: bits 7:0 and 35:32 (facts §1) */
@@ -134,9 +135,19 @@ static int init(struct pmu *p)
 	return HW_OK;
 }
 
+/* Whether counter ctr may count ev: Family 15h restricts most events to
+ * some of its six counters (amd_f15h.c); elsewhere any. */
+static bool unit_allows(const struct pmu *p, unsigned ctr, uint16_t code, uint8_t umask)
+{
+	if (!p->cpu || p->cpu->family != AMD_F15H_FAMILY || p->ops->id != PMU_DRV_AMD_CORE)
+		return true;
+	return (amd_f15h_counters(code, umask) >> ctr & 1) != 0;
+}
+
 static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint32_t flags)
 {
-	if (!pmu_event_allowed(p, ctr, ev) || ev->fixed_only || ev->code > AMD_EVENT_MAX)
+	if (!pmu_event_allowed(p, ctr, ev) || ev->fixed_only || ev->code > AMD_EVENT_MAX ||
+	    !unit_allows(p, ctr, ev->code, ev->umask))
 		return HW_REFUSED;
 	if (ev->code > EVTSEL_EVENT_MAX && !wide_events(p))
 		return HW_REFUSED;
@@ -343,7 +354,10 @@ static const struct pmu_gen_map map_f17[GEN_COUNT] = {
 static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
 {
 	bool zen = p->cpu && p->cpu->family >= AMD_ZEN_FAMILY;
-	return pmu_generic_from_map(p, zen ? map_f17 : map_k7, g, ctr, out);
+	int st = pmu_generic_from_map(p, zen ? map_f17 : map_k7, g, ctr, out);
+	if (st == HW_OK && !unit_allows(p, ctr, out->code, out->umask))
+		return HW_REFUSED; /* Family 15h: another counter takes it */
+	return st;
 }
 
 /* Hundreds to thousands: the counter runs on until the late NMI (Linux
