@@ -65,6 +65,7 @@ struct workload_vector {
 	uint64_t ic_fetch;		     /* instruction-cache fetch blocks */
 	uint64_t ic_miss;	/* of which missed the L1I (its refills: l2[WL_L2_CODE_RD]) */
 	uint64_t stall_cycles;	/* dispatch stalled (memory, serialisation) */
+	uint64_t stall_runs;	/* the separate stretches of them, each one wait */
 	uint64_t masked_cycles; /* cycles with RFLAGS.IF clear */
 	uint64_t ref_cycles;	/* reference-clock (TSC-rate) cycles */
 };

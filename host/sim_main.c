@@ -32,9 +32,10 @@ static void opt_error(void *ctx, const char *msg)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pmuharness-sim --cpu MODEL [--fault NAME] [--realism LIST|all|none] [--skid N]\n"
-		"                      [--seed N] [--seeds COUNT] [--describe] [--json FILE]\n"
-		"                      [key=value ...]\n"
+		"usage: pmuharness-sim --cpu MODEL [--fault NAME] [--realism LIST|all|none] "
+		"[--skid N]\n"
+		"                      [--realism-scale K] [--seed N] [--seeds COUNT]\n"
+		"                      [--describe] [--json FILE] [key=value ...]\n"
 		"       pmuharness-sim --list-models | --list-faults | --list-realism\n"
 		"--list-models prints name, driver, document and CPUs, tab-separated.\n"
 		"       pmuharness-sim --cpu MODEL --list-events [--json] | --event SPEC\n"
@@ -42,9 +43,14 @@ static void usage(FILE *f)
 		"Runs the harness's suite against a simulated CPU and prints the same lines\n"
 		"as the target. key=value options are those of pmuharness.cfg (README).\n"
 		"--realism picks the effects of real silicon (default all; see\n"
-		"--list-realism); --skid N makes every PMI come exactly N instructions\n"
-		"after its overflow; --seed N (default 1) draws them reproducibly; --seeds\n"
-		"COUNT runs seeds N..N+COUNT-1 in turn, each from its sim.realism: line.\n"
+		"--list-realism); --realism-scale K (1 to 16, default 1) multiplies every\n"
+		"effect's size and rate by K (skid, overhead, inexact counts, timer and SMI\n"
+		"rate and length, turbo's excess over the TSC rate, prefetch share), each\n"
+		"capped where a real core would not go (the skid at the family's branch\n"
+		"bound); K=1 is the models' own numbers. --skid N makes every PMI come\n"
+		"exactly N instructions after its overflow; --seed N (default 1) draws them\n"
+		"reproducibly; --seeds COUNT runs seeds N..N+COUNT-1 in turn, each from its\n"
+		"sim.realism: line.\n"
 		"--cpuid-dump prints the identification of a real processor from its CPUID\n"
 		"dump (lines \"CPUID 00000001: EAX-EBX-ECX-EDX [SL nn]\", logical CPU N, what\n"
 		"it leaves out taken from CPU 0), every MSR absent.\n"
@@ -63,7 +69,8 @@ static void print_realism(uint32_t realism, uint64_t seed)
 	for (unsigned e = 0; e < SE_COUNT; e++)
 		if (realism & (1u << e))
 			printf(" %s", sim_effect_name((enum sim_effect)e));
-	printf("\nsim.seed: %llu\n", (unsigned long long)seed);
+	printf("\nsim.realism-scale: %u\n", sim_realism_scale());
+	printf("sim.seed: %llu\n", (unsigned long long)seed);
 }
 
 static void describe(const struct sim_model *m, const struct cpu_info *ci, const struct pmu *p)
@@ -218,6 +225,20 @@ static int parse_seed(const char *flag, const char *val, uint64_t *out)
 	return 0;
 }
 
+/* --realism-scale K into the simulator; -1 with the error printed. */
+static int parse_scale(const char *val)
+{
+	char err[96];
+	unsigned k;
+
+	if (sim_realism_scale_parse(val, &k, err, sizeof(err))) {
+		fprintf(stderr, "error: %s\n", err);
+		return -1;
+	}
+	sim_set_realism_scale(k);
+	return 0;
+}
+
 /* The words that print and exit: --list-realism, --help, --list-models,
  * --list-faults. Returns 1 when a was one of them. */
 static int list_command(const char *a)
@@ -344,7 +365,10 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *cl)
 			cl->realism = argv[++i];
 		else if (!strcmp(a, "--skid") && i + 1 < argc)
 			sim_set_skid(strtoull(argv[++i], 0, 10));
-		else if (!strcmp(a, "--json") && i + 1 < argc)
+		else if (!strcmp(a, "--realism-scale") && i + 1 < argc) {
+			if (parse_scale(argv[++i]))
+				return SIM_EXIT_ERROR;
+		} else if (!strcmp(a, "--json") && i + 1 < argc)
 			cl->json = argv[++i];
 		else if (!strcmp(a, "--cpuid-dump") && i + 1 < argc)
 			cl->dump = argv[++i];
@@ -395,7 +419,7 @@ int main(int argc, char **argv)
 		enum sim_exit e = run_one(&r, &h);
 		if (e > worst)
 			worst = e;
-		if (cl.describe || h.opt.list_events || h.opt.event[0])
+		if (cl.describe || h.opt.list_events)
 			break;
 	}
 	return worst;

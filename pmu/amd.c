@@ -361,9 +361,11 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 }
 
 /* Hundreds to thousands: the counter runs on until the late NMI (Linux
- * arch/x86/events/amd/core.c amd_pmu_wait_on_overflow; rr
- * src/PerfCounters.cc skid_size: 10,000 conditional branches on Zen, about
- * 30,000 instructions of a loop of three). */
+ * arch/x86/events/amd/core.c amd_pmu_wait_on_overflow waits up to 50 us).
+ * rr (src/PerfCounters.cc skid_size) allows 10,000 conditional branches on
+ * Zen, and marks even that as exceeded in rare cases; 30,000 instructions
+ * of the skid check's loop (a branch in three). Family 15h's 250 taken
+ * branches are far below; rr does not run on K7 or K8 (ours: the same). */
 #define AMD_SKID_LIMIT 30000
 
 const struct pmu_ops pmu_amd_legacy_ops = {

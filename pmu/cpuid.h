@@ -6,25 +6,27 @@
 #define PMH_PMU_CPUID_H
 
 /* Basic leaves */
-#define CPUID_LEAF_MAX		0x0	    /* EAX highest basic leaf, EBX-EDX-ECX vendor */
-#define CPUID_LEAF_FEATURES	0x1	    /* signature and feature flags */
-#define CPUID_LEAF_CACHE_PARAMS 0x4	    /* Intel deterministic cache parameters, a subleaf per cache */
-#define CPUID_LEAF_EXT_FEATURES 0x7	    /* structured extended features, subleaf 0 */
-#define CPUID_LEAF_PERFMON	0xa	    /* Intel architectural performance monitoring */
-#define CPUID_LEAF_HYBRID	0x1a	    /* native model ID: the core type */
-#define CPUID_LEAF_PERFMON_EXT	0x23	    /* its extended leaf (perfmon v6) */
+#define CPUID_LEAF_MAX		0x0  /* EAX highest basic leaf, EBX-EDX-ECX vendor */
+#define CPUID_LEAF_FEATURES	0x1  /* signature and feature flags */
+#define CPUID_LEAF_CACHE_PARAMS 0x4  /* Intel deterministic cache parameters, a subleaf per cache  \
+				      */
+#define CPUID_LEAF_POWER	0x6  /* thermal and power management */
+#define CPUID_LEAF_EXT_FEATURES 0x7  /* structured extended features, subleaf 0 */
+#define CPUID_LEAF_PERFMON	0xa  /* Intel architectural performance monitoring */
+#define CPUID_LEAF_HYBRID	0x1a /* native model ID: the core type */
+#define CPUID_LEAF_PERFMON_EXT	0x23 /* its extended leaf (perfmon v6) */
 #define CPUID_LEAF_HYPERVISOR	0x40000000u /* EAX highest leaf, EBX-ECX-EDX signature */
 
 /* Extended leaves */
-#define CPUID_LEAF_EXT_MAX	 0x80000000u /* EAX highest extended leaf */
-#define CPUID_LEAF_EXT_MAX_VALID 0xffff0000u /* the bits of EAX that say it is one */
-#define CPUID_LEAF_AMD_FEATURES	 0x80000001u /* AMD feature flags */
-#define CPUID_LEAF_BRAND	 0x80000002u /* brand string, three leaves from here */
-#define CPUID_LEAF_BRAND_LAST	 0x80000004u
-#define CPUID_LEAF_AMD_L1	 0x80000005u /* AMD L1 caches and TLBs */
-#define CPUID_LEAF_AMD_L2_L3	 0x80000006u /* AMD L2 and L3 caches, L2 TLBs */
+#define CPUID_LEAF_EXT_MAX	    0x80000000u /* EAX highest extended leaf */
+#define CPUID_LEAF_EXT_MAX_VALID    0xffff0000u /* the bits of EAX that say it is one */
+#define CPUID_LEAF_AMD_FEATURES	    0x80000001u /* AMD feature flags */
+#define CPUID_LEAF_BRAND	    0x80000002u /* brand string, three leaves from here */
+#define CPUID_LEAF_BRAND_LAST	    0x80000004u
+#define CPUID_LEAF_AMD_L1	    0x80000005u /* AMD L1 caches and TLBs */
+#define CPUID_LEAF_AMD_L2_L3	    0x80000006u /* AMD L2 and L3 caches, L2 TLBs */
 #define CPUID_LEAF_AMD_CACHE_PARAMS 0x8000001du /* AMD cache topology, as leaf 04H */
-#define CPUID_LEAF_AMD_PERFMON	 0x80000022u /* AMD extended performance monitoring */
+#define CPUID_LEAF_AMD_PERFMON	    0x80000022u /* AMD extended performance monitoring */
 
 /* Leaf 1 EAX: signature fields (SDM Vol. 2A CPUID, figure 3-6) */
 #define CPUID_1_EAX_STEPPING(eax)   ((eax)&0xf)
@@ -42,6 +44,10 @@
 /* Leaf 1 EDX */
 #define CPUID_1_EDX_APIC (1u << 9)  /* on-chip local APIC */
 #define CPUID_1_EDX_HTT	 (1u << 28) /* EBX[23:16] counts logical processors */
+
+/* Leaf 6 ECX[0]: IA32_MPERF and IA32_APERF exist (SDM Vol. 2A CPUID leaf 06H;
+ * AMD EffFreq, APM Vol. 3 CPUID Fn0000_0006_ECX) */
+#define CPUID_6_ECX_APERFMPERF (1u << 0)
 
 /* Leaf 7 ECX: IA32_PKRS exists (SDM Vol. 2A CPUID, Vol. 3A 4.6.2) */
 #define CPUID_7_ECX_PKS (1u << 31)
@@ -74,6 +80,9 @@
 #define CPUID_0A_EAX_EBX_LENGTH(eax)	 ((eax) >> 24)
 #define CPUID_0A_EDX_FIXED_COUNTERS(edx) ((edx)&0x1f)
 #define CPUID_0A_EDX_FIXED_WIDTH(edx)	 (((edx) >> 5) & 0xff)
+/* AnyThread deprecated: EVNTSEL.ANY and the fixed counters' AnyThread bits
+ * are not to be set (SDM Vol. 3B §20.2.5, CPUID leaf 0AH EDX[15]). */
+#define CPUID_0A_EDX_ANYTHREAD_DEPRECATED (1u << 15)
 
 /* Leaf 8000_0001h ECX (facts §0, §7; AMD APM Vol. 3 RDPMC) */
 #define CPUID_AMD_ECX_PERFCTR_CORE (1u << 23) /* six core counters at C001_0200h */
@@ -82,18 +91,18 @@
 
 /* Leaf 04H and AMD leaf 8000_001Dh, one subleaf per cache until type 0
  * (SDM Vol. 2A CPUID leaf 04H; AMD CPUID Specification #25481 Fn8000_001D) */
-#define CPUID_4_EAX_TYPE(eax)	      ((eax)&0x1f)
-#define CPUID_4_TYPE_NONE	      0
-#define CPUID_4_TYPE_DATA	      1
-#define CPUID_4_TYPE_INSTRUCTION      2
-#define CPUID_4_TYPE_UNIFIED	      3
-#define CPUID_4_EAX_LEVEL(eax)	      (((eax) >> 5) & 0x7)
-#define CPUID_4_EAX_FULLY_ASSOC	      (1u << 9)
-#define CPUID_4_EBX_WAYS(ebx)	      (((ebx) >> 22) + 1)
-#define CPUID_4_EBX_PARTITIONS(ebx)   ((((ebx) >> 12) & 0x3ff) + 1)
-#define CPUID_4_EBX_LINE(ebx)	      (((ebx)&0xfff) + 1)
-#define CPUID_4_ECX_SETS(ecx)	      ((ecx) + 1)
-#define CPUID_4_MAX_SUBLEAF	      16 /* a bound: parts enumerate 4 or 5 caches */
+#define CPUID_4_EAX_TYPE(eax)	    ((eax)&0x1f)
+#define CPUID_4_TYPE_NONE	    0
+#define CPUID_4_TYPE_DATA	    1
+#define CPUID_4_TYPE_INSTRUCTION    2
+#define CPUID_4_TYPE_UNIFIED	    3
+#define CPUID_4_EAX_LEVEL(eax)	    (((eax) >> 5) & 0x7)
+#define CPUID_4_EAX_FULLY_ASSOC	    (1u << 9)
+#define CPUID_4_EBX_WAYS(ebx)	    (((ebx) >> 22) + 1)
+#define CPUID_4_EBX_PARTITIONS(ebx) ((((ebx) >> 12) & 0x3ff) + 1)
+#define CPUID_4_EBX_LINE(ebx)	    (((ebx)&0xfff) + 1)
+#define CPUID_4_ECX_SETS(ecx)	    ((ecx) + 1)
+#define CPUID_4_MAX_SUBLEAF	    16 /* a bound: parts enumerate 4 or 5 caches */
 
 /* Leaf 8000_0001h ECX[22] TopologyExtensions: leaf 8000_001Dh is there
  * (AMD CPUID Specification #25481 Fn8000_0001_ECX) */

@@ -26,6 +26,7 @@
 /* Driver-private state in p->drv[]. */
 #define FIXED_SHADOW drv[0] /* FIXED_CTR_CTRL as programmed, all fields */
 #define ENABLED	     drv[1] /* flat counters whose EN / fixed field is written */
+#define NHM_RESET    drv[5] /* 1: programming needs the Nehalem reset first */
 #define TFA_FOUND    drv[6] /* MSR_TSX_FORCE_ABORT as init found it */
 #define TFA	     drv[7] /* 1: PMC3 needs MSR_TSX_FORCE_ABORT bit 0 */
 
@@ -264,6 +265,7 @@ static int init(struct pmu *p)
 	 * first nothing is lost by unmasking last (KNC §1.4.3.9). */
 	p->pmi_flags = PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE;
 	force_abort_detect(p, p->n_gp);
+	p->NHM_RESET = intel_arch_nhm_erratum(p->cpu) && p->n_gp >= NHM_PMCS;
 	return HW_OK;
 }
 
@@ -288,8 +290,9 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 			return HW_REFUSED;
 		p->active &= ~(1ull << ctr);
 		p->ENABLED &= ~(1ull << ctr);
+		int st = p->NHM_RESET ? intel_arch_nhm_reset() : HW_OK;
 		/* EN stays clear until start() */
-		return hw_wrmsr(c->ctl_msr, pmu_evtsel(ev, flags));
+		return pmu_first_err(st, hw_wrmsr(c->ctl_msr, pmu_evtsel(ev, flags)));
 	}
 	/* A fixed counter counts one event only. */
 	if (c->index >= ARCH_FIXED_EVENTS ||
@@ -469,9 +472,11 @@ static void release(struct pmu *p)
 
 const struct pmu_ops pmu_intel_arch_ops = {
     PMU_DRIVER_OPS("intel-arch", PMU_DRV_INTEL_ARCH),
-    /* tens of instructions (Intel VTune Profiler User Guide, "Hardware Event
-     * Skid"; rr src/PerfCounters.cc skid_size: 100 conditional branches
-     * Nehalem-Rocket Lake, 125 Alder Lake and later): 10x, in instructions */
+    /* rr (src/PerfCounters.cc skid_size) has not seen a PMI come more than
+     * 100 conditional branches after its overflow from Merom to Rocket Lake,
+     * 125 from Alder Lake on: 300 and 375 instructions of the skid check's
+     * loop (a branch in three). 1000 instructions, ten times rr's 100 (the
+     * margin ours), holds both. */
     .skid_limit = 1000,
     .msrs = intel_arch_msrs,
     .generic_event = intel_arch_generic_event,

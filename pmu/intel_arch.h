@@ -8,8 +8,8 @@
 #include "pmu.h"
 
 /* What each architectural perfmon version adds (facts §1, §4). */
-#define ARCH_V_GLOBALS 2    /* global ctrl/status/ovf registers, fixed counters */
-#define ARCH_V_ANYTHREAD 3  /* EVNTSEL.ANY and the fixed AnyThread bits */
+#define ARCH_V_GLOBALS	  2 /* global ctrl/status/ovf registers, fixed counters */
+#define ARCH_V_ANYTHREAD  3 /* EVNTSEL.ANY and the fixed AnyThread bits */
 #define ARCH_V_STATUS_SET 4 /* GLOBAL_STATUS_SET */
 #define ARCH_V_FIXED_MASK 5 /* CPUID.0AH:ECX fixed-counter bitmask */
 
@@ -36,12 +36,12 @@ enum arch_ebx_bit {
 	ARCH_EBX_BRANCHES,
 	ARCH_EBX_BRANCH_MISSES,
 };
-#define ARCH_EV_CORE_CYCLES 0x003c
-#define ARCH_EV_INSTRUCTIONS 0x00c0
-#define ARCH_EV_REF_CYCLES 0x013c /* Linux counts it as bus-cycles */
-#define ARCH_EV_LLC_REFS 0x4f2e
-#define ARCH_EV_LLC_MISSES 0x412e
-#define ARCH_EV_BRANCHES 0x00c4
+#define ARCH_EV_CORE_CYCLES   0x003c
+#define ARCH_EV_INSTRUCTIONS  0x00c0
+#define ARCH_EV_REF_CYCLES    0x013c /* Linux counts it as bus-cycles */
+#define ARCH_EV_LLC_REFS      0x4f2e
+#define ARCH_EV_LLC_MISSES    0x412e
+#define ARCH_EV_BRANCHES      0x00c4
 #define ARCH_EV_BRANCH_MISSES 0x00c5
 
 /* The event of fixed counter i (facts §4 MSR table): INST_RETIRED.ANY,
@@ -60,6 +60,20 @@ int intel_arch_fixed_index(uint16_t enc);
 /* Flat counter mask -> GLOBAL_CTRL/STATUS bit positions. */
 uint64_t intel_arch_global_bits(const struct pmu *p, uint64_t mask);
 size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max);
+/* Whether EVNTSEL.PC (pin control, bit 19) holds what is written: on cores
+ * before Sandy Bridge (perfmon v1/v2, Nehalem, Westmere); reserved from
+ * Sandy Bridge on (SDM Vol. 3B §20.2.1.1, IA32_PERFEVTSELx bit 19). */
+bool intel_arch_pin_control(const struct cpu_info *ci, unsigned version);
+/* Nehalem and Westmere count wrongly after a counter is added unless the
+ * PMU is first reset with three magic events (errata AAK100 on model 1AH,
+ * AAP53 on 1EH, BD53 on 2CH; Linux intel_pmu_nhm_workaround, which Linux
+ * applies to both generations and to all four PMCs). */
+#define NHM_PMCS 4
+bool intel_arch_nhm_erratum(const struct cpu_info *ci);
+/* The reset, run before an event select is written: the four PMCs' selects
+ * and values come back as they were (values as 32-bit writes, which the
+ * harness's preloads of at most 2^31 survive), GLOBAL_CTRL too. */
+int intel_arch_nhm_reset(void);
 int intel_arch_generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr,
 			     struct pmu_event *out);
 

@@ -20,14 +20,64 @@ int intel_arch_fixed_index(uint16_t enc)
 	return -1;
 }
 
+/* EVNTSEL.ANY and the fixed AnyThread bits: from v3 (SDM Vol. 3B §20.2.3)
+ * until CPUID.0AH:EDX[15] deprecates them (§20.2.5; Linux intel_pmu_init
+ * drops the "any" format attribute then). */
+static bool any_thread(const struct pmu *p)
+{
+	return p->version >= ARCH_V_ANYTHREAD &&
+	       !(p->cpu->ids.leaf0a.edx & CPUID_0A_EDX_ANYTHREAD_DEPRECATED);
+}
+
+bool intel_arch_nhm_erratum(const struct cpu_info *ci)
+{
+	/* Nehalem 1AH 1EH 1FH 2EH, Westmere 25H 2CH 2FH */
+	static const uint8_t nhm_wsm[] = {0x1a, 0x1e, 0x1f, 0x2e, 0x25, 0x2c, 0x2f};
+	for (unsigned i = 0; i < sizeof(nhm_wsm); i++)
+		if (ci->family == 6 && ci->model == nhm_wsm[i])
+			return true;
+	return false;
+}
+
+bool intel_arch_pin_control(const struct cpu_info *ci, unsigned version)
+{
+	/* Nehalem and Westmere: the last v3 cores before Sandy Bridge */
+	return version < ARCH_V_ANYTHREAD || intel_arch_nhm_erratum(ci);
+}
+
+int intel_arch_nhm_reset(void)
+{
+	static const uint32_t magic[NHM_PMCS] = {0x4300b5, 0x4300d2, 0x4300b1, 0x4300b1};
+	uint64_t sel[NHM_PMCS], val[NHM_PMCS], g = 0;
+	int st = hw_rdmsr(MSR_PERF_GLOBAL_CTRL, &g);
+
+	for (unsigned i = 0; i < NHM_PMCS; i++) {
+		st = pmu_first_err(st, hw_rdmsr(MSR_P6_EVNTSEL0 + i, &sel[i]));
+		st = pmu_first_err(st, hw_rdmsr(MSR_P6_PERFCTR0 + i, &val[i]));
+	}
+	if (st != HW_OK)
+		return st;
+	st = hw_wrmsr(MSR_PERF_GLOBAL_CTRL, 0);
+	for (unsigned i = 0; i < NHM_PMCS; i++) {
+		st = pmu_first_err(st, hw_wrmsr(MSR_P6_EVNTSEL0 + i, magic[i]));
+		st = pmu_first_err(st, hw_wrmsr(MSR_P6_PERFCTR0 + i, 0));
+	}
+	st = pmu_first_err(st, hw_wrmsr(MSR_PERF_GLOBAL_CTRL, pmu_width_mask(NHM_PMCS)));
+	st = pmu_first_err(st, hw_wrmsr(MSR_PERF_GLOBAL_CTRL, 0));
+	for (unsigned i = 0; i < NHM_PMCS; i++) {
+		st = pmu_first_err(st, hw_wrmsr(MSR_P6_EVNTSEL0 + i, sel[i]));
+		st = pmu_first_err(st, hw_wrmsr(MSR_P6_PERFCTR0 + i, val[i] & 0xffffffffull));
+	}
+	return pmu_first_err(st, hw_wrmsr(MSR_PERF_GLOBAL_CTRL, g));
+}
+
 size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 {
 	size_t n = 0;
 	char name[24];
 	uint64_t fixed_rw = 0;
-	/* EVNTSEL bits 31:0; ANY (bit 21) only from v3 (facts §1). */
-	uint64_t sel_rw =
-	    p->version >= ARCH_V_ANYTHREAD ? EVTSEL_LOW32 : EVTSEL_LOW32 & ~EVTSEL_ANY;
+	uint64_t sel_rw = EVTSEL_LOW32 & ~(any_thread(p) ? 0 : EVTSEL_ANY) &
+			  ~(intel_arch_pin_control(p->cpu, p->version) ? 0 : EVTSEL_PC);
 
 	for (unsigned i = 0; i < p->n_gp; i++) {
 		const struct pmu_counter *c = &p->ctr[i];
@@ -51,9 +101,8 @@ size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 			return n;
 		pmh_fmt(name, sizeof(name), "IA32_FIXED_CTR%u", c->index);
 		pmu_msr_desc(&out[n++], c->ctr_msr, name, PMU_MSR_RW, pmu_width_mask(c->width));
-		fixed_rw |=
-		    (FIX_OS | FIX_USR | FIX_PMI | (p->version >= ARCH_V_ANYTHREAD ? FIX_ANY : 0))
-		    << FIX_SHIFT(c->index);
+		fixed_rw |= (FIX_OS | FIX_USR | FIX_PMI | (any_thread(p) ? FIX_ANY : 0))
+			    << FIX_SHIFT(c->index);
 	}
 	if (p->n_fixed && n < max)
 		pmu_msr_desc(&out[n++], MSR_FIXED_CTR_CTRL, "IA32_FIXED_CTR_CTRL", PMU_MSR_RW,

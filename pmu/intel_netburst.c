@@ -439,8 +439,9 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 
 const struct pmu_ops pmu_intel_netburst_ops = {
     PMU_DRIVER_OPS("intel-netburst", PMU_DRV_INTEL_NETBURST),
-    /* thousands: the long pipeline, and PMIs still in flight after the
-     * counter stopped (Linux arch/x86/events/intel/p4.c p4_pmu_handle_irq) */
+    /* no public number (rr does not run on NetBurst): thousands (ours), the
+     * long pipeline and PMIs still in flight after the counter stopped
+     * (Linux arch/x86/events/intel/p4.c p4_pmu_handle_irq); AMD's 30000 */
     .skid_limit = 30000,
     .msrs = msrs,
     .generic_event = generic_event,

@@ -215,9 +215,10 @@ static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct
 
 const struct pmu_ops pmu_intel_p6_ops = {
     PMU_DRIVER_OPS("intel-p6", PMU_DRV_INTEL_P6),
-    /* tens of instructions on P6, Core and later (Intel VTune Profiler User
-     * Guide, "Hardware Event Skid"; rr src/PerfCounters.cc skid_size: 100
-     * conditional branches Nehalem-Rocket Lake): 10x, in instructions */
+    /* rr does not run on P6; on its successor Merom rr (src/PerfCounters.cc
+     * skid_size) has not seen a PMI come more than 100 conditional branches
+     * after its overflow, 300 instructions of the skid check's loop. P6 is
+     * held to intel-arch's 1000 (ours: ten times rr's 100). */
     .skid_limit = 1000,
     .msrs = msrs,
     .generic_event = generic_event,

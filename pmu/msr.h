@@ -3,92 +3,99 @@
 #ifndef PMH_PMU_MSR_H
 #define PMH_PMU_MSR_H
 
-#define MSR_IA32_TSC 0x10
-#define MSR_IA32_APIC_BASE 0x1b
-#define MSR_IA32_BIOS_SIGN_ID 0x8b /* microcode revision in EDX after CPUID(1) */
-#define MSR_IA32_MISC_ENABLE 0x1a0
-#define MISC_ENABLE_EMON (1ull << 7)
+#define MSR_IA32_TSC		0x10
+#define MSR_IA32_APIC_BASE	0x1b
+#define MSR_IA32_BIOS_SIGN_ID	0x8b /* microcode revision in EDX after CPUID(1) */
+#define MSR_IA32_MISC_ENABLE	0x1a0
+#define MISC_ENABLE_EMON	(1ull << 7)
 #define MISC_ENABLE_LIMIT_CPUID (1ull << 22) /* CPUID leaf 0 reports 2 when set */
-#define MSR_TSX_FORCE_ABORT 0x10f	     /* bit 0: RTM aborts, PMC3 free */
+#define MSR_TSX_FORCE_ABORT	0x10f	     /* bit 0: RTM aborts, PMC3 free */
 
-#define APIC_BASE_BSP (1ull << 8)
+#define APIC_BASE_BSP	 (1ull << 8)
 #define APIC_BASE_X2APIC (1ull << 10)
 #define APIC_BASE_ENABLE (1ull << 11)
 
 /* P6 and architectural perfmon (§3, §4) */
-#define MSR_P6_PERFCTR0 0xc1
-#define PMC_WRITE_BITS 32 /* 0xC1+i keep bits 31:0 of a write, sign-extended (§2) */
-#define MSR_P6_EVNTSEL0 0x186
-#define MSR_IA32_PMC0 0x4c1 /* full-width alias */
+#define MSR_P6_PERFCTR0	      0xc1
+#define PMC_WRITE_BITS	      32 /* 0xC1+i keep bits 31:0 of a write, sign-extended (§2) */
+#define MSR_P6_EVNTSEL0	      0x186
+#define MSR_IA32_PMC0	      0x4c1 /* full-width alias */
 #define MSR_PERF_CAPABILITIES 0x345
-#define PERF_CAP_FW_WRITE (1ull << 13)
-#define MSR_FIXED_CTR0 0x309
+#define PERF_CAP_FW_WRITE     (1ull << 13)
+#define MSR_FIXED_CTR0	      0x309
 /* Perfmon v6: counter n's registers at a stride of 4, the GP counters past
  * the eight legacy ones only there (Linux msr-index.h MSR_IA32_PMC_V6_*) */
-#define MSR_V6_GP0_CTR 0x1900
-#define MSR_V6_GP0_CFG_A 0x1901 /* the event select */
-#define MSR_V6_FX0_CTR 0x1980
-#define MSR_V6_STEP 4
-#define V6_LEGACY_GP 8	/* GP counters at 0xC1+i / 0x186+i */
-#define V6_LEGACY_FIXED 4 /* fixed counters at 0x309+i */
-#define RDPMC_FIXED (1u << 30) /* RDPMC ECX of fixed counter i: RDPMC_FIXED | i (§2) */
-#define MSR_FIXED_CTR_CTRL 0x38d
-#define MSR_PERF_GLOBAL_STATUS 0x38e
-#define MSR_PERF_GLOBAL_CTRL 0x38f
-#define MSR_PERF_GLOBAL_OVF_CTRL 0x390
+#define MSR_V6_GP0_CTR		   0x1900
+#define MSR_V6_GP0_CFG_A	   0x1901 /* the event select */
+#define MSR_V6_FX0_CTR		   0x1980
+#define MSR_V6_STEP		   4
+#define V6_LEGACY_GP		   8	      /* GP counters at 0xC1+i / 0x186+i */
+#define V6_LEGACY_FIXED		   4	      /* fixed counters at 0x309+i */
+#define RDPMC_FIXED		   (1u << 30) /* RDPMC ECX of fixed counter i: RDPMC_FIXED | i (§2) */
+#define MSR_FIXED_CTR_CTRL	   0x38d
+#define MSR_PERF_GLOBAL_STATUS	   0x38e
+#define MSR_PERF_GLOBAL_CTRL	   0x38f
+#define MSR_PERF_GLOBAL_OVF_CTRL   0x390
 #define MSR_PERF_GLOBAL_STATUS_SET 0x391
-#define MSR_DEBUGCTL 0x1d9
+#define MSR_DEBUGCTL		   0x1d9
 
 /* Event-select bits shared by P6, arch, AMD and KNC (§1) */
-#define EVTSEL_LOW32 0xffffffffull /* bits 31:0, the select of P6, arch v1-v5 and KNC */
-#define EVTSEL_EVENT_MAX 0xff	   /* event select 7:0 */
-#define EVTSEL_UMASK_SHIFT 8	   /* unit mask 15:8 */
-#define EVTSEL_EVENT_HI_SHIFT 32   /* AMD from Fam10h: event[11:8] at 35:32 */
-#define EVTSEL_USR (1ull << 16)
-#define EVTSEL_OS (1ull << 17)
-#define EVTSEL_EDGE (1ull << 18)
-#define EVTSEL_PC (1ull << 19)
-#define EVTSEL_INT (1ull << 20)
-#define EVTSEL_ANY (1ull << 21)
-#define EVTSEL_EN (1ull << 22)
-#define EVTSEL_INV (1ull << 23)
-#define EVTSEL_CMASK_SHIFT 24
+#define EVTSEL_LOW32	      0xffffffffull /* bits 31:0, the select of P6, arch v1-v5 and KNC */
+#define EVTSEL_EVENT_MAX      0xff	    /* event select 7:0 */
+#define EVTSEL_UMASK_SHIFT    8		    /* unit mask 15:8 */
+#define EVTSEL_EVENT_HI_SHIFT 32	    /* AMD from Fam10h: event[11:8] at 35:32 */
+#define EVTSEL_USR	      (1ull << 16)
+#define EVTSEL_OS	      (1ull << 17)
+#define EVTSEL_EDGE	      (1ull << 18)
+#define EVTSEL_PC	      (1ull << 19)
+#define EVTSEL_INT	      (1ull << 20)
+#define EVTSEL_ANY	      (1ull << 21)
+#define EVTSEL_EN	      (1ull << 22)
+#define EVTSEL_INV	      (1ull << 23)
+#define EVTSEL_CMASK_SHIFT    24
 
 /* NetBurst (§5); the ESCRs the driver and the catalogue bind events to,
  * thread 0's (ESCRn0): thread 1's ESCRn1 is the next address */
-#define MSR_P4_COUNTER0 0x300
-#define MSR_P4_CCCR0 0x360
-#define MSR_P4_BSU_ESCR0 0x3a0
-#define MSR_P4_FSB_ESCR0 0x3a2
-#define MSR_P4_CRU_ESCR0 0x3b8
+#define MSR_P4_COUNTER0	  0x300
+#define MSR_P4_CCCR0	  0x360
+#define MSR_P4_BSU_ESCR0  0x3a0
+#define MSR_P4_FSB_ESCR0  0x3a2
+#define MSR_P4_CRU_ESCR0  0x3b8
 #define MSR_P4_TBPU_ESCR0 0x3c2
-#define MSR_P4_CRU_ESCR2 0x3cc
+#define MSR_P4_CRU_ESCR2  0x3cc
 
 /* Knights Corner (KNC §1.4.3, table 1-2) */
-#define MSR_KNC_PERFCTR0 0x20
-#define MSR_KNC_EVNTSEL0 0x28
-#define MSR_KNC_SPFLT_CTRL 0x2c
-#define MSR_KNC_GLOBAL_STATUS 0x2d
+#define MSR_KNC_PERFCTR0	0x20
+#define MSR_KNC_EVNTSEL0	0x28
+#define MSR_KNC_SPFLT_CTRL	0x2c
+#define MSR_KNC_GLOBAL_STATUS	0x2d
 #define MSR_KNC_GLOBAL_OVF_CTRL 0x2e
-#define MSR_KNC_GLOBAL_CTRL 0x2f
+#define MSR_KNC_GLOBAL_CTRL	0x2f
 
 /* AMD (§7): legacy PERF_CTL i / PERF_CTR i at +i; the core extension's at +2i */
-#define MSR_K7_EVNTSEL0 0xc0010000
-#define MSR_K7_PERFCTR0 0xc0010004
-#define MSR_F15H_PERF_CTL0 0xc0010200
-#define MSR_F15H_PERF_CTR0 0xc0010201
-#define MSR_AMD_GLOBAL_STATUS 0xc0000300
-#define MSR_AMD_GLOBAL_CTL 0xc0000301
+#define MSR_K7_EVNTSEL0		  0xc0010000
+#define MSR_K7_PERFCTR0		  0xc0010004
+#define MSR_F15H_PERF_CTL0	  0xc0010200
+#define MSR_F15H_PERF_CTR0	  0xc0010201
+#define MSR_AMD_GLOBAL_STATUS	  0xc0000300
+#define MSR_AMD_GLOBAL_CTL	  0xc0000301
 #define MSR_AMD_GLOBAL_STATUS_CLR 0xc0000302
 
 /* Intel: SMIs since reset (SDM Vol. 4, Nehalem and later); a window during
  * which it moved was disturbed. */
 #define MSR_SMI_COUNT 0x34
 
+/* The P-state feedback counters (SDM Vol. 3B 15.2, Vol. 4 Table 2-2; AMD's
+ * MPERF/APERF at the same addresses from family 10h): MPERF at a fixed
+ * (the TSC's) rate, APERF at the actual core clock, both in C0 only.
+ * Present when CPUID.06H:ECX[0]. */
+#define MSR_IA32_MPERF 0xe7
+#define MSR_IA32_APERF 0xe8
+
 /* Supervisor protection keys (SDM Vol. 3A 4.6.2, Vol. 4 Table 2-2): bits
  * 63:32 are reserved and a WRMSR that sets one raises #GP; the guard.gp
  * check's known fault. Present when CPUID.(7,0):ECX[31] (PKS). */
-#define MSR_IA32_PKRS 0x6e1
+#define MSR_IA32_PKRS	   0x6e1
 #define PKRS_RESERVED_MASK 0xffffffff00000000ull
 
 /* x2APIC: MSR = 0x800 + (xAPIC offset >> 4) (§8) */

@@ -126,9 +126,11 @@ struct pmu_ops {
 	const char *name;
 	enum pmu_driver_id id;
 	/* Events of the generic instructions event a healthy core counts past
-	 * an overflow before its PMI stops the counters, at most: ten times
-	 * the family's documented order (skid, overflow.rearm); each driver
-	 * cites its source. */
+	 * an overflow before its PMI stops the counters, at most, besides the
+	 * harness's own handler (skid, overflow.rearm): from the family's
+	 * documented skid (rr's skid_size where rr has the family), in
+	 * instructions of the skid check's loop, with a margin; each driver
+	 * cites its source and says which part is ours. */
 	uint32_t skid_limit;
 	/* Fill counters, widths, MSRs and capabilities from CPUID; no MSR writes.
 	 * Returns HW_OK, or an error with p->reason set. */

@@ -175,8 +175,8 @@ static uint64_t retire_event(const struct sim_cpu *s, unsigned code, unsigned um
 			     const struct workload_vector *v)
 {
 	switch (code) {
-	case 0x76:
-		return v->cycles;
+	case 0x76: /* CPU clocks not halted */
+		return sim_core_cycles(s, v);
 	case 0x88:
 		return v->rets - v->ret_misses;
 	case 0x89:
@@ -262,20 +262,12 @@ uint64_t amd_sim_rate(const struct sim_cpu *s, uint64_t sel, bool counting,
 		return 0;
 	/* The harness runs at CPL 0: only OS (bit 17) counts it; USR alone
 	 * counts at CPL > 0 (K8 BKDG §10.2). */
-	if (!(sel & EVTSEL_OS))
+	if (!sim_ring0(s, (sel & EVTSEL_OS) != 0, (sel & EVTSEL_USR) != 0))
 		return 0;
 	n = event_count(s, code, umask, v);
-	/* Edge detect counts negated-to-asserted transitions (K8 BKDG §10.2);
-	 * in a steady loop the condition never changes within an iteration. */
-	if (sel & EVTSEL_EDGE)
-		return 0;
-	if (!cmask && !(sel & EVTSEL_INV))
-		return n;
-	/* CNT_MASK (K8 BKDG §10.2): one count per cycle whose event count is
-	 * >= CNT_MASK, or < CNT_MASK with INV. The model spreads an
-	 * iteration's events evenly over its cycles. */
-	if (!v->cycles)
-		return 0;
-	bool ge = n / v->cycles >= cmask;
-	return ((sel & EVTSEL_INV) ? !ge : ge) ? v->cycles : 0;
+	/* CNT_MASK, INV and EDGE (K8 BKDG §10.2): one count per cycle whose
+	 * event count is >= CNT_MASK (< with INV), or per negated-to-asserted
+	 * transition with EDGE; 76h is a clock. */
+	return sim_filter(s, v, n, code == 0x76, cmask, (sel & EVTSEL_INV) != 0,
+			  (sel & EVTSEL_EDGE) != 0);
 }

@@ -179,11 +179,12 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 }
 
 #define LEGACY_FAULTS                                                                              \
-	(SIM_F(SF_STUCK_COUNTER) | SIM_F(SF_SKID_LONG) | SIM_F(SF_NARROW_COUNTER) |             \
-	 SIM_F(SF_LOST_PMI) | SIM_F(SF_SPURIOUS_PMI) | SIM_F(SF_ENABLE_IGNORED) |               \
-	 SIM_F(SF_WRONG_EVENT) | SIM_F(SF_MSR_FAULT) | SIM_F(SF_OVERCOUNT) |                    \
-	 SIM_F(SF_LVT_STUCK_MASKED) | SIM_F(SF_ENABLE_IGNORED_ONE) |                             \
-	 SIM_F(SF_WIDTH_HIGH_BITS) | SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_WRONG_VECTOR))
+	(SIM_F(SF_STUCK_COUNTER) | SIM_F(SF_SKID_LONG) | SIM_F(SF_NARROW_COUNTER) |                \
+	 SIM_F(SF_LOST_PMI) | SIM_F(SF_SPURIOUS_PMI) | SIM_F(SF_ENABLE_IGNORED) |                  \
+	 SIM_F(SF_WRONG_EVENT) | SIM_F(SF_MSR_FAULT) | SIM_F(SF_OVERCOUNT) |                       \
+	 SIM_F(SF_LVT_STUCK_MASKED) | SIM_F(SF_ENABLE_IGNORED_ONE) | SIM_F(SF_WIDTH_HIGH_BITS) |   \
+	 SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_WRONG_VECTOR) | SIM_FILTER_FAULTS | SIM_APIC_FAULTS |  \
+	 SIM_F(SF_CYCLES_SLOW))
 
 #define LEGACY_NA                                                                                  \
 	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "     \
@@ -198,41 +199,54 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 			 "bit 47, rewritten by the re-arm (facts §7, §9)",                         \
 	[SF_DUPLICATE_PMI] = "AMD documents a late PMI for an overflow an earlier PMI already "    \
 			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window, facts §9): " \
-			     "reported, not failed, so a duplicate cannot be told from it"
+			     "reported, not failed, so a duplicate cannot be told from it",        \
+	[SF_CYCLES_REF] = SIM_NA_CYCLES_REF
 
-/* Realism (sim.h): harness paths of 20-90 instructions (objdump of
- * pmu/amd_legacy.o, plus AMD's longer WRMSR microcode); the PMI comes
- * hundreds to thousands of instructions after the overflow (facts §8, K8
- * BKDG §10.2 "interrupt ... some time after"); counts vary by a few events
- * between identical runs (K8 BKDG §10.1). */
+/* Realism (sim.h), at --realism-scale 1: harness paths of 20-90
+ * instructions and stubs of 45 (ours: objdump of pmu/amd.o, plus AMD's
+ * longer WRMSR microcode). The PMI comes hundreds to thousands of
+ * instructions after the overflow (ours; Linux amd/core.c
+ * amd_pmu_wait_on_overflow waits up to 50 us for it); rr does not run on
+ * K7 or K8, so the branch bound is ours, its Zen value, the largest it
+ * gives an x86 core. An interrupt counts as one instruction and one branch
+ * (K8 BKDG events C0h and C2h, the Athlon guide's C0h and C2h; Weaver and
+ * McKee, IISWC 2008). Counts vary by a few events between identical runs
+ * (K8 BKDG §10.1, no bound given; the sizes ours, inside kvm-unit-tests
+ * x86/pmu.c's AMD overflow bound of 2 below to 5 above). SMM is counted
+ * (ours). */
 static const struct sim_silicon si_k7 = {
-    .insn_min = 20,
-    .insn_max = 90,
-    .cpi_x10 = 15,
-    .skid_min = 200,
-    .skid_max = 2000,
-    .entry_insn = 45,
-    .inexact_max = 4,
-    .inexact_pm = 300,
-    .smm_counts = true,
+    .insn_min = 20,	  /* ours: objdump */
+    .insn_max = 90,	  /* ours: objdump */
+    .cpi_x10 = 15,	  /* ours */
+    .skid_min = 200,	  /* ours */
+    .skid_max = 2000,	  /* ours */
+    .skid_cap_br = 10000, /* ours: rr's largest x86 bound */
+    .entry_insn = 45,	  /* ours: the stubs */
+    .irq_insn = 1,	  /* Athlon guide C0h */
+    .irq_br = 1,	  /* Athlon guide C2h */
+    .inexact_max = 4,	  /* ours, within kvm-unit-tests' +5 */
+    .inexact_pm = 300,	  /* ours */
+    .smm_counts = true,	  /* ours */
 };
 static const struct sim_silicon si_k8 = {
-    .insn_min = 20,
-    .insn_max = 90,
-    .cpi_x10 = 12,
-    .skid_min = 300,
-    .skid_max = 3000,
-    .entry_insn = 45,
-    .inexact_max = 4,
-    .inexact_pm = 300,
-    .smm_counts = true,
+    .insn_min = 20,	  /* ours: objdump */
+    .insn_max = 90,	  /* ours: objdump */
+    .cpi_x10 = 12,	  /* ours */
+    .skid_min = 300,	  /* ours */
+    .skid_max = 3000,	  /* ours */
+    .skid_cap_br = 10000, /* ours: rr's largest x86 bound */
+    .entry_insn = 45,	  /* ours: the stubs */
+    .irq_insn = 1,	  /* K8 BKDG C0h */
+    .irq_br = 1,	  /* K8 BKDG C2h */
+    .inexact_max = 4,	  /* ours, within kvm-unit-tests' +5 */
+    .inexact_pm = 300,	  /* ours */
+    .smm_counts = true,	  /* ours */
 };
 static const struct sim_model athlon = {
     .name = "athlon",
     .doc = "AMD Athlon x86 Code Optimization guide (22007E) PerfEvtSel; facts §2, §7",
     .driver = PMU_DRV_AMD_LEGACY,
-    .faults =
-	LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE) & ~SIM_F(SF_DOUBLE_COUNT)),
+    .faults = LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE) & ~SIM_F(SF_DOUBLE_COUNT)),
     .fault_na = {LEGACY_NA,
 		 [SF_REFCYC_CORE] = "K7 has no reference-cycles event, only CPU clocks (76h, "
 				    "#22007 Table 11)",

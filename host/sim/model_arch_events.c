@@ -56,7 +56,7 @@ uint64_t arch_event_rate(const struct sim_cpu *s, uint16_t enc, const struct wor
 		return l2_rqsts(s, enc >> 8, v);
 	switch (enc) {
 	case 0x003c: /* UnHalted Core Cycles */
-		return v->cycles;
+		return sim_core_cycles(s, v);
 	case 0x013c: /* UnHalted Reference Cycles */
 		return arch_ref_cycles(s, v);
 	case 0x00c0: /* Instructions Retired */

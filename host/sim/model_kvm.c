@@ -31,6 +31,10 @@
 #include "sim.h"
 
 /* KVM-private state, above every register the base models use. */
+/* the PC bit (19) of each EVNTSEL as the guest wrote it: KVM keeps the
+ * guest's value (L:pmu_intel.c reserved_bits leaves bit 19 out), the host's
+ * Sandy Bridge or later core keeps it reserved */
+#define REG_KVM_SEL_PC	 125
 #define REG_KVM_DEBUGCTL 126
 #define REG_KVM_MISC	 127
 
@@ -142,10 +146,17 @@ static void guest_identity(struct sim_cpu *s, const char *brand)
 	if (brand) /* -cpu host passes the host's brand string on */
 		sim_brand(s, brand);
 	s->apic_base &= ~APIC_BASE_X2APIC;
+	/* Leaf 6 is ARAT alone (L:cpuid.c __do_cpuid_func, case 6): no
+	 * MPERF/APERF, whose reads #GP (a VMM may opt into passing them
+	 * through, KVM_X86_DISABLE_EXITS_APERFMPERF; the default guest has
+	 * neither). */
+	sim_set_cpuid(s, 6, 0, 1u << 2, 0, 0, 0);
+	s->aperfmperf = false;
 	/* QEMU's firmware leaves no counter running and no LIMIT_CPUID, and
 	 * KVM does not implement LIMIT_CPUID. */
 	s->real.limit_cpuid = false;
 	s->reg[REG_KVM_DEBUGCTL] = 0;
+	s->reg[REG_KVM_SEL_PC] = 0;
 }
 
 /* An instruction KVM intercepted and emulated retires in every enabled
@@ -236,6 +247,9 @@ static int skl_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 		break;
 	default:
 		st = base_rdmsr(s, msr, v);
+		if (st == HW_OK && msr >= MSR_P6_EVNTSEL0 && msr < MSR_P6_EVNTSEL0 + SKL_GP &&
+		    (s->reg[REG_KVM_SEL_PC] >> (msr - MSR_P6_EVNTSEL0) & 1))
+			*v |= EVTSEL_PC;
 	}
 	if (st == HW_OK)
 		skl_emulated(s);
@@ -256,6 +270,11 @@ static int skl_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 		s->reg[REG_KVM_MISC] = (v & ~MISC_ENABLE_EMON) | MISC_ENABLE_EMON;
 	else
 		st = base_wrmsr(s, msr, v);
+	if (st == HW_OK && msr >= MSR_P6_EVNTSEL0 && msr < MSR_P6_EVNTSEL0 + SKL_GP) {
+		uint64_t b = 1ull << (msr - MSR_P6_EVNTSEL0);
+		s->reg[REG_KVM_SEL_PC] =
+		    (v & EVTSEL_PC) ? s->reg[REG_KVM_SEL_PC] | b : s->reg[REG_KVM_SEL_PC] & ~b;
+	}
 	if (st == HW_OK)
 		skl_emulated(s);
 	return st;
@@ -307,14 +326,16 @@ static void skl_reset(struct sim_cpu *s)
  * freeze_on_smi is off by default) and the guest's MSR_SMI_COUNT does not
  * see them. */
 static const struct sim_silicon si_skylake_kvm = {
-    .insn_min = 12,
-    .insn_max = 60,
-    .cpi_x10 = 8,
-    .skid_min = 10,
-    .skid_max = 100,
-    .entry_insn = 40,
-    .smm_counts = true,
-    .turbo_x100 = 120, /* the host's core clock (model_arch.c si_skylake) */
+    .insn_min = 12,	/* ours: objdump */
+    .insn_max = 60,	/* ours: objdump */
+    .cpi_x10 = 8,	/* ours */
+    .skid_min = 10,	/* ours */
+    .skid_max = 100,	/* ours */
+    .skid_cap_br = 100, /* rr skid_size, Skylake (the host) */
+    .entry_insn = 40,	/* ours: the stubs */
+    .irq_insn = 1,	/* ours: the host's (Weaver and McKee) */
+    .smm_counts = true, /* the host's freeze_on_smi off (Linux default) */
+    .turbo_x100 = 120,	/* the host's core clock (model_arch.c si_skylake) */
 };
 
 /* ---- zen4-kvm ----------------------------------------------------------- */
@@ -427,19 +448,22 @@ static void zen_reset(struct sim_cpu *s)
  * is). SMIs are intercepted (L:svm.c intercept_smi) and run in host
  * context: the guest's counters do not count SMM. */
 static const struct sim_silicon si_zen4_kvm = {
-    .insn_min = 20,
-    .insn_max = 90,
-    .cpi_x10 = 6,
-    .skid_min = 50,
-    .skid_max = 800,
-    .entry_insn = 45,
-    .inexact_max = 2,
-    .inexact_pm = 150,
+    .insn_min = 20,	  /* ours: objdump */
+    .insn_max = 90,	  /* ours: objdump */
+    .cpi_x10 = 6,	  /* ours */
+    .skid_min = 50,	  /* ours */
+    .skid_max = 800,	  /* ours */
+    .skid_cap_br = 10000, /* rr skid_size, Zen 4 (the host) */
+    .entry_insn = 45,	  /* ours: the stubs */
+    .irq_insn = 1,	  /* ours: the host's (K8 BKDG C0h) */
+    .irq_br = 1,	  /* ours: the host's (K8 BKDG C2h) */
+    .inexact_max = 2,	  /* the VMRUN of 1-2 exits (ours) */
+    .inexact_pm = 150,	  /* ours */
 };
 
 /* ---- the models ---------------------------------------------------------- */
 
-#define KVM_ALL_FAULTS ((SIM_F(SF_COUNT) - 1) & ~1u)
+#define KVM_ALL_FAULTS ((SIM_F(SF_COUNT) - 1) & ~SIM_F(SF_NONE))
 
 static const struct sim_model skylake_kvm = {
     .name = "skylake-kvm",
@@ -466,7 +490,7 @@ static const struct sim_model zen4_kvm = {
     .driver = PMU_DRV_AMD_CORE,
     /* the host's applicability (model_amd_core.c zen4) */
     .faults = KVM_ALL_FAULTS & ~SIM_F(SF_NO_SIGN_EXTEND) & ~SIM_F(SF_GLOBAL_IGNORED_GP) &
-	      ~SIM_F(SF_DUPLICATE_PMI) & ~SIM_EVENT_FAULTS,
+	      ~SIM_F(SF_DUPLICATE_PMI) & ~SIM_EVENT_FAULTS & ~SIM_F(SF_CYCLES_REF),
     .fault_na = {[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2), "
 				       "and KVM writes them whole (L:pmu.c pmc_write_counter)",
 		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (facts §7): every counter "
@@ -474,6 +498,7 @@ static const struct sim_model zen4_kvm = {
 		 [SF_DUPLICATE_PMI] = "the AMD driver reports a late PMI for an overflow already "
 				      "handled (facts §9) instead of failing it: a duplicate "
 				      "cannot be told from it",
+		 [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
 		 SIM_NA_EVENT(SIM_NA_NO_RULES " (events/amd_zen.c)")},
     .reset = zen_reset,
     .rdmsr = zen_rdmsr,

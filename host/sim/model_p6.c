@@ -196,7 +196,7 @@ static uint64_t event_rate(const struct sim_cpu *s, uint64_t sel, const struct w
 
 	switch (sel & 0xff) {
 	case 0x79: /* CPU_CLK_UNHALTED */
-		return v->cycles;
+		return sim_core_cycles(s, v);
 	case 0xc0: /* INST_RETIRED */
 		return v->instructions;
 	case 0xc4: /* BR_INST_RETIRED */
@@ -228,11 +228,12 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	if (!sim_ctr_counting(s, i, true, en, true))
 		return 0;
 	/* The harness runs in ring 0: only OS counts. */
-	if (!(sel & EVTSEL_OS))
+	if (!sim_ring0(s, (sel & EVTSEL_OS) != 0, (sel & EVTSEL_USR) != 0))
 		return 0;
-	/* CMASK, INV, E (facts §1) */
-	return sim_filter(event_rate(s, sel, v), v->cycles, (unsigned)(sel >> 24) & 0xff,
-			  (sel & EVTSEL_INV) != 0, (sel & EVTSEL_EDGE) != 0);
+	/* CMASK, INV, E (SDM Vol. 3B 18.2.1.1, as on P6); 79H is a clock */
+	return sim_filter(s, v, event_rate(s, sel, v), (sel & 0xff) == 0x79,
+			  (unsigned)(sel >> 24) & 0xff, (sel & EVTSEL_INV) != 0,
+			  (sel & EVTSEL_EDGE) != 0);
 }
 
 static bool overflow(struct sim_cpu *s, unsigned i)
@@ -242,17 +243,23 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	return (s->reg[REG_EVNTSEL(i)] & EVTSEL_INT) != 0;
 }
 
-/* Realism (sim.h): harness paths of 12-50 instructions (objdump of
- * pmu/intel_p6.o), a short skid on the P6 core (facts §8), SMM counted
- * (SDM Vol. 3B 17.4.7) and no MSR_SMI_COUNT before Nehalem. */
+/* Realism (sim.h), at --realism-scale 1: harness paths of 12-50
+ * instructions and stubs of 40 (ours: objdump of pmu/intel_p6.o), a short
+ * skid on the P6 core (ours), held to the 100 branches rr has seen on its
+ * successor Merom (rr src/PerfCounters.cc skid_size; ours for P6). Its
+ * instruction count is high by one per interrupt taken, HW_INT_RX (Weaver
+ * and McKee, IISWC 2008). SMM counted (SDM Vol. 3B 17.4.7) and no
+ * MSR_SMI_COUNT before Nehalem. */
 static const struct sim_silicon si_p6 = {
-    .insn_min = 12,
-    .insn_max = 50,
-    .cpi_x10 = 15,
-    .skid_min = 2,
-    .skid_max = 40,
-    .entry_insn = 40,
-    .smm_counts = true,
+    .insn_min = 12,	/* ours: objdump */
+    .insn_max = 50,	/* ours: objdump */
+    .cpi_x10 = 15,	/* ours */
+    .skid_min = 2,	/* ours */
+    .skid_max = 40,	/* ours */
+    .skid_cap_br = 100, /* ours: rr's Merom bound */
+    .entry_insn = 40,	/* ours: the stubs */
+    .irq_insn = 1,	/* Weaver and McKee: P6 */
+    .smm_counts = true, /* SDM Vol. 3B 17.4.7 */
 };
 static const struct sim_model pentium3 = {
     .name = "pentium3",
@@ -263,9 +270,11 @@ static const struct sim_model pentium3 = {
 	      SIM_F(SF_ENABLE_IGNORED) | SIM_F(SF_WRONG_EVENT) | SIM_F(SF_MSR_FAULT) |
 	      SIM_F(SF_OVERCOUNT) | SIM_F(SF_LVT_STUCK_MASKED) | SIM_F(SF_ENABLE_IGNORED_ONE) |
 	      SIM_F(SF_WIDTH_HIGH_BITS) | SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_WRONG_VECTOR) |
-	      SIM_F(SF_DUPLICATE_PMI) | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)),
+	      SIM_F(SF_DUPLICATE_PMI) | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)) |
+	      SIM_FILTER_FAULTS | SIM_APIC_FAULTS | SIM_F(SF_CYCLES_SLOW),
     .fault_na =
 	{
+	    [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
 	    [SF_PMI_STORM] = "P6 has no overflow flag that could stick: overflow is the "
 			     "counter's top bit, rewritten by the re-arm (facts §9)",
 	    [SF_NO_OVERFLOW_STATUS] = "P6 has no overflow status register; overflow "

@@ -71,7 +71,7 @@ uint64_t p4sim_event(const struct sim_cpu *s, uint32_t escr, unsigned event, uns
 
 	switch (event) {
 	case 0x13: /* global_power_events on FSB_ESCR0/1, RUNNING = bit 0 */
-		return fsb && (mask & 1) ? v->cycles : 0;
+		return fsb && (mask & 1) ? sim_core_cycles(s, v) : 0;
 	case 0x02: /* instr_retired on CRU_ESCR0/1: NBOGUSNTAG 1, BOGUSNTAG 4;
 		    * the harness tags nothing (NBOGUSTAG 2, BOGUSTAG 8) */
 		return cru01 ? sel(mask, 1, v->instructions) +

@@ -2,15 +2,18 @@
  * switchable effect drawn from a seeded generator (sim.h enum sim_effect).
  *  - overhead: every seam access and the harness code that leads to it
  *    retires instructions, branches and cycles into the counters enabled at
- *    that moment. The instruction count is a function of the site (the pair
- *    of accesses) and the seed: the same path retires the same instructions,
- *    as on a real core; cycles vary from one pass to the next.
+ *    that moment (as the WRMSR that enables a counter is counted in
+ *    kvm-unit-tests x86/pmu.c's loops). The instruction count is a function
+ *    of the site (the pair of accesses) and the seed: the same path retires
+ *    the same instructions, as on a real core; cycles vary from one pass to
+ *    the next. Interrupt delivery itself retires an instruction (and on AMD
+ *    a branch) besides its stubs (sim_silicon.irq_insn).
  *  - skid: an overflow raises its PMI only after a drawn number of further
- *    instructions (facts §8; kvm-unit-tests x86/pmu.c allows for it too).
+ *    instructions, never past the family's branch bound (rr's skid_size).
  *  - inexact: AMD counts vary by a few events between identical runs (K8
- *    BKDG §10.1: "identical measurements are not assured").
+ *    BKDG §10.1: "not assured of producing identical measurements").
  *  - late-ack: unmasking LVTPC while an overflow bit is set raises another
- *    PMI on cores where Linux acks late (facts §8, intel_pmu_handle_irq).
+ *    PMI on cores where Linux acks late (Linux intel/core.c, late_ack).
  *  - interrupts: a firmware timer interrupt lands whenever IF=1 and the TPR
  *    lets it through; SMIs land anywhere (cycles jump, MSR 0x34 counts).
  *  - firmware: leftovers and platform quirks, applied by each model's reset.
@@ -18,7 +21,7 @@
  *    so reference cycles and the TSC fall behind core cycles (sim_engine.c advance).
  *  - prefetch: an L2 streamer serves a drawn share of a strided walk's
  *    misses (host/sim/uarch.c).
- * Host-only, freestanding. */
+ * --realism-scale multiplies each (realism_scale.c). Host-only, freestanding. */
 #include "sim.h"
 #include "../../apic/apic.h"
 #include "../../lib/str.h"
@@ -27,6 +30,26 @@
  * priority class, so a TPR of 0xD0 or more holds it off (SDM Vol. 3A 11.8.3). */
 #define SIM_TIMER_VECTOR 0x68
 #define SIM_NEST_LIMIT	 8
+
+/* The interrupts effect at K = 1. EDK2's timer drivers tick every 10 ms
+ * (DEFAULT_TIMER_TICK_DURATION); the simulated tick comes every 50-500 us
+ * so that it meets short windows within a few seeds (ours). Its handler,
+ * EDK2's timer driver and event dispatch, retires 300-3000 instructions at
+ * two cycles each (ours). SMIs come every 2-20 ms (ours) and stay in SMM
+ * 20-200 us (the Linux Foundation's real-time wiki, "Identifying SMI
+ * related latencies": 10-15 us is common, over 100 us "generally bad"),
+ * retiring 2000-20000 instructions where SMM is counted (ours). */
+#define TIMER_MIN_US   50
+#define TIMER_MAX_US   500
+#define TIMER_INSN_MIN 300
+#define TIMER_INSN_MAX 3000
+#define TIMER_CPI      2
+#define SMI_MIN_US     2000
+#define SMI_MAX_US     20000
+#define SMM_MIN_US     20
+#define SMM_MAX_US     200
+#define SMM_INSN_MIN   2000
+#define SMM_INSN_MAX   20000
 
 static const char *const effect_names[SE_COUNT] = {
     [SE_OVERHEAD] = "overhead",	    [SE_SKID] = "skid",
@@ -117,16 +140,15 @@ void sim_real_reset(struct sim_cpu *s)
 	r->busy = 0;
 	r->latched = false;
 	r->skid_left = 0;
+	r->skid_br_left = 0;
 	r->timer_pending = false;
 	r->smi_count = 0;
 	r->limit_cpuid = false;
-	/* The firmware tick is 1-10 ms on real boards; the simulated one comes
-	 * every 50-500 us so that it meets short windows within a few seeds.
-	 * SMIs are rarer: every 2-20 ms of simulated time. */
-	r->timer_min_us = 50;
-	r->timer_max_us = 500;
-	r->smi_min_us = 2000;
-	r->smi_max_us = 20000;
+	/* the periods at the scale, the longest handler's time in us at 1 GHz */
+	unsigned k = sim_k(s);
+	sim_k_period(k, TIMER_MIN_US, TIMER_MAX_US, k * TIMER_INSN_MAX * TIMER_CPI / 1000,
+		     &r->timer_min_us, &r->timer_max_us);
+	sim_k_period(k, SMI_MIN_US, SMI_MAX_US, k * SMM_MAX_US, &r->smi_min_us, &r->smi_max_us);
 	r->timer_next = deadline(s, r->timer_min_us, r->timer_max_us);
 	r->smi_next = deadline(s, r->smi_min_us, r->smi_max_us);
 }
@@ -169,20 +191,32 @@ void sim_real_overflow(struct sim_cpu *s)
 		return;
 	}
 	s->real.latched = true;
-	s->real.skid_left = fixed ? fixed : sim_rand(s, si->skid_min, si->skid_max);
+	s->real.skid_left =
+	    fixed ? fixed : sim_rand(s, sim_k_size(s, si->skid_min), sim_k_size(s, si->skid_max));
+	/* A drawn skid ends at the family's branch bound if it comes first: a
+	 * real core has not been seen past it (rr's skid_size), whatever K
+	 * makes of the draw. --skid and skid-long are not bounded. */
+	s->real.skid_br_left = fixed ? 0 : si->skid_cap_br;
 	s->st.skid_total += s->real.skid_left;
 }
 
-void sim_real_retired(struct sim_cpu *s, uint64_t insn)
+void sim_real_retired(struct sim_cpu *s, uint64_t insn, uint64_t br)
 {
-	if (!s->real.latched)
+	struct sim_real *r = &s->real;
+
+	if (!r->latched)
 		return;
-	if (insn < s->real.skid_left) {
-		s->real.skid_left -= insn;
+	bool bound = r->skid_br_left && br >= r->skid_br_left;
+	if (insn < r->skid_left && !bound) {
+		r->skid_left -= insn;
+		r->skid_br_left -= r->skid_br_left ? br : 0;
 		return;
 	}
-	s->real.latched = false;
-	s->real.skid_left = 0;
+	if (insn < r->skid_left) /* the branch bound cut it short */
+		s->st.skid_total -= r->skid_left - insn;
+	r->latched = false;
+	r->skid_left = 0;
+	r->skid_br_left = 0;
 	sim_pmi_request(s);
 }
 
@@ -202,13 +236,15 @@ static bool timer_allowed(const struct sim_cpu *s)
 static void poll(struct sim_cpu *s)
 {
 	struct sim_real *r = &s->real;
+	const struct sim_silicon *si = s->m->si;
 
 	if (!sim_real(s, SE_INTERRUPTS))
 		return;
 	if (s->tsc >= r->smi_next) {
-		const struct sim_silicon *si = s->m->si;
-		uint64_t cyc = sim_rand(s, 20000, 200000); /* 20-200 us in SMM */
-		uint64_t insn = si->smm_counts ? sim_rand(s, 2000, 20000) : 0;
+		uint64_t k = sim_k(s);
+		uint64_t cyc = sim_rand(s, k * SMM_MIN_US * 1000, k * SMM_MAX_US * 1000);
+		uint64_t insn =
+		    si->smm_counts ? sim_rand(s, k * SMM_INSN_MIN, k * SMM_INSN_MAX) : 0;
 		r->smi_next = deadline(s, r->smi_min_us, r->smi_max_us) + cyc;
 		s->st.smis++;
 		if (si->smi_count)
@@ -220,11 +256,12 @@ static void poll(struct sim_cpu *s)
 		r->timer_next = deadline(s, r->timer_min_us, r->timer_max_us);
 	}
 	if (r->timer_pending && timer_allowed(s)) {
-		uint64_t insn = sim_rand(s, 300, 3000);
+		uint64_t k = sim_k(s);
+		uint64_t insn = sim_rand(s, k * TIMER_INSN_MIN, k * TIMER_INSN_MAX);
 		r->timer_pending = false;
 		s->st.timer_irqs++;
 		s->irq_enabled = false; /* the gate clears IF; IRET restores it */
-		sim_retire(s, insn, insn / 5, insn * 2);
+		sim_retire(s, insn + si->irq_insn, insn / 5 + si->irq_br, insn * TIMER_CPI);
 		s->irq_enabled = true;
 	}
 }
@@ -233,13 +270,24 @@ static void overhead(struct sim_cpu *s, uint32_t site)
 {
 	const struct sim_silicon *si = s->m->si;
 	uint64_t h = mix(s->real.seed ^ ((uint64_t)s->real.last_site << 32 | site));
-	uint64_t span = (uint64_t)si->insn_max - si->insn_min + 1;
-	uint64_t insn = si->insn_min + h % span;
+	uint64_t span = sim_k_size(s, (uint64_t)si->insn_max - si->insn_min + 1);
+	uint64_t insn = sim_k_size(s, si->insn_min) + h % span;
 	uint64_t br = insn / 5 + (h >> 32) % 3;
 	uint64_t cyc = insn * si->cpi_x10 / 10 + sim_rand(s, 0, insn);
 
 	s->st.overhead_insn += insn;
 	sim_retire(s, insn, br, cyc);
+}
+
+/* An interrupt's entry or exit stub; the entry adds what the delivery
+ * itself retires (not scaled: an interrupt is one event). */
+static void stubs(struct sim_cpu *s, bool entry)
+{
+	const struct sim_silicon *si = s->m->si;
+	uint64_t insn = sim_k_size(s, si->entry_insn);
+
+	sim_retire(s, insn + (entry ? si->irq_insn : 0),
+		   sim_k_size(s, 2) + (entry ? si->irq_br : 0), insn * 2u);
 }
 
 void sim_real_access(struct sim_cpu *s, enum sim_access kind, uint32_t key)
@@ -252,13 +300,13 @@ void sim_real_access(struct sim_cpu *s, enum sim_access kind, uint32_t key)
 	s->real.busy++;
 	if (sim_real(s, SE_OVERHEAD)) {
 		if (kind == SA_ENTRY || kind == SA_EXIT)
-			sim_retire(s, si->entry_insn, 2, si->entry_insn * 2u);
+			stubs(s, kind == SA_ENTRY);
 		else
 			overhead(s, site);
 	} else {
 		/* Without the overhead effect the code still takes time: a pending
 		 * skid runs out, nothing is counted. */
-		sim_real_retired(s, si->insn_min);
+		sim_real_retired(s, si->insn_min, 0);
 	}
 	s->real.last_site = site;
 	poll(s);
@@ -269,7 +317,7 @@ void sim_real_time(struct sim_cpu *s)
 {
 	/* A spin-wait step is microseconds: any skid has run out. */
 	if (s->real.latched)
-		sim_real_retired(s, s->real.skid_left);
+		sim_real_retired(s, s->real.skid_left, 0);
 	if (s->m && s->m->si && !s->real.busy) {
 		s->real.busy++;
 		poll(s);
@@ -292,9 +340,9 @@ void sim_real_after_workload(struct sim_cpu *s)
 	for (unsigned i = 0; i < s->n_ctr; i++) {
 		bool counted = i < 32 && ((s->counted >> i) & 1);
 		if ((!counted && !s->m->rate(s, i, &probe)) ||
-		    sim_rand(s, 1, 1000) > si->inexact_pm)
+		    sim_rand(s, 1, 1000) > sim_k_pm(s, si->inexact_pm))
 			continue;
-		uint64_t n = sim_rand(s, 1, si->inexact_max);
+		uint64_t n = sim_rand(s, 1, sim_k_size(s, si->inexact_max));
 		s->st.inexact_events += n;
 		sim_ctr_bump(s, i, n);
 	}

@@ -9,6 +9,7 @@
 #include "../../pmu/msr.h"
 
 struct sim_cpu sim;
+void (*sim_rdmsr_filter)(struct sim_cpu *s, uint32_t msr, uint64_t *val);
 
 static const char *const fault_names[SF_COUNT] = {
     [SF_NONE] = "none",
@@ -202,26 +203,59 @@ bool sim_ctr_counting(const struct sim_cpu *s, unsigned i, bool gp, bool enabled
 	return sim_counting(s, enabled, global_enabled);
 }
 
-uint64_t sim_filter(uint64_t per_iter, uint64_t cycles_per_iter, unsigned cmask, bool inv,
-		    bool edge)
+/* The stall episodes of an iteration with `stall` stall and `busy` busy
+ * cycles: what the workload engine counted (uarch.c), at least one when
+ * it stalls at all, and no more than either kind of cycle allows (they
+ * alternate). */
+static uint64_t episodes(const struct workload_vector *v, uint64_t stall, uint64_t busy)
 {
-	uint64_t cyc = cycles_per_iter ? cycles_per_iter : 1;
+	uint64_t e = v->stall_runs ? v->stall_runs : 1;
+	e = e < stall ? e : stall;
+	return e < busy ? e : busy;
+}
 
+/* The filters as SDM Vol. 3B 18.2.1.1 (IA32_PERFEVTSELx CMASK, INV, E), K8
+ * BKDG 10.2 (PerfEvtSel CNT_MASK, INV, EDGE), KNC table 1-5 and the
+ * NetBurst CCCR (compare, complement, threshold, edge; the model maps them)
+ * describe them: the mask compares each cycle's event count, invert
+ * counts the cycles that fail the comparison, edge the false-to-true
+ * transitions of the result. An iteration has two phases, as a core
+ * has: busy cycles, over which its events retire evenly (q or q + 1 a
+ * cycle), and stall cycles with none, in v->stall_runs stretches. A
+ * steady loop never leaves its condition, so edge counts 0 there; a
+ * workload that stalls counts one edge per stretch of the stall (or busy)
+ * condition. */
+uint64_t sim_filter(const struct sim_cpu *s, const struct workload_vector *v, uint64_t n,
+		    bool each_cycle, unsigned cmask, bool inv, bool edge)
+{
+	uint64_t cyc = v->cycles;
+
+	if (sim_has_fault(s, SF_CMASK_IGNORED))
+		cmask = 0;
+	if (sim_has_fault(s, SF_INV_IGNORED))
+		inv = false;
+	if (sim_has_fault(s, SF_EDGE_IGNORED))
+		edge = false;
 	if (!cmask && !inv && !edge)
-		return per_iter;
-	/* Counter mask (SDM 18.2.1.1, K8 BKDG §10.2, KNC table 1-5): count the
-	 * cycles in which at least cmask events occur; invert counts the
-	 * cycles with fewer. The simulated loop spreads its events evenly, so
-	 * every cycle of an iteration sees per_iter / cycles events. */
-	unsigned m = cmask ? cmask : 1;
-	bool hit = per_iter / cyc >= m;
-	if (inv)
-		hit = !hit;
-	if (!hit)
+		return n;
+	if (!cyc) /* no time passed (a call's construction): no cycle to count */
 		return 0;
-	/* Edge detect counts the 0->1 transitions of the condition: in a
-	 * steady loop it stays asserted, so no transition per iteration. */
-	return edge ? 0 : cyc;
+	/* a clock ticks in stalls too; anything else waits them out */
+	uint64_t stall = each_cycle || v->stall_cycles >= cyc ? 0 : v->stall_cycles;
+	uint64_t busy = cyc - stall, q = n / busy, r = n % busy;
+	unsigned m = cmask ? cmask : 1;
+	uint64_t hit = m <= q ? busy : (m == q + 1 ? r : 0); /* cycles with >= m */
+	uint64_t on = inv ? cyc - hit : hit;
+
+	if (!edge)
+		return on;
+	if (!on || on == cyc)
+		return 0;
+	/* every busy cycle passes: the condition (or its inverse) is the busy
+	 * phase, its edges the stall episodes that separate its stretches */
+	if (hit == busy)
+		return episodes(v, stall, busy);
+	return on < cyc - on ? on : cyc - on; /* evenly spread: isolated cycles */
 }
 
 /* IA32_PKRS exists when CPUID.(7,0):ECX[31] says so (a model's table or a
@@ -270,16 +304,21 @@ int hw_rdmsr(uint32_t msr, uint64_t *val)
 		*val = sim.pkrs;
 		return HW_OK;
 	}
+	if (sim_clock_msr(&sim, msr)) /* MPERF, APERF (sim_engine.c) */
+		return sim_clock_rdmsr(&sim, msr, val);
 	int st = sim.m->rdmsr(&sim, msr, val);
 	if (st != HW_OK)
 		*val = 0;
+	else if (sim_rdmsr_filter)
+		sim_rdmsr_filter(&sim, msr, val);
 	return st;
 }
 
 /* write-dropped: one read-write register of each family ignores writes to
- * one bit, a bit the harness never needs to count (pin control, thread
- * mode, event select bit 11, ESCR tag value), so that only a read-back of
- * that register sees it. Returns the value the register takes. */
+ * one bit, a bit the harness never needs to count (pin control, edge
+ * detect, thread mode, event select bit 11, ESCR tag value), so that only a
+ * read-back of that register sees it. Returns the value the register
+ * takes. */
 static uint64_t dropped(struct sim_cpu *s, uint32_t msr, uint64_t val)
 {
 	uint32_t target = 0;
@@ -287,8 +326,11 @@ static uint64_t dropped(struct sim_cpu *s, uint32_t msr, uint64_t val)
 
 	switch (s->m->driver) {
 	case PMU_DRV_INTEL_P6:
-	case PMU_DRV_INTEL_ARCH:
 		target = MSR_P6_EVNTSEL0 + 1;
+		break;
+	case PMU_DRV_INTEL_ARCH: /* edge detect: pin control is reserved from Sandy Bridge on */
+		target = MSR_P6_EVNTSEL0 + 1;
+		bit = EVTSEL_EDGE;
 		break;
 	case PMU_DRV_AMD_LEGACY: /* K8 BKDG §10.2 */
 		target = MSR_K7_EVNTSEL0 + 1;
@@ -334,6 +376,8 @@ int hw_wrmsr(uint32_t msr, uint64_t val)
 		return sim_x2apic_wrmsr(&sim, msr, val);
 	if (msr == MSR_IA32_PKRS && sim_has_pks())
 		return pkrs_write(&sim, val);
+	if (sim_clock_msr(&sim, msr))
+		return sim_clock_wrmsr(&sim, msr, val);
 	return sim.m->wrmsr(&sim, msr, val);
 }
 

@@ -61,11 +61,16 @@ enum sim_fault {
 /* The event-decoding faults, and one reason for all of them where a model
  * cannot have them (fault_na). */
 #define SIM_EVENT_FAULTS                                                                           \
-	(SIM_F(SF_EVENT_DEAD) | SIM_F(SF_EVENT_MISWIRED) | SIM_F(SF_UMASK_IGNORED) |            \
+	(SIM_F(SF_EVENT_DEAD) | SIM_F(SF_EVENT_MISWIRED) | SIM_F(SF_UMASK_IGNORED) |               \
 	 SIM_F(SF_MISS_COUNTS_HITS) | SIM_F(SF_DOUBLE_COUNT) | SIM_F(SF_REFCYC_CORE))
 #define SIM_NA_EVENT(why)                                                                          \
 	[SF_EVENT_DEAD] = why, [SF_EVENT_MISWIRED] = why, [SF_UMASK_IGNORED] = why,                \
 	[SF_MISS_COUNTS_HITS] = why, [SF_DOUBLE_COUNT] = why, [SF_REFCYC_CORE] = why
+/* The filter faults: every family with a ring-0 bit, a counter mask (or
+ * NetBurst's threshold), invert and edge detect can have them. */
+#define SIM_FILTER_FAULTS                                                                          \
+	(SIM_F(SF_OS_IGNORED) | SIM_F(SF_EDGE_IGNORED) | SIM_F(SF_INV_IGNORED) |                   \
+	 SIM_F(SF_CMASK_IGNORED))
 /* Why the harness could not catch a decode fault on a catalogue without
  * event.semantics rules. */
 #define SIM_NA_NO_RULES                                                                            \
@@ -73,6 +78,13 @@ enum sim_fault {
 	"could not be caught"
 /* One fault as a bit of sim_model.faults. */
 #define SIM_F(f) (UINT64_C(1) << (f))
+/* The local APIC's faults (sim_apic.c): every model has its APIC. */
+#define SIM_APIC_FAULTS (SIM_F(SF_EOI_IGNORED) | SIM_F(SF_NMI_LOST))
+/* cycles-ref where the model's core clock is the TSC's: nothing tells the
+ * two rates apart. */
+#define SIM_NA_CYCLES_REF                                                                          \
+	"the model's core clock runs at the TSC's rate (no turbo, sim_silicon.turbo_x100): "       \
+	"counting core cycles at the reference rate counts the same"
 _Static_assert(SF_COUNT <= 64, "sim_model.faults is a 64-bit mask");
 
 /* Realism: what real silicon does that an ideal model would not. Each
@@ -93,7 +105,8 @@ enum sim_effect {
 #define SIM_REALISM_ALL ((1u << SE_COUNT) - 1)
 
 /* Per-family behaviour of real cores, each number from the source cited
- * where the model defines it. Ranges are inclusive. */
+ * (or "ours") where the model defines it. Ranges are inclusive. Every size
+ * and rate is at --realism-scale 1; realism_scale.c multiplies them. */
 struct sim_silicon {
 	/* overhead: instructions retired by one seam access and the harness
 	 * code that leads to it; branches are about one in five of them */
@@ -101,8 +114,14 @@ struct sim_silicon {
 	uint16_t cpi_x10; /* cycles per harness instruction, x10 */
 	/* skid: instructions retired between an overflow and the PMI */
 	uint32_t skid_min, skid_max;
+	/* the most branches a skid spans on this core, whatever its length in
+	 * instructions (rr's skid_size where rr has the family); 0: no bound */
+	uint32_t skid_cap_br;
 	/* interrupt entry + exit stubs, retired around every handler */
 	uint16_t entry_insn;
+	/* what the delivery of a hardware interrupt itself adds to the
+	 * instruction and branch counts, besides its handler's code */
+	uint8_t irq_insn, irq_br;
 	/* inexact: per counting window, with probability inexact_pm per mille,
 	 * a counter gains 1..inexact_max events it should not have */
 	uint16_t inexact_max, inexact_pm;
@@ -176,6 +195,8 @@ struct sim_real {
 	unsigned busy;	    /* nesting guard for overhead */
 	bool latched;	    /* an overflow waits out its skid */
 	uint64_t skid_left;
+	uint64_t skid_br_left; /* the skid's branch bound (sim_silicon.skid_cap_br); 0: none */
+	unsigned scale;	       /* --realism-scale K (0 reads as 1), realism_scale.c */
 	uint64_t timer_next, smi_next; /* TSC deadlines */
 	bool timer_pending;
 	uint64_t smi_count; /* MSR_SMI_COUNT */
@@ -187,6 +208,17 @@ struct sim_real {
 /* --skid N: every overflow's PMI comes exactly n instructions late,
  * whatever the realism (0: the model's drawn skid). */
 void sim_set_skid(uint64_t n);
+/* --realism-scale K (SIM_SCALE_MIN..SIM_SCALE_MAX): every realism effect's
+ * size and rate times K from the next power-on (sim_start_real) on, each
+ * capped where it stops describing a real core (realism_scale.c). The
+ * scale of the current machine: sim_realism_scale(). */
+#define SIM_SCALE_MIN 1
+#define SIM_SCALE_MAX 16
+void sim_set_realism_scale(unsigned k);
+unsigned sim_realism_scale(void);
+/* Parses the value of --realism-scale into *k; -1 with a message naming
+ * the option in err when it is not a whole number in range. */
+int sim_realism_scale_parse(const char *s, unsigned *k, char *err, unsigned errlen);
 
 /* CPUID entries of one CPU: a model's few, or a real part's dump. */
 #define SIM_MAX_CPUID 256
@@ -243,6 +275,11 @@ struct sim_cpu {
 	uint64_t cr3;
 	uint64_t ref_carry;
 	uint32_t counted;
+	/* IA32_MPERF / IA32_APERF where the model has them (sim_aperfmperf):
+	 * the reference and the core clock of the cycles the core ran
+	 * (sim_engine.c advance). */
+	bool aperfmperf;
+	uint64_t mperf, aperf;
 	struct sim_stats st;
 	struct sim_real real;
 };
@@ -285,6 +322,10 @@ const char *sim_effect_name(enum sim_effect e);
  * returns -1 and the offending word in *bad on an unknown name. */
 int sim_realism_parse(const char *s, uint32_t *mask, char *bad, unsigned badlen);
 
+/* For unit tests: a behaviour of some core that no model has, applied to
+ * what a successful RDMSR returns (NULL: none). */
+extern void (*sim_rdmsr_filter)(struct sim_cpu *s, uint32_t msr, uint64_t *val);
+
 /* realism.c: the seam's hooks. Kinds of access (with a key: MSR, leaf,
  * APIC offset, vector) name the site whose code retires. */
 enum sim_access {
@@ -304,14 +345,24 @@ void sim_real_access(struct sim_cpu *s, enum sim_access kind, uint32_t key);
 uint64_t sim_rand(struct sim_cpu *s, uint64_t lo, uint64_t hi); /* inclusive */
 /* An overflow wants a PMI: raised now, or after the skid. */
 void sim_real_overflow(struct sim_cpu *s);
-/* Instructions retired: count down a pending skid. */
-void sim_real_retired(struct sim_cpu *s, uint64_t insn);
+/* Instructions and branches retired: count down a pending skid. */
+void sim_real_retired(struct sim_cpu *s, uint64_t insn, uint64_t br);
 /* Time passed (spin-wait): a latched PMI goes out, timers and SMIs fire. */
 void sim_real_time(struct sim_cpu *s);
 /* After a workload: AMD's inexact counts. */
 void sim_real_after_workload(struct sim_cpu *s);
 /* LVTPC written: old and new value (late-ack re-raise). */
 void sim_real_lvt(struct sim_cpu *s, uint32_t old, uint32_t val);
+/* realism_scale.c: a core's scale K (1 unless set), a size times K, a
+ * per-mille rate times K (at most 1000), a turbo ratio x100 with its excess
+ * over 1.0 times K (capped), and an interrupt source's period in us at K
+ * (lo..hi at K = 1, its longest handler busy_us at K). */
+unsigned sim_k(const struct sim_cpu *s);
+uint64_t sim_k_size(const struct sim_cpu *s, uint64_t v);
+uint64_t sim_k_pm(const struct sim_cpu *s, uint64_t pm);
+unsigned sim_k_turbo_x100(const struct sim_cpu *s, unsigned t);
+void sim_k_period(unsigned k, uint64_t lo, uint64_t hi, uint64_t busy_us, uint64_t *min,
+		  uint64_t *max);
 /* Retires insn instructions, branches, cycles into every counting counter. */
 void sim_retire(struct sim_cpu *s, uint64_t insn, uint64_t branches, uint64_t cycles);
 /* Adds n events to counter i (overflow handled as in a workload). */
@@ -329,6 +380,24 @@ static inline uint64_t sim_mispredicted(const struct sim_cpu *s, const struct wo
 		return 0;
 	return sim_has_fault(s, SF_EVENT_MISWIRED) ? v->branches : v->branch_misses;
 }
+/* A core-cycle event's count (unhalted core cycles, every family's):
+ * v's cycles; every second one under cycles-slow (sim_engine.c takes an
+ * odd iteration in pairs, so that this halves an even count); under
+ * cycles-ref the reference clock's, the TSC's rate. */
+static inline uint64_t sim_core_cycles(const struct sim_cpu *s, const struct workload_vector *v)
+{
+	if (sim_has_fault(s, SF_CYCLES_REF))
+		return v->ref_cycles;
+	return sim_has_fault(s, SF_CYCLES_SLOW) ? v->cycles / 2 : v->cycles;
+}
+/* IA32_MPERF and IA32_APERF on the model: CPUID.06H with ECX[0] and eax
+ * (a model's reset; sim_engine.c). sim_clock_msr: whether msr is one of
+ * them on this CPU, which sim_clock_rdmsr / _wrmsr then serve (both are
+ * read-write, SDM Vol. 4 Table 2-2). */
+void sim_aperfmperf(struct sim_cpu *s, uint32_t eax);
+bool sim_clock_msr(const struct sim_cpu *s, uint32_t msr);
+int sim_clock_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v);
+int sim_clock_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v);
 
 /* Helpers for models. */
 void sim_set_cpuid(struct sim_cpu *s, uint32_t leaf, uint32_t subleaf, uint32_t a, uint32_t b,
@@ -359,11 +428,20 @@ bool sim_flag_stuck(const struct sim_cpu *s, unsigned i);
  * enable-ignored-one (counter 1) and global-ignored-gp. Models call this. */
 bool sim_ctr_counting(const struct sim_cpu *s, unsigned i, bool gp, bool enabled,
 		      bool global_enabled);
-/* Applies the counter-mask, invert and edge-detect filters to an event
- * that occurs per_iter times in an iteration of cycles_per_iter cycles;
- * returns the filtered count per iteration. Shared by all models. */
-uint64_t sim_filter(uint64_t per_iter, uint64_t cycles_per_iter, unsigned cmask, bool inv,
-		    bool edge);
+/* Whether a counter with these privilege bits counts the harness, which
+ * runs at CPL 0: OS alone says so (SDM Vol. 3B 18.2.1.1; K8 BKDG 10.2;
+ * NetBurst ESCR T0_OS/T1_OS); under os-ignored USR does as well. */
+static inline bool sim_ring0(const struct sim_cpu *s, bool os, bool usr)
+{
+	return os || (usr && sim_has_fault(s, SF_OS_IGNORED));
+}
+/* Applies the counter-mask, invert and edge-detect filters (cmask 0: no
+ * mask) to an event that occurs n times in iteration v; returns the
+ * filtered count per iteration. each_cycle: the event occurs in every
+ * cycle (a clock), else where instructions retire, between v's stalls.
+ * The filter faults apply here. Shared by all models. */
+uint64_t sim_filter(const struct sim_cpu *s, const struct workload_vector *v, uint64_t n,
+		    bool each_cycle, unsigned cmask, bool inv, bool edge);
 /* Raise the PMU interrupt line (a 0->1 edge; KNC §1.4.3.9). */
 void sim_pmi_request(struct sim_cpu *s);
 /* Deliver what the APIC has pending, if interrupts allow. */

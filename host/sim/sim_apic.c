@@ -3,7 +3,7 @@
  * isr_dispatch() the target's stubs call, reached through xAPIC MMIO or
  * x2APIC MSRs. Apart from sim.c so that the interrupt path reads on its own;
  * the PMI-path faults (pmi-storm, duplicate-pmi, wrong-vector, lost-pmi,
- * lvt-stuck-masked) act here. */
+ * lvt-stuck-masked) and the APIC's own (eoi-ignored, nmi-lost) act here. */
 #include "sim.h"
 #include "../../apic/apic.h"
 #include "../../apic/idt.h"
@@ -184,12 +184,16 @@ static uint32_t apic_reg_read(struct sim_cpu *s, uint32_t off)
 	}
 }
 
+/* An IPI to this CPU. nmi-lost: an NMI sent through the ICR never arrives
+ * (the PMU's NMI, through LVTPC, still does). */
 static void self_ipi(struct sim_cpu *s, uint32_t icr)
 {
-	if ((icr & LVT_DM_MASK) == LVT_DM_NMI)
-		s->nmi_pending = true;
-	else
+	if ((icr & LVT_DM_MASK) == LVT_DM_NMI) {
+		if (s->fault != SF_NMI_LOST)
+			s->nmi_pending = true;
+	} else {
 		set_bit(s->irr, icr & 0xff);
+	}
 	sim_deliver(s);
 }
 
@@ -199,9 +203,11 @@ static void apic_reg_write(struct sim_cpu *s, uint32_t off, uint64_t val)
 {
 	switch (off) {
 	case APIC_EOI: {
+		/* EOI retires the highest vector in service (SDM Vol. 3A
+		 * 11.8.5); eoi-ignored: the write is taken, the bit stays */
 		int v = highest(s->isr);
 		s->st.eoi++;
-		if (v >= 0)
+		if (v >= 0 && s->fault != SF_EOI_IGNORED)
 			clear_bit(s->isr, (unsigned)v);
 		storm_again(s);
 		sim_deliver(s);

@@ -5,7 +5,9 @@
  * construction and the micro-architecture's outcome (uarch.h). */
 #include "sim.h"
 #include "uarch.h"
+#include "../../lib/str.h"
 #include "../../pmu/cpuid.h"
+#include "../../pmu/msr.h"
 
 static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
 {
@@ -62,7 +64,9 @@ struct refclk {
 static void refclk_init(const struct sim_cpu *s, struct refclk *r, uint64_t cycles)
 {
 	const struct sim_silicon *si = s->m->si;
-	uint64_t t = si && sim_real(s, SE_TURBO) && si->turbo_x100 ? si->turbo_x100 : 100;
+	uint64_t t = si && sim_real(s, SE_TURBO) && si->turbo_x100
+			 ? sim_k_turbo_x100(s, si->turbo_x100)
+			 : 100;
 	r->den = t;
 	r->q = cycles * 100 / t;
 	r->rem = cycles * 100 % t;
@@ -122,10 +126,26 @@ static void rates(struct sim_cpu *s, const struct workload_vector *v, const stru
 	}
 }
 
+/* The iterations of v (at most k) after which a pending skid runs out: its
+ * instructions, or its branch bound if that comes first. */
+static uint64_t skid_step(const struct sim_real *r, const struct workload_vector *v, uint64_t k)
+{
+	uint64_t need =
+	    v->instructions ? (r->skid_left + v->instructions - 1) / v->instructions : 0;
+	uint64_t need_br =
+	    r->skid_br_left && v->branches ? (r->skid_br_left + v->branches - 1) / v->branches : 0;
+
+	if (need && need < k)
+		k = need;
+	return need_br && need_br < k ? need_br : k;
+}
+
 /* Advances every counting counter by iters iterations of v, stopping at each
  * overflow point (and where a skid runs out) so that interrupts are raised
- * where they would be. The TSC advances by the reference clock. */
-static void advance(struct sim_cpu *s, const struct workload_vector *v0, uint64_t iters)
+ * where they would be. The TSC and MPERF advance by the reference clock,
+ * APERF by the core's: both count in C0 (SDM Vol. 3B 15.2), where the
+ * simulated core is whenever it retires. */
+static void steps(struct sim_cpu *s, const struct workload_vector *v0, uint64_t iters)
 {
 	struct workload_vector v = *v0;
 	struct refclk rc;
@@ -137,11 +157,8 @@ static void advance(struct sim_cpu *s, const struct workload_vector *v0, uint64_
 		uint64_t k = iters;
 		uint64_t lo[SIM_MAX_CTRS], d[SIM_MAX_CTRS];
 
-		if (s->real.latched && v.instructions) {
-			uint64_t need = (s->real.skid_left + v.instructions - 1) / v.instructions;
-			if (need && need < k)
-				k = need;
-		}
+		if (s->real.latched)
+			k = skid_step(&s->real, &v, k);
 		rates(s, &v, &rc, lo, d, &k);
 		/* Counters that overflow in the same step share one interrupt
 		 * request, as on hardware where the PMU has one line to the APIC. */
@@ -151,8 +168,10 @@ static void advance(struct sim_cpu *s, const struct workload_vector *v0, uint64_
 			    add_events(s, i, (uint64_t)events(k, lo[i], d[i], &rc)))
 				want_pmi = true;
 		s->st.instructions += k * v.instructions;
-		uint64_t x = extra(&rc, k);
-		s->tsc += v.cycles ? k * rc.q + x : k;
+		uint64_t x = extra(&rc, k), ref = v.cycles ? k * rc.q + x : k;
+		s->tsc += ref;
+		s->mperf += ref;
+		s->aperf += k * v.cycles;
 		rc.carry = (uint64_t)(((unsigned __int128)k * rc.rem + rc.carry) -
 				      (unsigned __int128)x * rc.den);
 		s->ref_carry = rc.carry;
@@ -161,11 +180,63 @@ static void advance(struct sim_cpu *s, const struct workload_vector *v0, uint64_
 		 * it, even when its skid runs out at this very step: the PMI it
 		 * raises collects them, so they must not raise another. */
 		bool joins = s->real.latched;
-		sim_real_retired(s, k * v.instructions);
+		sim_real_retired(s, k * v.instructions, k * v.branches);
 		if (want_pmi && !joins)
 			sim_real_overflow(s);
 		sim_deliver(s);
 	}
+}
+
+/* cycles-slow: a core-cycle event counts every second cycle. An iteration
+ * of an odd number of cycles is taken two at a time (a vector of twice its
+ * fields), so that halving each step's cycles loses no half cycle per
+ * iteration; a last odd one loses its half. */
+static void advance(struct sim_cpu *s, const struct workload_vector *v, uint64_t iters)
+{
+	enum { WORDS = sizeof(struct workload_vector) / sizeof(uint64_t) };
+	_Static_assert(sizeof(struct workload_vector) % sizeof(uint64_t) == 0,
+		       "a workload vector is made of 64-bit counts");
+
+	if (s->fault == SF_CYCLES_SLOW && (v->cycles & 1) && iters >= 2) {
+		uint64_t w[WORDS];
+		struct workload_vector two;
+		pmh_memcpy(w, v, sizeof(w));
+		for (unsigned i = 0; i < WORDS; i++)
+			w[i] *= 2;
+		pmh_memcpy(&two, w, sizeof(two));
+		steps(s, &two, iters / 2);
+		iters &= 1;
+	}
+	if (iters)
+		steps(s, v, iters);
+}
+
+/* ---- IA32_MPERF / IA32_APERF ------------------------------------------------ */
+
+void sim_aperfmperf(struct sim_cpu *s, uint32_t eax)
+{
+	sim_set_cpuid(s, CPUID_LEAF_POWER, 0, eax, 0, CPUID_6_ECX_APERFMPERF, 0);
+	s->aperfmperf = true;
+}
+
+bool sim_clock_msr(const struct sim_cpu *s, uint32_t msr)
+{
+	return s->aperfmperf && (msr == MSR_IA32_MPERF || msr == MSR_IA32_APERF);
+}
+
+int sim_clock_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
+{
+	*v = msr == MSR_IA32_APERF ? s->aperf : s->mperf;
+	return HW_OK;
+}
+
+int sim_clock_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
+{
+	if (msr == MSR_IA32_APERF)
+		s->aperf = v;
+	else
+		s->mperf = v;
+	return HW_OK;
 }
 
 void sim_retire(struct sim_cpu *s, uint64_t insn, uint64_t branches, uint64_t cycles)

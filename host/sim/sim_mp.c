@@ -18,7 +18,18 @@ static struct {
 	enum sim_fault fault;
 	uint32_t realism;
 	uint64_t seed;
+	unsigned scale; /* --realism-scale; 0 reads as 1 */
 } machine;
+
+void sim_set_realism_scale(unsigned k)
+{
+	machine.scale = k < SIM_SCALE_MIN ? SIM_SCALE_MIN : k > SIM_SCALE_MAX ? SIM_SCALE_MAX : k;
+}
+
+unsigned sim_realism_scale(void)
+{
+	return machine.scale ? machine.scale : 1;
+}
 
 /* Power-on of CPU n of model m into sim: CPU 0 is the bootstrap processor. */
 static void power_on(const struct sim_model *m, unsigned n)
@@ -35,6 +46,7 @@ static void power_on(const struct sim_model *m, unsigned n)
 	sim.tsc = 1000000;
 	sim.real.on = m->si ? machine.realism & SIM_REALISM_ALL : 0;
 	sim.real.seed = machine.seed;
+	sim.real.scale = sim_realism_scale();
 	sim_real_reset(&sim);
 	m->reset(&sim);
 	cpu_on[n] = true;

@@ -17,7 +17,8 @@
  *    width and one taken branch a cycle), memory latency (serial for the
  *    chase, overlapped mlp-fold for independent accesses), the serialising
  *    kinds and the misprediction penalty. stall_cycles is what exceeds the
- *    issue time. Host-only, freestanding. */
+ *    issue time, stall_runs the separate waits it comes in. Host-only,
+ *    freestanding. */
 #include "sim.h"
 #include "uarch.h"
 #include "../../lib/str.h"
@@ -186,6 +187,21 @@ static uint64_t mem_cycles(const struct uarch_cfg *c, const struct workload *w,
 	return t > lines ? t : lines;
 }
 
+/* The waits of a pass, each a stretch in which nothing retires: every
+ * element of a chase (its successor's address is its data, and its own
+ * instructions retire when that comes), every fetch the L1I missed, and
+ * for the other walks each group of mlp misses in flight together. */
+static uint64_t episodes(const struct uarch_cfg *c, const struct workload *w,
+			 const struct ua_pass *p, uint64_t lines)
+{
+	uint64_t far = p->n[UA_HIT_L2] + p->n[UA_HIT_L3] + p->n[UA_HIT_MEM];
+	uint64_t mlp = c->mlp ? c->mlp : 1;
+
+	if (w->mem == WL_MEM_CHASE || w->mem == WL_MEM_CHASE_DIRTY)
+		return lines;
+	return w->mem == WL_MEM_CODE ? far : (far + mlp - 1) / mlp;
+}
+
 static void add(struct workload_vector *v, const struct workload_vector *o)
 {
 	v->l1d_access += o->l1d_access;
@@ -220,6 +236,7 @@ static uint64_t one_line(const struct uarch_cfg *c, const struct workload_vector
 	v->llc_miss++;
 	if (k->stores)
 		v->l2_evict_m++;
+	v->stall_runs++;
 	return c->lat_mem;
 }
 
@@ -242,6 +259,7 @@ static uint64_t memory(struct sim_cpu *s, const struct uarch_cfg *c, const struc
 		return cyc;
 	const struct ua_pass *p = mem_pass(s, c, w);
 	add(v, &p->o);
+	v->stall_runs += episodes(c, w, p, a->lines);
 	if (w->mem == WL_MEM_CODE) {
 		*front = p->lat;
 		return cyc;
@@ -288,6 +306,7 @@ static void add_br(const struct uarch_cfg *c, struct workload_vector *v, const s
 	v->indirect_misses += b->indirect_misses;
 	v->cycles += b->misses * c->mispredict;
 	v->stall_cycles += b->misses * c->mispredict;
+	v->stall_runs += b->misses; /* each refetch from the right path */
 }
 
 static uint64_t max3(uint64_t a, uint64_t b, uint64_t c)
@@ -310,6 +329,10 @@ static void price(const struct uarch_cfg *c, struct workload_vector *v, uint64_t
 			  v->far * c->far_cyc + v->clflush * c->clflush_cyc + v->x87 * c->x87_cyc;
 	v->cycles = (mem > issue ? mem : issue) + serial + front;
 	v->stall_cycles = v->cycles - issue;
+	/* each serialising or long-latency kind waits on its own */
+	v->stall_runs += v->cpuid + v->locked + segs + v->far + v->clflush + v->x87;
+	if (!v->stall_cycles)
+		v->stall_runs = 0;
 	v->uops = v->instructions + v->cpuid * UOPS_CPUID + v->far * UOPS_FAR + segs * UOPS_SEG +
 		  v->locked * UOPS_LOCK;
 	uint64_t blocks = (v->instructions * INSN_BYTES + FETCH_BLOCK - 1) / FETCH_BLOCK;

@@ -148,7 +148,8 @@ void ua_prefetched(struct sim_cpu *s, const struct uarch_cfg *c, const struct wo
 	if (!sim_real(s, SE_PREFETCH) || !c->l2_streamer || a->stride >= 4096 ||
 	    (w->mem != WL_MEM_STRIDE_STORE && w->mem != WL_MEM_STRIDE_PF))
 		return;
-	uint64_t pm = sim_rand(s, c->pf_min_pm, c->pf_max_pm);
+	/* the share times --realism-scale, at most every miss */
+	uint64_t pm = sim_rand(s, sim_k_pm(s, c->pf_min_pm), sim_k_pm(s, c->pf_max_pm));
 	for (unsigned o = WL_L2_DATA_RD; o <= WL_L2_RFO; o++) {
 		uint64_t n = p->o.l2[o][WL_L2_MISS] * pm / 1000;
 		p->o.l2[o][WL_L2_MISS] -= n;

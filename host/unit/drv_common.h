@@ -344,6 +344,111 @@ static inline bool check_fault_delivery(enum sim_fault f, const struct obs *o)
 	}
 }
 
+/* Counter 0 of model (with fault f) on retired instructions (C0h) with
+ * flags, from zero over wl_loop(100). */
+static inline uint64_t filtered(const char *model, enum sim_fault f, uint32_t flags)
+{
+	struct pmu_event e = ev(0xc0, 0);
+	boot_as(model, f, PMU_DRV_NONE);
+	assert_int_equal(p.ops->program(&p, 0, &e, flags), HW_OK);
+	assert_int_equal(p.ops->write(&p, 0, 0, PMU_WRITE_FULL), HW_OK);
+	assert_int_equal(p.ops->start(&p, 1), HW_OK);
+	hw_run_workload(&wl_loop, 100);
+	return ctr(0);
+}
+
+/* The filter faults (K8 BKDG 10.2): wl_loop retires 3 instructions a
+ * cycle, so at CPL 0 USR alone counts nothing, CNT_MASK 1 a cycle, INV
+ * nothing and EDGE no transition; each fault counts more, what its filter
+ * removes. False for the other faults. */
+static inline bool check_fault_filters(const char *model, enum sim_fault f)
+{
+	const uint32_t m1 = PMU_F_OS | PMU_F_CMASK(1);
+	uint32_t flags;
+
+	switch (f) {
+	case SF_OS_IGNORED:
+		flags = PMU_F_USR;
+		break;
+	case SF_CMASK_IGNORED:
+		flags = m1;
+		break;
+	case SF_INV_IGNORED:
+		flags = m1 | PMU_F_INV;
+		break;
+	case SF_EDGE_IGNORED:
+		flags = m1 | PMU_F_EDGE;
+		break;
+	default:
+		return false;
+	}
+	uint64_t ok = filtered(model, SF_NONE, flags);
+	assert_true(filtered(model, f, flags) > ok);
+	return true;
+}
+
+static unsigned apic_hits;
+static inline void apic_hit(struct int_frame *f)
+{
+	(void)f;
+	apic_hits++;
+	if (f->vector != VEC_NMI)
+		apic_eoi();
+}
+
+/* What a self-IPI on VEC_SPURIOUS_TEST (nmi: a self NMI) leaves: the
+ * deliveries, and in *isr whether the vector is still in service after
+ * its handler's EOI. */
+static inline unsigned apic_probe(const char *model, enum sim_fault f, bool nmi, bool *isr)
+{
+	struct apic_info ai;
+	unsigned vec = nmi ? VEC_NMI : VEC_SPURIOUS_TEST;
+
+	boot_as(model, f, PMU_DRV_NONE);
+	apic_detect(&ai);
+	apic_hits = 0;
+	isr_set_handler(vec, apic_hit);
+	assert_int_equal(nmi ? apic_self_nmi() : apic_self_ipi(VEC_SPURIOUS_TEST), 0);
+	isr_set_handler(vec, 0);
+	*isr = !nmi && apic_in_service(VEC_SPURIOUS_TEST);
+	return apic_hits;
+}
+
+/* The local APIC's faults and cycles-slow (SDM Vol. 3A 11.8.5, 11.6.1;
+ * CPU clocks not halted, 76h): EOI leaves the vector in service, the self
+ * NMI never arrives, the clock event counts half the cycles of wl_loop.
+ * False for the other faults. */
+static inline bool check_fault_apic_clock(const char *model, enum sim_fault f)
+{
+	bool isr = false;
+	uint64_t half;
+
+	switch (f) {
+	case SF_EOI_IGNORED:
+		assert_int_equal(apic_probe(model, SF_NONE, false, &isr), 1);
+		assert_false(isr);
+		assert_int_equal(apic_probe(model, f, false, &isr), 1);
+		assert_true(isr);
+		return true;
+	case SF_NMI_LOST:
+		assert_int_equal(apic_probe(model, SF_NONE, true, &isr), 1);
+		assert_int_equal(apic_probe(model, f, true, &isr), 0);
+		return true;
+	case SF_CYCLES_SLOW:
+		boot_as(model, f, PMU_DRV_NONE);
+		count(0, 0x76, 0);
+		hw_run_workload(&wl_loop, 100); /* one cycle an iteration */
+		half = ctr(0);
+		boot_as(model, SF_NONE, PMU_DRV_NONE);
+		count(0, 0x76, 0);
+		hw_run_workload(&wl_loop, 100);
+		assert_int_equal(half, ctr(0) / 2);
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Runs observe(model, f) with the other vectors of LVTPC's class watched,
  * so that a wrong-vector PMI is seen. */
 static inline struct obs observe_watched(struct obs (*observe)(const char *, enum sim_fault),

@@ -383,12 +383,13 @@ static void old_msr_write_back_is_blind(void **st)
 		assert_int_equal(hw_rdmsr(d[i].addr, &v), 0);
 		assert_int_equal(hw_wrmsr(d[i].addr, v), 0); /* no error: "PASS" */
 	}
-	/* the dropped bit: PERFEVTSEL1 bit 19 (pin control) */
-	assert_int_equal(hw_wrmsr(MSR_P6_EVNTSEL0 + 1, EVTSEL_PC), 0);
+	/* the dropped bit: PERFEVTSEL1 bit 18 (edge detect; pin control is
+	 * reserved from Sandy Bridge on) */
+	assert_int_equal(hw_wrmsr(MSR_P6_EVNTSEL0 + 1, EVTSEL_EDGE), 0);
 	assert_int_equal(drv_msr(MSR_P6_EVNTSEL0 + 1), 0);
 	drv_up("skylake", SF_NONE);
-	assert_int_equal(hw_wrmsr(MSR_P6_EVNTSEL0 + 1, EVTSEL_PC), 0);
-	assert_int_equal(drv_msr(MSR_P6_EVNTSEL0 + 1), EVTSEL_PC);
+	assert_int_equal(hw_wrmsr(MSR_P6_EVNTSEL0 + 1, EVTSEL_EDGE), 0);
+	assert_int_equal(drv_msr(MSR_P6_EVNTSEL0 + 1), EVTSEL_EDGE);
 }
 
 /* Without a status register "ack" is the driver forgetting a counter: the

@@ -4,7 +4,9 @@
  * note kvm-unit-tests quotes asks before an interrupt is expected (the
  * overflow may take an event to propagate; x86/pmu.c measure_for_overflow):
  * -(E-1) must read 1 with the overflow flagged and raise one PMI with INT,
- * -(E+1) must read all ones, unflagged, and raise none; -E must wrap to 0.
+ * -(E+1) must read all ones, unflagged, and raise none; -E must wrap to 0
+ * (flagged or not yet: the same note). A counter whose reference windows
+ * cannot be used is named in the PASS line, not a SKIP of the check.
  * Then each configured N (1, 2, 1000, the largest the width allows, 2^31 on
  * sign-extending families) must read -N before counting and E - N after.
  * Tolerance: none on Intel; on AMD, whose counts vary by a few events
@@ -12,12 +14,12 @@
  * identical windows (m_slack: 8 events on K7-Fam16h, 4 from Zen) either
  * way, and the boundary presets move out by as much. (kvm-unit-tests'
  * -2..+5 after its preset is narrower than a K7 window was seen to vary
- * under the simulator's inexact counts: a false FAIL on a healthy core.) The flag must always agree with whether the
- * value read wrapped. */
+ * under the simulator's inexact counts: a false FAIL on a healthy core.) The flag must always agree
+ * with whether the value read wrapped. */
 #include "pmi_common.h"
 #include "../../lib/fmt.h"
 
-#define TRIES 3 /* windows per case: an SMI the CPU cannot count is one-off */
+#define TRIES	3  /* windows per case: an SMI the CPU cannot count is one-off */
 #define REF_MAX 31 /* reference windows at most (odd: the median is one) */
 /* Every window: 100 iterations of wl_loop, a few hundred events with the
  * harness's own code; E, its count from zero, is the reference. */
@@ -36,7 +38,20 @@
  * (or SKIPped) the check already: nothing after it is measured. ALL_SMI:
  * an SMI was counted in every window; TROUBLE: the PMI service's (FAILed,
  * the other counters are still measured). */
-enum { TROUBLE = -3, ALL_SMI = -2, STOP = -1, HELD = 0, OFF = 1 };
+enum { TROUBLE = -3, ALL_SMI = -2, STOP = -1, HELD = 0, OFF = 1, UNUSED = 2, SHORT = 3 };
+
+/* Events a window may be off E either way: where the family counts
+ * inexactly (AMD: identical runs differ by an amount no document bounds,
+ * K8 BKDG §10.1), the family's bound for two identical windows (m_slack)
+ * plus the spread the counter's own reference windows showed (a window
+ * outside that spread by more than the bound is off, not inexact); 0 on
+ * exact families. Set per counter by reference(). */
+static uint64_t spread;
+static uint64_t tol(struct check_ctx *c)
+{
+	uint64_t t = m_slack(c);
+	return t ? t + spread : 0;
+}
 
 /* Preloads -n; FAILs naming the period and the longest the driver takes. */
 static bool preload(struct check_ctx *c, unsigned i, uint64_t n)
@@ -57,7 +72,7 @@ static bool agrees(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e, uint
 {
 	uint64_t mask = pmu_width_mask(c->pmu->ctr[i].width);
 	const char *name = c->pmu->ctr[i].name;
-	uint64_t t = m_slack(c); /* events a window may be off E either way */
+	uint64_t t = tol(c);		/* events a window may be off E either way */
 	uint64_t seen = (v + n) & mask; /* events counted, as the value tells */
 
 	if (seen + t < e || seen > e + t) {
@@ -66,7 +81,10 @@ static bool agrees(struct check_ctx *c, unsigned i, uint64_t n, uint64_t e, uint
 			(unsigned long long)((e - n) & mask), (unsigned long long)v);
 		return false;
 	}
-	if (got_ovf != (seen >= n)) {
+	/* exactly at the wrap the flag may not have propagated yet: the SDM
+	 * note kvm-unit-tests quotes (x86/pmu.c measure_for_overflow) presets
+	 * one event more before it expects the overflow */
+	if (seen != n && got_ovf != (seen >= n)) {
 		pmh_fmt(msg, len,
 			"%s: preload -%llu then %llu events (0x%llx): expected the overflow "
 			"%s, got it %s",
@@ -133,8 +151,10 @@ static int64_t boundary_one(struct check_ctx *c, unsigned i, uint64_t n)
 		pmi_wait(2, SECOND_PMI_US);
 		if (pmi_trouble(c, c->pmu->ctr[i].name))
 			return TROUBLE;
+		/* a late PMI with nothing pending, where the family documents
+		 * one (apic/pmi.c echo), is not a second PMI of this preset */
 		if (st != M_SMI)
-			return (int64_t)s->total;
+			return (int64_t)(s->total - s->echo);
 	}
 	return ALL_SMI;
 }
@@ -150,9 +170,15 @@ static int boundary_pmi(struct check_ctx *c, unsigned i, uint64_t e, uint64_t ov
 
 	if (st != M_OK)
 		return st == M_REFUSED ? HELD : STOP;
-	for (unsigned k = 0; k < 2; k++) {
-		got[k] = boundary_one(c, i, pre[k]);
-		if (got[k] < 0)
+	/* a pair that is off is measured again, as the cases without PMI: a
+	 * fault repeats, a window AMD counted a few events off does not */
+	for (unsigned try = 0; try < TRIES; try++) {
+		for (unsigned k = 0; k < 2; k++) {
+			got[k] = boundary_one(c, i, pre[k]);
+			if (got[k] < 0)
+				break;
+		}
+		if (got[0] < 0 || got[1] < 0 || (got[0] == 1 && got[1] == 0))
 			break;
 	}
 	/* leave it zeroed without INT: on P6 it runs beside the next counter
@@ -202,6 +228,7 @@ static int reference(struct check_ctx *c, unsigned i, uint64_t *e)
 	if (got <= 0)
 		return got < 0 ? STOP : ALL_SMI;
 	*e = st.med;
+	spread = st.max - st.min;
 	return HELD;
 }
 
@@ -210,7 +237,7 @@ static int reference(struct check_ctx *c, unsigned i, uint64_t *e)
 static bool cases(struct check_ctx *c, unsigned i, uint64_t e, uint64_t over, uint64_t under)
 {
 	struct pmu *p = c->pmu;
-	uint64_t t = m_slack(c); /* events a window may be off E either way */
+	uint64_t t = tol(c); /* events a window may be off E either way */
 
 	if (!check_one(c, i, over, e) || !check_one(c, i, under, e))
 		return false;
@@ -226,25 +253,20 @@ static bool cases(struct check_ctx *c, unsigned i, uint64_t e, uint64_t over, ui
 }
 
 /* Counter i: HELD, OFF when the PMI part was not judged (an SMI in every
- * window), STOP. */
+ * window), UNUSED (an SMI in every reference window) or SHORT (the window
+ * counted too few events) when nothing was judged, STOP. */
 static int one_counter(struct check_ctx *c, unsigned i, bool pmi, uint64_t *e)
 {
-	struct pmu *p = c->pmu;
-	uint64_t t = m_slack(c); /* events a window may be off E either way */
 	int st = reference(c, i, e);
+	uint64_t t = tol(c); /* events a window may be off E either way */
 
-	if (st == ALL_SMI) {
-		check_skip(c, "%s: an SMI was counted in every reference window", p->ctr[i].name);
-		return HELD;
-	}
+	if (st == ALL_SMI)
+		return UNUSED;
 	if (st)
 		return STOP;
 	uint64_t over = *e - 1 - t, under = *e + 1 + t;
-	if (*e < t + 1 + OVER_MIN) {
-		check_skip(c, "%s: the reference window counted only %llu events", p->ctr[i].name,
-			   (unsigned long long)*e);
-		return HELD;
-	}
+	if (*e < t + 1 + OVER_MIN)
+		return SHORT;
 	if (!cases(c, i, *e, over, under))
 		return STOP;
 	return pmi ? boundary_pmi(c, i, *e, over, under) : HELD;
@@ -271,22 +293,33 @@ struct tally {
 	bool pmi;	   /* the PMI part runs */
 	uint64_t e;	   /* the last counter's reference count */
 	unsigned unjudged; /* counters whose PMI part was not judged */
+	unsigned unused;   /* counters not judged at all; why, of the first */
+	char why[96];
 };
 
 static bool counter(struct check_ctx *c, unsigned i, void *arg)
 {
 	struct tally *t = arg;
-	int st = one_counter(c, i, t->pmi, &t->e);
+	uint64_t e = 0;
+	int st = one_counter(c, i, t->pmi, &e);
 
 	t->unjudged += st == OFF;
+	if (st == UNUSED || st == SHORT) {
+		if (!t->unused++)
+			pmh_fmt(t->why, sizeof(t->why),
+				st == UNUSED ? "%s: an SMI in every reference window"
+					     : "%s: reference window of %llu events",
+				c->pmu->ctr[i].name, (unsigned long long)e);
+	} else
+		t->e = e;
 	return st != STOP;
 }
 
 static void run(struct check_ctx *c)
 {
 	const char *why = apic_lvt_pc_unusable(c->apic);
-	struct tally y = {!why, 0, 0};
-	char note[160];
+	struct tally y = {!why, 0, 0, 0, ""};
+	char note[160], unused[128] = "";
 
 	/* pmi_begin FAILs a flag the reset could not clear and LVTPC refusing
 	 * the delivery value; an APIC without LVTPC leaves the PMI part out. */
@@ -298,18 +331,22 @@ static void run(struct check_ctx *c)
 		pmi_end(c);
 	else
 		m_quiesce(c);
-	uint64_t t = m_slack(c); /* events a window may be off E either way */
+	uint64_t t = tol(c); /* events a window may be off E either way */
 	char tol[64] = "none";
 	if (t)
 		pmh_fmt(tol, sizeof(tol), "+-%llu, AMD: K8 BKDG §10.1", (unsigned long long)t);
 	pmi_note(why, y.unjudged, tested, note, sizeof(note));
+	if (y.unused)
+		pmh_fmt(unused, sizeof(unused), "; %u not judged (%s)", y.unused, y.why);
 	if (!tested)
 		check_skip(c, "no counter can count instructions");
+	else if (y.unused == tested)
+		check_skip(c, "none of %u counters judged; the first: %s", tested, y.why);
 	else
 		check_pass(c,
-			   "%u counters overflow after exactly N events (window of %llu; tolerance "
-			   "%s)%s",
-			   tested, (unsigned long long)y.e, tol, note);
+			   "%u of %u counters overflow after exactly N events (window of %llu; "
+			   "tolerance %s)%s%s",
+			   tested - y.unused, tested, (unsigned long long)y.e, tol, note, unused);
 }
 
 PMH_CHECK(overflow_preload, .id = "overflow.preload", .summary = "-N preload overflows after N",
