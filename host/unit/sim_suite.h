@@ -5,7 +5,9 @@
 #ifndef PMH_TESTS_UNIT_SIM_SUITE_H
 #define PMH_TESTS_UNIT_SIM_SUITE_H
 
+#include <stdlib.h>
 #include <string.h>
+#include "../../tests/platform.h"
 #include "../../tests/suite.h"
 
 static struct options opt;
@@ -19,8 +21,7 @@ static inline void quiet(void *ctx, const char *s)
 
 /* The model with fault f and the effects in real, its driver attached,
  * functional and reset; default options. */
-static inline struct check_ctx up(const char *model, enum sim_fault f, uint32_t real,
-				  uint64_t seed)
+static inline struct check_ctx up(const char *model, enum sim_fault f, uint32_t real, uint64_t seed)
 {
 	struct check_ctx c;
 	assert_int_equal(sim_start_real(model, f, real, seed), 0);
@@ -40,17 +41,44 @@ static inline struct check_ctx up(const char *model, enum sim_fault f, uint32_t 
 	return c;
 }
 
-/* Runs one check as the suite does (after up()); its result. */
-static inline const struct result *run_check(const char *id)
+/* Runs one check as the suite does (after up()) on platform plat (NULL:
+ * none); its result. */
+static inline const struct result *run_check_on(const char *id, const struct platform *plat)
 {
 	strcpy(opt.checks, id);
-	suite_init(&su, &opt, &drv_ci, &drv_p, &drv_ai, (struct sink){ quiet, 0 });
+	suite_init(&su, &opt, &drv_ci, &drv_p, &drv_ai, (struct sink){quiet, 0});
+	su.platform = plat;
 	suite_run(&su, 0);
 	for (unsigned i = 0; i < su.n_results; i++)
 		if (!strcmp(su.results[i].id, id))
 			return &su.results[i];
-	fail_msg("%s did not run", id);
+	fail_msg("%s did not run on %s", id, sim.m ? sim.m->name : "?");
 	return 0;
+}
+
+static inline const struct result *run_check(const char *id)
+{
+	return run_check_on(id, 0);
+}
+
+static inline void *sim_suite_alloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	return calloc(1, n);
+}
+
+static inline void sim_suite_free(void *ctx, void *p)
+{
+	(void)ctx;
+	free(p);
+}
+
+/* The same on a platform that gives memory: the buffers of event.semantics'
+ * walks and count.filters' chase. */
+static inline const struct result *run_check_mem(const char *id)
+{
+	static const struct platform plat = {.alloc = sim_suite_alloc, .free = sim_suite_free};
+	return run_check_on(id, &plat);
 }
 
 #endif

@@ -27,32 +27,11 @@ static const char *const models[] = {"skylake",	 "yonah",	"pentium3", "knc",
 				     "zen4",	 "skylake-kvm", "zen4-kvm"};
 #define N_MODELS (sizeof(models) / sizeof(models[0]))
 
-static void *t_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return calloc(1, n);
-}
-static void t_free(void *ctx, void *p)
-{
-	(void)ctx;
-	free(p);
-}
-/* The platform's memory: the chase's buffer. */
-static struct platform plat = {.alloc = t_alloc, .free = t_free};
-
 /* count.filters on model with fault f, every realism effect, seed. */
 static const struct result *filters(const char *model, enum sim_fault f, uint64_t seed)
 {
 	(void)up(model, f, ALL, seed);
-	strcpy(opt.checks, "count.filters");
-	suite_init(&su, &opt, &drv_ci, &drv_p, &drv_ai, (struct sink){quiet, 0});
-	su.platform = &plat;
-	suite_run(&su, 0);
-	for (unsigned i = 0; i < su.n_results; i++)
-		if (!strcmp(su.results[i].id, "count.filters"))
-			return &su.results[i];
-	fail_msg("count.filters did not run on %s", model);
-	return 0;
+	return run_check_mem("count.filters");
 }
 
 static void healthy_models_pass(void **st)

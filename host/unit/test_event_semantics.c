@@ -97,31 +97,11 @@ static void events_option(void **st)
 
 /* ---- the check on simulated CPUs ---- */
 
-static void *t_alloc(void *ctx, size_t n)
-{
-	(void)ctx;
-	return calloc(1, n);
-}
-static void t_free(void *ctx, void *p)
-{
-	(void)ctx;
-	free(p);
-}
-static struct platform plat = {.alloc = t_alloc, .free = t_free};
-
 /* Runs event.semantics on model with fault f, realism all, seed. */
 static const struct result *sem_run(const char *model, enum sim_fault f, uint64_t seed)
 {
 	(void)up(model, f, SIM_REALISM_ALL, seed);
-	strcpy(opt.checks, "event.semantics");
-	suite_init(&su, &opt, &drv_ci, &drv_p, &drv_ai, (struct sink){quiet, 0});
-	su.platform = &plat;
-	suite_run(&su, 0);
-	for (unsigned i = 0; i < su.n_results; i++)
-		if (!strcmp(su.results[i].id, "event.semantics"))
-			return &su.results[i];
-	fail_msg("event.semantics did not run");
-	return 0;
+	return run_check_mem("event.semantics");
 }
 
 static const struct event_row *row_of(const char *name, const char *wl)

@@ -30,6 +30,21 @@ static struct pmu *nehalem(void)
 	return &drv_p;
 }
 
+/* Programs counter 2 with ev while the simulated CPU refuses (#GP) a write
+ * of the first magic event, 0x4300B5, to EVNTSEL0; the program's status
+ * (sim.refuse.hits counts the refusals). */
+static int program_magic_refused(struct pmu *p, const struct pmu_event *ev)
+{
+	sim.refuse.msr = MSR_P6_EVNTSEL0;
+	sim.refuse.mask = 0xffffffffull;
+	sim.refuse.val = 0x4300b5;
+	hw_irq_disable(); /* refusals happen with interrupts off, as in a window */
+	int st = p->ops->program(p, 2, ev, PMU_F_OS);
+	hw_irq_enable();
+	sim.refuse.msr = 0;
+	return st;
+}
+
 static void reset_runs_and_restores(void **st)
 {
 	(void)st;
@@ -54,14 +69,8 @@ static void reset_runs_and_restores(void **st)
 	assert_int_equal(v, 0);
 	assert_true(intel_arch_nhm_erratum(&drv_ci));
 	/* the first magic event is written: a write of it refused shows it */
-	sim.refuse.msr = MSR_P6_EVNTSEL0;
-	sim.refuse.mask = 0xffffffffull;
-	sim.refuse.val = 0x4300b5;
-	hw_irq_disable();
-	assert_int_equal(p->ops->program(p, 2, &ev, PMU_F_OS), HW_FAULT_GP);
-	hw_irq_enable();
+	assert_int_equal(program_magic_refused(p, &ev), HW_FAULT_GP);
 	assert_int_equal(sim.refuse.hits, 1);
-	sim.refuse.msr = 0;
 }
 
 /* skylake itself programs without it */
@@ -70,14 +79,8 @@ static void not_on_skylake(void **st)
 	(void)st;
 	struct pmu *p = drv_up("skylake", SF_NONE);
 	struct pmu_event ev = {.code = 0xc0};
-	sim.refuse.msr = MSR_P6_EVNTSEL0;
-	sim.refuse.mask = 0xffffffffull;
-	sim.refuse.val = 0x4300b5;
-	hw_irq_disable();
-	assert_int_equal(p->ops->program(p, 2, &ev, PMU_F_OS), HW_OK);
-	hw_irq_enable();
+	assert_int_equal(program_magic_refused(p, &ev), HW_OK);
 	assert_int_equal(sim.refuse.hits, 0);
-	sim.refuse.msr = 0;
 }
 
 static void not_on_later_cores(void **st)
