@@ -103,7 +103,7 @@ struct sink {
 
 #define SUITE_MAX_RESULTS 512
 /* The failures after the first of each failed check, for the whole run. */
-#define SUITE_MAX_MORE 256
+#define SUITE_MAX_MORE 256u
 #define SUITE_MAX_CPUS 256 /* CPUs one run reports on (boot/mp.c runs up to 256) */
 
 /* What a run decides a verdict from: a whole run or one CPU's share. */
