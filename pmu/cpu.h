@@ -36,6 +36,35 @@ struct cpu_ids {
 	bool limit_cpuid_cleared;	/* MISC_ENABLE[22] was set, cleared to read 0AH */
 };
 
+/* The hypervisor the harness runs under (pmu/hypervisor.c), as Linux finds
+ * it: the leaves 4000_0000h-4000_FF00h in steps of 100h, the one that is
+ * not a Hyper-V interface preferred (Xen with Viridian and KVM with
+ * Hyper-V enlightenments show "Microsoft Hv" at 4000_0000h first). */
+enum hv_id {
+	HV_NONE,    /* CPUID.1:ECX[31] clear: bare metal, as far as CPUID says */
+	HV_UNKNOWN, /* the bit set, no signature the table knows */
+	HV_KVM,
+	HV_XEN,
+	HV_HYPERV,
+	HV_VMWARE,
+	HV_BHYVE,
+	HV_ACRN,
+	HV_QNX,
+	HV_PARALLELS,
+	HV_VBOX,
+	HV_TCG,
+	HV_COUNT
+};
+struct hv_info {
+	enum hv_id id;
+	char name[24];	    /* "KVM", "Xen", "Hyper-V"; an unknown one's signature */
+	char signature[13]; /* as it names itself (one repeated word once) */
+	uint32_t base;	    /* the leaf it answered at (4000_0000h + k * 100h) */
+	uint32_t max_leaf;  /* EAX of that leaf */
+	char version[32];   /* "4.17", "10.0.20348"; "" where not enumerated */
+	bool hyperv_face;   /* a Hyper-V interface at 4000_0000h in front of it */
+};
+
 struct cpu_info {
 	struct cpu_ids ids;
 	enum cpu_vendor vendor;
@@ -44,9 +73,10 @@ struct cpu_info {
 	bool microcode_valid;
 	uint32_t microcode;
 	char microcode_note[48]; /* why microcode_valid is false */
-	bool hypervisor;
+	bool hypervisor; /* CPUID.1:ECX[31] */
 	char hv_signature[13];
 	uint32_t hv_max_leaf;
+	struct hv_info hv;
 	bool x2apic_capable;
 	uint32_t initial_apic_id;
 	enum pmu_driver_id driver;

@@ -47,88 +47,6 @@
 #define DEBUGCTL_LBR	  (1ull << 0)
 #define DEBUGCTL_BTF	  (1ull << 1)
 
-static const struct sim_model skylake_kvm, zen4_kvm;
-
-/* ---- the host's model, run as itself ----------------------------------- */
-
-/* model_arch.c finds its configuration through s->m, so a call into the
- * base model runs with s->m pointing at it. */
-static const struct sim_model *host_of(const struct sim_model *m)
-{
-	static const struct sim_model *skl, *zen;
-	if (m == &skylake_kvm)
-		return skl ? skl : (skl = sim_model_find("skylake"));
-	return zen ? zen : (zen = sim_model_find("zen4"));
-}
-
-static int base_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
-{
-	const struct sim_model *k = s->m;
-	s->m = host_of(k);
-	int st = s->m->rdmsr(s, msr, v);
-	s->m = k;
-	return st;
-}
-
-static int base_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
-{
-	const struct sim_model *k = s->m;
-	s->m = host_of(k);
-	int st = s->m->wrmsr(s, msr, v);
-	s->m = k;
-	return st;
-}
-
-static int base_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
-{
-	const struct sim_model *k = s->m;
-	s->m = host_of(k);
-	int st = s->m->rdpmc(s, ecx, v);
-	s->m = k;
-	return st;
-}
-
-static uint64_t base_rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
-{
-	const struct sim_model *k = s->m;
-	s->m = host_of(k);
-	uint64_t r = s->m->rate(s, i, v);
-	s->m = k;
-	return r;
-}
-
-static bool base_overflow(struct sim_cpu *s, unsigned i)
-{
-	const struct sim_model *k = s->m;
-	s->m = host_of(k);
-	bool pmi = s->m->overflow(s, i);
-	s->m = k;
-	return pmi;
-}
-
-static uint64_t base_pending(struct sim_cpu *s)
-{
-	const struct sim_model *k = s->m;
-	s->m = host_of(k);
-	uint64_t p = s->m->pending ? s->m->pending(s) : 0;
-	s->m = k;
-	return p;
-}
-
-static void base_reset(struct sim_cpu *s)
-{
-	const struct sim_model *k = s->m;
-	s->m = host_of(k);
-	s->m->reset(s);
-	s->m = k;
-}
-
-static uint64_t base_msr(struct sim_cpu *s, uint32_t msr)
-{
-	uint64_t v = 0;
-	return base_rdmsr(s, msr, &v) == HW_OK ? v : 0;
-}
-
 /* ---- shared by both guests ---------------------------------------------- */
 
 /* CPUID of a KVM guest: the hypervisor bit and KVM's leaves. 4000_0001h EAX
@@ -186,10 +104,10 @@ static void skl_emulated(struct sim_cpu *s)
 {
 	if (!sim_real(s, SE_OVERHEAD))
 		return;
-	uint64_t g = base_msr(s, MSR_PERF_GLOBAL_CTRL), fc = base_msr(s, MSR_FIXED_CTR_CTRL);
+	uint64_t g = sim_host_msr(s, MSR_PERF_GLOBAL_CTRL), fc = sim_host_msr(s, MSR_FIXED_CTR_CTRL);
 	for (unsigned i = 0; i < SKL_GP; i++)
 		if ((g >> i) & 1)
-			emulated_retired(s, i, base_msr(s, MSR_P6_EVNTSEL0 + i), 0xffff);
+			emulated_retired(s, i, sim_host_msr(s, MSR_P6_EVNTSEL0 + i), 0xffff);
 	/* fixed counter 0 counts instructions retired (L:pmu_intel.c
 	 * fixed_pmc_events) */
 	if (((g >> 32) & 1) && (fc & 1))
@@ -246,7 +164,7 @@ static int skl_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 		*v = s->reg[REG_KVM_MISC];
 		break;
 	default:
-		st = base_rdmsr(s, msr, v);
+		st = sim_host_rdmsr(s, msr, v);
 		if (st == HW_OK && msr >= MSR_P6_EVNTSEL0 && msr < MSR_P6_EVNTSEL0 + SKL_GP &&
 		    (s->reg[REG_KVM_SEL_PC] >> (msr - MSR_P6_EVNTSEL0) & 1))
 			*v |= EVTSEL_PC;
@@ -269,7 +187,7 @@ static int skl_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	else if (msr == MSR_IA32_MISC_ENABLE) /* EMON is read-only (L:x86.c) */
 		s->reg[REG_KVM_MISC] = (v & ~MISC_ENABLE_EMON) | MISC_ENABLE_EMON;
 	else
-		st = base_wrmsr(s, msr, v);
+		st = sim_host_wrmsr(s, msr, v);
 	if (st == HW_OK && msr >= MSR_P6_EVNTSEL0 && msr < MSR_P6_EVNTSEL0 + SKL_GP) {
 		uint64_t b = 1ull << (msr - MSR_P6_EVNTSEL0);
 		s->reg[REG_KVM_SEL_PC] =
@@ -286,7 +204,7 @@ static int skl_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 	 * ECX[31:16] is 0 (GP) or 4000h (fixed). */
 	if ((ecx & INTEL_RDPMC_FAST) || (ecx & ~(INTEL_RDPMC_FIXED | 0xffffu)))
 		return HW_FAULT_GP;
-	int st = base_rdpmc(s, ecx, v);
+	int st = sim_host_rdpmc(s, ecx, v);
 	if (st == HW_OK)
 		skl_emulated(s); /* the legacy vPMU intercepts RDPMC */
 	return st;
@@ -298,24 +216,24 @@ static int skl_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
  * PEBS need QEMU's lbr-fmt and Ice Lake, and are absent. */
 static void skl_reset(struct sim_cpu *s)
 {
-	base_reset(s);
+	sim_host_reset(s);
 	sim_set_cpuid(s, 0x0a, 0, 2u | SKL_GP << 8 | 48u << 16 | 7u << 24, 0, 0, 3u | 48u << 5);
 	guest_identity(s, "Simulated Intel Core i7-6700 (KVM guest)");
 	s->reg[REG_KVM_MISC] = MISC_ENABLE_EMON | MISC_BTS_UNAVAIL | MISC_PEBS_UNAVAIL;
 	for (unsigned i = 0; i < SKL_GP; i++) {
-		base_wrmsr(s, MSR_P6_EVNTSEL0 + i, 0);
-		base_wrmsr(s, MSR_P6_PERFCTR0 + i, 0);
+		sim_host_wrmsr(s, MSR_P6_EVNTSEL0 + i, 0);
+		sim_host_wrmsr(s, MSR_P6_PERFCTR0 + i, 0);
 	}
-	base_wrmsr(s, MSR_FIXED_CTR_CTRL, 0);
+	sim_host_wrmsr(s, MSR_FIXED_CTR_CTRL, 0);
 	/* TSX_FORCE_ABORT belongs to the host: KVM exposes neither CPUID.7:
 	 * EDX[13] nor MSR 0x10F, and host perf sets it when the guest's
 	 * counter 3 needs PMC3 (facts §10 Skylake TSX). */
-	base_wrmsr(s, MSR_TSX_FORCE_ABORT, 1);
+	sim_host_wrmsr(s, MSR_TSX_FORCE_ABORT, 1);
 	for (unsigned i = 0; i < s->n_cpuid; i++)
 		if (s->cpuid[i].leaf == 7)
 			s->cpuid[i].r.edx &= ~(1u << 13);
 	/* At RESET every GP enable is set in GLOBAL_CTRL (7b46b733bdb4). */
-	base_wrmsr(s, MSR_PERF_GLOBAL_CTRL, (1ull << SKL_GP) - 1);
+	sim_host_wrmsr(s, MSR_PERF_GLOBAL_CTRL, (1ull << SKL_GP) - 1);
 }
 
 /* Numbers: the bare-metal Skylake's (model_arch.c); VM-exits add nothing
@@ -364,12 +282,12 @@ static void zen_exit(struct sim_cpu *s)
 {
 	if (!sim_real(s, SE_OVERHEAD))
 		return;
-	uint64_t g = base_msr(s, MSR_AMD_GLOBAL_CTL);
+	uint64_t g = sim_host_msr(s, MSR_AMD_GLOBAL_CTL);
 	if (!g && !sim_has_fault(s, SF_GLOBAL_CTRL_IGNORED))
 		return; /* nothing counts: spare the simulator the retire */
 	for (unsigned i = 0; i < ZEN_CTRS; i++)
 		if ((g >> i) & 1)
-			emulated_retired(s, i, base_msr(s, MSR_F15H_PERF_CTL0 + 2 * i),
+			emulated_retired(s, i, sim_host_msr(s, MSR_F15H_PERF_CTL0 + 2 * i),
 					 ZEN_EVENT_MASK);
 	sim_retire(s, 1, 1, 0);
 }
@@ -381,7 +299,7 @@ static int zen_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	if (msr == MSR_SMI_COUNT) /* emulated on every vendor (L:x86.c) */
 		*v = 0;
 	else
-		st = base_rdmsr(s, msr, v);
+		st = sim_host_rdmsr(s, msr, v);
 	if (st == HW_OK)
 		zen_exit(s);
 	return st;
@@ -398,9 +316,9 @@ static int zen_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	else if (msr == MSR_SMI_COUNT)
 		return HW_FAULT_GP;
 	else if (msr == MSR_AMD_GLOBAL_CTL)
-		st = base_wrmsr(s, msr, v & ((1ull << ZEN_CTRS) - 1));
+		st = sim_host_wrmsr(s, msr, v & ((1ull << ZEN_CTRS) - 1));
 	else
-		st = base_wrmsr(s, msr, zen_ctl(msr) ? v & ZEN_SEL_KEEP : v);
+		st = sim_host_wrmsr(s, msr, zen_ctl(msr) ? v & ZEN_SEL_KEEP : v);
 	if (st == HW_OK)
 		zen_exit(s);
 	return st;
@@ -412,7 +330,7 @@ static int zen_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 	 * #GP before any intercept (L:pmu.c kvm_pmu_check_rdpmc_early). */
 	if (ecx >= ZEN_CTRS)
 		return HW_FAULT_GP;
-	int st = base_rdpmc(s, ecx, v);
+	int st = sim_host_rdpmc(s, ecx, v);
 	if (st == HW_OK)
 		zen_exit(s);
 	return st;
@@ -427,16 +345,16 @@ static int zen_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 
 static void zen_reset(struct sim_cpu *s)
 {
-	base_reset(s);
+	sim_host_reset(s);
 	guest_identity(s, 0);
 	for (unsigned i = 0; i < s->n_cpuid; i++)
 		if (s->cpuid[i].leaf == 0x80000001u)
 			s->cpuid[i].r.ecx &= ZEN_EXT1_ECX_KVM;
 	for (unsigned i = 0; i < ZEN_CTRS; i++) {
-		base_wrmsr(s, MSR_F15H_PERF_CTL0 + 2 * i, 0);
-		base_wrmsr(s, MSR_F15H_PERF_CTL0 + 2 * i + 1, 0);
+		sim_host_wrmsr(s, MSR_F15H_PERF_CTL0 + 2 * i, 0);
+		sim_host_wrmsr(s, MSR_F15H_PERF_CTL0 + 2 * i + 1, 0);
 	}
-	base_wrmsr(s, MSR_AMD_GLOBAL_CTL, (1ull << ZEN_CTRS) - 1); /* RESET value */
+	sim_host_wrmsr(s, MSR_AMD_GLOBAL_CTL, (1ull << ZEN_CTRS) - 1); /* RESET value */
 }
 
 /* Numbers: the bare-metal Zen 4's (model_amd_core.c) for the harness's
@@ -467,6 +385,7 @@ static const struct sim_silicon si_zen4_kvm = {
 
 static const struct sim_model skylake_kvm = {
     .name = "skylake-kvm",
+    .host = "skylake",
     .doc = "KVM guest on Skylake (-cpu host): Linux arch/x86/kvm pmu.c, vmx/pmu_intel.c, "
 	   "lapic.c; arch perfmon v2",
     .driver = PMU_DRV_INTEL_ARCH,
@@ -475,16 +394,17 @@ static const struct sim_model skylake_kvm = {
     .rdmsr = skl_rdmsr,
     .wrmsr = skl_wrmsr,
     .rdpmc = skl_rdpmc,
-    .rate = base_rate,
-    .overflow = base_overflow,
+    .rate = sim_host_rate,
+    .overflow = sim_host_overflow,
     .lvt_automask = true,
-    .pending = base_pending,
+    .pending = sim_host_pending,
     .si = &si_skylake_kvm,
 };
 SIM_MODEL(skylake_kvm);
 
 static const struct sim_model zen4_kvm = {
     .name = "zen4-kvm",
+    .host = "zen4",
     .doc = "KVM guest on Zen 4 (-cpu host): Linux arch/x86/kvm pmu.c, svm/pmu.c, lapic.c; "
 	   "PerfMonV2",
     .driver = PMU_DRV_AMD_CORE,
@@ -504,10 +424,10 @@ static const struct sim_model zen4_kvm = {
     .rdmsr = zen_rdmsr,
     .wrmsr = zen_wrmsr,
     .rdpmc = zen_rdpmc,
-    .rate = base_rate,
-    .overflow = base_overflow,
+    .rate = sim_host_rate,
+    .overflow = sim_host_overflow,
     .lvt_automask = false,
-    .pending = base_pending, /* pmi-storm: a stuck flag keeps the request up */
+    .pending = sim_host_pending, /* pmi-storm: a stuck flag keeps the request up */
     .si = &si_zen4_kvm,
 };
 SIM_MODEL(zen4_kvm);

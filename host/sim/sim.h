@@ -165,6 +165,9 @@ struct sim_model {
 	/* Logical CPUs of the machine (0: one); each has its own CPUID values
 	 * and MSR file, powered on by reset with sim_cpu.cpu_no set. */
 	unsigned cpus;
+	/* A hypervisor's guest: the bare-metal model it runs on (sim_guest.c),
+	 * NULL on bare metal. */
+	const char *host;
 };
 
 struct sim_cpuid {
@@ -291,6 +294,19 @@ extern struct sim_cpu sim;
  * when a table the walk reaches marks va not present (a page fault). *big:
  * a 2 MiB or 1 GiB page. */
 bool sim_translate(const struct sim_cpu *s, uint64_t va, uint64_t *pa, bool *big);
+
+/* A guest's host model (sim_model.host; NULL when there is none), and its
+ * handlers run as themselves (sim_guest.c); sim_host_msr reads 0 for an
+ * MSR the host faults on. */
+const struct sim_model *sim_guest_host(const struct sim_model *guest);
+int sim_host_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v);
+int sim_host_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v);
+int sim_host_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v);
+uint64_t sim_host_rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v);
+bool sim_host_overflow(struct sim_cpu *s, unsigned i);
+uint64_t sim_host_pending(struct sim_cpu *s);
+void sim_host_reset(struct sim_cpu *s);
+uint64_t sim_host_msr(struct sim_cpu *s, uint32_t msr);
 
 /* Model registry. */
 const struct sim_model *sim_model_find(const char *name);
