@@ -37,7 +37,6 @@ static void usage(FILE *f)
 		"                      [--realism-scale K] [--seed N] [--seeds COUNT]\n"
 		"                      [--describe] [--json FILE] [key=value ...]\n"
 		"       pmuharness-sim --list-models | --list-faults | --list-realism\n"
-		"--list-models prints name, driver, document and CPUs, tab-separated.\n"
 		"       pmuharness-sim --cpu MODEL --list-events [--json] | --event SPEC\n"
 		"       pmuharness-sim --cpuid-dump FILE [--dump-cpu N]\n"
 		"Runs the harness's suite against a simulated CPU and prints the same lines\n"
@@ -54,6 +53,8 @@ static void usage(FILE *f)
 		"--cpuid-dump prints the identification of a real processor from its CPUID\n"
 		"dump (lines \"CPUID 00000001: EAX-EBX-ECX-EDX [SL nn]\", logical CPU N, what\n"
 		"it leaves out taken from CPU 0), every MSR absent.\n"
+		"--list-models prints name, driver, document, CPUs and the unit test that\n"
+		"pins the model's whole run (\"-\": the fault matrix's), tab-separated.\n"
 		"--json FILE writes the results JSON (schema pmuharness-results/2) of the\n"
 		"last run to FILE.\n"
 		"Exit status: 0 no check failed, 1 a check failed, 2 the harness could not run,\n"
@@ -252,8 +253,9 @@ static int list_command(const char *a)
 		unsigned n;
 		const struct sim_model *const *m = sim_models(&n);
 		for (unsigned k = 0; k < n; k++)
-			printf("%s\t%s\t%s\t%u\n", m[k]->name, pmu_driver_name(m[k]->driver),
-			       m[k]->doc, m[k]->cpus ? m[k]->cpus : 1u);
+			printf("%s\t%s\t%s\t%u\t%s\n", m[k]->name,
+			       pmu_driver_name(m[k]->driver), m[k]->doc, m[k]->cpus ? m[k]->cpus : 1u,
+			       m[k]->pinned_by ? m[k]->pinned_by : "-");
 	} else if (!strcmp(a, "--list-faults")) {
 		for (unsigned f = 1; f < SF_COUNT; f++)
 			printf("%s\n", sim_fault_name((enum sim_fault)f));

@@ -168,6 +168,11 @@ struct sim_model {
 	/* A hypervisor's guest: the bare-metal model it runs on (sim_guest.c),
 	 * NULL on bare metal. */
 	const char *host;
+	/* A configuration whose whole run a unit test pins (its file under
+	 * host/unit/, e.g. "test_hv_kvm.c"), verdict and lines, instead of the
+	 * fault matrix (scripts/sim-matrix.py leaves it out); NULL: in the
+	 * matrix. */
+	const char *pinned_by;
 };
 
 struct sim_cpuid {
