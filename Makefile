@@ -39,9 +39,9 @@ LDFLAGS_HOST := $(SAN)
 # dropped into a folder does not silently ship. Freestanding C11 built for the
 # target and (except the *_x86.c and .S files) for the host.
 LIB_SRC    := lib/fmt.c lib/str.c
-PMU_SRC    := pmu/cpu.c pmu/pmu.c pmu/intel_p6.c pmu/intel_arch.c pmu/intel_arch_tables.c \
-              pmu/intel_netburst.c pmu/intel_netburst_tables.c pmu/intel_knc.c \
-              pmu/amd.c pmu/amd_f15h.c pmu/cache.c pmu/cache_leaf2.c
+PMU_SRC    := pmu/cpu.c pmu/hypervisor.c pmu/pmu.c pmu/intel_p6.c pmu/intel_arch.c \
+              pmu/intel_arch_tables.c pmu/intel_netburst.c pmu/intel_netburst_tables.c \
+              pmu/intel_knc.c pmu/amd.c pmu/amd_f15h.c pmu/cache.c pmu/cache_leaf2.c
 APIC_SRC   := apic/apic.c apic/isr.c apic/pmi.c
 EVENTS_SRC := events/events.c events/events_list.c events/workloads.c \
               events/events_spec.c \
@@ -54,7 +54,7 @@ EVENTS_SRC := events/events.c events/events_list.c events/workloads.c \
 # The suite that runs on the machine under test: runner, options, results,
 # measurement helpers and one file per check.
 SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/report_json.c tests/report_lava.c tests/screen.c tests/screen_events.c tests/smbios.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c tests/measure_pmi.c \
-              tests/cpu_select.c
+              tests/cpu_select.c tests/hv_policy.c
 CHECK_SRC  := $(addprefix tests/checks/, \
               pmu_probe.c msr_access.c counter_width.c counter_write_semantics.c rdpmc.c \
               count_enable.c count_instructions.c count_branches.c count_cycles.c count_fixed.c \

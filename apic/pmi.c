@@ -38,7 +38,11 @@ static volatile struct pmi_stats stats;
 static struct pmi_window opened;
 static unsigned open_depth;
 
+static bool unmask_always = true, unmask_set = true;
+
 static void unmask(void) { apic_lvt_pc_write(lvt_armed); }
+
+void pmi_set_unmask_always(bool always) { unmask_set = always; }
 
 /* Records a driver op of the handler that failed, for pmi_trouble() to
  * name: a failed re-arm or restart would otherwise read as a lost PMI, a
@@ -137,8 +141,11 @@ static void pmi_handler(struct int_frame *f)
 	stats.rip[slot] = f->rip;
 	stats.tsc[slot] = tsc;
 	stats.n_log++;
-	if (apic_lvt_pc_read() & LVT_MASKED)
+	if (apic_lvt_pc_read() & LVT_MASKED) {
 		stats.lvt_masked_on_entry++;
+		if (!(flags & PMU_PMI_AUTOMASK))
+			stats.lvt_masked_foreign++;
+	}
 
 	if ((flags & PMU_PMI_AUTOMASK) && !(flags & PMU_PMI_UNMASK_LATE))
 		unmask();
@@ -159,8 +166,8 @@ static void pmi_handler(struct int_frame *f)
 	for (unsigned i = 0; i < p->n && i < PMU_MAX_COUNTERS; i++)
 		if ((mask & (1ull << i)) && reload[i])
 			op_result(pmu_preload(p, i, reload[i]), "re-arm");
-	if ((flags & PMU_PMI_AUTOMASK) && (flags & PMU_PMI_UNMASK_LATE))
-		unmask();
+	if ((flags & PMU_PMI_AUTOMASK) ? (flags & PMU_PMI_UNMASK_LATE) != 0 : unmask_always)
+		unmask(); /* a family that never masks: after the flags are clear */
 	if (delivery == PMI_FIXED)
 		apic_eoi();
 	op_result(p->ops->start(p, p->active), "restart");
@@ -223,6 +230,7 @@ int pmi_arm(struct pmu *p, enum pmi_delivery mode)
 	release();
 	pmu = p;
 	delivery = mode;
+	unmask_always = unmask_set;
 	window = 0;
 	for (unsigned i = 0; i < PMU_MAX_COUNTERS; i++)
 		reload[i] = 0;
@@ -282,6 +290,7 @@ void pmi_reset_stats(void)
 	}
 	stats.skid_sum = 0;
 	stats.lvt_masked_on_entry = 0;
+	stats.lvt_masked_foreign = 0;
 	stats.after_stop = 0;
 	stats.wrong_vector = 0;
 	stats.stray_vector = 0;

@@ -47,6 +47,10 @@ struct pmi_stats {
 	uint64_t skid[PMI_LOG];
 	uint64_t skid_sum; /* the same summed over every PMI that collected one */
 	uint64_t lvt_masked_on_entry; /* PMIs that found LVTPC masked (auto-mask seen) */
+	/* of those, PMIs on a family whose local APIC does not mask LVTPC on
+	 * delivery (no PMU_PMI_AUTOMASK): something else masked it (KVM
+	 * releases that mask it on AMD too) */
+	uint64_t lvt_masked_foreign;
 	/* PMIs whose overflows were on counters already stopped: in flight
 	 * when the window ended (Linux p4_pmu_handle_irq, facts §9), so none
 	 * of the handler's own instructions were counted */
@@ -76,6 +80,12 @@ int pmi_arm(struct pmu *p, enum pmi_delivery mode);
  * IF go back as they were before it, or the firmware's timer stays held off
  * for good. Safe to call when not armed. */
 void pmi_disarm(void);
+/* Whether the handler unmasks LVTPC after every PMI (true, the default,
+ * as Linux's generic handler rewrites it on every PMI: arch/x86/events/
+ * core.c x86_pmu_handle_irq) or only on the families whose local APIC
+ * masks it on delivery (false: to see whether a hypervisor masks it where
+ * the silicon does not). Takes effect at the next pmi_arm(). */
+void pmi_set_unmask_always(bool always);
 /* Counters to preload with -n again after each of their overflows (0 =
  * leave the counter as it is). */
 void pmi_set_reload(unsigned ctr, uint64_t n);

@@ -284,9 +284,10 @@ static int reset(struct pmu *p)
 	return ret != HW_OK ? ret : st;
 }
 
-/* PERF_CTL bits that hold what is written. A KVM guest of the extension has
- * 63:36 reserved and no GuestOnly/HostOnly (L:arch/x86/kvm/svm/pmu.c
- * amd_pmu_refresh). */
+/* PERF_CTL bits that hold what is written. A KVM guest has 63:36 reserved
+ * and no GuestOnly/HostOnly, through the extension's MSRs and the legacy
+ * ones alike (L:arch/x86/kvm/svm/pmu.c amd_pmu_refresh: one reserved_bits
+ * for every counter). */
 static uint64_t ctl_rw(const struct pmu *p)
 {
 	uint64_t m = CTL_RW_LOW & ~(layout(p)->pin_control ? 0 : EVTSEL_PC);
@@ -294,7 +295,7 @@ static uint64_t ctl_rw(const struct pmu *p)
 	if (!wide_events(p))
 		return m;
 	m |= CTL_EVENT_HI;
-	if (!(layout(p) == &layout_core && p->cpu && p->cpu->hypervisor))
+	if (!(p->cpu && p->cpu->hypervisor))
 		m |= CTL_GUEST_HOST;
 	return m;
 }

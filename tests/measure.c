@@ -1,4 +1,5 @@
 #include "measure.h"
+#include "hv_policy.h"
 #include "../pmu/msr.h"
 #include "../lib/str.h"
 #include "../lib/fmt.h"
@@ -138,6 +139,11 @@ int m_setup(struct check_ctx *c, unsigned ctr, enum pmu_generic g, uint32_t flag
 	e = p->ops->program(p, ctr, &ev, flags);
 	if (e == HW_REFUSED || e == HW_UNSUPPORTED)
 		return M_REFUSED;
+	char why[RESULT_MSG];
+	if (hv_gp_withheld(c, ctr, m_gen_name(g), e, why, sizeof(why))) {
+		check_skip(c, "%s", why); /* the hypervisor's list, not a fault */
+		return M_FAULT;
+	}
 	if (!m_op(c, e, MO_PROGRAM, 1ull << ctr, 0) || !m_write(c, ctr, 0, PMU_WRITE_PRELOAD))
 		return M_FAULT;
 	return M_OK;

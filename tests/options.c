@@ -213,6 +213,17 @@ static int set_pmi(struct options *o, const char *val, char *err, size_t errlen)
 	return 0;
 }
 
+static int set_pmi_unmask(struct options *o, const char *val, char *err, size_t errlen)
+{
+	bool family = !pmh_strcasecmp(val, "family");
+	if (!family && pmh_strcasecmp(val, "always")) {
+		pmh_fmt(err, errlen, "pmi_unmask: \"%s\" is not always or family", val);
+		return -1;
+	}
+	o->pmi_unmask_family = family;
+	return 0;
+}
+
 static int set_preload(struct options *o, const char *val, char *err, size_t errlen)
 {
 	struct options saved = *o;
@@ -302,6 +313,7 @@ enum option_id {
 	KEY_CPUS,
 	KEY_REPEAT,
 	KEY_PMI,
+	KEY_PMI_UNMASK,
 	KEY_PRELOAD,
 	KEY_EVENT,
 	KEY_EVENTS,
@@ -314,7 +326,8 @@ enum option_id {
 };
 static const char key_names[N_KEYS][12] = {
     [KEY_ON_FINISH] = "on_finish", [KEY_CHECKS] = "checks",   [KEY_CPUS] = "cpus",
-    [KEY_REPEAT] = "repeat",	   [KEY_PMI] = "pmi",	      [KEY_PRELOAD] = "preload",
+    [KEY_REPEAT] = "repeat",	   [KEY_PMI] = "pmi",	      [KEY_PMI_UNMASK] = "pmi_unmask",
+    [KEY_PRELOAD] = "preload",
     [KEY_EVENT] = "event",	   [KEY_EVENTS] = "events",   [KEY_COUNTDOWN] = "countdown",
     [KEY_OUTPUT] = "output",	   [KEY_VERBOSE] = "verbose", [KEY_LIST_EVENTS] = "list_events",
     [KEY_JSON] = "json",
@@ -410,6 +423,8 @@ int options_set(struct options *o, const char *key, const char *val, const char 
 		return set_repeat(o, val, err, errlen);
 	case KEY_PMI:
 		return set_pmi(o, val, err, errlen);
+	case KEY_PMI_UNMASK:
+		return set_pmi_unmask(o, val, err, errlen);
 	case KEY_PRELOAD:
 		return set_preload(o, val, err, errlen);
 	case KEY_EVENT:
@@ -463,6 +478,8 @@ void options_help(void (*line)(void *ctx, const char *s), void *ctx)
 		REPEAT_MAX, REPEAT_DEFAULT);
 	line(ctx, l);
 	line(ctx, "  pmi         fixed | nmi: the LVT delivery mode (default fixed)");
+	line(ctx, "  pmi_unmask  always | family: unmask LVTPC after every PMI, or only where "
+		  "the APIC masks it (default always)");
 	line(ctx, "  preload     counts N for the -N preloads, max = the widest (default "
 		  "1,2,1000,max)");
 	line(ctx, "  event       an event name or raw spec, e.g. event=0xc0,umask=0x00 "

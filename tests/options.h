@@ -26,6 +26,9 @@ struct options {
 	uint16_t cpus[OPT_MAX_CPUS];
 	unsigned repeat;	      /* measurement repetitions (median of N) */
 	enum pmi_delivery pmi;
+	/* pmi_unmask = family: LVTPC unmasked after a PMI only where the
+	 * family's local APIC masks it on delivery (default always) */
+	bool pmi_unmask_family;
 	unsigned n_preloads;
 	uint64_t preloads[OPT_MAX_PRELOADS]; /* 0 = "the largest the width allows" */
 	char event[96];		      /* raw or named event to validate */

@@ -1,6 +1,7 @@
 /* Output formats: the identification header as "key: value" lines, the
  * closing summary line, and the JSON results document (report_json.c). */
 #include "suite.h"
+#include "hv_policy.h"
 #include "platform.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
@@ -10,6 +11,7 @@ void report_identity(struct suite *s)
 	const struct cpu_info *ci = s->cpu;
 	const struct pmu *p = s->pmu;
 	const struct apic_info *ai = s->apic;
+	char hv[192];
 
 	suite_emit(s, "pmuharness: %s", PMH_VERSION);
 	suite_emit(s, "cpu.vendor: %s (%s)", cpu_vendor_name(ci->vendor), ci->ids.vendor);
@@ -24,10 +26,8 @@ void report_identity(struct suite *s)
 		suite_emit(s, "cpu.microcode: 0x%x", ci->microcode);
 	else
 		suite_emit(s, "cpu.microcode: %s", ci->microcode_note);
-	if (ci->hypervisor)
-		suite_emit(s, "cpu.hypervisor: %s", ci->hv_signature);
-	else
-		suite_emit(s, "cpu.hypervisor: none");
+	hv_describe(&ci->hv, hv, sizeof(hv));
+	suite_emit(s, "cpu.hypervisor: %s", hv);
 	suite_emit(s, "apic.mode: %s", apic_mode_name(ai->mode));
 	suite_emit(s, "apic.id: 0x%x", ai->id);
 	suite_emit(s, "apic.max_lvt: %u", ai->max_lvt);
@@ -110,6 +110,13 @@ enum pmh_exit run_verdict_exit(enum run_verdict v)
 
 static void verdict_reason(const struct suite *s, enum run_verdict v, char *buf, size_t n)
 {
+	char r[120];
+	/* a PASS under a hypervisor's restrictions says what was not measured
+	 * beside what was (tests/hv_policy.c) */
+	bool restricted = hv_restricted_summary(s, r, sizeof(r) - 2);
+
+	if (restricted)
+		pmh_strlcpy(r + pmh_strlen(r), "; ", 3);
 	switch (v) {
 	case RV_ERROR:
 		pmh_fmt(buf, n, "the harness could not run");
@@ -126,7 +133,9 @@ static void verdict_reason(const struct suite *s, enum run_verdict v, char *buf,
 			s->passed);
 		break;
 	default:
-		pmh_fmt(buf, n, "%u PMU checks measured and passed, none failed", s->pmu_passed);
+		pmh_fmt(buf, n, "%s%s%u PMU checks measured and passed, none failed",
+			restricted ? "restricted by the hypervisor: " : "", restricted ? r : "",
+			s->pmu_passed);
 		break;
 	}
 }
@@ -138,6 +147,9 @@ void report_summary(struct suite *s)
 
 	if (s->dropped)
 		suite_emit(s, "warning: %u results did not fit in the results table", s->dropped);
+	if (s->hv_lost)
+		suite_emit(s, "warning: %u hypervisor findings did not fit in their table",
+			   s->hv_lost);
 	suite_emit(s, "%u passed, %u failed, %u skipped", s->passed, s->failed, s->skipped);
 	verdict_reason(s, v, why, sizeof(why));
 	suite_emit(s, "verdict: %s (%s)", run_verdict_name(v), why);

@@ -119,6 +119,30 @@ static void cpu_pmu(struct pmh_sb *sb, const struct cpu_record *r)
 		   r->version, r->n_gp, r->gp_width, r->n_fixed, r->fixed_width);
 }
 
+/* The hypervisor by name (as the text's cpu.hypervisor line and LAVA's
+ * case name it), then what its leaves said: null on bare metal; signature,
+ * leaf and max_leaf null when no leaf answered. */
+static void cpu_hv(struct pmh_sb *sb, const struct cpu_info *ci)
+{
+	const struct hv_info *hv = &ci->hv;
+
+	pmh_sb_add(sb, ", \"hypervisor\": ");
+	str_or_null(sb, ci->hypervisor ? hv->name : 0);
+	if (!ci->hypervisor) {
+		pmh_sb_add(sb, ", \"hypervisor_cpuid\": null");
+		return;
+	}
+	pmh_sb_add(sb, ", \"hypervisor_cpuid\": {\"signature\": ");
+	str_or_null(sb, hv->base ? hv->signature : 0);
+	if (hv->base)
+		pmh_sb_add(sb, ", \"leaf\": %u, \"max_leaf\": %u", hv->base, hv->max_leaf);
+	else
+		pmh_sb_add(sb, ", \"leaf\": null, \"max_leaf\": null");
+	pmh_sb_add(sb, ", \"version\": ");
+	str_or_null(sb, hv->version[0] ? hv->version : 0);
+	pmh_sb_add(sb, ", \"hyperv_interface\": %s}", hv->hyperv_face ? "true" : "false");
+}
+
 /* One CPU's identity and verdict; a CPU that failed before it ran a
  * check has its identity null. */
 static void cpu_obj(struct pmh_sb *sb, const struct cpu_record *r)
@@ -129,7 +153,8 @@ static void cpu_obj(struct pmh_sb *sb, const struct cpu_record *r)
 	if (!r->identified) {
 		pmh_sb_add(sb, "null, \"vendor\": null, \"family\": null, \"model\": null, "
 			       "\"stepping\": null, \"brand\": null, \"microcode\": null, "
-			       "\"hypervisor\": null, \"apic_mode\": null, \"core_type\": null, "
+			       "\"hypervisor\": null, \"hypervisor_cpuid\": null, \"apic_mode\": null, "
+			       "\"core_type\": null, "
 			       "\"pmu\": null");
 	} else {
 		pmh_sb_add(sb, "%u, \"vendor\": ", r->apic_id);
@@ -141,8 +166,7 @@ static void cpu_obj(struct pmh_sb *sb, const struct cpu_record *r)
 			pmh_sb_add(sb, ", \"microcode\": %u", ci->microcode);
 		else
 			pmh_sb_add(sb, ", \"microcode\": null");
-		pmh_sb_add(sb, ", \"hypervisor\": ");
-		str_or_null(sb, ci->hypervisor ? ci->hv_signature : 0);
+		cpu_hv(sb, ci);
 		pmh_sb_add(sb, ", \"apic_mode\": \"%s\", \"core_type\": ",
 			   apic_mode_name(r->apic_mode));
 		str_or_null(sb, cpu_core_type_name(ci->ids.core_type)); /* "": not hybrid */
@@ -324,6 +348,38 @@ static void events(struct pmh_sb *sb, const struct suite *s)
 	pmh_sb_add(sb, "\n  ],\n  \"events_dropped\": %u", s->ev_dropped);
 }
 
+/* The hypervisor's findings (tests/hv_policy.c): "restricted", what its
+ * policy withheld, and "hypervisor_findings", its known bugs and what the
+ * host took; "hypervisor_findings_lost" those that did not fit. */
+static void hv_findings(struct pmh_sb *sb, const struct suite *s)
+{
+	static const char kind[][8] = {[HV_POLICY] = "policy", [HV_BUG] = "bug",
+				       [HV_HOST] = "host"};
+	static const char group[][12] = {[HVG_EVENT_ZERO] = "not_counted",
+					 [HVG_EVENT_GP] = "gp",
+					 [HVG_FIXED] = "fixed",
+					 [HVG_OTHER] = "other"};
+	for (unsigned pass = 0; pass < 2; pass++) {
+		bool first = true;
+		pmh_sb_add(sb, pass ? ",\n  \"hypervisor_findings\": [" : ",\n  \"restricted\": [");
+		for (unsigned i = 0; i < s->n_hv && i < SUITE_MAX_HV; i++) {
+			const struct hv_finding *h = &s->hv[i];
+			if ((h->kind == HV_POLICY) == (pass == 1))
+				continue;
+			pmh_sb_add(sb, "%s\n    {\"cpu\": %u, \"kind\": \"%s\", \"group\": \"%s\", "
+				   "\"what\": ", first ? "" : ",", h->cpu, kind[h->kind],
+				   group[h->group]);
+			pmh_sb_json_str(sb, h->what);
+			pmh_sb_add(sb, ", \"reason\": ");
+			pmh_sb_json_str(sb, h->why);
+			pmh_sb_add(sb, "}");
+			first = false;
+		}
+		pmh_sb_add(sb, "%s]", first ? "" : "\n  ");
+	}
+	pmh_sb_add(sb, ",\n  \"hypervisor_findings_lost\": %u", s->hv_lost);
+}
+
 size_t report_json(const struct suite *s, char *buf, size_t cap)
 {
 	struct pmh_sb sb;
@@ -341,6 +397,7 @@ size_t report_json(const struct suite *s, char *buf, size_t cap)
 	pmh_sb_add(&sb, "\n  ]");
 	results(&sb, s);
 	events(&sb, s);
+	hv_findings(&sb, s);
 	report_verdict_reason(s, why, sizeof(why));
 	pmh_sb_add(&sb,
 		   ",\n  \"summary\": {\"passed\": %u, \"failed\": %u, \"skipped\": %u, "

@@ -174,8 +174,8 @@ static void lava_cpu_identity(struct suite *s, const struct cpu_record *r)
 	lava_fact(s, r, "cpu.family", 0, "pass", ci->family, "number");
 	lava_fact(s, r, "cpu.model", 0, "pass", ci->model, "number");
 	lava_fact(s, r, "cpu.stepping", 0, "pass", ci->stepping, "number");
-	if (ci->hypervisor)
-		lava_fact(s, r, "cpu.hypervisor", ci->hv_signature, "pass", 0, 0);
+	if (ci->hypervisor) /* by name, as the JSON's "hypervisor" */
+		lava_fact(s, r, "cpu.hypervisor", ci->hv.name, "pass", 0, 0);
 	lava_fact(s, r, "pmu.driver", pmu_driver_name(ci->driver), "pass", 0, 0);
 	lava_fact(s, r, "pmu.status", 0, r->status == PMU_FUNCTIONAL ? "pass" : "skip", 0, 0);
 	lava_fact(s, r, "pmu.version", 0, "pass", r->version, "version");
@@ -183,6 +183,30 @@ static void lava_cpu_identity(struct suite *s, const struct cpu_record *r)
 	lava_fact(s, r, "pmu.gp_width", 0, "pass", r->gp_width, "bits");
 	lava_fact(s, r, "pmu.fixed_counters", 0, "pass", r->n_fixed, "counters");
 	lava_fact(s, r, "pmu.fixed_width", 0, "pass", r->fixed_width, "bits");
+}
+
+/* The hypervisor's findings (tests/hv_policy.c) as cases of their own:
+ * "pmu.restricted" with how many restrictions (pass without any, skip
+ * with: something was not measured), then one case per finding,
+ * "pmu.restricted.WHAT", "pmu.hypervisor_bug.WHAT" or "pmu.host.WHAT",
+ * skipped: not measured, or worked around; a check that failed on it has
+ * its own failed case. */
+static void lava_hv(struct suite *s)
+{
+	static const char head[][24] = {[HV_POLICY] = "pmu.restricted",
+					[HV_BUG] = "pmu.hypervisor_bug", [HV_HOST] = "pmu.host"};
+	char raw[LAVA_ID_MAX], w[LAVA_ID_MAX], id[LAVA_ID_MAX];
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < s->n_hv; i++)
+		n += s->hv[i].kind == HV_POLICY;
+	lava_testcase(s, "pmu.restricted", n ? "skip" : "pass", n, "restrictions");
+	for (unsigned i = 0; i < s->n_hv; i++) {
+		const struct hv_finding *h = &s->hv[i];
+		pmh_fmt(raw, sizeof(raw), "%s.%s", head[h->kind], lava_word(w, sizeof(w), h->what));
+		lava_testcase(s, lava_case_id(id, sizeof(id), raw, h->cpu, lava_per_cpu(s)), "skip",
+			      0, 0);
+	}
 }
 
 void lava_identity(struct suite *s)
@@ -193,5 +217,7 @@ void lava_identity(struct suite *s)
 	for (unsigned i = 0; i < s->n_cpus; i++)
 		if (s->cpus[i].identified)
 			lava_cpu_identity(s, &s->cpus[i]);
+	if (s->cpus[0].ci.hypervisor || s->n_hv)
+		lava_hv(s);
 	lava_testset(s, 0);
 }

@@ -73,6 +73,27 @@ struct event_coverage {
 #define SUITE_MAX_EVENT_ROWS 768
 #define SUITE_MAX_EVENT_COVERAGE 64
 
+/* What a run found its hypervisor withholding or doing (tests/hv_policy.c):
+ * policy (an event filter, an allow-list), a known hypervisor bug, a
+ * counter the host took. The groups sum up the restrictions in the
+ * verdict line. */
+enum hv_kind { HV_POLICY, HV_BUG, HV_HOST };
+enum hv_group {
+	HVG_EVENT_ZERO, /* an event that counts 0 where instructions count */
+	HVG_EVENT_GP,	/* an event select refused with #GP */
+	HVG_FIXED,	/* a fixed counter that does not count */
+	HVG_OTHER,
+	HVG_COUNT
+};
+struct hv_finding {
+	unsigned cpu;
+	enum hv_kind kind;
+	enum hv_group group;
+	char what[48];	     /* "BR_MISP_RETIRED", "fixed2" */
+	char why[RESULT_MSG]; /* what was measured, and what it means */
+};
+#define SUITE_MAX_HV 64
+
 struct check_ctx;
 
 struct check {
@@ -122,7 +143,7 @@ struct cpu_record {
 	uint32_t apic_id;
 	enum pmu_status status;
 	unsigned version, n_gp, gp_width, n_fixed, fixed_width;
-	char reason[160];
+	char reason[224]; /* as struct pmu's */
 	struct run_counts n;
 };
 
@@ -146,6 +167,10 @@ struct suite {
 	unsigned passed, failed, skipped;
 	unsigned pmu_passed; /* passes of checks that measured the PMU (needs_pmu) */
 	unsigned dropped; /* results that did not fit (reported, never silent) */
+	/* the hypervisor's restrictions, bugs and host conditions, once each;
+	 * those that did not fit are counted, never silent */
+	struct hv_finding hv[SUITE_MAX_HV];
+	unsigned n_hv, hv_lost;
 	char more[SUITE_MAX_MORE][RESULT_MSG]; /* result.more_first's messages */
 	unsigned n_more;
 	bool harness_error; /* the harness could not run (set by the platform) */

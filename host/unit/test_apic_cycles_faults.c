@@ -46,6 +46,7 @@ static unsigned caught(enum sim_fault f, const char *id, const char *const *word
 	for (unsigned k = 0; k < n; k++) {
 		if (!(m[k]->faults & SIM_F(f)))
 			continue;
+		assert_null(m[k]->pinned_by); /* a pinned configuration has no faults */
 		models++;
 		for (uint64_t seed = 1; seed <= SEEDS; seed++) {
 			const struct result *r = on(m[k]->name, f, seed, id);
@@ -62,13 +63,22 @@ static unsigned caught(enum sim_fault f, const char *id, const char *const *word
 	return models;
 }
 
+/* The models of the fault matrix: every one but the pinned configurations
+ * (the hypervisors', test_hv_verdicts.c), whose whole runs are pinned. */
+static unsigned in_matrix(void)
+{
+	unsigned n, k = 0;
+	const struct sim_model *const *m = sim_models(&n);
+	for (unsigned i = 0; i < n; i++)
+		k += !m[i]->pinned_by;
+	return k;
+}
+
 static void eoi_ignored_caught(void **st)
 {
 	(void)st;
 	static const char *const w[] = {"EOI", "in service", "ISR", 0};
-	unsigned n;
-	sim_models(&n);
-	assert_int_equal(caught(SF_EOI_IGNORED, "apic.self-ipi", w), n);
+	assert_int_equal(caught(SF_EOI_IGNORED, "apic.self-ipi", w), in_matrix());
 	const struct result *r = on("skylake", SF_EOI_IGNORED, 1, "apic.self-ipi");
 	assert_non_null(strstr(r->msg, "expected ISR bit 0xef clear after EOI, got set"));
 }
@@ -77,9 +87,7 @@ static void nmi_lost_caught(void **st)
 {
 	(void)st;
 	static const char *const w[] = {"NMI", 0};
-	unsigned n;
-	sim_models(&n);
-	assert_int_equal(caught(SF_NMI_LOST, "apic.nmi", w), n);
+	assert_int_equal(caught(SF_NMI_LOST, "apic.nmi", w), in_matrix());
 	assert_non_null(strstr(on("core2", SF_NMI_LOST, 1, "apic.nmi")->msg, "got 0"));
 }
 
@@ -121,7 +129,7 @@ static void healthy_pass(void **st)
 	const struct sim_model *const *m = sim_models(&n);
 
 	for (unsigned k = 0; k < n; k++)
-		for (uint64_t seed = 1; seed <= SEEDS; seed++)
+		for (uint64_t seed = 1; seed <= SEEDS && !m[k]->pinned_by; seed++)
 			for (unsigned i = 0; i < 3; i++) {
 				const struct result *r = on(m[k]->name, SF_NONE, seed, ids[i]);
 				bool skip = r->v == V_SKIP && !strcmp(m[k]->name, "nopmu");

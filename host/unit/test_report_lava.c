@@ -180,11 +180,15 @@ static void identity_set(void **state)
 	snprintf(s.cpus[0].ci.ids.vendor, sizeof(s.cpus[0].ci.ids.vendor), "AuthenticAMD");
 	s.cpus[0].ci.family = 0x19;
 	s.cpus[0].ci.hypervisor = true;
-	snprintf(s.cpus[0].ci.hv_signature, sizeof(s.cpus[0].ci.hv_signature), "Microsoft Hv");
+	s.cpus[0].ci.hv.id = HV_HYPERV;
+	snprintf(s.cpus[0].ci.hv.name, sizeof(s.cpus[0].ci.hv.name), "Hyper-V");
 	s.cpus[0].ci.driver = PMU_DRV_AMD_CORE;
 	s.cpus[1] = (struct cpu_record){.cpu = 1, .identified = false};
+	s.n_hv = 2; /* the hypervisor's findings after the CPUs */
+	s.hv[0] = (struct hv_finding){.kind = HV_POLICY, .group = HVG_FIXED, .what = "fixed2"};
+	s.hv[1] = (struct hv_finding){.kind = HV_BUG, .what = "LVTPC masked on PMI"};
 	lava_identity(&s);
-	assert_int_equal(n_lines, 14);
+	assert_int_equal(n_lines, 17);
 	assert_string_equal(lines[0], "<LAVA_SIGNAL_TESTSET START pmuharness-identity>");
 	assert_string_equal(
 	    lines[1],
@@ -192,14 +196,21 @@ static void identity_set(void **state)
 	assert_string_equal(lines[2], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=cpu.family_cpu0 "
 				      "RESULT=pass MEASUREMENT=25 UNITS=number>");
 	assert_string_equal(lines[5], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=cpu.hypervisor."
-				      "Microsoft_Hv_cpu0 RESULT=pass>");
+				      "Hyper-V_cpu0 RESULT=pass>");
 	assert_string_equal(
 	    lines[6], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=pmu.driver.amd-core_cpu0 RESULT=pass>");
 	assert_string_equal(lines[7],
 			    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=pmu.status_cpu0 RESULT=skip>");
 	assert_string_equal(lines[10], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=pmu.gp_width_cpu0 "
 				       "RESULT=pass MEASUREMENT=48 UNITS=bits>");
-	assert_string_equal(lines[13], "<LAVA_SIGNAL_TESTSET STOP>");
+	assert_string_equal(lines[13], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=pmu.restricted "
+				       "RESULT=skip MEASUREMENT=1 UNITS=restrictions>");
+	assert_string_equal(lines[14], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=pmu.restricted.fixed2_cpu0 "
+				       "RESULT=skip>");
+	assert_string_equal(lines[15], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=pmu.hypervisor_bug."
+				       "LVTPC_masked_on_PMI_cpu0 RESULT=skip>");
+	assert_string_equal(lines[16], "<LAVA_SIGNAL_TESTSET STOP>");
+	s.n_hv = 0;
 	make(OUTPUT_TEXT);
 	s.n_cpus = 1;
 	lava_identity(&s);

@@ -3,6 +3,7 @@
  * catalogue's rules, programming on an allowed counter, counting over the
  * calibrated workload, then an overflow from a preload with its PMI. */
 #include "pmi_common.h"
+#include "../hv_policy.h"
 #include "../../events/events.h"
 #include "../../lib/str.h"
 
@@ -78,6 +79,11 @@ static bool count(struct check_ctx *c, const struct raw *x, struct mdiff *d)
 			   name);
 		return false;
 	}
+	char why[RESULT_MSG];
+	if (hv_gp_withheld(c, x->ctr, c->opt->event, e, why, sizeof(why))) {
+		check_skip(c, "event %s: %s", c->opt->event, why);
+		return false;
+	}
 	if (!m_op(c, e, MO_PROGRAM, 1ull << x->ctr, 0))
 		return false;
 	/* signed N/2N differences: one that an SMI or the harness's jitter
@@ -91,6 +97,8 @@ static bool count(struct check_ctx *c, const struct raw *x, struct mdiff *d)
 			   name);
 	else if (mst)
 		m_fail_status(c, mst, 0, name);
+	else if (hv_zero_withheld(c, x->ctr, c->opt->event, why, sizeof(why)))
+		check_skip(c, "event %s: %s", c->opt->event, why);
 	else
 		check_skip(
 		    c, "event %s (%s) on %s counted 0 over the workload: overflow not testable%s%s",

@@ -1,0 +1,245 @@
+/* Restrictions a hypervisor imposes, told apart from PMU faults by a
+ * reference measured on the same counter (tests/hv_policy.h). The forms
+ * they take come from the hypervisors' sources: KVM's event filter leaves
+ * a denied event's counter unprogrammed, so it counts nothing and raises
+ * nothing (Linux arch/x86/kvm/pmu.c pmc_event_is_allowed,
+ * reprogram_counter), and leaves a fixed counter out of its bitmap the
+ * same way (is_fixed_event_allowed); Xen's vpmu=arch and vpmu=ipc refuse
+ * an event select outside their list, which the guest sees as #GP (Xen
+ * xen/arch/x86/cpu/vpmu_intel.c core2_vpmu_do_wrmsr). None of these is
+ * ever seen on bare metal, where the same observations stay failures. */
+#include "hv_policy.h"
+#include "measure.h"
+#include "../lib/fmt.h"
+#include "../lib/str.h"
+
+static bool under_hv(const struct check_ctx *c)
+{
+	return c->cpu && c->cpu->hypervisor;
+}
+
+/* Generic event g on counter ctr, set up quietly, over M_N_ITERS of
+ * wl_loop: *n, and whether it counted. */
+static bool counts_generic(struct check_ctx *c, unsigned ctr, enum pmu_generic g, int64_t *n)
+{
+	struct pmu *p = c->pmu;
+	struct pmu_event ev;
+
+	*n = 0;
+	if (ctr >= p->n || p->ops->generic_event(p, g, ctr, &ev) != HW_OK)
+		return false;
+	/* quietly: a reference that cannot be set up leaves the caller's
+	 * observation as it was, a failure */
+	if (p->ops->stop(p, 1ull << ctr) != HW_OK ||
+	    p->ops->program(p, ctr, &ev, PMU_F_OS | PMU_F_USR) != HW_OK ||
+	    p->ops->write(p, ctr, 0, PMU_WRITE_PRELOAD) != HW_OK)
+		return false;
+	int st = m_per_n(c, ctr, 0, 0, n);
+	if (p->ops->stop(p, 1ull << ctr) != HW_OK) {
+		/* the next set-up of this counter judges it */
+	}
+	return st == M_OK && *n > 0;
+}
+
+bool hv_counter_counts(struct check_ctx *c, unsigned ctr, int64_t *n)
+{
+	return counts_generic(c, ctr, GEN_INSTRUCTIONS, n);
+}
+
+/* The generic event fixed counter f counts, or GEN_COUNT. */
+static enum pmu_generic fixed_event(struct pmu *p, unsigned f)
+{
+	struct pmu_event ev;
+	unsigned g = 0;
+
+	while (g < GEN_COUNT && p->ops->generic_event(p, (enum pmu_generic)g, f, &ev) != HW_OK)
+		g++;
+	return (enum pmu_generic)g;
+}
+
+/* A fixed counter's reference: its event on a general-purpose counter, or
+ * where no general-purpose counter has it (reference cycles) another fixed
+ * counter counting its own: the fixed counters work, f alone does not.
+ * *ref: what the reference counter (*by) counted. */
+static bool fixed_reference(struct check_ctx *c, unsigned f, int64_t *ref, unsigned *by)
+{
+	struct pmu *p = c->pmu;
+	enum pmu_generic g = fixed_event(p, f);
+
+	for (unsigned i = 0; i < p->n && g < GEN_COUNT; i++)
+		if (p->ctr[i].kind == PMU_CTR_GP &&
+		    p->ops->generic_event(p, g, i, &(struct pmu_event){0}) == HW_OK) {
+			*by = i;
+			return counts_generic(c, i, g, ref);
+		}
+	for (unsigned k = 0; k < p->n; k++) {
+		enum pmu_generic gk = fixed_event(p, k);
+		if (k != f && p->ctr[k].kind == PMU_CTR_FIXED && gk < GEN_COUNT &&
+		    counts_generic(c, k, gk, ref)) {
+			*by = k;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const char *hv_name(const struct check_ctx *c)
+{
+	return c->cpu->hv.name[0] ? c->cpu->hv.name : "the hypervisor";
+}
+
+bool hv_zero_withheld(struct check_ctx *c, unsigned ctr, const char *event, char *why, size_t n)
+{
+	int64_t ref;
+
+	if (!under_hv(c))
+		return false;
+	unsigned by = 0;
+	if (ctr < c->pmu->n && c->pmu->ctr[ctr].kind == PMU_CTR_FIXED)
+		return fixed_reference(c, ctr, &ref, &by) &&
+		       hv_fixed_withheld(c, ctr, event, by, ref, why, n);
+	if (!hv_counter_counts(c, ctr, &ref))
+		return false;
+	pmh_fmt(why, n,
+		"not counted: filtered by the hypervisor? %s counted 0 where instructions retired "
+		"counted %lld on %s (%s's event filter)",
+		event, (long long)ref, c->pmu->ctr[ctr].name, hv_name(c));
+	hv_record(c->s, c->cpu_index, HV_POLICY, HVG_EVENT_ZERO, event, why);
+	return true;
+}
+
+bool hv_gp_withheld(struct check_ctx *c, unsigned ctr, const char *event, int e, char *why,
+		    size_t n)
+{
+	int64_t ref;
+
+	if (!under_hv(c) || e != HW_FAULT_GP || !hv_counter_counts(c, ctr, &ref))
+		return false;
+	pmh_fmt(why, n,
+		"refused by the hypervisor: programming %s on %s raised #GP where instructions "
+		"retired program and count (%lld): an allow-list (Xen vpmu=arch allows the "
+		"architectural events, vpmu=ipc instructions and cycles)",
+		event, c->pmu->ctr[ctr].name, (long long)ref);
+	hv_record(c->s, c->cpu_index, HV_POLICY, HVG_EVENT_GP, event, why);
+	return true;
+}
+
+bool hv_fixed_withheld(struct check_ctx *c, unsigned f, const char *event, unsigned by, int64_t ref,
+		       char *why, size_t n)
+{
+	if (!under_hv(c) || ref <= 0 || by >= c->pmu->n)
+		return false;
+	pmh_fmt(why, n,
+		"not counted: withheld by the hypervisor? %s (%s) counted 0 where %s counted "
+		"%lld (a fixed-counter bitmap without it, as in %s's event filter)",
+		c->pmu->ctr[f].name, event, c->pmu->ctr[by].name, (long long)ref, hv_name(c));
+	hv_record(c->s, c->cpu_index, HV_POLICY, HVG_FIXED, c->pmu->ctr[f].name, why);
+	return true;
+}
+
+/* Names and descriptions, one room: the fix's title says what the bug
+ * did. */
+static const struct {
+	char what[32];
+	enum hv_id hv;
+	char text[240];
+} bugs[HVB_COUNT] = {
+    [HVB_LVTPC_MASKED] = {"LVTPC masked on PMI", HV_KVM,
+			  "KVM releases from a16eb25b09c0 (\"Mask LVTPC when handling a PMI\") "
+			  "until 49ff3b4aec51 (\"Do not mask LVTPC when handling a PMI on AMD "
+			  "platforms\") mask it on AMD too; a guest must unmask it"},
+    [HVB_DOUBLE_PMI] = {"two PMIs for one overflow", HV_KVM,
+			"KVM releases before the fix of its duplicate PMI injection deliver "
+			"a second PMI for an overflow an emulated instruction completed"},
+};
+
+const char *hv_bug_text(const struct check_ctx *c, enum hv_bug b)
+{
+	if (!under_hv(c) || b >= HVB_COUNT || c->cpu->hv.id != bugs[b].hv)
+		return 0;
+	return bugs[b].text;
+}
+
+bool hv_bug_seen(struct check_ctx *c, enum hv_bug b, const char *seen)
+{
+	const char *t = hv_bug_text(c, b);
+	char why[RESULT_MSG];
+
+	if (!t)
+		return false;
+	pmh_fmt(why, sizeof(why), "%s: %s", seen, t);
+	hv_record(c->s, c->cpu_index, HV_BUG, HVG_OTHER, bugs[b].what, why);
+	return true;
+}
+
+void hv_record(struct suite *s, unsigned cpu, enum hv_kind kind, enum hv_group group,
+	       const char *what, const char *why)
+{
+	static const char head[][24] = {[HV_POLICY] = "pmu.restricted",
+					[HV_BUG] = "pmu.hypervisor_bug",
+					[HV_HOST] = "pmu.host"};
+	if (!s)
+		return;
+	for (unsigned i = 0; i < s->n_hv; i++)
+		if (s->hv[i].kind == kind && !pmh_strcmp(s->hv[i].what, what))
+			return; /* once per run */
+	suite_emit(s, "%s: %s: %s", head[kind], what, why);
+	if (s->n_hv >= SUITE_MAX_HV) {
+		s->hv_lost++;
+		return;
+	}
+	struct hv_finding *h = &s->hv[s->n_hv++];
+	h->cpu = cpu;
+	h->kind = kind;
+	h->group = group;
+	pmh_strlcpy(h->what, what, sizeof(h->what));
+	pmh_strlcpy(h->why, why, sizeof(h->why));
+}
+
+/* "fixed1, fixed2" of a group into buf at *k. */
+static void names_of(const struct suite *s, enum hv_group g, char *buf, size_t n, size_t *k)
+{
+	bool first = true;
+	for (unsigned i = 0; i < s->n_hv && *k < n; i++) {
+		if (s->hv[i].kind != HV_POLICY || s->hv[i].group != g)
+			continue;
+		const char *w = s->hv[i].what;
+		if (g == HVG_FIXED && !pmh_strncmp(w, "fixed", 5))
+			w += 5; /* "fixed counters 1, 2" */
+		pmh_fmt(buf + *k, n - *k, "%s%s", first ? "" : ", ", w);
+		*k += pmh_strlen(buf + *k);
+		first = false;
+	}
+}
+
+bool hv_restricted_summary(const struct suite *s, char *buf, size_t n)
+{
+	static const char noun[][32] = {
+	    [HVG_EVENT_ZERO] = "not counted", [HVG_EVENT_GP] = "refused with #GP"};
+	unsigned cnt[HVG_COUNT] = {0};
+	size_t k = 0;
+
+	buf[0] = 0;
+	for (unsigned i = 0; i < s->n_hv; i++)
+		if (s->hv[i].kind == HV_POLICY)
+			cnt[s->hv[i].group]++;
+	for (unsigned g = 0; g < HVG_COUNT && k < n; g++) {
+		if (!cnt[g])
+			continue;
+		if (k)
+			pmh_fmt(buf + k, n - k, ", ");
+		k += pmh_strlen(buf + k);
+		if (g == HVG_FIXED) {
+			pmh_fmt(buf + k, n - k, "fixed counter%s ", cnt[g] > 1 ? "s" : "");
+			k += pmh_strlen(buf + k);
+			names_of(s, HVG_FIXED, buf, n, &k);
+		} else if (g == HVG_OTHER) {
+			names_of(s, HVG_OTHER, buf, n, &k);
+		} else {
+			pmh_fmt(buf + k, n - k, "%u event%s %s", cnt[g], cnt[g] > 1 ? "s" : "",
+				noun[g]);
+			k += pmh_strlen(buf + k);
+		}
+	}
+	return k > 0;
+}
