@@ -7,6 +7,9 @@ computed here, independently, from Linux and the documents:
   (the extended model for every family >= 6, any vendor);
 - brand: Linux arch/x86/kernel/cpu/common.c get_model_name() (leaves
   8000_0002h-4h, up to the first NUL, blanks trimmed at both ends);
+- hypervisor: Linux hypervisor_cpuid_base() and cpu/hypervisor.c (every
+  base 4000_0000h + k * 100h, a known hypervisor after the Hyper-V
+  interface preferred), the signatures and version leaves of each;
 - driver: x86-pmu-facts.md §0 (Linux events/core.c init_hw_perf_events,
   intel/core.c intel_pmu_init, amd/core.c amd_pmu_init);
 - counters: SDM Vol. 2A CPUID leaf 0AH (fixed counter i exists when ECX[i]
@@ -89,17 +92,77 @@ def brand(c):
     return s or "(no brand string)"
 
 
+# Hypervisor signatures at 4000_0000h + k * 100h, as each is written down:
+# Linux kvm_para.h KVM_SIGNATURE, Xen public/arch-x86/cpuid.h, the Hyper-V
+# TLFS, Linux vmware.c, bhyve.c, acrn.c, the QNX Hypervisor guide (EBX and
+# ECX read big-endian spell "QNXQVMBS": "QXNQSBMV" as bytes), published
+# lists (QNX's 12-byte form, Parallels), VirtualBox GIMHv.cpp, QEMU
+# target/i386/cpu.c (TCG). A prefix shorter than 12 bytes is all that
+# identifies it.
+HV_SIGS = ((b"KVMKVMKVM\0\0\0", "KVM"), (b"XenVMMXenVMM", "Xen"), (b"Microsoft Hv", "Hyper-V"),
+           (b"VMwareVMware", "VMware"), (b"bhyve bhyve ", "bhyve"), (b"ACRNACRNACRN", "ACRN"),
+           (b"QXNQSBMV", "QNX"), (b" QNXQVMBSQG ", "QNX"),
+           (b"prl hyperv  ", "Parallels"), (b" lrpepyh  vr", "Parallels"),
+           (b"VBoxVBoxVBox", "VirtualBox"), (b"TCGTCGTCGTCG", "QEMU TCG"))
+HV_FIRST, HV_END, HV_STEP = 0x40000000, 0x40010000, 0x100
+HV_IFACE = 0x31237648  # "Hv#1" at 4000_0001h: the Hyper-V interface (TLFS)
+
+
+def printable(raw):
+    return "".join(chr(b) if 0x20 <= b <= 0x7E else "?" for b in raw)
+
+
+def hv_known(raw):
+    return next((name for sig, name in HV_SIGS if raw.startswith(sig)), None)
+
+
+def hv_scan(c):
+    """(base, EAX, name or None, raw signature, Hyper-V in front) of the
+    hypervisor Linux would pick (hypervisor_cpuid_base() over every base,
+    the highest known detection wins; "Microsoft Hv" only at 4000_0000h),
+    None when no base answers. A base answers with a known signature or an
+    EAX inside its own 100h range; a base that returns the highest basic
+    leaf's values (Intel's answer out of range, SDM Vol. 2A CPUID) ends the
+    scan."""
+    echo = c(c(0)[0])
+    pick, face = None, False
+    for base in range(HV_FIRST, HV_END, HV_STEP):
+        r = c(base)
+        if r == echo:
+            break
+        raw = text(*r[1:])
+        name = hv_known(raw)
+        if not name and not base <= r[0] < base + HV_STEP:
+            continue
+        if base == HV_FIRST:
+            face = name == "Hyper-V" or c(HV_FIRST + 1)[0] == HV_IFACE
+        if pick is None or (name and name != "Hyper-V"):
+            pick = (base, r[0], name, raw)
+    return pick and pick + (face and pick[0] > HV_FIRST,)
+
+
 def hypervisor(c):
+    """The cpu.hypervisor line: name, version (Xen base + 1, Hyper-V
+    4000_0002h), signature and base."""
     if not c(1)[2] >> 31 & 1:
         return "none"
-    _, b, cc, d = c(0x40000000)
-    sig = text(b, cc, d).split(b"\0", 1)[0].decode("latin-1")
-    # one word repeated to fill the 12 bytes ("TCGTCGTCGTCG") is that word
-    for u in range(1, len(sig)):
-        if len(sig) % u == 0 and sig == sig[:u] * (len(sig) // u):
-            sig = sig[:u]
-            break
-    return "".join(ch if " " <= ch <= "~" else "?" for ch in sig).strip(" ")
+    found = hv_scan(c)
+    if not found:
+        return (f"unknown (CPUID.1:ECX[31] set, no leaf of {HV_FIRST:#x}-"
+                f"{HV_END - HV_STEP:#x} answers)")
+    base, top, name, raw, face = found
+    sig = printable(raw.split(b"\0", 1)[0])
+    ver = ""
+    if name == "Xen" and top >= base + 1:
+        a = c(base + 1)[0]
+        ver = f" {a >> 16}.{a & 0xFFFF}"
+    elif name == "Hyper-V" and top >= base + 2 and c(base + 2)[1]:
+        a, b = c(base + 2)[:2]
+        ver = f" {b >> 16}.{b & 0xFFFF}.{a}"
+    label = name or sig.strip(" ") or "unknown"
+    behind = f", behind a Hyper-V interface at {HV_FIRST:#x}" if face else ""
+    return (f'{label}{ver} ({"" if name else "unknown "}signature "{sig}" at {base:#x}'
+            f"{behind})")
 
 
 VENDORS = {"GenuineIntel": "Intel", "AuthenticAMD": "AMD", "HygonGenuine": "Hygon"}

@@ -14,6 +14,10 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(HERE, "cpuid_replay.py")
+# Dumps kept in the repository (host/cpuid_dumps/README): a KVM guest whose
+# leaf 0AH is zero.
+DUMPS = os.path.join(HERE, "cpuid_dumps")
+KVM_NOPMU = "QEMU-KVM-Skylake-pmu-off_CPUID.txt"
 
 # Zhaoxin KX-7000: family 7, the extended model counts (Linux x86_model):
 # model 0x6b; no PMU driver here; no microcode MSR documented.
@@ -53,6 +57,22 @@ CPUID 0000001A: 20000002-00000000-00000000-00000000
 CPUID 00000023: 000000FF-00000007-00000000-00000000 [SL 01]
 """
 
+# Xen 4.17 with Viridian (Xen public/arch-x86/cpuid.h: its leaves at the
+# first free base, 4000_0100h, behind the Hyper-V interface at 4000_0000h,
+# "Hv#1" at 4000_0001h); an AMD identity, whose leaves past the range are
+# zeros; a Rome-like core extension, so the driver is amd-core.
+XEN_VIRIDIAN = """\
+CPUID 00000000: 0000000D-68747541-444D4163-69746E65
+CPUID 00000001: 00830F10-00000800-F6D83203-178BFBFF
+CPUID 40000000: 40000005-7263694D-666F736F-76482074
+CPUID 40000001: 31237648-00000000-00000000-00000000
+CPUID 40000002: 00004F7C-000A0000-00000000-00000000
+CPUID 40000100: 40000105-566E6558-65584D4D-4D4D566E
+CPUID 40000101: 00040011-00000000-00000000-00000000
+CPUID 80000000: 80000008-68747541-444D4163-69746E65
+CPUID 80000001: 00830F10-00000000-00C001F3-2FD3FBFF
+"""
+
 
 def run(args):
     r = subprocess.run([sys.executable, TOOL] + args, capture_output=True, text=True,
@@ -86,9 +106,14 @@ def main(argv):
         write(d, "Zhaoxin_CPUID.txt", ZHAOXIN)
         write(d, "Zen4_CPUID.txt", ZEN4)
         write(d, "Hybrid_CPUID.txt", HYBRID)
+        write(d, "XenViridian_CPUID.txt", XEN_VIRIDIAN)
         rc, out = run(["--sim", sim, d])
-        check("three typed dumps agree with the rules",
-              rc == 0 and out.strip() == "cpuid-replay: 3 dumps, 3 match, 0 differ")
+        check("four typed dumps agree with the rules",
+              rc == 0 and out.strip() == "cpuid-replay: 4 dumps, 4 match, 0 differ")
+        x = sim_lines(sim, d, "XenViridian_CPUID.txt")
+        check("Xen behind Viridian: Xen at 0x40000100 with its version, not Hyper-V",
+              x.get("cpu.hypervisor") == 'Xen 4.17 (signature "XenVMMXenVMM" at 0x40000100, '
+              "behind a Hyper-V interface at 0x40000000)")
         z = sim_lines(sim, d, "Zhaoxin_CPUID.txt")
         check("Zhaoxin family 7: model 0x6b, no driver, microcode not read",
               z.get("cpu.model") == "0x6b" and z.get("pmu.driver") == "none" and
@@ -111,7 +136,20 @@ def main(argv):
         rc, out = run(["--sim", fake, d])
         check("a wrong harness is reported per line and exits 1",
               rc == 1 and "Zhaoxin_CPUID.txt cpu0: cpu.model: harness '0xb', rules '0x6b'"
-              in out and out.strip().endswith("3 dumps, 0 match, 3 differ"))
+              in out and out.strip().endswith("4 dumps, 0 match, 4 differ"))
+
+    # The KVM guest without its vPMU: identification agrees with the rules,
+    # and NO PMU says KVM and how its vPMU is turned on.
+    rc, out = run(["--sim", sim, DUMPS])
+    check("the kept dumps agree with the rules",
+          rc == 0 and out.strip().endswith("1 match, 0 differ"))
+    k = sim_lines(sim, DUMPS, KVM_NOPMU)
+    check("KVM guest with leaf 0AH zero: NO PMU naming KVM and its switch",
+          k.get("cpu.hypervisor") == 'KVM (signature "KVMKVMKVM" at 0x40000000)' and
+          k.get("pmu.driver") == "none" and k.get("pmu.status") == "absent" and
+          k.get("pmu.reason") == k.get("pmu.status_reason") ==
+          "hypervisor KVM exposes no PMU (CPUID.0AH version 0): enable it with QEMU -cpu "
+          "host,pmu=on and kvm.enable_pmu=1 (Linux arch/x86/kvm/x86.c enable_pmu)")
 
     if argv[1:2] == ["--mirror"]:
         src = argv[2]

@@ -91,6 +91,34 @@ const char *cpu_core_type_name(uint32_t core_type)
 						 : "";
 }
 
+/* Intel's hybrid models, display family 6 (Linux arch/x86/include/asm/
+ * intel-family.h). shared: CPUID.0AH lists what both core types share and
+ * Linux's intel_pmu_init gives the P-core two GP and one fixed counter more
+ * (Alder Lake, Raptor Lake; pmu/intel_arch.c). A guest sees its host's
+ * model, seldom leaf 7's hybrid bit. */
+static const struct {
+	uint8_t model;
+	bool shared;
+} hybrid_models[] = {
+    {0x97, true},  {0x9a, true},		 /* Alder Lake, Alder Lake L */
+    {0xb7, true},  {0xba, true},  {0xbf, true},	 /* Raptor Lake, P, S */
+    {0xaa, false}, {0xac, false},		 /* Meteor Lake L, Meteor Lake */
+    {0xb5, false}, {0xc5, false}, {0xc6, false}, /* Arrow Lake U, H, Arrow Lake */
+    {0xbd, false},				 /* Lunar Lake M */
+    {0xcc, false},				 /* Panther Lake L */
+};
+
+enum cpu_hybrid cpu_hybrid(const struct cpu_info *ci)
+{
+	if (ci->vendor != VENDOR_INTEL)
+		return CPU_HYBRID_NO;
+	for (unsigned i = 0;
+	     ci->family == 6 && i < sizeof(hybrid_models) / sizeof(hybrid_models[0]); i++)
+		if (ci->model == hybrid_models[i].model)
+			return hybrid_models[i].shared ? CPU_HYBRID_0A_SHARED : CPU_HYBRID_YES;
+	return ci->ids.core_type ? CPU_HYBRID_YES : CPU_HYBRID_NO;
+}
+
 bool cpu_perfmon_bitmaps(const struct cpu_ids *ids)
 {
 	return (ids->leaf23[0].eax & CPUID_23_EAX_COUNTERS) != 0;
@@ -294,27 +322,24 @@ static void read_brand(struct cpu_info *ci)
 		pmh_strlcpy(ci->brand, "(no brand string)", sizeof(ci->brand));
 }
 
-/* The hypervisor's signature (leaf 4000_0000h) as it names itself: a
- * signature made of one word repeated to fill the 12 bytes ("KVMKVMKVM"
- * NUL-padded, "TCGTCGTCGTCG", "VMwareVMware") is that word once; the
- * detect routines of Linux (arch/x86/kernel/kvm.c, cpu/vmware.c,
- * cpu/hypervisor.c) match these full 12-byte forms. */
-static void read_hypervisor(struct cpu_info *ci)
+/* Under a hypervisor, an Intel identity from family 6 on without
+ * architectural perfmon is the hypervisor's doing (a real part of those
+ * families has CPUID.0AH): the reason names it and how its vPMU is turned
+ * on. Bare metal keeps cpu_select_driver()'s reason. */
+static void hv_driver_reason(struct cpu_info *ci)
 {
-	struct cpuid_regs r;
-	char *sig = ci->hv_signature;
+	char what[48];
 
-	ci->hypervisor = (ci->ids.leaf1.ecx & CPUID_1_ECX_HYPERVISOR) != 0;
-	if (!ci->hypervisor)
+	if (ci->driver != PMU_DRV_NONE || ci->hv.id == HV_NONE || ci->vendor != VENDOR_INTEL ||
+	    ci->family < 6)
 		return;
-	hw_cpuid(CPUID_LEAF_HYPERVISOR, 0, &r);
-	ci->hv_max_leaf = r.eax;
-	regs_to_str(sig, r.ebx, r.ecx, r.edx);
-	size_t n = pmh_strlen(sig), u = 1;
-	while (u < n && (n % u || pmh_strncmp(sig, sig + u, n - u)))
-		u++;
-	sig[u < n ? u : n] = 0;
-	trim_text(sig, 12);
+	if (ci->ids.max_leaf < CPUID_LEAF_PERFMON)
+		pmh_fmt(what, sizeof(what), "no CPUID.0AH, max leaf 0x%x", ci->ids.max_leaf);
+	else
+		pmh_fmt(what, sizeof(what), "CPUID.0AH version %u",
+			CPUID_0A_EAX_VERSION(ci->ids.leaf0a.eax));
+	hv_no_pmu_reason(&ci->hv, cpu_hybrid(ci) != CPU_HYBRID_NO, what, ci->driver_reason,
+			 sizeof(ci->driver_reason));
 }
 
 /* Microcode revision where the vendor documents it: Intel from family 6
@@ -360,7 +385,9 @@ void cpu_identify(struct cpu_info *ci)
 	ci->x2apic_capable = (ci->ids.leaf1.ecx & CPUID_1_ECX_X2APIC) != 0;
 	ci->initial_apic_id = CPUID_1_EBX_APIC_ID(ci->ids.leaf1.ebx);
 	read_brand(ci);
-	read_hypervisor(ci);
+	ci->hypervisor = (ci->ids.leaf1.ecx & CPUID_1_ECX_HYPERVISOR) != 0;
+	hv_identify(&ci->hv, ci->hypervisor);
 	read_microcode(ci);
 	ci->driver = cpu_select_driver(&ci->ids, ci->driver_reason, sizeof(ci->driver_reason));
+	hv_driver_reason(ci);
 }

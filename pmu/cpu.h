@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "hw.h"
+#include "hypervisor.h"
 
 enum cpu_vendor { VENDOR_OTHER, VENDOR_INTEL, VENDOR_AMD, VENDOR_HYGON };
 
@@ -36,35 +37,6 @@ struct cpu_ids {
 	bool limit_cpuid_cleared;	/* MISC_ENABLE[22] was set, cleared to read 0AH */
 };
 
-/* The hypervisor the harness runs under (pmu/hypervisor.c), as Linux finds
- * it: the leaves 4000_0000h-4000_FF00h in steps of 100h, the one that is
- * not a Hyper-V interface preferred (Xen with Viridian and KVM with
- * Hyper-V enlightenments show "Microsoft Hv" at 4000_0000h first). */
-enum hv_id {
-	HV_NONE,    /* CPUID.1:ECX[31] clear: bare metal, as far as CPUID says */
-	HV_UNKNOWN, /* the bit set, no signature the table knows */
-	HV_KVM,
-	HV_XEN,
-	HV_HYPERV,
-	HV_VMWARE,
-	HV_BHYVE,
-	HV_ACRN,
-	HV_QNX,
-	HV_PARALLELS,
-	HV_VBOX,
-	HV_TCG,
-	HV_COUNT
-};
-struct hv_info {
-	enum hv_id id;
-	char name[24];	    /* "KVM", "Xen", "Hyper-V"; an unknown one's signature */
-	char signature[13]; /* as it names itself (one repeated word once) */
-	uint32_t base;	    /* the leaf it answered at (4000_0000h + k * 100h) */
-	uint32_t max_leaf;  /* EAX of that leaf */
-	char version[32];   /* "4.17", "10.0.20348"; "" where not enumerated */
-	bool hyperv_face;   /* a Hyper-V interface at 4000_0000h in front of it */
-};
-
 struct cpu_info {
 	struct cpu_ids ids;
 	enum cpu_vendor vendor;
@@ -73,14 +45,12 @@ struct cpu_info {
 	bool microcode_valid;
 	uint32_t microcode;
 	char microcode_note[48]; /* why microcode_valid is false */
-	bool hypervisor; /* CPUID.1:ECX[31] */
-	char hv_signature[13];
-	uint32_t hv_max_leaf;
-	struct hv_info hv;
+	bool hypervisor;	 /* CPUID.1:ECX[31] */
+	struct hv_info hv;	 /* which one, from its leaves (pmu/hypervisor.h) */
 	bool x2apic_capable;
 	uint32_t initial_apic_id;
 	enum pmu_driver_id driver;
-	char driver_reason[160];
+	char driver_reason[224]; /* under a hypervisor with the switch of its vPMU */
 };
 
 /* Reads the identifying CPUID leaves; on Intel parts where the firmware set
@@ -103,6 +73,11 @@ enum pmu_driver_id cpu_select_driver(const struct cpu_ids *ids, char *why, size_
 const char *cpu_vendor_name(enum cpu_vendor v);
 /* "core" (P-core), "atom" (E-core), "" when not hybrid or unknown. */
 const char *cpu_core_type_name(uint32_t core_type);
+/* Intel hybrid parts (two core types) by display family and model, or
+ * by the core type leaf 1AH gave; CPU_HYBRID_0A_SHARED: the models whose
+ * CPUID.0AH lists only what both core types share (pmu/intel_arch.c). */
+enum cpu_hybrid { CPU_HYBRID_NO, CPU_HYBRID_YES, CPU_HYBRID_0A_SHARED };
+enum cpu_hybrid cpu_hybrid(const struct cpu_info *ci);
 /* Whether leaf 23H enumerates the counters as bitmaps (perfmon v6). */
 bool cpu_perfmon_bitmaps(const struct cpu_ids *ids);
 const char *pmu_driver_name(enum pmu_driver_id d);

@@ -98,17 +98,12 @@ static bool full_width_writes(const struct pmu *p)
 #define P_CORE_GP 8 /* Golden Cove / Raptor Cove GP counters (Linux cpu_core) */
 static unsigned hybrid_core_extra(const struct pmu *p)
 {
-	static const uint8_t models[] = {0x97, 0x9a, 0xb7, 0xba, 0xbf};
 	const struct cpu_info *ci = p->cpu;
 
-	if (ci->ids.core_type != CPU_CORE_TYPE_CORE || ci->family != 6 ||
-	    cpu_perfmon_bitmaps(&ci->ids) ||
+	if (ci->ids.core_type != CPU_CORE_TYPE_CORE || cpu_perfmon_bitmaps(&ci->ids) ||
 	    CPUID_0A_EAX_GP_COUNTERS(ci->ids.leaf0a.eax) >= P_CORE_GP)
 		return 0;
-	for (unsigned i = 0; i < sizeof(models); i++)
-		if (ci->model == models[i])
-			return 1;
-	return 0;
+	return cpu_hybrid(ci) == CPU_HYBRID_0A_SHARED; /* the models: pmu/cpu.c */
 }
 
 /* Whether CPUID.0AH describes a PMU the driver can use; the reason when not. */

@@ -203,13 +203,25 @@ int pmu_preload(struct pmu *p, unsigned ctr, uint64_t n)
 	return p->ops->write(p, ctr, v, PMU_WRITE_PRELOAD);
 }
 
-static const char *hv_note(const struct cpu_info *ci, char *buf, size_t n)
+static bool under_hv(const struct pmu *p)
 {
-	if (ci && ci->hypervisor)
-		pmh_fmt(buf, n, " (hypervisor \"%s\" exposes no working PMU)", ci->hv_signature);
-	else
-		buf[0] = 0;
-	return buf;
+	return p->cpu && p->cpu->hypervisor;
+}
+
+/* Under a hypervisor a PMU that is absent or does not work is the
+ * hypervisor's doing: p->reason, what was seen, goes inside a reason that
+ * names the hypervisor and how its vPMU is turned on (hv_no_pmu_reason).
+ * Bare metal keeps the reason as it is. */
+static void hv_note(struct pmu *p)
+{
+	const struct cpu_info *ci = p->cpu;
+	char what[sizeof(p->reason)];
+
+	if (!under_hv(p))
+		return;
+	pmh_strlcpy(what, p->reason, sizeof(what));
+	hv_no_pmu_reason(&ci->hv, cpu_hybrid(ci) != CPU_HYBRID_NO, what, p->reason,
+			 sizeof(p->reason));
 }
 
 /* Counters the firmware left enabled (facts §0 check_hw_exists, "Broken
@@ -247,10 +259,10 @@ static unsigned firmware_counters(struct pmu *p)
 
 static void not_functional(struct pmu *p, const char *what, const struct pmu_counter *c, int st)
 {
-	char note[96];
 	p->status = PMU_NOT_FUNCTIONAL;
-	pmh_fmt(p->reason, sizeof(p->reason), "%s %s (MSR 0x%x) raised %s%s", what, c->name,
-		c->ctr_msr, hw_err_name(st), hv_note(p->cpu, note, sizeof(note)));
+	pmh_fmt(p->reason, sizeof(p->reason), "%s %s (MSR 0x%x) raised %s", what, c->name,
+		c->ctr_msr, hw_err_name(st));
+	hv_note(p);
 }
 
 /* The sanity probe of facts §0 (Linux check_hw_exists): warn about counters
@@ -262,7 +274,6 @@ static void probe(struct pmu *p)
 	unsigned k = firmware_counters(p);
 	struct pmu_counter *c0 = &p->ctr[k];
 	uint64_t orig, back, val;
-	char note[96];
 	int st;
 
 	p->probed = k;
@@ -291,10 +302,13 @@ static void probe(struct pmu *p)
 	}
 	if (st != HW_OK || back != val) {
 		p->status = PMU_NOT_FUNCTIONAL;
+		/* shorter inside a hypervisor's reason, so that the verdict line
+		 * holds it whole */
 		pmh_fmt(p->reason, sizeof(p->reason),
-			"%s (MSR 0x%x) wrote 0x%llx, read back 0x%llx%s", c0->name, c0->ctr_msr,
-			(unsigned long long)val, (unsigned long long)back,
-			hv_note(p->cpu, note, sizeof(note)));
+			under_hv(p) ? "%s MSR 0x%x wrote 0x%llx, read back 0x%llx"
+				    : "%s (MSR 0x%x) wrote 0x%llx, read back 0x%llx",
+			c0->name, c0->ctr_msr, (unsigned long long)val, (unsigned long long)back);
+		hv_note(p);
 		return;
 	}
 	p->status = PMU_FUNCTIONAL;
@@ -317,6 +331,7 @@ void pmu_attach(struct pmu *p, const struct cpu_info *ci)
 		p->status = PMU_ABSENT;
 		if (!p->reason[0])
 			pmh_strlcpy(p->reason, "driver found no counters", sizeof(p->reason));
+		hv_note(p);
 		return;
 	}
 	/* The first RDPMC index past the GP counters, unless the driver knows

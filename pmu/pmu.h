@@ -168,7 +168,7 @@ struct pmu {
 	const struct pmu_ops *ops;
 	const struct cpu_info *cpu;
 	enum pmu_status status;
-	char reason[160];  /* why not functional / absent */
+	char reason[224];  /* why not functional / absent (a hypervisor: how to enable it) */
 	char warning[160]; /* e.g. firmware left a counter enabled */
 	char name[24];	   /* driver name as printed */
 	unsigned version;  /* arch perfmon version, AMD: 2 with PerfMonV2 */

@@ -23,6 +23,8 @@ bool hv_counter_counts(struct check_ctx *c, unsigned ctr, int64_t *n);
  * counter the reference is its own event on a general-purpose counter
  * (hv_fixed_withheld). */
 bool hv_zero_withheld(struct check_ctx *c, unsigned ctr, const char *event, char *why, size_t n);
+/* (When instructions do not count on ctr either but did earlier in the
+ * run, the host took it: recorded as hv_host_took does, true.) */
 
 /* Programming the event on ctr raised e. Under a hypervisor, when e is #GP
  * and the same counter takes instructions retired, the hypervisor allows a
@@ -37,11 +39,33 @@ bool hv_gp_withheld(struct check_ctx *c, unsigned ctr, const char *event, int e,
 bool hv_fixed_withheld(struct check_ctx *c, unsigned f, const char *event, unsigned by,
 		       int64_t ref, char *why, size_t n);
 
+/* A check under a hypervisor FAILed: a known bug of that hypervisor that
+ * explains the check's failure is named in it and recorded; then each
+ * counter it set up that counted
+ * earlier in the run (suite.hv_counted) is probed with instructions
+ * retired, and one that counts nothing now was taken by the host (VMware's
+ * vPMC when the host profiles, KVM's pinned host perf events): the FAIL
+ * becomes a SKIP that says so, and the finding is recorded
+ * ("pmu.host:"). A counter that never counted stays a failure. */
+void hv_host_took(struct check_ctx *c);
+/* Under a hypervisor, before the checks of a CPU: which general-purpose
+ * counters count instructions now (suite.hv_counted), so that one the host
+ * takes during the run can be told from one that never counted. */
+void hv_census(struct suite *s, unsigned cpu_index);
+/* The census also finds the counters that move while disabled: the
+ * host's (suite.hv_taken; on a Skylake-era part with TSX, PMC3 under Xen,
+ * which keeps TSX_FORCE_ABORT from its guests). No measurement sets them
+ * up (m_setup refuses them), and a failure on one is a SKIP. */
+bool hv_is_taken(const struct check_ctx *c, unsigned ctr);
+/* Notes that counter ctr counted (a measurement saw events on it). */
+void hv_counted(struct check_ctx *c, unsigned ctr);
+
 /* Known hypervisor bugs a check can meet, each named with the releases
  * that carry it and the fix. */
 enum hv_bug {
 	HVB_LVTPC_MASKED, /* LVTPC masked on every PMI where the APIC does not */
 	HVB_DOUBLE_PMI,	  /* two PMIs for one overflow */
+	HVB_XEN_STATUS,	  /* GLOBAL_STATUS only as the PMI handler copied it */
 	HVB_COUNT
 };
 /* The bug's description when the run is under the hypervisor that had it

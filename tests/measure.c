@@ -129,8 +129,8 @@ int m_setup(struct check_ctx *c, unsigned ctr, enum pmu_generic g, uint32_t flag
 	struct pmu_event ev;
 	int e;
 
-	if (ctr >= p->n || p->ops->generic_event(p, g, ctr, &ev) != HW_OK)
-		return M_REFUSED;
+	if (ctr >= p->n || p->ops->generic_event(p, g, ctr, &ev) != HW_OK || hv_is_taken(c, ctr))
+		return M_REFUSED; /* (a counter the host holds is no one's to measure) */
 	c->fig.ctrs |= 1ull << ctr; /* for the results JSON */
 	if (!m_stop(c, 1ull << ctr))
 		return M_FAULT;
@@ -181,7 +181,7 @@ int m_counter_for(struct check_ctx *c, enum pmu_generic g, unsigned from)
 {
 	struct pmu_event ev;
 	for (unsigned i = from; i < c->pmu->n; i++)
-		if (c->pmu->ops->generic_event(c->pmu, g, i, &ev) == HW_OK)
+		if (c->pmu->ops->generic_event(c->pmu, g, i, &ev) == HW_OK && !hv_is_taken(c, i))
 			return (int)i;
 	return -1;
 }
@@ -309,14 +309,20 @@ static int diff_rep(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t 
 int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint64_t val,
 	   const struct workload *w, uint64_t n, struct mdiff *out)
 {
-	return diff_rep(c, ctr, start, msr, val, w, n, repeats(c), false, out);
+	int st = diff_rep(c, ctr, start, msr, val, w, n, repeats(c), false, out);
+	if (st == M_OK && out->max > 0)
+		hv_counted(c, ctr); /* under a hypervisor: it counted (hv_host_took) */
+	return st;
 }
 
 int m_diff_rep(struct check_ctx *c, unsigned ctr, uint64_t start, const struct workload *w,
 	       uint64_t n, unsigned rep, bool smi_ok, struct mdiff *out)
 {
 	rep = rep < 1 ? 1 : (rep > MAX_REPEAT ? MAX_REPEAT : rep);
-	return diff_rep(c, ctr, start, 0, 0, w, n, rep, smi_ok, out);
+	int st = diff_rep(c, ctr, start, 0, 0, w, n, rep, smi_ok, out);
+	if (st == M_OK && out->max > 0)
+		hv_counted(c, ctr);
+	return st;
 }
 
 bool m_overflow(struct check_ctx *c, unsigned ctr)

@@ -1,6 +1,7 @@
 /* The runner: selects checks by id glob, applies capability gates (SKIP with
  * the reason), runs each, and records exactly one verdict per check per CPU. */
 #include "suite.h"
+#include "hv_policy.h"
 #include "cpu_select.h"
 #include "report_lava.h"
 #include "../lib/fmt.h"
@@ -355,6 +356,17 @@ unsigned suite_selected(const struct options *o)
 	return k;
 }
 
+/* Whether a selected check measures the PMU (needs_pmu). */
+static bool n_checks_pmu(const struct suite *s)
+{
+	const struct check *list[256];
+	size_t n = suite_checks(list, 256);
+	for (size_t i = 0; i < n; i++)
+		if (list[i]->needs_pmu && selected(s->opt, list[i]))
+			return true;
+	return false;
+}
+
 void suite_run(struct suite *s, unsigned cpu_index)
 {
 	const struct check *list[256];
@@ -363,6 +375,9 @@ void suite_run(struct suite *s, unsigned cpu_index)
 	unsigned n_sel = 0, i_sel = 0;
 
 	s->running = 0; /* an AP's crash left its check named */
+	s->hv_counted = s->hv_taken = 0; /* this CPU's counters */
+	if (n_checks_pmu(s))
+		hv_census(s, cpu_index);
 	note_cpu(s, cpu_index);
 	for (size_t i = 0; i < n; i++)
 		n_sel += selected(s->opt, list[i]);
@@ -394,6 +409,8 @@ void suite_run(struct suite *s, unsigned cpu_index)
 			s->running = k->id; /* named in a crash record */
 			k->run(&c);
 			s->running = 0;
+			if (c.v == V_FAIL)
+				hv_host_took(&c); /* a counter gone to the host: not measured */
 		}
 		record(s, &c);
 	}

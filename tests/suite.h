@@ -171,6 +171,12 @@ struct suite {
 	 * those that did not fit are counted, never silent */
 	struct hv_finding hv[SUITE_MAX_HV];
 	unsigned n_hv, hv_lost;
+	/* under a hypervisor, the counters (bit i: pmu->ctr[i]) of the CPU
+	 * being run that have counted in this run: one that stops counting
+	 * later was taken by the host (hv_host_took) */
+	uint64_t hv_counted;
+	/* and those the census found moving while disabled: the host's */
+	uint64_t hv_taken;
 	char more[SUITE_MAX_MORE][RESULT_MSG]; /* result.more_first's messages */
 	unsigned n_more;
 	bool harness_error; /* the harness could not run (set by the platform) */

@@ -59,6 +59,20 @@ def nv(v, fmt="{}"):
     return "-" if v is None else fmt.format(v)
 
 
+def hypervisor_text(c):
+    """The hypervisor as the log's cpu.hypervisor line gives it: name,
+    version, signature and leaf (hypervisor_cpuid); the name alone from
+    documents of older harnesses."""
+    name, hv = c.get("hypervisor"), c.get("hypervisor_cpuid")
+    if name is None or not hv:
+        return nv(name)
+    if hv.get("leaf") is None:
+        return f"{name} (no leaf of 0x40000000-0x4000ff00 answers)"
+    ver = f" {hv['version']}" if hv.get("version") else ""
+    behind = ", behind a Hyper-V interface at 0x40000000" if hv.get("hyperv_interface") else ""
+    return f'{name}{ver} (signature "{hv.get("signature") or ""}" at {hv["leaf"]:#x}{behind})'
+
+
 def cpu_ident(c):
     """(key, value) rows that identify one CPU and its PMU."""
     pmu = c.get("pmu") or {}
@@ -71,7 +85,7 @@ def cpu_ident(c):
     return [("CPU", f"{c['cpu']} (APIC ID {nv(c.get('apic_id'))}, {nv(c.get('apic_mode'))}{core})"),
             ("Vendor", nv(c.get("vendor"))), ("Brand", nv(c.get("brand"))),
             ("Family/model/stepping", fms), ("Microcode", nv(c.get("microcode"), "{:#x}")),
-            ("Hypervisor", nv(c.get("hypervisor"))),
+            ("Hypervisor", hypervisor_text(c)),
             ("PMU", f"{nv(pmu.get('driver'))} version {nv(pmu.get('version'))}, "
                     f"{nv(pmu.get('status'))}: {nv(pmu.get('reason'))}" if pmu else "-"),
             ("Counters", ctrs),

@@ -198,6 +198,33 @@ def markdown_table(tmp):
     return errs
 
 
+XEN_CPUID = {"signature": "XenVMMXenVMM", "leaf": 0x40000100, "max_leaf": 0x40000105,
+             "version": "4.17", "hyperv_interface": True}
+
+
+def hypervisor_shown(tmp):
+    """hypervisor_cpuid gives the hypervisor as the log's cpu.hypervisor line
+    does; without it (older harnesses) the name alone; a mistyped field is
+    refused by file and field."""
+    def change(d):
+        d["cpus"][0].update(hypervisor="Xen", hypervisor_cpuid=dict(XEN_CPUID))
+        d["cpus"][1].update(hypervisor="KVM")
+    path = mutated(tmp, "hv.json", change)
+    _, suites = junit_suites(render(tmp, [path], ("junit",))["junit"])
+    got = [{p.get("name"): p.get("value") for p in s.iter("property")}.get("Hypervisor")
+           for s in suites]
+    want = ['Xen 4.17 (signature "XenVMMXenVMM" at 0x40000100, behind a Hyper-V interface '
+            'at 0x40000000)', "KVM"]
+    errs = [] if got == want else [f"Hypervisor properties {got}, expected {want}"]
+    for key, bad in (("hyperv_interface", "yes"), ("leaf", "0x40000100"), ("version", 4.17)):
+        def wrong(d, key=key, bad=bad):
+            d["cpus"][0].update(hypervisor="Xen", hypervisor_cpuid=dict(XEN_CPUID, **{key: bad}))
+        rc, _, err = tool(mutated(tmp, f"hv-{key}.json", wrong))
+        if rc != BAD_INPUT or f"field 'cpus[0].hypervisor_cpuid.{key}'" not in err:
+            errs.append(f"{key} = {bad!r}: status {rc}, message {err.strip()!r}")
+    return errs
+
+
 def v1_maps_to_v2(tmp):
     _, suites = junit_suites(render(tmp, [V1], ("junit",))["junit"])
     errs = []
@@ -400,13 +427,15 @@ def paths(node, prefix=()):
 def no_crash_on_any_field(tmp):
     """Each field of the v2 fixture removed or replaced by another JSON type: the
     tool writes everything (0) or refuses by file and field (2), never a traceback.
-    The v1 fixture and the v2 one with a crash record cover every field."""
+    The v1 fixture and the v2 one with a crash record and a hypervisor cover
+    every field."""
     loader = importlib.machinery.SourceFileLoader("pmuharness_report", TOOL)
     mod = importlib.util.module_from_spec(
         importlib.util.spec_from_file_location(loader.name, TOOL, loader=loader))
     loader.exec_module(mod)
     crashed = json.loads(read(V2))
     crashed["crash"] = CRASH
+    crashed["cpus"][0].update(hypervisor="Xen", hypervisor_cpuid=dict(XEN_CPUID))
     with_events = json.loads(read(EVENTS))
     doc_path = os.path.join(tmp, "m.json")
     outs = [a for k in ("markdown", "html", "junit", "tap")
@@ -496,7 +525,7 @@ def chromium_loads_html(tmp):
 def main():
     efi = sys.argv[1] if len(sys.argv) > 1 else None
     cases = [help_lists_outputs, junit_per_cpu, html_table_escaped, tap_points, markdown_table,
-             v1_maps_to_v2, diff_changed, bad_input_refused, unwritable_output,
+             hypervisor_shown, v1_maps_to_v2, diff_changed, bad_input_refused, unwritable_output,
              events_markdown_html, events_junit_tap, events_input_checked,
              no_crash_on_any_field, crash_is_an_error, installed_copy, chromium_loads_html,
              qemu_results]

@@ -116,6 +116,14 @@ def main():
                 errs.append(f"{' '.join(args)}: no per-CPU record")
             if doc["cpus"] and doc["cpus"][0]["core_type"] is not None:
                 errs.append(f"{' '.join(args)}: a core type on a part that is not hybrid")
+            # the hypervisor by name and what its leaves said; null on bare metal
+            hv = doc["cpus"][0].get("hypervisor"), doc["cpus"][0].get("hypervisor_cpuid")
+            want = (("QEMU TCG", {"signature": "TCGTCGTCGTCG", "leaf": 0x40000000,
+                                  "max_leaf": 0x40000001, "version": None,
+                                  "hyperv_interface": False})
+                    if args[1] == "nopmu" else (None, None))
+            if doc["cpus"] and hv != want:
+                errs.append(f"{' '.join(args)}: hypervisor {hv}, expected {want}")
         # the hybrid machine: each CPU's own core type (P-cores 0-1, E-cores 2-3)
         doc = sim_doc(sim, "--cpu", "alderlake", "cpus=all", "checks=pmu.probe")
         errs += [f"alderlake cpus=all: {e}" for e in validate(doc, schema)]
@@ -140,6 +148,8 @@ def main():
                              (lambda d: d["summary"].update(passed="3"), "a count as string"),
                              (lambda d: d["results"][0].update(verdict="OK"), "a bad verdict"),
                              (lambda d: d["cpus"][0].update(core_type="big"), "a bad core type"),
+                             (lambda d: d["cpus"][0].update(hypervisor_cpuid={"signature": 1}),
+                              "a bad hypervisor_cpuid"),
                              (lambda d: d.update(extra=1), "an unknown field")):
             bad = copy.deepcopy(good)
             mutate(bad)

@@ -25,21 +25,18 @@
  *  - Both: GLOBAL_CTRL resets with every GP enable set (7b46b733bdb4, 6.9;
  *    K:0bd5a078 zeroes it for that reason); MSR_SMI_COUNT is KVM's count of
  *    SMIs injected into the guest, never the host's (L:x86.c
- *    kvm_get_msr_common); nothing is left behind by the firmware. */
+ *    kvm_get_msr_common); nothing is left behind by the firmware.
+ * The handlers are shared (model_kvm.h) with the configurations and older
+ * releases of model_kvm_policy.c and model_kvm_eras.c. */
 #include "../../apic/apic.h"
 #include "../../pmu/msr.h"
-#include "sim.h"
+#include "model_kvm.h"
 
-/* KVM-private state, above every register the base models use. */
-/* the PC bit (19) of each EVNTSEL as the guest wrote it: KVM keeps the
- * guest's value (L:pmu_intel.c reserved_bits leaves bit 19 out), the host's
- * Sandy Bridge or later core keeps it reserved */
-#define REG_KVM_SEL_PC	 125
-#define REG_KVM_DEBUGCTL 126
-#define REG_KVM_MISC	 127
-
-#define SKL_GP		  4 /* the host's 4 GP counters (CPUID.0AH below) */
-#define ZEN_CTRS	  6
+/* REG_KVM_SEL_PC: KVM keeps the guest's PC bit (L:pmu_intel.c
+ * reserved_bits leaves bit 19 out), the host's Sandy Bridge or later core
+ * keeps it reserved. */
+#define SKL_GP		  KVM_SKL_GP /* the host's 4 GP counters (CPUID.0AH below) */
+#define ZEN_CTRS	  KVM_ZEN_CTRS
 #define INTEL_RDPMC_FIXED (1u << 30)
 #define INTEL_RDPMC_FAST  (1u << 31)
 #define MISC_BTS_UNAVAIL  (1ull << 11)
@@ -49,18 +46,25 @@
 
 /* ---- shared by both guests ---------------------------------------------- */
 
-/* CPUID of a KVM guest: the hypervisor bit and KVM's leaves. 4000_0001h EAX
- * holds KVM_FEATURE_* bits (clocksource, nop-io-delay, clocksource2,
- * async-pf, steal-time, pv-eoi, pv-unhalt, clocksource-stable). OVMF keeps
+/* KVM's two leaves at base (4000_0000h, or 4000_0100h behind Hyper-V's):
+ * the signature, and KVM_FEATURE_* bits in base + 1 EAX (clocksource,
+ * nop-io-delay, clocksource2, async-pf, steal-time, pv-eoi, pv-unhalt,
+ * clocksource-stable). */
+void kvm_cpuid_leaves(struct sim_cpu *s, uint32_t base)
+{
+	sim_set_cpuid(s, base, 0, base + 1, 0x4b4d564bu /* "KVMK" */, 0x564b4d56u /* "VMKV" */,
+		      0x0000004du /* "M\0\0\0" */);
+	sim_set_cpuid(s, base + 1, 0, 0x010000fbu, 0, 0, 0);
+}
+
+/* CPUID of a KVM guest: the hypervisor bit and KVM's leaves. OVMF keeps
  * the local APIC in xAPIC mode (x2APIC only for APIC IDs above 255). */
-static void guest_identity(struct sim_cpu *s, const char *brand)
+void kvm_guest_identity(struct sim_cpu *s, const char *brand)
 {
 	for (unsigned i = 0; i < s->n_cpuid; i++)
 		if (s->cpuid[i].leaf == 1)
 			s->cpuid[i].r.ecx |= 1u << 31;
-	sim_set_cpuid(s, 0x40000000u, 0, 0x40000001u, 0x4b4d564bu /* "KVMK" */,
-		      0x564b4d56u /* "VMKV" */, 0x0000004du /* "M\0\0\0" */);
-	sim_set_cpuid(s, 0x40000001u, 0, 0x010000fbu, 0, 0, 0);
+	kvm_cpuid_leaves(s, 0x40000000u);
 	if (brand) /* -cpu host passes the host's brand string on */
 		sim_brand(s, brand);
 	s->apic_base &= ~APIC_BASE_X2APIC;
@@ -77,6 +81,14 @@ static void guest_identity(struct sim_cpu *s, const char *brand)
 	s->reg[REG_KVM_SEL_PC] = 0;
 }
 
+/* KVM's increment of counter i for an instruction it emulated, noted for
+ * the eras that mishandled it (model_kvm_eras.c). */
+static void bump(struct sim_cpu *s, unsigned i)
+{
+	s->reg[REG_KVM_BUMPED] |= 1ull << i;
+	sim_ctr_bump(s, i, 1);
+}
+
 /* An instruction KVM intercepted and emulated retires in every enabled
  * counter whose event is "instructions retired" and whose OS bit matches
  * CPL 0, with the counter mask, invert and edge bits ignored (L:pmu.c
@@ -85,7 +97,7 @@ static void guest_identity(struct sim_cpu *s, const char *brand)
 static void emulated_retired(struct sim_cpu *s, unsigned i, uint64_t sel, uint64_t ev_mask)
 {
 	if ((sel & EVTSEL_EN) && (sel & EVTSEL_OS) && (sel & ev_mask) == 0xc0)
-		sim_ctr_bump(s, i, 1);
+		bump(s, i);
 }
 
 /* ---- skylake-kvm -------------------------------------------------------- */
@@ -105,13 +117,16 @@ static void skl_emulated(struct sim_cpu *s)
 	if (!sim_real(s, SE_OVERHEAD))
 		return;
 	uint64_t g = sim_host_msr(s, MSR_PERF_GLOBAL_CTRL), fc = sim_host_msr(s, MSR_FIXED_CTR_CTRL);
+	/* a counter the VM's event filter denies is not bumped (L:pmu.c
+	 * kvm_pmu_trigger_event, pmc_event_is_allowed; dfdeda67ea2d "KVM:
+	 * x86/pmu: Prevent the PMU from counting disallowed events", 6.4) */
 	for (unsigned i = 0; i < SKL_GP; i++)
-		if ((g >> i) & 1)
+		if (((g >> i) & 1) && kvm_skl_allowed(s, i))
 			emulated_retired(s, i, sim_host_msr(s, MSR_P6_EVNTSEL0 + i), 0xffff);
 	/* fixed counter 0 counts instructions retired (L:pmu_intel.c
 	 * fixed_pmc_events) */
-	if (((g >> 32) & 1) && (fc & 1))
-		sim_ctr_bump(s, SKL_GP, 1);
+	if (((g >> 32) & 1) && (fc & 1) && kvm_skl_allowed(s, SKL_GP))
+		bump(s, SKL_GP);
 }
 
 /* Whether a write is one KVM refuses with #GP (reserved bits, read-only or
@@ -143,7 +158,7 @@ static bool skl_refused(uint32_t msr, uint64_t *v)
 	}
 }
 
-static int skl_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
+int kvm_skl_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 {
 	int st = HW_OK;
 
@@ -174,7 +189,7 @@ static int skl_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	return st;
 }
 
-static int skl_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
+int kvm_skl_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 {
 	int st = HW_OK;
 
@@ -198,7 +213,7 @@ static int skl_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	return st;
 }
 
-static int skl_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
+int kvm_skl_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 {
 	/* The "fast" flag is reserved on architectural PMUs; the type in
 	 * ECX[31:16] is 0 (GP) or 4000h (fixed). */
@@ -214,11 +229,11 @@ static int skl_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
  * 48 bits, mask length 7, 3 fixed x 48 bits. PERF_CAPABILITIES keeps
  * full-width writes (L:vmx.c vmx_get_perf_capabilities); LBR format and
  * PEBS need QEMU's lbr-fmt and Ice Lake, and are absent. */
-static void skl_reset(struct sim_cpu *s)
+void kvm_skl_reset(struct sim_cpu *s)
 {
 	sim_host_reset(s);
 	sim_set_cpuid(s, 0x0a, 0, 2u | SKL_GP << 8 | 48u << 16 | 7u << 24, 0, 0, 3u | 48u << 5);
-	guest_identity(s, "Simulated Intel Core i7-6700 (KVM guest)");
+	kvm_guest_identity(s, "Simulated Intel Core i7-6700 (KVM guest)");
 	s->reg[REG_KVM_MISC] = MISC_ENABLE_EMON | MISC_BTS_UNAVAIL | MISC_PEBS_UNAVAIL;
 	for (unsigned i = 0; i < SKL_GP; i++) {
 		sim_host_wrmsr(s, MSR_P6_EVNTSEL0 + i, 0);
@@ -243,7 +258,7 @@ static void skl_reset(struct sim_cpu *s)
  * unmask. Host SMIs run with the guest's counters on (the host's
  * freeze_on_smi is off by default) and the guest's MSR_SMI_COUNT does not
  * see them. */
-static const struct sim_silicon si_skylake_kvm = {
+const struct sim_silicon kvm_si_skylake = {
     .insn_min = 12,	/* ours: objdump */
     .insn_max = 60,	/* ours: objdump */
     .cpi_x10 = 8,	/* ours */
@@ -292,7 +307,7 @@ static void zen_exit(struct sim_cpu *s)
 	sim_retire(s, 1, 1, 0);
 }
 
-static int zen_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
+int kvm_zen_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 {
 	int st = HW_OK;
 
@@ -305,7 +320,7 @@ static int zen_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	return st;
 }
 
-static int zen_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
+int kvm_zen_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 {
 	int st = HW_OK;
 
@@ -324,7 +339,7 @@ static int zen_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	return st;
 }
 
-static int zen_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
+int kvm_zen_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 {
 	/* The host's data-fabric and L3 indexes (6-15) are not the guest's:
 	 * #GP before any intercept (L:pmu.c kvm_pmu_check_rdpmc_early). */
@@ -343,10 +358,10 @@ static int zen_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
  * L3 counters. 8000_0022h (PerfMonV2, 6 core counters) is the host's. */
 #define ZEN_EXT1_ECX_KVM 0x00e10bf3u
 
-static void zen_reset(struct sim_cpu *s)
+void kvm_zen_reset(struct sim_cpu *s)
 {
 	sim_host_reset(s);
-	guest_identity(s, 0);
+	kvm_guest_identity(s, 0);
 	for (unsigned i = 0; i < s->n_cpuid; i++)
 		if (s->cpuid[i].leaf == 0x80000001u)
 			s->cpuid[i].r.ecx &= ZEN_EXT1_ECX_KVM;
@@ -365,7 +380,7 @@ static void zen_reset(struct sim_cpu *s)
  * tick is 1-4 ms; the simulated time is compressed as the firmware timer's
  * is). SMIs are intercepted (L:svm.c intercept_smi) and run in host
  * context: the guest's counters do not count SMM. */
-static const struct sim_silicon si_zen4_kvm = {
+const struct sim_silicon kvm_si_zen4 = {
     .insn_min = 20,	  /* ours: objdump */
     .insn_max = 90,	  /* ours: objdump */
     .cpi_x10 = 6,	  /* ours */
@@ -390,15 +405,15 @@ static const struct sim_model skylake_kvm = {
 	   "lapic.c; arch perfmon v2",
     .driver = PMU_DRV_INTEL_ARCH,
     .faults = KVM_ALL_FAULTS, /* the host's applicability (model_arch.c skylake) */
-    .reset = skl_reset,
-    .rdmsr = skl_rdmsr,
-    .wrmsr = skl_wrmsr,
-    .rdpmc = skl_rdpmc,
+    .reset = kvm_skl_reset,
+    .rdmsr = kvm_skl_rdmsr,
+    .wrmsr = kvm_skl_wrmsr,
+    .rdpmc = kvm_skl_rdpmc,
     .rate = sim_host_rate,
     .overflow = sim_host_overflow,
     .lvt_automask = true,
     .pending = sim_host_pending,
-    .si = &si_skylake_kvm,
+    .si = &kvm_si_skylake,
 };
 SIM_MODEL(skylake_kvm);
 
@@ -420,14 +435,14 @@ static const struct sim_model zen4_kvm = {
 				      "cannot be told from it",
 		 [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
 		 SIM_NA_EVENT(SIM_NA_NO_RULES " (events/amd_zen.c)")},
-    .reset = zen_reset,
-    .rdmsr = zen_rdmsr,
-    .wrmsr = zen_wrmsr,
-    .rdpmc = zen_rdpmc,
+    .reset = kvm_zen_reset,
+    .rdmsr = kvm_zen_rdmsr,
+    .wrmsr = kvm_zen_wrmsr,
+    .rdpmc = kvm_zen_rdpmc,
     .rate = sim_host_rate,
     .overflow = sim_host_overflow,
     .lvt_automask = false,
     .pending = sim_host_pending, /* pmi-storm: a stuck flag keeps the request up */
-    .si = &si_zen4_kvm,
+    .si = &kvm_si_zen4,
 };
 SIM_MODEL(zen4_kvm);

@@ -91,7 +91,7 @@ static void brand_trimmed(void **st)
 	assert_string_equal(ci.brand, "(no brand string)");
 }
 
-static void hypervisor_sig(const char *sig12, const char *want)
+static void hypervisor_sig(const char *sig12, const char *name, const char *sig)
 {
 	struct cpu_info ci;
 	struct cpuid_regs r;
@@ -102,24 +102,34 @@ static void hypervisor_sig(const char *sig12, const char *want)
 		      w4(sig12 + 8));
 	cpu_identify(&ci);
 	assert_true(ci.hypervisor);
-	assert_string_equal(ci.hv_signature, want);
+	assert_string_equal(ci.hv.name, name);
+	assert_string_equal(ci.hv.signature, sig);
+	assert_int_equal(ci.hv.base, 0x40000000u);
 }
 
+/* cpu_identify() names the hypervisor from its leaves (the scan and its
+ * rules: test_hypervisor.c). */
 static void hypervisor_named(void **st)
 {
 	(void)st;
+	struct cpu_info ci;
+
 	assert_int_equal(sim_start("skylake", SF_NONE), 0);
+	cpu_identify(&ci); /* bare metal: not scanned */
+	assert_false(ci.hypervisor);
+	assert_int_equal(ci.hv.id, HV_NONE);
+	assert_string_equal(ci.hv.name, "none");
 	/* 4000_0000h EBX-ECX-EDX as the hypervisors give them (Linux kvm.c,
 	 * hypervisor.c, vmware.c, mshyperv.c; QEMU's TCG) */
-	hypervisor_sig("TCGTCGTCGTCG", "TCG");
-	hypervisor_sig("KVMKVMKVM\0\0\0", "KVM");
-	hypervisor_sig("Microsoft Hv", "Microsoft Hv");
-	hypervisor_sig("VMwareVMware", "VMware");
-	hypervisor_sig("XenVMMXenVMM", "XenVMM");
-	hypervisor_sig("bhyve bhyve ", "bhyve");
-	hypervisor_sig("ACRNACRNACRN", "ACRN");
-	hypervisor_sig("Jailhouse\0\0\0", "Jailhouse");
-	hypervisor_sig("\0\0\0\0\0\0\0\0\0\0\0\0", "");
+	hypervisor_sig("TCGTCGTCGTCG", "QEMU TCG", "TCGTCGTCGTCG");
+	hypervisor_sig("KVMKVMKVM\0\0\0", "KVM", "KVMKVMKVM");
+	hypervisor_sig("Microsoft Hv", "Hyper-V", "Microsoft Hv");
+	hypervisor_sig("VMwareVMware", "VMware", "VMwareVMware");
+	hypervisor_sig("XenVMMXenVMM", "Xen", "XenVMMXenVMM");
+	hypervisor_sig("bhyve bhyve ", "bhyve", "bhyve bhyve ");
+	hypervisor_sig("ACRNACRNACRN", "ACRN", "ACRNACRNACRN");
+	hypervisor_sig("Jailhouse\0\0\0", "Jailhouse", "Jailhouse"); /* unknown: its signature */
+	hypervisor_sig("\0\0\0\0\0\0\0\0\0\0\0\0", "unknown", "");
 }
 
 static void microcode_where_documented(void **st)

@@ -32,8 +32,13 @@ static void identification(void **st)
 	(void)st;
 	struct pmu *p = drv_up(SKL, SF_NONE);
 	assert_true(drv_ci.hypervisor);
-	assert_string_equal(drv_ci.hv_signature, "KVM");
-	assert_int_equal(drv_ci.hv_max_leaf, 0x40000001u);
+	assert_int_equal(drv_ci.hv.id, HV_KVM);
+	assert_string_equal(drv_ci.hv.name, "KVM");
+	assert_string_equal(drv_ci.hv.signature, "KVMKVMKVM");
+	assert_int_equal(drv_ci.hv.base, 0x40000000u);
+	assert_int_equal(drv_ci.hv.max_leaf, 0x40000001u);
+	assert_false(drv_ci.hv.hyperv_face);
+	assert_string_equal(drv_ci.hv.version, ""); /* KVM's leaves enumerate none */
 	assert_int_equal(drv_ci.driver, PMU_DRV_INTEL_ARCH);
 	assert_int_equal(p->version, 2);
 	assert_int_equal(p->n_gp, 4);
@@ -44,7 +49,7 @@ static void identification(void **st)
 
 	p = drv_up(ZEN, SF_NONE);
 	assert_true(drv_ci.hypervisor);
-	assert_string_equal(drv_ci.hv_signature, "KVM");
+	assert_int_equal(drv_ci.hv.id, HV_KVM);
 	assert_int_equal(drv_ci.driver, PMU_DRV_AMD_CORE);
 	assert_int_equal(p->n_gp, 6);
 	assert_true(p->caps & PMU_CAP_GLOBAL_CTRL);

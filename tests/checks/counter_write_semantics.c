@@ -2,6 +2,7 @@
  * that do that (P6, arch perfmon through 0xC1+i: facts §2), the full-width
  * alias and the KNC / AMD / NetBurst counters keep every bit (KNC §1.4.3.2). */
 #include "../measure.h"
+#include "../hv_policy.h"
 
 /* Legacy writes take 32 bits and copy bit 31 into the bits above (facts
  * §2): a value with it set, one with it clear (all 31 below set), and a
@@ -56,6 +57,8 @@ static void run(struct check_ctx *c)
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct pmu_counter *k = &p->ctr[i];
 		uint64_t mask = pmu_width_mask(k->width);
+		if (hv_is_taken(c, i))
+			continue; /* the host's (pmu.host) */
 		if (k->sign_extends && k->kind == PMU_CTR_GP) {
 			if (!sign_extends(c, i, mask))
 				return;

@@ -1,7 +1,9 @@
 /* pmu.probe: the functional probe of facts §0 (write a pattern to the first
  * counter the firmware did not enable, read it back). On bare metal a
  * matched driver whose counters do not respond is a failure; under a
- * hypervisor it means "no virtual PMU" and is a SKIP. */
+ * hypervisor it means "no virtual PMU" and is a SKIP, whose reason (from
+ * pmu_attach, as the NO PMU verdict's) names the hypervisor and how its
+ * virtual PMU is turned on. */
 #include "../suite.h"
 
 static void run(struct check_ctx *c)

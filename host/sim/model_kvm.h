@@ -1,0 +1,68 @@
+/* What the KVM guest models share: model_kvm.c's "skylake-kvm" and
+ * "zen4-kvm" (today's KVM, -cpu host), whose handlers the others wrap;
+ * model_kvm_policy.c's configurations a VMM or a cloud chooses (an event
+ * filter, pmu=off); model_kvm_eras.c's KVM releases that behaved otherwise.
+ * L: below is Linux arch/x86/kvm. */
+#ifndef PMH_SIM_MODEL_KVM_H
+#define PMH_SIM_MODEL_KVM_H
+
+#include "sim.h"
+
+/* KVM-private state in sim_cpu.reg[], above every register the bare-metal
+ * models use (model_arch.h, model_amd_core.c). */
+#define REG_KVM_HW_OVF	 121 /* eras: counters that overflowed while the guest ran */
+#define REG_KVM_EXIT	 122 /* eras: nonzero while KVM handles an exit */
+#define REG_KVM_BUMPED	 123 /* counters an emulated instruction bumped since cleared */
+#define REG_KVM_SEL_PC	 125 /* the PC bit (19) of each EVNTSEL as the guest wrote it */
+#define REG_KVM_DEBUGCTL 126
+#define REG_KVM_MISC	 127
+
+#define KVM_SKL_GP   4 /* a Skylake guest's GP counters; its fixed ones follow */
+#define KVM_ZEN_CTRS 6 /* a Zen 4 guest's core counters */
+
+/* The hypervisor bit and KVM's leaves at 4000_0000h, xAPIC mode, leaf 6
+ * ARAT alone, nothing left by the firmware; brand: -cpu host's (NULL: the
+ * host's stays). */
+void kvm_guest_identity(struct sim_cpu *s, const char *brand);
+/* KVM's signature leaf and features leaf at base (4000_0000h unless
+ * another hypervisor's leaves come first). */
+void kvm_cpuid_leaves(struct sim_cpu *s, uint32_t base);
+
+/* skylake-kvm's handlers (model_kvm.c), for guests that wrap them. */
+void kvm_skl_reset(struct sim_cpu *s);
+int kvm_skl_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v);
+int kvm_skl_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v);
+int kvm_skl_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v);
+extern const struct sim_silicon kvm_si_skylake;
+
+/* zen4-kvm's handlers. */
+void kvm_zen_reset(struct sim_cpu *s);
+int kvm_zen_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v);
+int kvm_zen_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v);
+int kvm_zen_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v);
+extern const struct sim_silicon kvm_si_zen4;
+
+/* Whether KVM lets counter i of a Skylake guest count under the VM's PMU
+ * event filter (model_kvm_policy.c; always, for a VM without one). */
+bool kvm_skl_allowed(struct sim_cpu *s, unsigned i);
+
+/* Every fault refused with one reason: a configuration whose whole run a
+ * unit test pins stays out of the fault matrix. */
+#define KVM_NA_PINNED(why)                                                                         \
+	[SF_STUCK_COUNTER] = why, [SF_NARROW_COUNTER] = why, [SF_NO_SIGN_EXTEND] = why,            \
+	[SF_NO_OVERFLOW_STATUS] = why, [SF_LOST_PMI] = why, [SF_SPURIOUS_PMI] = why,               \
+	[SF_ENABLE_IGNORED] = why, [SF_GLOBAL_CTRL_IGNORED] = why, [SF_WRONG_EVENT] = why,         \
+	[SF_MSR_FAULT] = why, [SF_OVERCOUNT] = why, [SF_LVT_STUCK_MASKED] = why,                   \
+	[SF_ACK_IGNORED] = why, [SF_PMI_STORM] = why, [SF_ENABLE_IGNORED_ONE] = why,               \
+	[SF_WRONG_VECTOR] = why, [SF_GLOBAL_IGNORED_GP] = why, [SF_WIDTH_HIGH_BITS] = why,         \
+	[SF_WRITE_DROPPED] = why, [SF_DUPLICATE_PMI] = why, [SF_STATUS_NOT_STICKY] = why,          \
+	[SF_SKID_LONG] = why, [SF_OS_IGNORED] = why, [SF_EDGE_IGNORED] = why,                      \
+	[SF_INV_IGNORED] = why, [SF_CMASK_IGNORED] = why, [SF_EOI_IGNORED] = why,                  \
+	[SF_NMI_LOST] = why, [SF_CYCLES_SLOW] = why, [SF_CYCLES_REF] = why, SIM_NA_EVENT(why)
+_Static_assert(SF_REFCYC_CORE + 1 == SF_COUNT, "KVM_NA_PINNED names every fault");
+#define KVM_PINNED_BY "test_hv_verdicts.c"
+#define KVM_NA_WHY                                                                                 \
+	"a pinned configuration (host/unit/" KVM_PINNED_BY "): its whole run is judged there, "    \
+	"not in the fault matrix"
+
+#endif
