@@ -143,7 +143,7 @@ static void verdict_reason(const struct suite *s, enum run_verdict v, char *buf,
 void report_summary(struct suite *s)
 {
 	enum run_verdict v = suite_verdict(s);
-	char why[200];
+	char why[256];
 
 	if (s->dropped)
 		suite_emit(s, "warning: %u results did not fit in the results table", s->dropped);

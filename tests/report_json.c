@@ -383,7 +383,7 @@ static void hv_findings(struct pmh_sb *sb, const struct suite *s)
 size_t report_json(const struct suite *s, char *buf, size_t cap)
 {
 	struct pmh_sb sb;
-	char why[200];
+	char why[256];
 
 	pmh_sb_init(&sb, buf, cap);
 	head(&sb, s);

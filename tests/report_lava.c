@@ -185,9 +185,10 @@ static void lava_cpu_identity(struct suite *s, const struct cpu_record *r)
 	lava_fact(s, r, "pmu.fixed_width", 0, "pass", r->fixed_width, "bits");
 }
 
-/* The hypervisor's findings (tests/hv_policy.c) as cases of their own:
- * "pmu.restricted" with how many restrictions (pass without any, skip
- * with: something was not measured), then one case per finding,
+/* The hypervisor's findings (tests/hv_policy.c), where there are any, as
+ * cases of their own: "pmu.restricted" with how many restrictions (pass
+ * without any: a bug or a host condition alone; skip with: something was
+ * not measured), then one case per finding,
  * "pmu.restricted.WHAT", "pmu.hypervisor_bug.WHAT" or "pmu.host.WHAT",
  * skipped: not measured, or worked around; a check that failed on it has
  * its own failed case. */
@@ -217,7 +218,7 @@ void lava_identity(struct suite *s)
 	for (unsigned i = 0; i < s->n_cpus; i++)
 		if (s->cpus[i].identified)
 			lava_cpu_identity(s, &s->cpus[i]);
-	if (s->cpus[0].ci.hypervisor || s->n_hv)
+	if (s->n_hv)
 		lava_hv(s);
 	lava_testset(s, 0);
 }

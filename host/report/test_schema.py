@@ -124,6 +124,13 @@ def main():
                     if args[1] == "nopmu" else (None, None))
             if doc["cpus"] and hv != want:
                 errs.append(f"{' '.join(args)}: hypervisor {hv}, expected {want}")
+        # a hypervisor's findings: a filter's restrictions, a counter the host took
+        for model, field, kind in (("skylake-kvm-deny", "restricted", "policy"),
+                                   ("vmware", "hypervisor_findings", "host")):
+            doc = sim_doc(sim, "--cpu", model, "--realism", "all")
+            errs += [f"{model}: {e}" for e in validate(doc, schema)]
+            if not [f for f in doc.get(field, []) if f["kind"] == kind]:
+                errs.append(f"{model}: no {kind} finding in {field}")
         # the hybrid machine: each CPU's own core type (P-cores 0-1, E-cores 2-3)
         doc = sim_doc(sim, "--cpu", "alderlake", "cpus=all", "checks=pmu.probe")
         errs += [f"alderlake cpus=all: {e}" for e in validate(doc, schema)]

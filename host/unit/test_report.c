@@ -262,6 +262,40 @@ static void too_small(void **state)
 	assert_true(strlen(small) < sizeof(small));
 }
 
+/* The hypervisor by name and what its leaves said (the log's
+ * cpu.hypervisor line has the same), null on bare metal; signature and
+ * leaf null when no leaf answered. */
+static void hypervisor_record(void **state)
+{
+	const struct platform p = {0};
+	struct cpu_info *x;
+	(void)state;
+	make(&p);
+	s.n_cpus = 3;
+	for (unsigned i = 0; i < 3; i++)
+		s.cpus[i] = (struct cpu_record){.cpu = i, .identified = true};
+	x = &s.cpus[0].ci;
+	x->hypervisor = true;
+	x->hv = (struct hv_info){
+	    .id = HV_XEN, .base = 0x40000100, .max_leaf = 0x40000105, .hyperv_face = true};
+	snprintf(x->hv.name, sizeof(x->hv.name), "Xen");
+	snprintf(x->hv.signature, sizeof(x->hv.signature), "XenVMMXenVMM");
+	snprintf(x->hv.version, sizeof(x->hv.version), "4.17");
+	x = &s.cpus[1].ci;
+	x->hypervisor = true;
+	x->hv = (struct hv_info){.id = HV_UNKNOWN};
+	snprintf(x->hv.name, sizeof(x->hv.name), "unknown");
+	report_json(&s, json, sizeof(json));
+	assert_non_null(strstr(json,
+			       "\"hypervisor\": \"Xen\", \"hypervisor_cpuid\": {\"signature\": "
+			       "\"XenVMMXenVMM\", \"leaf\": 1073742080, \"max_leaf\": "
+			       "1073742085, \"version\": \"4.17\", \"hyperv_interface\": true}"));
+	assert_non_null(strstr(json, "\"hypervisor\": \"unknown\", \"hypervisor_cpuid\": "
+				     "{\"signature\": null, \"leaf\": null, \"max_leaf\": null, "
+				     "\"version\": null, \"hyperv_interface\": false}"));
+	assert_non_null(strstr(json, "\"hypervisor\": null, \"hypervisor_cpuid\": null"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +303,7 @@ int main(void)
 	    cmocka_unit_test(cpu_and_figures),	 cmocka_unit_test(crash_record),
 	    cmocka_unit_test(too_small),	 cmocka_unit_test(results_words),
 	    cmocka_unit_test(event_rows),	 cmocka_unit_test(event_skip_unmeasured),
+	    cmocka_unit_test(hypervisor_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
