@@ -89,13 +89,13 @@ static bool fixed_reference(struct check_ctx *c, unsigned f, int64_t *ref, unsig
 
 void hv_counted(struct check_ctx *c, unsigned ctr)
 {
-	if (under_hv(c) && c->s && ctr < 64)
+	if (under_hv(c) && c->s && ctr < PMU_MAX_COUNTERS)
 		c->s->hv_counted |= 1ull << ctr;
 }
 
 bool hv_is_taken(const struct check_ctx *c, unsigned ctr)
 {
-	return c->s && ctr < 64 && (c->s->hv_taken >> ctr & 1);
+	return c->s && ctr < PMU_MAX_COUNTERS && (c->s->hv_taken >> ctr & 1);
 }
 
 /* Counter i, programmed but not started and zeroed, moves over a window
@@ -136,14 +136,19 @@ static void host_holds(struct check_ctx *c, unsigned i)
 void hv_census(struct suite *s, unsigned cpu_index)
 {
 	static const struct check census = {.id = "hv.census"};
-	struct check_ctx c = {.s = s, .chk = &census, .pmu = s->pmu, .cpu = s->cpu,
-			      .opt = s->opt, .apic = s->apic, .cpu_index = cpu_index,
+	struct check_ctx c = {.s = s,
+			      .chk = &census,
+			      .pmu = s->pmu,
+			      .cpu = s->cpu,
+			      .opt = s->opt,
+			      .apic = s->apic,
+			      .cpu_index = cpu_index,
 			      .v = V_NONE};
 	int64_t n;
 
 	if (!under_hv(&c) || !s->pmu || s->pmu->status != PMU_FUNCTIONAL)
 		return;
-	for (unsigned i = 0; i < s->pmu->n && i < 64; i++) {
+	for (unsigned i = 0; i < s->pmu->n && i < PMU_MAX_COUNTERS; i++) {
 		if (s->pmu->ctr[i].kind != PMU_CTR_GP)
 			continue;
 		if (moves_disabled(&c, i))
@@ -160,7 +165,7 @@ static bool host_took(struct check_ctx *c, unsigned i, char *why, size_t n)
 {
 	int64_t ref;
 
-	if (!c->s || i >= 64 || !(c->s->hv_counted >> i & 1) ||
+	if (!c->s || i >= PMU_MAX_COUNTERS || !(c->s->hv_counted >> i & 1) ||
 	    c->pmu->ctr[i].kind != PMU_CTR_GP || hv_counter_counts(c, i, &ref))
 		return false;
 	pmh_fmt(why, n,
@@ -181,9 +186,10 @@ void hv_host_took(struct check_ctx *c)
 	if (!under_hv(c))
 		return;
 	known_bug(c);
-	for (unsigned i = 0; i < c->pmu->n && i < 64; i++) {
+	for (unsigned i = 0; i < c->pmu->n && i < PMU_MAX_COUNTERS; i++) {
 		if (c->fig.ctrs >> i & 1 && hv_is_taken(c, i))
-			pmh_fmt(why, sizeof(why), "%s is the host's (pmu.host)", c->pmu->ctr[i].name);
+			pmh_fmt(why, sizeof(why), "%s is the host's (pmu.host)",
+				c->pmu->ctr[i].name);
 		else if (!(c->fig.ctrs >> i & 1) || !host_took(c, i, why, sizeof(why)))
 			continue;
 		c->v = V_SKIP; /* what failed was measured on a counter gone */
@@ -263,8 +269,7 @@ static const struct {
 			"KVM 5.17 to 6.5 (9cd803d496e7 \"Update vPMCs when retiring "
 			"instructions\", fixed by 73554b29bd70 \"Synthesize at most one PMI "
 			"per VM-exit\") can send a second PMI for one overflow"},
-    [HVB_XEN_STATUS] = {"overflow status without a PMI", HV_XEN,
-			"overflow.status,overflow.preload",
+    [HVB_XEN_STATUS] = {"overflow status without a PMI", HV_XEN, "overflow.status,overflow.preload",
 			"Xen's vPMU shows GLOBAL_STATUS as its PMI handler last copied it "
 			"(xen/arch/x86/cpu/vpmu_intel.c core2_vpmu_do_interrupt): an overflow "
 			"without a PMI is not flagged"},

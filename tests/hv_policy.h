@@ -36,8 +36,8 @@ bool hv_gp_withheld(struct check_ctx *c, unsigned ctr, const char *event, int e,
  * (its event on a general-purpose counter, or another fixed counter). Under
  * a hypervisor this is a fixed-counter bitmap that leaves f out (KVM's
  * event filter): recorded, said in why, true. */
-bool hv_fixed_withheld(struct check_ctx *c, unsigned f, const char *event, unsigned by,
-		       int64_t ref, char *why, size_t n);
+bool hv_fixed_withheld(struct check_ctx *c, unsigned f, const char *event, unsigned by, int64_t ref,
+		       char *why, size_t n);
 
 /* A check under a hypervisor FAILed: a known bug of that hypervisor that
  * explains the check's failure is named in it and recorded; then each

@@ -84,11 +84,11 @@ static inline bool whole_has(const char *head, const char *const *want)
 	}
 	return false;
 }
-#define assert_line(head, ...)                                                              \
-	do {                                                                                \
-		static const char *const w_[] = {__VA_ARGS__, 0};                           \
-		if (!whole_has(head, w_))                                                   \
-			fail_msg("no line \"%s...\" with the text asked for; the run:\n%s",  \
-				 head, whole_log);                                          \
+#define assert_line(head, ...)                                                                     \
+	do {                                                                                       \
+		static const char *const w_[] = {__VA_ARGS__, 0};                                  \
+		if (!whole_has(head, w_))                                                          \
+			fail_msg("no line \"%s...\" with the text asked for; the run:\n%s", head,  \
+				 whole_log);                                                       \
 	} while (0)
 #endif

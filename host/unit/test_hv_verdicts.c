@@ -21,8 +21,8 @@ static void ends(const char *model, const char *args, enum pmh_exit e, const cha
 	for (uint64_t seed = 1; seed <= SEEDS; seed++) {
 		enum pmh_exit got = run_whole(model, SF_NONE, SIM_REALISM_ALL, seed, args);
 		if (got != e || !strstr(whole_log, v))
-			fail_msg("%s seed %llu: exit %d, expected %d with \"%s\"; the run:\n%s", model,
-				 (unsigned long long)seed, got, e, v, whole_log);
+			fail_msg("%s seed %llu: exit %d, expected %d with \"%s\"; the run:\n%s",
+				 model, (unsigned long long)seed, got, e, v, whole_log);
 	}
 }
 
@@ -111,8 +111,9 @@ static void xen_vpmu(void **st)
 static void vmware_counter_taken(void **st)
 {
 	(void)st;
-	ends("vmware", 0, PMH_EXIT_PASS, "verdict: PASS (restricted by the hypervisor: taken by "
-					 "the host: gp");
+	ends("vmware", 0, PMH_EXIT_PASS,
+	     "verdict: PASS (restricted by the hypervisor: taken by "
+	     "the host: gp");
 	assert_line("pmu.host: gp", "counted earlier in the run and counts nothing now");
 	assert_line("cpu.hypervisor: VMware", "VMwareVMware");
 }
@@ -137,10 +138,10 @@ static void tcg_without_pmu(void **st)
 int main(void)
 {
 	const struct CMUnitTest t[] = {
-	    cmocka_unit_test(kvm_filter_deny),	 cmocka_unit_test(kvm_architectural_only),
-	    cmocka_unit_test(kvm_lvtpc_masked),	 cmocka_unit_test(kvm_double_pmi_era),
-	    cmocka_unit_test(kvm_amd_pmu_off),	 cmocka_unit_test(kvm_hybrid_host),
-	    cmocka_unit_test(xen_vpmu),		 cmocka_unit_test(vmware_counter_taken),
+	    cmocka_unit_test(kvm_filter_deny),	  cmocka_unit_test(kvm_architectural_only),
+	    cmocka_unit_test(kvm_lvtpc_masked),	  cmocka_unit_test(kvm_double_pmi_era),
+	    cmocka_unit_test(kvm_amd_pmu_off),	  cmocka_unit_test(kvm_hybrid_host),
+	    cmocka_unit_test(xen_vpmu),		  cmocka_unit_test(vmware_counter_taken),
 	    cmocka_unit_test(hyperv_without_pmu), cmocka_unit_test(tcg_without_pmu),
 	};
 	return cmocka_run_group_tests(t, 0, 0);
