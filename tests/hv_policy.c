@@ -194,7 +194,11 @@ void hv_host_took(struct check_ctx *c)
 			continue;
 		c->v = V_SKIP; /* what failed was measured on a counter gone */
 		pmh_fmt(c->msg, sizeof(c->msg), "%s (the check's failure: not measured)", why);
-		c->n_fail = 0;
+		/* its further failures go with it: the last ones in the run's
+		 * table, which takes their room back */
+		if (c->n_more && c->s->n_more == c->more_first + c->n_more)
+			c->s->n_more = c->more_first;
+		c->n_fail = c->n_more = c->more_lost = 0;
 		return;
 	}
 }
