@@ -38,11 +38,11 @@ static volatile struct pmi_stats stats;
 static struct pmi_window opened;
 static unsigned open_depth;
 
-static bool unmask_always = true, unmask_set = true;
+static bool unmask_always = true;
 
 static void unmask(void) { apic_lvt_pc_write(lvt_armed); }
 
-void pmi_set_unmask_always(bool always) { unmask_set = always; }
+void pmi_set_unmask_always(bool always) { unmask_always = always; }
 
 /* Records a driver op of the handler that failed, for pmi_trouble() to
  * name: a failed re-arm or restart would otherwise read as a lost PMI, a
@@ -230,7 +230,6 @@ int pmi_arm(struct pmu *p, enum pmi_delivery mode)
 	release();
 	pmu = p;
 	delivery = mode;
-	unmask_always = unmask_set;
 	window = 0;
 	for (unsigned i = 0; i < PMU_MAX_COUNTERS; i++)
 		reload[i] = 0;

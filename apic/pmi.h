@@ -84,7 +84,7 @@ void pmi_disarm(void);
  * as Linux's generic handler rewrites it on every PMI: arch/x86/events/
  * core.c x86_pmu_handle_irq) or only on the families whose local APIC
  * masks it on delivery (false: to see whether a hypervisor masks it where
- * the silicon does not). Takes effect at the next pmi_arm(). */
+ * the silicon does not). Set it before pmi_arm(), not inside a window. */
 void pmi_set_unmask_always(bool always);
 /* Counters to preload with -n again after each of their overflows (0 =
  * leave the counter as it is). */

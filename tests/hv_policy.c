@@ -18,22 +18,26 @@ static bool under_hv(const struct check_ctx *c)
 	return c->cpu && c->cpu->hypervisor;
 }
 
+bool hv_setup_quiet(struct check_ctx *c, unsigned ctr, enum pmu_generic g)
+{
+	struct pmu *p = c->pmu;
+	struct pmu_event ev;
+
+	return ctr < p->n && p->ops->generic_event(p, g, ctr, &ev) == HW_OK &&
+	       p->ops->stop(p, 1ull << ctr) == HW_OK &&
+	       p->ops->program(p, ctr, &ev, PMU_F_OS | PMU_F_USR) == HW_OK &&
+	       p->ops->write(p, ctr, 0, PMU_WRITE_PRELOAD) == HW_OK;
+}
+
 /* Generic event g on counter ctr, set up quietly, over M_N_ITERS of
  * wl_loop: *n, and whether it counted: at least one event per two
  * iterations (a stuck counter's few stray events are not counting). */
 static bool counts_generic(struct check_ctx *c, unsigned ctr, enum pmu_generic g, int64_t *n)
 {
 	struct pmu *p = c->pmu;
-	struct pmu_event ev;
 
 	*n = 0;
-	if (ctr >= p->n || p->ops->generic_event(p, g, ctr, &ev) != HW_OK)
-		return false;
-	/* quietly: a reference that cannot be set up leaves the caller's
-	 * observation as it was, a failure */
-	if (p->ops->stop(p, 1ull << ctr) != HW_OK ||
-	    p->ops->program(p, ctr, &ev, PMU_F_OS | PMU_F_USR) != HW_OK ||
-	    p->ops->write(p, ctr, 0, PMU_WRITE_PRELOAD) != HW_OK)
+	if (!hv_setup_quiet(c, ctr, g))
 		return false;
 	int st = m_per_n(c, ctr, 0, 0, n);
 	bool counts = st == M_OK && *n >= M_N_ITERS / 2;
@@ -102,18 +106,11 @@ bool hv_is_taken(const struct check_ctx *c, unsigned ctr)
  * of wl_loop: something else counts on it. */
 static bool moves_disabled(struct check_ctx *c, unsigned i)
 {
-	struct pmu *p = c->pmu;
-	struct pmu_event ev;
 	uint64_t v = 0;
 
-	if (p->ops->generic_event(p, GEN_INSTRUCTIONS, i, &ev) != HW_OK ||
-	    p->ops->stop(p, 1ull << i) != HW_OK ||
-	    p->ops->program(p, i, &ev, PMU_F_OS | PMU_F_USR) != HW_OK ||
-	    p->ops->write(p, i, 0, PMU_WRITE_PRELOAD) != HW_OK)
-		return false;
-	if (m_window(c, 0, &wl_loop, M_N_ITERS) != M_OK || p->ops->read(p, i, &v) != HW_OK)
-		return false;
-	return v != 0;
+	return hv_setup_quiet(c, i, GEN_INSTRUCTIONS) &&
+	       m_window(c, 0, &wl_loop, M_N_ITERS) == M_OK &&
+	       c->pmu->ops->read(c->pmu, i, &v) == HW_OK && v != 0;
 }
 
 /* Records counter i as the host's. */
@@ -153,8 +150,8 @@ void hv_census(struct suite *s, unsigned cpu_index)
 			continue;
 		if (moves_disabled(&c, i))
 			host_holds(&c, i);
-		else if (hv_counter_counts(&c, i, &n))
-			s->hv_counted |= 1ull << i;
+		else
+			(void)hv_counter_counts(&c, i, &n); /* notes it in hv_counted */
 	}
 	m_quiesce(&c);
 }
@@ -179,7 +176,7 @@ static bool host_took(struct check_ctx *c, unsigned i, char *why, size_t n)
 
 static void known_bug(struct check_ctx *c);
 
-void hv_host_took(struct check_ctx *c)
+void hv_failed(struct check_ctx *c)
 {
 	char why[RESULT_MSG];
 
@@ -337,12 +334,14 @@ void hv_record(struct suite *s, unsigned cpu, enum hv_kind kind, enum hv_group g
 	pmh_strlcpy(h->why, why, sizeof(h->why));
 }
 
-/* "fixed1, fixed2" of a group into buf at *k. */
-static void names_of(const struct suite *s, enum hv_group g, char *buf, size_t n, size_t *k)
+/* "fixed1, fixed2": the findings of a kind (and group: HVG_COUNT any) into
+ * buf at *k. */
+static void names_of(const struct suite *s, enum hv_kind kind, enum hv_group g, char *buf, size_t n,
+		     size_t *k)
 {
 	bool first = true;
 	for (unsigned i = 0; i < s->n_hv && *k < n; i++) {
-		if (s->hv[i].kind != HV_POLICY || s->hv[i].group != g)
+		if (s->hv[i].kind != kind || (g != HVG_COUNT && s->hv[i].group != g))
 			continue;
 		const char *w = s->hv[i].what;
 		if (g == HVG_FIXED && !pmh_strncmp(w, "fixed", 5))
@@ -359,14 +358,14 @@ bool hv_restricted_summary(const struct suite *s, char *buf, size_t n)
 	    [HVG_EVENT_ZERO] = "not counted", [HVG_EVENT_GP] = "refused with #GP"};
 	unsigned cnt[HVG_COUNT] = {0};
 	size_t k = 0;
+	bool host = false;
 
 	buf[0] = 0;
-	for (unsigned i = 0; i < s->n_hv; i++)
+	for (unsigned i = 0; i < s->n_hv; i++) {
 		if (s->hv[i].kind == HV_POLICY)
 			cnt[s->hv[i].group]++;
-	bool host = false;
-	for (unsigned i = 0; i < s->n_hv; i++)
 		host |= s->hv[i].kind == HV_HOST;
+	}
 	for (unsigned g = 0; g < HVG_COUNT && k < n; g++) {
 		if (!cnt[g])
 			continue;
@@ -376,9 +375,9 @@ bool hv_restricted_summary(const struct suite *s, char *buf, size_t n)
 		if (g == HVG_FIXED) {
 			pmh_fmt(buf + k, n - k, "fixed counter%s ", cnt[g] > 1 ? "s" : "");
 			k += pmh_strlen(buf + k);
-			names_of(s, HVG_FIXED, buf, n, &k);
+			names_of(s, HV_POLICY, HVG_FIXED, buf, n, &k);
 		} else if (g == HVG_OTHER) {
-			names_of(s, HVG_OTHER, buf, n, &k);
+			names_of(s, HV_POLICY, HVG_OTHER, buf, n, &k);
 		} else {
 			pmh_fmt(buf + k, n - k, "%u event%s %s", cnt[g], cnt[g] > 1 ? "s" : "",
 				noun[g]);
@@ -388,12 +387,7 @@ bool hv_restricted_summary(const struct suite *s, char *buf, size_t n)
 	if (host && k < n) {
 		pmh_fmt(buf + k, n - k, "%staken by the host: ", k ? ", " : "");
 		k += pmh_strlen(buf + k);
-		for (unsigned i = 0, first = 1; i < s->n_hv && k < n; i++)
-			if (s->hv[i].kind == HV_HOST) {
-				pmh_fmt(buf + k, n - k, "%s%s", first ? "" : ", ", s->hv[i].what);
-				k += pmh_strlen(buf + k);
-				first = 0;
-			}
+		names_of(s, HV_HOST, HVG_COUNT, buf, n, &k);
 	}
 	return k > 0;
 }

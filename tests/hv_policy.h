@@ -9,6 +9,11 @@
 
 #include "suite.h"
 
+/* Sets counter ctr up with generic event g (stopped, zeroed) without
+ * judging: false when any op failed, for a reference that cannot be taken
+ * to leave the caller's observation as it was. */
+bool hv_setup_quiet(struct check_ctx *c, unsigned ctr, enum pmu_generic g);
+
 /* Tells a withheld event from a dead counter: instructions retired,
  * programmed on the same counter, count over M_N_ITERS iterations of
  * wl_loop. *n: what they counted. The counter's set-up is lost. False when
@@ -24,7 +29,7 @@ bool hv_counter_counts(struct check_ctx *c, unsigned ctr, int64_t *n);
  * (hv_fixed_withheld). */
 bool hv_zero_withheld(struct check_ctx *c, unsigned ctr, const char *event, char *why, size_t n);
 /* (When instructions do not count on ctr either but did earlier in the
- * run, the host took it: recorded as hv_host_took does, true.) */
+ * run, the host took it: recorded as hv_failed does, true.) */
 
 /* Programming the event on ctr raised e. Under a hypervisor, when e is #GP
  * and the same counter takes instructions retired, the hypervisor allows a
@@ -47,7 +52,7 @@ bool hv_fixed_withheld(struct check_ctx *c, unsigned f, const char *event, unsig
  * vPMC when the host profiles, KVM's pinned host perf events): the FAIL
  * becomes a SKIP that says so, and the finding is recorded
  * ("pmu.host:"). A counter that never counted stays a failure. */
-void hv_host_took(struct check_ctx *c);
+void hv_failed(struct check_ctx *c);
 /* Under a hypervisor, before the checks of a CPU: which general-purpose
  * counters count instructions now (suite.hv_counted), so that one the host
  * takes during the run can be told from one that never counted. */

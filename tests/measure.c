@@ -311,7 +311,7 @@ int m_diff(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint
 {
 	int st = diff_rep(c, ctr, start, msr, val, w, n, repeats(c), false, out);
 	if (st == M_OK && out->med >= (int64_t)n / 2)
-		hv_counted(c, ctr); /* under a hypervisor: it counted (hv_host_took) */
+		hv_counted(c, ctr); /* under a hypervisor: it counted (hv_failed) */
 	return st;
 }
 

@@ -173,7 +173,7 @@ struct suite {
 	unsigned n_hv, hv_lost;
 	/* under a hypervisor, the counters (bit i: pmu->ctr[i]) of the CPU
 	 * being run that have counted in this run: one that stops counting
-	 * later was taken by the host (hv_host_took) */
+	 * later was taken by the host (hv_failed) */
 	uint64_t hv_counted;
 	/* and those the census found moving while disabled: the host's */
 	uint64_t hv_taken;

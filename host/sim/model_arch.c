@@ -461,20 +461,12 @@ static const struct sim_silicon si_core2 = {
     .smm_counts = true, /* SDM Vol. 3B 17.4.7 */
     .turbo_x100 = 108,	/* T7700 with Intel Dynamic Acceleration */
 };
-static const struct sim_silicon si_skylake = {
-    .insn_min = 12,	/* ours: objdump */
-    .insn_max = 60,	/* ours: objdump */
-    .cpi_x10 = 8,	/* ours */
-    .skid_min = 10,	/* ours */
-    .skid_max = 100,	/* ours */
-    .skid_cap_br = 100, /* rr skid_size, Skylake */
-    .entry_insn = 40,	/* ours: the stubs */
-    .irq_insn = 1,	/* Weaver and McKee: every x86 but NetBurst */
-    .late_ack = true,	/* Linux intel/core.c: Haswell and later */
-    .smi_count = true,	/* MSR_SMI_COUNT, Nehalem and later */
-    .smm_counts = true, /* SDM Vol. 3B 17.4.7 */
-    .turbo_x100 = 120,	/* i7-6700: 1.18; 1.20 ours */
-};
+static const struct sim_silicon si_skylake =
+    SI_SKYLAKE(.late_ack = true,   /* Linux intel/core.c: Haswell and later */
+	       .smi_count = true,  /* MSR_SMI_COUNT, Nehalem and later */
+	       .smm_counts = true, /* SDM Vol. 3B 17.4.7 */
+	       .turbo_x100 = 120,  /* i7-6700: 1.18; 1.20 ours */
+    );
 /* Alder Lake and Arrow Lake: Skylake's numbers with rr's larger bound. */
 static const struct sim_silicon si_alderlake = {
     .insn_min = 12,	/* ours: objdump */

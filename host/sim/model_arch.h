@@ -58,4 +58,16 @@ bool arch_pmc3_taken(const struct sim_cpu *s, unsigned k, bool tfa);
 int arch_firmware_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v, bool tfa);
 int arch_firmware_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v, bool tfa);
 
+/* Skylake's numbers for the harness's own code (ours: objdump, the
+ * stubs), its skid (ours, capped by rr's skid_size for Skylake) and its
+ * interrupt entry (Weaver and McKee: every x86 but NetBurst), with what a
+ * model adds: the bare-metal model's (model_arch.c si_skylake) and its
+ * guests' (model_kvm.c, model_xen.c, model_vmware.c, model_hyperv.c), whose
+ * code runs on the same core. */
+#define SI_SKYLAKE(...)                                                                            \
+	{                                                                                          \
+		.insn_min = 12, .insn_max = 60, .cpi_x10 = 8, .skid_min = 10, .skid_max = 100,     \
+		.skid_cap_br = 100, .entry_insn = 40, .irq_insn = 1, __VA_ARGS__                   \
+	}
+
 #endif

@@ -1,15 +1,13 @@
 /* Shared by the simulated Xen, VMware and Hyper-V guests (model_xen.c,
  * model_vmware.c, model_hyperv.c): the registers they keep beside their
- * host model's, the refusal of every fault (their whole run is pinned by
- * host/unit/test_hv_verdicts.c instead of the fault matrix), and what each
- * of them does to the host's CPUID values. */
+ * host model's and what each of them does to the host's CPUID values. */
 #ifndef PMH_SIM_MODEL_HV_H
 #define PMH_SIM_MODEL_HV_H
 
 #include "../../apic/apic.h"
 #include "../../pmu/cpuid.h"
 #include "../../pmu/msr.h"
-#include "sim.h"
+#include "model_arch.h"
 
 /* The guest's own state, far above the host's registers (model_arch.h
  * uses 0-20). */
@@ -21,13 +19,6 @@
 #define MISC_BTS_UNAVAIL   (1ull << 11)
 #define MISC_PEBS_UNAVAIL  (1ull << 12)
 #define DEBUGCTL_LBR_BTF   0x3ull /* LBR (0) and BTF (1) */
-
-/* Every fault refused, with one reason (sim_start and the tests over every
- * model want a reason for each fault a model lacks). */
-#define HV_NA_PINNED                                                                               \
-	"a hypervisor configuration: its whole run is pinned by host/unit/test_hv_verdicts.c, "    \
-	"not the fault matrix"
-#define HV_FAULT_NA [SF_STUCK_COUNTER... SF_COUNT - 1] = HV_NA_PINNED
 
 /* Clears clr and sets set in register reg (0 EAX .. 3 EDX) of a leaf the
  * host gave. */

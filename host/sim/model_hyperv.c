@@ -81,25 +81,11 @@ static int hyv_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 	return HW_FAULT_GP;
 }
 
-static uint64_t hyv_pending(struct sim_cpu *s)
-{
-	(void)s;
-	return 0;
-}
-
 /* Numbers: the host's for the harness's own code (model_arch.c); nothing
  * counts. */
-static const struct sim_silicon si_hyperv = {
-    .insn_min = 12,	/* ours: objdump */
-    .insn_max = 60,	/* ours: objdump */
-    .cpi_x10 = 8,	/* ours */
-    .skid_min = 10,	/* ours */
-    .skid_max = 100,	/* ours */
-    .skid_cap_br = 100, /* rr skid_size, Skylake (the host) */
-    .entry_insn = 40,	/* ours: the stubs */
-    .irq_insn = 1,	/* the host's (Weaver and McKee) */
-    .turbo_x100 = 120,	/* the host's core clock (model_arch.c si_skylake) */
-};
+static const struct sim_silicon si_hyperv =
+    SI_SKYLAKE(.turbo_x100 = 120, /* the host's core clock (model_arch.c si_skylake) */
+    );
 
 static const struct sim_model hyperv = {
     .name = "hyperv",
@@ -108,7 +94,7 @@ static const struct sim_model hyperv = {
 	   "empty, PMU MSRs and RDPMC #GP (ours); Hyper-V TLFS leaves 4000_0000h-2h",
     .driver = PMU_DRV_NONE,
     .faults = 0,
-    .fault_na = {HV_FAULT_NA},
+    .fault_na = {SIM_NA_PINNED},
     .reset = hyv_reset,
     .rdmsr = hyv_rdmsr,
     .wrmsr = hyv_wrmsr,
@@ -116,8 +102,7 @@ static const struct sim_model hyperv = {
     .rate = sim_no_rate,
     .overflow = sim_no_overflow,
     .lvt_automask = true, /* ours: the host's APIC behaviour */
-    .pending = hyv_pending,
     .si = &si_hyperv,
-    .pinned_by = "test_hv_verdicts.c",
+    .pinned_by = SIM_PINNED_BY,
 };
 SIM_MODEL(hyperv);

@@ -258,18 +258,10 @@ void kvm_skl_reset(struct sim_cpu *s)
  * unmask. Host SMIs run with the guest's counters on (the host's
  * freeze_on_smi is off by default) and the guest's MSR_SMI_COUNT does not
  * see them. */
-const struct sim_silicon kvm_si_skylake = {
-    .insn_min = 12,	/* ours: objdump */
-    .insn_max = 60,	/* ours: objdump */
-    .cpi_x10 = 8,	/* ours */
-    .skid_min = 10,	/* ours */
-    .skid_max = 100,	/* ours */
-    .skid_cap_br = 100, /* rr skid_size, Skylake (the host) */
-    .entry_insn = 40,	/* ours: the stubs */
-    .irq_insn = 1,	/* ours: the host's (Weaver and McKee) */
+const struct sim_silicon kvm_si_skylake = SI_SKYLAKE(
     .smm_counts = true, /* the host's freeze_on_smi off (Linux default) */
     .turbo_x100 = 120,	/* the host's core clock (model_arch.c si_skylake) */
-};
+);
 
 /* ---- zen4-kvm ----------------------------------------------------------- */
 

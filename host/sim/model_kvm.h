@@ -6,7 +6,7 @@
 #ifndef PMH_SIM_MODEL_KVM_H
 #define PMH_SIM_MODEL_KVM_H
 
-#include "sim.h"
+#include "model_arch.h"
 
 /* KVM-private state in sim_cpu.reg[], above every register the bare-metal
  * models use (model_arch.h, model_amd_core.c). */
@@ -45,24 +45,5 @@ extern const struct sim_silicon kvm_si_zen4;
 /* Whether KVM lets counter i of a Skylake guest count under the VM's PMU
  * event filter (model_kvm_policy.c; always, for a VM without one). */
 bool kvm_skl_allowed(struct sim_cpu *s, unsigned i);
-
-/* Every fault refused with one reason: a configuration whose whole run a
- * unit test pins stays out of the fault matrix. */
-#define KVM_NA_PINNED(why)                                                                         \
-	[SF_STUCK_COUNTER] = why, [SF_NARROW_COUNTER] = why, [SF_NO_SIGN_EXTEND] = why,            \
-	[SF_NO_OVERFLOW_STATUS] = why, [SF_LOST_PMI] = why, [SF_SPURIOUS_PMI] = why,               \
-	[SF_ENABLE_IGNORED] = why, [SF_GLOBAL_CTRL_IGNORED] = why, [SF_WRONG_EVENT] = why,         \
-	[SF_MSR_FAULT] = why, [SF_OVERCOUNT] = why, [SF_LVT_STUCK_MASKED] = why,                   \
-	[SF_ACK_IGNORED] = why, [SF_PMI_STORM] = why, [SF_ENABLE_IGNORED_ONE] = why,               \
-	[SF_WRONG_VECTOR] = why, [SF_GLOBAL_IGNORED_GP] = why, [SF_WIDTH_HIGH_BITS] = why,         \
-	[SF_WRITE_DROPPED] = why, [SF_DUPLICATE_PMI] = why, [SF_STATUS_NOT_STICKY] = why,          \
-	[SF_SKID_LONG] = why, [SF_OS_IGNORED] = why, [SF_EDGE_IGNORED] = why,                      \
-	[SF_INV_IGNORED] = why, [SF_CMASK_IGNORED] = why, [SF_EOI_IGNORED] = why,                  \
-	[SF_NMI_LOST] = why, [SF_CYCLES_SLOW] = why, [SF_CYCLES_REF] = why, SIM_NA_EVENT(why)
-_Static_assert(SF_REFCYC_CORE + 1 == SF_COUNT, "KVM_NA_PINNED names every fault");
-#define KVM_PINNED_BY "test_hv_verdicts.c"
-#define KVM_NA_WHY                                                                                 \
-	"a pinned configuration (host/unit/" KVM_PINNED_BY "): its whole run is judged there, "    \
-	"not in the fault matrix"
 
 #endif

@@ -232,7 +232,7 @@ static const struct sim_model zen4_kvm_lvtpc = {
 	   "Mask LVTPC when handling a PMI\" until 49ff3b4aec51), GlobalCtl reset 0",
     .driver = PMU_DRV_AMD_CORE,
     .faults = 0,
-    .fault_na = {KVM_NA_PINNED(KVM_NA_WHY)},
+    .fault_na = {SIM_NA_PINNED},
     .reset = lvtpc_reset,
     .rdmsr = kvm_zen_rdmsr,
     .wrmsr = kvm_zen_wrmsr,
@@ -242,7 +242,7 @@ static const struct sim_model zen4_kvm_lvtpc = {
     .lvt_automask = true,
     .pending = sim_host_pending,
     .si = &kvm_si_zen4,
-    .pinned_by = KVM_PINNED_BY,
+    .pinned_by = SIM_PINNED_BY,
 };
 SIM_MODEL(zen4_kvm_lvtpc);
 
@@ -254,7 +254,7 @@ static const struct sim_model skylake_kvm_dpmi = {
 	   "x86/pmu: Synthesize at most one PMI per VM-exit\"), LVTPC not masked",
     .driver = PMU_DRV_INTEL_ARCH,
     .faults = 0,
-    .fault_na = {KVM_NA_PINNED(KVM_NA_WHY)},
+    .fault_na = {SIM_NA_PINNED},
     .reset = dpmi_reset,
     .rdmsr = dpmi_rdmsr,
     .wrmsr = dpmi_wrmsr,
@@ -264,7 +264,7 @@ static const struct sim_model skylake_kvm_dpmi = {
     .lvt_automask = false,
     .pending = sim_host_pending,
     .si = &kvm_si_skylake,
-    .pinned_by = KVM_PINNED_BY,
+    .pinned_by = SIM_PINNED_BY,
 };
 SIM_MODEL(skylake_kvm_dpmi);
 
@@ -275,7 +275,7 @@ static const struct sim_model alderlake_kvm = {
 	   "x86/pmu: Disable vPMU support on hybrid CPUs (host PMUs)\", 6.2), CPUID.0AH zero",
     .driver = PMU_DRV_NONE,
     .faults = 0,
-    .fault_na = {KVM_NA_PINNED(KVM_NA_WHY)},
+    .fault_na = {SIM_NA_PINNED},
     .reset = adl_reset,
     .rdmsr = adl_rdmsr,
     .wrmsr = adl_wrmsr,
@@ -284,6 +284,6 @@ static const struct sim_model alderlake_kvm = {
     .overflow = sim_no_overflow,
     .lvt_automask = true,
     .si = &kvm_si_skylake, /* ours: the Skylake guest's numbers; nothing counts here */
-    .pinned_by = KVM_PINNED_BY,
+    .pinned_by = SIM_PINNED_BY,
 };
 SIM_MODEL(alderlake_kvm);

@@ -206,7 +206,7 @@ static const struct sim_model skylake_kvm_deny = {
 	   "hv-time (target/i386/kvm/kvm.c hyperv_fill_cpuids)",
     .driver = PMU_DRV_INTEL_ARCH,
     .faults = 0,
-    .fault_na = {KVM_NA_PINNED(KVM_NA_WHY)},
+    .fault_na = {SIM_NA_PINNED},
     .reset = deny_reset,
     .rdmsr = kvm_skl_rdmsr,
     .wrmsr = kvm_skl_wrmsr,
@@ -216,7 +216,7 @@ static const struct sim_model skylake_kvm_deny = {
     .lvt_automask = true,
     .pending = sim_host_pending,
     .si = &kvm_si_skylake,
-    .pinned_by = KVM_PINNED_BY,
+    .pinned_by = SIM_PINNED_BY,
 };
 SIM_MODEL(skylake_kvm_deny);
 
@@ -228,7 +228,7 @@ static const struct sim_model skylake_kvm_arch = {
 	   "(cloud.google.com/compute/docs/pmu-overview)",
     .driver = PMU_DRV_INTEL_ARCH,
     .faults = 0,
-    .fault_na = {KVM_NA_PINNED(KVM_NA_WHY)},
+    .fault_na = {SIM_NA_PINNED},
     .reset = kvm_skl_reset,
     .rdmsr = kvm_skl_rdmsr,
     .wrmsr = kvm_skl_wrmsr,
@@ -238,7 +238,7 @@ static const struct sim_model skylake_kvm_arch = {
     .lvt_automask = true,
     .pending = sim_host_pending,
     .si = &kvm_si_skylake,
-    .pinned_by = KVM_PINNED_BY,
+    .pinned_by = SIM_PINNED_BY,
 };
 SIM_MODEL(skylake_kvm_arch);
 
@@ -250,7 +250,7 @@ static const struct sim_model zen4_kvm_pmuoff = {
 	   "amd_pmu_refresh)",
     .driver = PMU_DRV_AMD_LEGACY,
     .faults = 0,
-    .fault_na = {KVM_NA_PINNED(KVM_NA_WHY)},
+    .fault_na = {SIM_NA_PINNED},
     .reset = pmuoff_reset,
     .rdmsr = pmuoff_rdmsr,
     .wrmsr = pmuoff_wrmsr,
@@ -259,6 +259,6 @@ static const struct sim_model zen4_kvm_pmuoff = {
     .overflow = sim_host_overflow,
     .lvt_automask = false,
     .si = &kvm_si_zen4,
-    .pinned_by = KVM_PINNED_BY,
+    .pinned_by = SIM_PINNED_BY,
 };
 SIM_MODEL(zen4_kvm_pmuoff);

@@ -171,19 +171,11 @@ static bool vmw_overflow(struct sim_cpu *s, unsigned i)
  * code; no MSR_SMI_COUNT in the guest (ours). The virtual APIC behaves as
  * the physical one: LVTPC masked on delivery, the late re-raise on an
  * unmask with a flag still set (ours: VMware emulates the part). */
-static const struct sim_silicon si_vmware = {
-    .insn_min = 12,	/* ours: objdump */
-    .insn_max = 60,	/* ours: objdump */
-    .cpi_x10 = 8,	/* ours */
-    .skid_min = 10,	/* ours */
-    .skid_max = 100,	/* ours */
-    .skid_cap_br = 100, /* rr skid_size, Skylake (the host) */
-    .entry_insn = 40,	/* ours: the stubs */
-    .irq_insn = 1,	/* the host's (Weaver and McKee) */
-    .late_ack = true,	/* ours: as the host's APIC */
-    .smm_counts = true, /* the host's (SDM Vol. 3B 17.4.7) */
-    .turbo_x100 = 120,	/* the host's core clock (model_arch.c si_skylake) */
-};
+static const struct sim_silicon si_vmware =
+    SI_SKYLAKE(.late_ack = true,   /* ours: as the host's APIC */
+	       .smm_counts = true, /* the host's (SDM Vol. 3B 17.4.7) */
+	       .turbo_x100 = 120,  /* the host's core clock (model_arch.c si_skylake) */
+    );
 
 static const struct sim_model vmware = {
     .name = "vmware",
@@ -192,7 +184,7 @@ static const struct sim_model vmware = {
 	   "(Broadcom 344161); a counter the host takes (ours)",
     .driver = PMU_DRV_INTEL_ARCH,
     .faults = 0,
-    .fault_na = {HV_FAULT_NA},
+    .fault_na = {SIM_NA_PINNED},
     .reset = vmw_reset,
     .rdmsr = vmw_rdmsr,
     .wrmsr = vmw_wrmsr,
@@ -202,6 +194,6 @@ static const struct sim_model vmware = {
     .lvt_automask = true,
     .pending = sim_host_pending,
     .si = &si_vmware,
-    .pinned_by = "test_hv_verdicts.c",
+    .pinned_by = SIM_PINNED_BY,
 };
 SIM_MODEL(vmware);

@@ -339,41 +339,26 @@ static bool xen_overflow(struct sim_cpu *s, unsigned i)
 	return cfg_of(s)->vpmu && pmi;
 }
 
-/* Nothing re-raises a PMI on an unmask: Xen acknowledged the hardware's
- * status in its handler, and the virtual LAPIC raises one per injection. */
-static uint64_t xen_pending(struct sim_cpu *s)
-{
-	(void)s;
-	return 0;
-}
-
-/* Numbers: the bare-metal Skylake's (model_arch.c) but late-ack (see
- * xen_pending) and MSR_SMI_COUNT (#GP in the guest). VM exits do not
+/* Numbers: the bare-metal Skylake's (model_arch.c) but no late ack (and
+ * no pending hook): nothing re-raises a PMI on an unmask, Xen acknowledged
+ * the hardware's status in its handler and the virtual LAPIC raises one
+ * per injection; and no MSR_SMI_COUNT (#GP in the guest). VM exits do not
  * count: GLOBAL_CTRL is 0 while Xen runs and an intercepted instruction
  * does not retire in the guest. SMIs in guest context count, as on the host
  * (Xen sets no FREEZE_WHILE_SMM). */
-static const struct sim_silicon si_xen = {
-    .insn_min = 12,	/* ours: objdump */
-    .insn_max = 60,	/* ours: objdump */
-    .cpi_x10 = 8,	/* ours */
-    .skid_min = 10,	/* ours */
-    .skid_max = 100,	/* ours */
-    .skid_cap_br = 100, /* rr skid_size, Skylake (the host) */
-    .entry_insn = 40,	/* ours: the stubs */
-    .irq_insn = 1,	/* the host's (Weaver and McKee) */
-    .smm_counts = true, /* SDM Vol. 3B 17.4.7; Xen sets no freeze */
-    .turbo_x100 = 120,	/* the host's core clock (model_arch.c si_skylake) */
-};
+static const struct sim_silicon si_xen =
+    SI_SKYLAKE(.smm_counts = true, /* SDM Vol. 3B 17.4.7; Xen sets no freeze */
+	       .turbo_x100 = 120,  /* the host's core clock (model_arch.c si_skylake) */
+    );
 
 /* The local APIC is Xen's virtual one: a PMI is injected with
  * vlapic_set_irq and LVTPC is not masked on delivery (X:hvm/vlapic.c,
  * X:cpu/vpmu.c vpmu_do_interrupt). */
 #define XEN_MODEL(nm, drv, text)                                                                   \
 	.name = nm, .host = "skylake", .doc = text, .driver = drv, .faults = 0,                    \
-	.fault_na = {HV_FAULT_NA}, .reset = xen_reset, .rdmsr = xen_rdmsr, .wrmsr = xen_wrmsr,     \
+	.fault_na = {SIM_NA_PINNED}, .reset = xen_reset, .rdmsr = xen_rdmsr, .wrmsr = xen_wrmsr,   \
 	.rdpmc = xen_rdpmc, .rate = sim_host_rate, .overflow = xen_overflow,                       \
-	.lvt_automask = false, .pending = xen_pending, .si = &si_xen,                              \
-	.pinned_by = "test_hv_verdicts.c"
+	.lvt_automask = false, .si = &si_xen, .pinned_by = SIM_PINNED_BY
 
 static const struct sim_model xen_off = {XEN_MODEL(
     "xen-vpmu-off", PMU_DRV_NONE,

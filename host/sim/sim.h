@@ -63,6 +63,14 @@ enum sim_fault {
 #define SIM_EVENT_FAULTS                                                                           \
 	(SIM_F(SF_EVENT_DEAD) | SIM_F(SF_EVENT_MISWIRED) | SIM_F(SF_UMASK_IGNORED) |               \
 	 SIM_F(SF_MISS_COUNTS_HITS) | SIM_F(SF_DOUBLE_COUNT) | SIM_F(SF_REFCYC_CORE))
+/* A configuration whose whole run host/unit/test_hv_verdicts.c pins (the
+ * hypervisor models): its pinned_by, and every fault refused with one
+ * reason (sim_start and the tests over every model want a reason for each
+ * fault a model lacks). */
+#define SIM_PINNED_BY "test_hv_verdicts.c"
+#define SIM_NA_PINNED                                                                              \
+	[SF_STUCK_COUNTER... SF_COUNT - 1] = "a pinned configuration: its whole run is judged by " \
+					     "host/unit/" SIM_PINNED_BY ", not the fault matrix"
 #define SIM_NA_EVENT(why)                                                                          \
 	[SF_EVENT_DEAD] = why, [SF_EVENT_MISWIRED] = why, [SF_UMASK_IGNORED] = why,                \
 	[SF_MISS_COUNTS_HITS] = why, [SF_DOUBLE_COUNT] = why, [SF_REFCYC_CORE] = why

@@ -12,12 +12,9 @@
 
 #define MAX_MSRS 96 /* room for more than any driver documents */
 /* An event select's event and unit-mask fields (SDM Vol. 3B §20.2.1, and
- * AMD's event bits 11:8 at 35:32, APM Vol. 2 §13.2.1), and its pin-control
- * bit 19, which drives a package pin: the host's, never a guest's (KVM
- * drops it on AMD: Linux arch/x86/kvm/svm/pmu.c amd_pmu_refresh). */
-#define SEL_EVENT_FIELDS 0xf0000ffffull
-#define SEL_PC		 (1ull << 19)
-#define SEL_ANY		 (1ull << 21)
+ * AMD's event bits 11:8 at 35:32, APM Vol. 2 §13.2.1). */
+#define SEL_EVENT_FIELDS                                                                           \
+	(EVTSEL_EVENT_MAX | 0xffull << EVTSEL_UMASK_SHIFT | 0xfull << EVTSEL_EVENT_HI_SHIFT)
 
 static int put(uint32_t msr, uint64_t v)
 {
@@ -47,7 +44,7 @@ static bool hv_dropped(struct check_ctx *c, const struct pmu_msr_desc *d, unsign
 					"event selects: listed events only"};
 	char why[RESULT_MSG];
 	uint64_t bit = 1ull << b;
-	unsigned k = bit == SEL_PC ? 0 : bit == SEL_ANY ? 1 : 2;
+	unsigned k = bit == EVTSEL_PC ? 0 : bit == EVTSEL_ANY ? 1 : 2;
 
 	if (c->cpu->hypervisor && d->addr == MSR_FIXED_CTR_CTRL && b % 4 == 2)
 		k = 1; /* a fixed counter's AnyThread (SDM Vol. 3B §20.2.2) */
@@ -101,15 +98,11 @@ static bool bits_hold(struct check_ctx *c, const struct pmu_msr_desc *d, uint64_
  * alone, and the restriction is recorded. */
 static bool hv_listed(struct check_ctx *c, struct pmu_msr_desc *d, uint64_t *v)
 {
-	struct pmu *p = c->pmu;
-	int i = select_of(p, d->addr);
-	struct pmu_event ev;
+	int i = select_of(c->pmu, d->addr);
 	uint64_t a = 0;
 	char why[RESULT_MSG];
 
-	if (!c->cpu->hypervisor || i < 0 ||
-	    p->ops->generic_event(p, GEN_INSTRUCTIONS, (unsigned)i, &ev) != HW_OK ||
-	    p->ops->program(p, (unsigned)i, &ev, PMU_F_OS | PMU_F_USR) != HW_OK ||
+	if (!c->cpu->hypervisor || i < 0 || !hv_setup_quiet(c, (unsigned)i, GEN_INSTRUCTIONS) ||
 	    hw_rdmsr(d->addr, &a) != HW_OK || put(d->addr, a) != HW_OK)
 		return false;
 	pmh_fmt(why, sizeof(why),
