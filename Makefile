@@ -63,19 +63,25 @@ CHECK_SRC  := $(addprefix tests/checks/, \
               p6_single_enable.c netburst_cccr_escr.c knc_global_ctrl.c amd_perfmon_v2.c \
               apic_lvt_pc.c apic_nmi.c apic_self_ipi.c apic_fatal_trigger.c idt_restore.c \
               guard_gp.c event_semantics.c event_semantics_run.c \
-              event_semantics_win.c)
+              event_semantics_win.c \
+              ring3_entry.c count_user.c rdpmc_user.c \
+              count_all_at_once.c counter_write_running.c rdpmc_fast.c \
+              freeze_on_pmi.c perf_capabilities.c amd_legacy_alias.c knc_spflt.c \
+              tsx_qualifiers.c kvm_emulated.c)
 SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHECK_SRC)
 # Target only: the UEFI platform and the real instructions behind pmu/hw.h;
 # tests/cpu_job.c, the shared half of a per-CPU run, needs pmh_setjmp.
-BOOT_SRC   := tests/cpu_job.c boot/efi_main.c boot/console.c boot/screen_efi.c boot/files.c boot/netboot.c boot/mp.c boot/smbios.c boot/hw_x86.c apic/idt_x86.c
+BOOT_SRC   := tests/cpu_job.c boot/efi_main.c boot/console.c boot/screen_efi.c boot/files.c boot/netboot.c boot/mp.c boot/smbios.c boot/hw_x86.c apic/idt_x86.c \
+              boot/hw_user.c boot/hw_user_pg.c
 TARGET_SRC := $(SHARED_SRC) $(BOOT_SRC)
-TARGET_ASM := apic/entry.S events/workload.S
+TARGET_ASM := apic/entry.S events/workload.S apic/user_x86.S
 # The minimal EFI program `make bench` compares boot times with.
 MINIMAL_SRC:= boot/minimal/minimal.c
 # The legacy BIOS kernel (bios/, `make i686`): the shared sources built for
 # i386 with the BIOS platform and the i386 halves of the real instructions.
-I686_SRC   := tests/cpu_job.c bios/bios_main.c bios/console.c bios/screen_vga.c bios/keyboard.c bios/acpi.c bios/mp.c bios/fat.c bios/disk.c bios/results.c boot/hw_x86.c apic/idt_i386.c
-I686_ASM   := bios/entry32.S bios/trampoline.S bios/realmode.S apic/entry_i386.S events/workload_i386.S
+I686_SRC   := tests/cpu_job.c bios/bios_main.c bios/console.c bios/screen_vga.c bios/keyboard.c bios/acpi.c bios/mp.c bios/fat.c bios/disk.c bios/results.c boot/hw_x86.c apic/idt_i386.c \
+              boot/hw_user.c
+I686_ASM   := bios/entry32.S bios/trampoline.S bios/realmode.S apic/entry_i386.S events/workload_i386.S apic/user_i386.S
 # Every target source: `make layers` fails on one in the tree that is not here.
 LAYERS_SRC := $(TARGET_SRC) $(TARGET_ASM) $(MINIMAL_SRC) $(I686_SRC) $(I686_ASM)
 # Host only (host/): the simulated CPUs behind pmu/hw.h, the cmocka tests and

@@ -28,5 +28,11 @@ struct idtr idt_firmware(void);
  * are always ours). Anything else, or before idt_install, is left alone.
  * The simulator dispatches every vector itself: there it does nothing. */
 void idt_claim(unsigned vector, bool ours);
+/* Points gate `vector` of our IDT at stub as a DPL-3 interrupt gate, which
+ * INT n at CPL 3 may take (SDM Vol. 3A 6.12.1.1), keeping the gate it
+ * replaces; stub NULL puts that gate back. False (nothing changed) unless
+ * our IDT is the one loaded on this CPU. Target only (the ring-3 excursion,
+ * boot/hw_user.c). */
+bool idt_user_gate(unsigned vector, void *stub);
 
 #endif

@@ -14,8 +14,8 @@ struct gate32 {
 } __attribute__((packed));
 
 /* The frame apic/entry_i386.S builds: PUSHAL's registers, the stub's
- * vector and error code, then the CPU's EIP, CS and EFLAGS (no ESP/SS
- * without a privilege change, SDM Vol. 3A 6.12.1). */
+ * vector and error code, then the CPU's EIP, CS and EFLAGS (ESP/SS follow
+ * only after a privilege change, from CPL 3: SDM Vol. 3A 6.12.1). */
 struct frame32 {
 	uint32_t edi, esi, ebp, esp_pushal, ebx, edx, ecx, eax;
 	uint32_t vector, error;
@@ -25,6 +25,8 @@ struct frame32 {
 #define IDT_GATES 256
 /* Present, DPL 0, 32-bit interrupt gate (SDM Vol. 3A 6.11). */
 #define GATE32_INTERRUPT 0x8e
+/* The same with DPL 3: INT n at CPL 3 may take it (SDM Vol. 3A 6.12.1.1). */
+#define GATE32_USER 0xee
 /* Vectors 0-21, the exceptions the SDM defines, have stubs; no debugger
  * owns #DB or #BP here, so every one is ours. */
 #define N_EXCEPTIONS 22
@@ -34,6 +36,7 @@ struct frame32 {
 static struct gate32 idt[IDT_GATES] __attribute__((aligned(16)));
 static struct idtr start_idtr, our_idtr;
 static int installed;
+static struct gate32 user_saved; /* the gate idt_user_gate replaced */
 
 /* apic/entry_i386.S: the exception stubs 16 bytes apart, then the PMI's
  * class, then our two vectors. */
@@ -74,6 +77,7 @@ void isr_frame_i386(struct frame32 *k)
 	k->edi = (uint32_t)f.rdi;
 	k->ebp = (uint32_t)f.rbp;
 	k->eip = (uint32_t)f.rip;
+	k->cs = (uint32_t)f.cs; /* the ring-3 fault hook lands at CPL 0 (apic/isr.c) */
 	k->eflags = (uint32_t)f.rflags;
 }
 
@@ -132,6 +136,23 @@ void idt_claim(unsigned vector, bool ours)
 		set_gate32(vector, isr_claim_stubs + STUB_BYTES * k);
 	else
 		pmh_memset(&idt[vector], 0, sizeof(idt[vector])); /* no firmware gate */
+}
+
+bool idt_user_gate(unsigned vector, void *stub)
+{
+	struct idtr cur;
+
+	idt_read(&cur);
+	if (!installed || vector >= IDT_GATES || cur.base != our_idtr.base)
+		return false;
+	if (!stub) {
+		idt[vector] = user_saved;
+		return true;
+	}
+	user_saved = idt[vector];
+	set_gate32(vector, stub);
+	idt[vector].type = GATE32_USER;
+	return true;
 }
 
 void idt_load_ap(void)

@@ -16,6 +16,8 @@ struct gate {
 #define IDT_GATES 256
 /* Present, DPL 0, 64-bit interrupt gate (SDM Vol. 3A 6.14.1). */
 #define GATE_INTERRUPT 0x8e
+/* The same with DPL 3: INT n at CPL 3 may take it (SDM Vol. 3A 6.12.1.1). */
+#define GATE_USER 0xee
 /* Vectors 0-21, the exceptions the SDM defines, have stubs in entry.S. */
 #define N_EXCEPTIONS 22
 /* #DB and #BP stay the firmware's (and a debugger's). */
@@ -25,6 +27,7 @@ struct gate {
 static struct gate idt[IDT_GATES] __attribute__((aligned(16)));
 static struct idtr fw_idtr, our_idtr;
 static int installed;
+static struct gate user_saved; /* the gate idt_user_gate replaced */
 
 extern char isr_stub_0[], isr_stub_1[], isr_stub_2[], isr_stub_3[], isr_stub_4[],
 	isr_stub_5[], isr_stub_6[], isr_stub_7[], isr_stub_8[], isr_stub_9[], isr_stub_10[],
@@ -127,6 +130,25 @@ void idt_claim(unsigned vector, bool ours)
 		idt[vector] = ((const struct gate *)(uintptr_t)fw_idtr.base)[vector];
 	else
 		pmh_memset(&idt[vector], 0, sizeof(idt[vector]));
+}
+
+bool idt_user_gate(unsigned vector, void *stub)
+{
+	struct idtr cur;
+	uint16_t cs;
+
+	idt_read(&cur);
+	if (!installed || vector >= IDT_GATES || cur.base != our_idtr.base)
+		return false;
+	if (!stub) {
+		idt[vector] = user_saved;
+		return true;
+	}
+	user_saved = idt[vector];
+	__asm__ volatile("mov %%cs, %0" : "=r"(cs));
+	set_gate(vector, stub, cs);
+	idt[vector].type = GATE_USER;
+	return true;
 }
 
 void idt_load_ap(void)

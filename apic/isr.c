@@ -10,6 +10,7 @@ static struct pmh_jmpbuf *fatal_recover;
 static uint64_t n_unexpected_nmi;
 static struct int_frame last_fatal;
 static bool have_fatal;
+static isr_handler_fn user_fault;
 
 void isr_set_handler(unsigned vector, isr_handler_fn fn)
 {
@@ -21,6 +22,11 @@ void isr_set_fatal(void (*report)(const char *line), struct pmh_jmpbuf *recover)
 {
 	fatal_report = report;
 	fatal_recover = recover;
+}
+
+void isr_set_user_fault(isr_handler_fn fn)
+{
+	user_fault = fn;
 }
 
 uint64_t isr_unexpected_nmis(void) { return n_unexpected_nmi; }
@@ -82,6 +88,13 @@ void isr_dispatch(struct int_frame *f)
 {
 	unsigned v = (unsigned)f->vector;
 
+	/* An exception at CPL 3 (the interrupted CS's RPL, SDM Vol. 3A
+	 * 6.12.1) ends the ring-3 excursion with its vector: never a fixup
+	 * (those are CPL-0 accessors) nor the fatal report. */
+	if ((f->cs & 3) == 3 && v < 32 && v != VEC_NMI && user_fault) {
+		user_fault(f);
+		return;
+	}
 	if (v == VEC_GP || v == VEC_UD) {
 		uint64_t fix = isr_fixup_for(f->rip);
 		if (fix) {

@@ -30,6 +30,11 @@ void isr_dispatch(struct int_frame *f);
 void isr_set_handler(unsigned vector, isr_handler_fn fn);
 /* Where an unexpected exception is reported and recovered (may be null). */
 void isr_set_fatal(void (*report)(const char *line), struct pmh_jmpbuf *recover);
+/* Where an exception raised at CPL 3 goes (the ring-3 excursion of
+ * pmu/hw.h hw_user_*, while one runs; NULL otherwise): fn rewrites the
+ * frame so that its IRET lands back at CPL 0. NMIs at CPL 3 are serviced
+ * as anywhere and resume there. */
+void isr_set_user_fault(isr_handler_fn fn);
 /* The frame of the last unexpected exception (for the results), or NULL. */
 const struct int_frame *isr_last_fatal(void);
 /* NMIs that arrived with no NMI handler installed (reported, not fatal). */

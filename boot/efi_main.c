@@ -9,6 +9,7 @@
 #include "../lib/str.h"
 #include "../pmu/hw.h"
 #include "../tests/harness.h"
+#include "hw_user.h"
 
 extern uint64_t pmh_tsc_per_us;
 
@@ -178,10 +179,17 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	calibrate_tsc();
 	efi_identity(&p);
+	/* the ring-3 excursion's page tables (boot/hw_user_pg.c), given back
+	 * on exit with the rest */
+	void *pg = AllocateZeroPool(USER_PG_POOL_BYTES);
+	user_pg_setup(pg, USER_PG_POOL_BYTES);
 	e.image = image;
 	files_open_image_dir(&e);
 	enum harness_end end = harness_main(&p);
 	files_close_image_dir(&e);
+	user_pg_setup(0, 0);
+	if (pg)
+		FreePool(pg);
 	/* Esc and ERROR send the boot manager on to its next boot option. */
 	if (end == HARNESS_NO_MEMORY)
 		return EFI_OUT_OF_RESOURCES;

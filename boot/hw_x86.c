@@ -3,6 +3,7 @@
  * (apic/entry_i386.S). */
 #include "../pmu/hw.h"
 #include "../events/workload.h"
+#include "../apic/isr.h"
 
 /* RFLAGS.IF, the interrupt enable flag (SDM Vol. 1 3.4.3). */
 #define RFLAGS_IF (1u << 9)
@@ -99,6 +100,41 @@ uint64_t hw_tsc_per_us(void)
 void hw_run_workload(const struct workload *w, uint64_t iterations)
 {
 	w->run(iterations, w->args);
+}
+
+/* A guarded run: #UD and #GP raised by the workload go to guard_fault,
+ * which makes the exception's IRET resume in pmh_longjmp(&guard_jb, 1), as
+ * the harness's fatal recovery does (apic/isr.c): back in
+ * hw_run_workload_guarded with the interrupted RFLAGS. returns_twice: the
+ * compiler keeps nothing in registers across the second return. */
+int pmh_setjmp(struct pmh_jmpbuf *b) __attribute__((returns_twice));
+static struct pmh_jmpbuf guard_jb;
+static volatile int guard_vec;
+
+static void guard_set(isr_handler_fn fn)
+{
+	isr_set_handler(VEC_UD, fn);
+	isr_set_handler(VEC_GP, fn);
+}
+
+static void guard_fault(struct int_frame *f)
+{
+	guard_vec = (int)f->vector;
+	guard_set(0);
+	f->rdi = (uint64_t)(uintptr_t)&guard_jb;
+	f->rsi = 1;
+	f->rip = (uint64_t)(uintptr_t)pmh_longjmp;
+}
+
+int hw_run_workload_guarded(const struct workload *w, uint64_t iterations)
+{
+	guard_vec = HW_OK;
+	if (pmh_setjmp(&guard_jb))
+		return guard_vec;
+	guard_set(guard_fault);
+	w->run(iterations, w->args);
+	guard_set(0);
+	return HW_OK;
 }
 
 /* Control-register bits (SDM Vol. 3A 2.5). */

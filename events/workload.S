@@ -327,4 +327,60 @@ pmh_wl_code:			/* rdi = iterations, rsi = args */
 	jae 1b
 	ret
 
+/* RTM (SDM Vol. 2A XBEGIN, XEND, XABORT; Vol. 1 16.3): per iteration one
+ * transaction whose inside counts args->lines (>= 1) down, "sub; jnz",
+ * then commits (XEND) or aborts (XABORT). An abort resumes at XBEGIN's
+ * fallback, the loop test, with the registers XBEGIN saw (EAX: the abort
+ * status), so only rcx, r8 and eax are written. */
+	.globl pmh_wl_tx_commit
+	.p2align 6
+pmh_wl_tx_commit:		/* rdi = iterations, rsi = args */
+	mov WLA_LINES(%rsi), %r8
+	jmp 2f
+1:	mov %r8d, %ecx
+	xbegin 2f
+3:	sub $1, %ecx
+	jnz 3b
+	xend
+2:	sub $1, %rdi
+	jae 1b
+	ret
+
+	.globl pmh_wl_tx_abort
+	.p2align 6
+pmh_wl_tx_abort:		/* rdi = iterations, rsi = args */
+	mov WLA_LINES(%rsi), %r8
+	jmp 2f
+1:	mov %r8d, %ecx
+	xbegin 2f
+3:	sub $1, %ecx
+	jnz 3b
+	xabort $0xff
+2:	sub $1, %rdi
+	jae 1b
+	ret
+
+/* KVM's forced-emulation prefix, "ud2" and the bytes "kvm" (Linux
+ * arch/x86/kvm/x86.c handle_ud with force_emulation_prefix on;
+ * kvm-unit-tests lib/x86/desc.h KVM_FEP): KVM skips it and emulates the
+ * instruction after it; with the parameter off the ud2 raises #UD. Per
+ * iteration "cmp" (ZF set) and two emulated JNEs, not taken, as
+ * kvm-unit-tests x86/pmu.c kvm_fep_asm retires them. */
+	.macro KVM_FEP
+	ud2
+	.byte 0x6b, 0x76, 0x6d
+	.endm
+	.globl pmh_wl_kvm_fep
+	.p2align 6
+pmh_wl_kvm_fep:			/* rdi = iterations */
+	jmp 2f
+1:	cmp %eax, %eax
+	KVM_FEP
+	jne 2f
+	KVM_FEP
+	jne 2f
+2:	sub $1, %rdi
+	jae 1b
+	ret
+
 	.section .note.GNU-stack, "", @progbits

@@ -46,6 +46,15 @@ struct workload_vector {
 	uint64_t x87_fastflag; /* of which FCOMI/FUCOMI/FCMOVcc (the fast flag path) */
 	uint64_t x87_mul;      /* of which FMUL */
 	uint64_t nt_stores;    /* MOVNTI */
+	/* Intel TSX (RTM) and KVM's emulation, as the kernel is built: what a
+	 * CPU that runs its transactions as written retires inside them, and
+	 * what a hypervisor retires for it */
+	uint64_t tx_insn;	/* instructions retired inside RTM transactions (IN_TX) */
+	uint64_t tx_br;		/* branches among them */
+	uint64_t tx_abort_insn; /* of tx_insn, those of transactions that abort (IN_TXCP) */
+	uint64_t tx_abort_br;
+	uint64_t emulated;    /* instructions KVM emulates (its forced-emulation prefix) */
+	uint64_t emulated_br; /* branches among them */
 	/* ---- outcome (simulator; 0 in a workload's construction) ---- */
 	uint64_t uops;		/* micro-ops / macro-ops retired */
 	uint64_t taken_misses;	/* mispredicted branches that were taken */
@@ -107,6 +116,8 @@ struct wl_args {
 #define WL_NEEDS_CLFSH (1u << 2)
 #define WL_NEEDS_PFW   (1u << 3) /* PREFETCHW: 3DNow! or 3DNowPrefetch */
 #define WL_NEEDS_FCOMI (1u << 4) /* FCOMI: CPUID.1:EDX FPU and CMOV */
+#define WL_NEEDS_RTM   (1u << 5) /* XBEGIN/XEND/XABORT: CPUID.(7,0):EBX[11] */
+#define WL_NEEDS_FEP   (1u << 6) /* KVM's forced-emulation prefix taken by the host */
 
 struct workload {
 	const char *name;
@@ -176,6 +187,9 @@ extern const struct workload wl_pf_w;	     /* PREFETCHW, one per line */
 extern const struct workload wl_nt_store;    /* MOVNTI, eight per line */
 extern const struct workload wl_pages;	     /* one load per page */
 extern const struct workload wl_code;	     /* a call into written code: one block per stride */
+extern const struct workload wl_tx_commit;   /* an RTM transaction of args.lines steps, committed */
+extern const struct workload wl_tx_abort;    /* the same transaction, aborted by XABORT */
+extern const struct workload wl_kvm_fep;     /* two JNEs KVM emulates (forced-emulation prefix) */
 
 /* The code of wl_code: one block at mem + i * stride for i < blocks, each
  * "dec %ecx; jnz rel32 (the next block); ret" (9 bytes, the same in 32-

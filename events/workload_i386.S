@@ -369,4 +369,60 @@ pmh_wl_code:
 	pop %esi
 	ret
 
+/* RTM transactions and KVM's forced emulation as in workload.S; the inside
+ * count in esi (saved), which an abort does not touch (only EAX changes). */
+	.globl pmh_wl_tx_commit
+	.p2align 6
+pmh_wl_tx_commit:
+	push %esi
+	mov 8(%esp), %edx	/* iterations */
+	mov 16(%esp), %esi	/* args */
+	mov WLA_LINES(%esi), %esi
+	jmp 2f
+1:	mov %esi, %ecx
+	xbegin 2f
+3:	sub $1, %ecx
+	jnz 3b
+	xend
+2:	sub $1, %edx
+	jae 1b
+	pop %esi
+	ret
+
+	.globl pmh_wl_tx_abort
+	.p2align 6
+pmh_wl_tx_abort:
+	push %esi
+	mov 8(%esp), %edx	/* iterations */
+	mov 16(%esp), %esi	/* args */
+	mov WLA_LINES(%esi), %esi
+	jmp 2f
+1:	mov %esi, %ecx
+	xbegin 2f
+3:	sub $1, %ecx
+	jnz 3b
+	xabort $0xff
+2:	sub $1, %edx
+	jae 1b
+	pop %esi
+	ret
+
+	.macro KVM_FEP
+	ud2
+	.byte 0x6b, 0x76, 0x6d
+	.endm
+	.globl pmh_wl_kvm_fep
+	.p2align 6
+pmh_wl_kvm_fep:
+	mov 4(%esp), %ecx	/* iterations */
+	jmp 2f
+1:	cmp %eax, %eax
+	KVM_FEP
+	jne 2f
+	KVM_FEP
+	jne 2f
+2:	sub $1, %ecx
+	jae 1b
+	ret
+
 	.section .note.GNU-stack, "", @progbits

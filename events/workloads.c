@@ -52,6 +52,9 @@ void pmh_wl_pf_w(uint64_t n, struct wl_args *a);
 void pmh_wl_nt_store(uint64_t n, struct wl_args *a);
 void pmh_wl_pages(uint64_t n, struct wl_args *a);
 void pmh_wl_code(uint64_t n, struct wl_args *a);
+void pmh_wl_tx_commit(uint64_t n, struct wl_args *a);
+void pmh_wl_tx_abort(uint64_t n, struct wl_args *a);
+void pmh_wl_kvm_fep(uint64_t n, struct wl_args *a);
 
 /* The assembly reads struct wl_args at these offsets (WLA_* there). */
 #ifdef __i386__
@@ -435,6 +438,52 @@ const struct workload wl_code = {
     .fixed = FIXED(ARCH(4, 8), ARCH(1, 4), ARCH(0, 1)),
     .mem = WL_MEM_CODE,
     .run = KERNEL(pmh_wl_code),
+};
+
+/* pmh_wl_tx_commit, pmh_wl_tx_abort (RTM, SDM Vol. 2A XBEGIN, XEND,
+ * XABORT): per iteration "mov lines, c; xbegin", the inside, per element
+ * "sub $1, c; jnz" (a conditional branch, taken but for the last), then
+ * "xend" or "xabort", and "sub; jae". The SDM counts "inside a
+ * transactional region" (Vol. 3B 20.3.6.5) without saying where XBEGIN,
+ * XEND and XABORT fall: ours, XBEGIN before the region, XEND its last
+ * instruction, XABORT not retired (it aborts); count.tsx judges nothing
+ * that depends on it. Commit: 2L + 5 instructions, 2L + 1 inside; abort:
+ * 2L + 4, 2L inside, all aborted (lines L >= 1). Branches L + 1, L inside
+ * (XBEGIN not a branch: ours), taken L, conditional L + 1. Fixed: x86-64
+ * "mov (lines); jmp; sub; jae; ret" = 5 (2 loads); i386 "push; mov x3;
+ * jmp; sub; jae; pop; ret" = 9 (5 loads, 1 store). */
+#define TX_ELEM .instructions = 2, .branches = 1, .taken = 1, .cond = 1, .tx_insn = 2, .tx_br = 1
+const struct workload wl_tx_commit = {
+    .name = "tx_commit",
+    .per_iter = {.instructions = 5, .branches = 1, .cond = 1, .tx_insn = 1},
+    .per_elem = {TX_ELEM},
+    .fixed = FIXED(ARCH(5, 9), ARCH(2, 5), ARCH(0, 1)),
+    .needs = WL_NEEDS_RTM,
+    .run = KERNEL(pmh_wl_tx_commit),
+};
+
+const struct workload wl_tx_abort = {
+    .name = "tx_abort",
+    .per_iter = {.instructions = 4, .branches = 1, .cond = 1},
+    .per_elem = {TX_ELEM, .tx_abort_insn = 2, .tx_abort_br = 1},
+    .fixed = FIXED(ARCH(5, 9), ARCH(2, 5), ARCH(0, 1)),
+    .needs = WL_NEEDS_RTM,
+    .run = KERNEL(pmh_wl_tx_abort),
+};
+
+/* pmh_wl_kvm_fep: per iteration "cmp; FEP jne; FEP jne; sub; jae" = 5
+ * instructions, of which KVM emulates the two JNEs (the prefix is a #UD KVM
+ * intercepts and skips, no instruction: kvm-unit-tests x86/pmu.c counts
+ * each 'KVM_FEP "jne"' as one in KVM_FEP_INSNS); 3 branches, all
+ * conditional, 2 emulated (not taken), the jae taken. Fixed: x86-64 "jmp;
+ * sub; jae; ret" = 4; i386 with the count's "mov" = 5 (2 loads). */
+const struct workload wl_kvm_fep = {
+    .name = "kvm_fep",
+    .per_iter =
+	{.instructions = 5, .branches = 3, .taken = 1, .cond = 3, .emulated = 2, .emulated_br = 2},
+    .fixed = FIXED(ARCH(4, 5), ARCH(1, 2), 0),
+    .needs = WL_NEEDS_FEP,
+    .run = KERNEL(pmh_wl_kvm_fep),
 };
 
 /* The bytes of one block (SDM Vol. 2A DEC: FF /1, here ModRM C9 = ecx,

@@ -100,6 +100,19 @@ static void init_v2(struct pmu *p, const struct cpu_ids *ids)
 	p->global_ovf_msr = MSR_AMD_GLOBAL_STATUS_CLR;
 }
 
+/* With the core extension the legacy PerfEvtSel0-3 (C001_0000h-3h) and
+ * PerfCtr0-3 (C001_0004h-7h) stay, as aliases of PERF_CTL0-3 / PERF_CTR0-3:
+ * one register behind both addresses (AMD APM Vol. 2 §13.2, "Performance
+ * Counters"; BKDG for Fam15h #42301 §2.7, MSRC001_00[07:00]). KVM keeps it
+ * for its guests: get_gp_pmc_amd maps C001_0000h+i and C001_0200h+2i to
+ * one counter (Linux arch/x86/kvm/svm/pmu.c). */
+static void legacy_view(struct pmu *p)
+{
+	p->legacy_ctl_msr = MSR_K7_EVNTSEL0;
+	p->legacy_ctr_msr = MSR_K7_PERFCTR0;
+	p->n_legacy = layout_legacy.n < p->n_gp ? layout_legacy.n : p->n_gp;
+}
+
 static int init(struct pmu *p)
 {
 	const struct amd_layout *l = layout(p);
@@ -122,6 +135,8 @@ static int init(struct pmu *p)
 		pmu_gp_counter(&p->ctr[i], i, AMD_WIDTH, l->ctl0 + l->stride * i,
 			       l->ctr0 + l->stride * i);
 	p->n = p->n_gp;
+	if (l == &layout_core)
+		legacy_view(p);
 	/* The first RDPMC index with no counter behind it is past the
 	 * northbridge and L3 counters where CPUID reports them. */
 	if (ids && (ids->ext1.ecx & CPUID_AMD_ECX_PERFCTR_NB))

@@ -51,6 +51,11 @@
 
 /* Leaf 7 ECX: IA32_PKRS exists (SDM Vol. 2A CPUID, Vol. 3A 4.6.2) */
 #define CPUID_7_ECX_PKS (1u << 31)
+/* Leaf 7 EBX: HLE and RTM, Intel TSX (SDM Vol. 2A CPUID; Vol. 1 16.3.1) */
+#define CPUID_7_EBX_HLE (1u << 4)
+#define CPUID_7_EBX_RTM (1u << 11)
+/* Leaf 7 EDX[29]: IA32_ARCH_CAPABILITIES exists (SDM Vol. 2A CPUID) */
+#define CPUID_7_EDX_ARCH_CAPS (1u << 29)
 /* Leaf 7 EDX (facts §10 Skylake TSX) */
 #define CPUID_7_EDX_RTM_ALWAYS_ABORT (1u << 11)
 #define CPUID_7_EDX_TSX_FORCE_ABORT  (1u << 13)

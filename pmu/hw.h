@@ -46,6 +46,12 @@ void hw_relax(void);
 /* Run a calibrated workload (events/workload.h) for `iterations` loops. */
 struct workload;
 void hw_run_workload(const struct workload *w, uint64_t iterations);
+/* The same with a guard: an exception the workload raises (#UD from an
+ * instruction the CPU or its hypervisor does not take, #GP) abandons it and
+ * comes back as its vector; HW_OK when it ran to its end. For probes (KVM's
+ * forced-emulation prefix raises #UD when the host has it off); a measured
+ * window runs hw_run_workload. */
+int hw_run_workload_guarded(const struct workload *w, uint64_t iterations);
 
 /* Writes back and invalidates the cache lines of buf[0..bytes) (CLFLUSH,
  * or WBINVD where the CPU has no CLFLUSH), so that a workload meets them in
@@ -72,6 +78,34 @@ void hw_paging_get(struct hw_paging *p);
  * (HW_UNSUPPORTED). Global entries are not used by the tables the harness
  * builds, so the load flushes everything the harness mapped. */
 int hw_paging_load(const struct hw_paging *p);
+
+/* ---- Ring 3 (SDM Vol. 3A 5.8.5 "Interrupt and exception gates", 6.12.1,
+ * 7.7 "Task state segment"). The harness runs at CPL 0; for the checks that
+ * need user mode the platform loads a GDT with user code and data segments
+ * and a TSS (RSP0 / SS0:ESP0), enters CPL 3 by IRET with RFLAGS.IF clear
+ * and IOPL 0, on a stack and code it made user-accessible, and comes back
+ * by INT HW_USER_VECTOR through a DPL-3 gate. A fault raised at CPL 3
+ * comes back as its vector. Before returning, the firmware's GDTR, TR,
+ * IDT entries, CR4 and paging are back exactly as they were (where the
+ * firmware had no TR loaded, LTR cannot load a null selector: the
+ * harness's TR stays, and hw_cpu_tables shows it). */
+#define HW_USER_VECTOR 0x81
+/* Runs w (a workload that touches no memory: WL_MEM_NONE, else
+ * HW_REFUSED) for iterations at CPL 3. HW_OK, the vector of a fault raised
+ * at CPL 3 (the workload abandoned), or HW_UNSUPPORTED where the platform
+ * cannot enter ring 3. */
+int hw_user_run(const struct workload *w, uint64_t iterations);
+/* RDPMC ecx executed at CPL 3 with CR4.PCE = pce (CR4 restored after):
+ * HW_OK with *val, the vector it raised at CPL 3 (*val 0), or
+ * HW_UNSUPPORTED. */
+int hw_user_rdpmc(uint32_t ecx, bool pce, uint64_t *val);
+/* The descriptor-table and control registers the ring-3 excursion changes
+ * and must restore, as the CPU holds them now (SGDT, SIDT, STR, CR3, CR4). */
+struct hw_cpu_tables {
+	uint64_t gdt_base, idt_base, cr3, cr4;
+	uint16_t gdt_limit, idt_limit, tr;
+};
+void hw_cpu_tables(struct hw_cpu_tables *t);
 
 /* TSC ticks per microsecond as calibrated at start-up (0 = unknown). */
 uint64_t hw_tsc_per_us(void);

@@ -171,6 +171,12 @@ static void set_caps(struct pmu *p, bool fw)
 		p->global_ctrl_msr = MSR_PERF_GLOBAL_CTRL;
 		p->global_status_msr = MSR_PERF_GLOBAL_STATUS;
 		p->global_ovf_msr = MSR_PERF_GLOBAL_OVF_CTRL;
+		/* DEBUGCTL.FREEZE_PERFMON_ON_PMI clears GLOBAL_CTRL at a PMI
+		 * request (SDM Vol. 3B "Freezing LBR and Performance Counters on
+		 * PMI"); v4 sets GLOBAL_STATUS.CTR_FRZ instead (20.2.4.1) */
+		p->caps |= PMU_CAP_FREEZE_PMI;
+		if (p->version >= ARCH_V_STATUS_SET)
+			p->caps |= PMU_CAP_FREEZE_CTR_FRZ;
 	} else {
 		p->caps |= PMU_CAP_SIGN_OVERFLOW; /* v1: generic handler (facts §9) */
 	}

@@ -16,7 +16,7 @@
 /* EVNTSEL: 31:24 CMASK, 23 INV, 22 EN, 21 thread mode, 20 INT, 19 reserved,
  * 18 E, 17 OS, 16 USR, 15:8 UMASK, 7:0 event (KNC table 1-5). */
 #define KNC_EVTSEL_RW (EVTSEL_LOW32 & ~EVTSEL_PC)
-#define KNC_SPFLT_RW  ((1ull << 63) | KNC_CTR_MASK) /* KNC table 1-7 */
+#define KNC_SPFLT_RW  (KNC_SPFLT_USER_PREF | KNC_CTR_MASK) /* KNC table 1-7 */
 
 static int init(struct pmu *p)
 {
@@ -33,6 +33,9 @@ static int init(struct pmu *p)
 	p->global_status_msr = MSR_KNC_GLOBAL_STATUS;
 	p->global_ovf_msr = MSR_KNC_GLOBAL_OVF_CTRL;
 	p->global_status_set_msr = 0;
+	/* PERF_SPFLT_CONTROL, RW: USER_PREF (63) gates the counters whose
+	 * bit (1:0) is set (KNC PMU guide #327357 §1.4.3.4, table 1-7) */
+	p->spflt_msr = MSR_KNC_SPFLT_CTRL;
 	p->caps = PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG | PMU_CAP_EDGE_INV_CMASK;
 	p->cmask_max = 255; /* CMASK 31:24 (KNC table 1-5) */
 	p->ctl_enable = EVTSEL_EN;

@@ -83,7 +83,9 @@ static int init(struct pmu *p)
 		pmh_fmt(c->name, sizeof(c->name), "%s_COUNTER%u", group_name[g],
 			i - group_first[g]);
 	}
-	p->caps = PMU_CAP_STICKY_OVF | PMU_CAP_EDGE_INV_CMASK;
+	/* RDPMC ECX[31] reads the low 32 bits, EDX 0: "fast" reads (SDM Vol.
+	 * 2B RDPMC, Pentium 4 and Intel Xeon) */
+	p->caps = PMU_CAP_STICKY_OVF | PMU_CAP_EDGE_INV_CMASK | PMU_CAP_FAST_RDPMC;
 	p->cmask_max = CCCR_THRESHOLD_MAX; /* the CCCR threshold (facts §5) */
 	p->ctl_enable = CCCR_ENABLE;
 	/* LVTPC is masked on delivery and the line stays asserted while OVF is

@@ -10,6 +10,15 @@
 #define MISC_ENABLE_EMON	(1ull << 7)
 #define MISC_ENABLE_LIMIT_CPUID (1ull << 22) /* CPUID leaf 0 reports 2 when set */
 #define MSR_TSX_FORCE_ABORT	0x10f	     /* bit 0: RTM aborts, PMC3 free */
+#define TFA_RTM_FORCE_ABORT	(1ull << 0)  /* Linux msr-index.h MSR_TFA_RTM_FORCE_ABORT */
+/* TSX control (SDM Vol. 4 Table 2-2; Linux msr-index.h): ARCH_CAPABILITIES
+ * bit 7 says IA32_TSX_CTRL exists; its bit 0 makes every RTM transaction
+ * abort, bit 1 hides RTM and HLE from CPUID. */
+#define MSR_IA32_ARCH_CAPABILITIES 0x10a
+#define ARCH_CAP_TSX_CTRL_MSR	   (1ull << 7)
+#define MSR_IA32_TSX_CTRL	   0x122
+#define TSX_CTRL_RTM_DISABLE	   (1ull << 0)
+#define TSX_CTRL_CPUID_CLEAR	   (1ull << 1)
 
 #define APIC_BASE_BSP	 (1ull << 8)
 #define APIC_BASE_X2APIC (1ull << 10)
@@ -21,7 +30,17 @@
 #define MSR_P6_EVNTSEL0	      0x186
 #define MSR_IA32_PMC0	      0x4c1 /* full-width alias */
 #define MSR_PERF_CAPABILITIES 0x345
+/* IA32_PERF_CAPABILITIES fields (SDM Vol. 3B "IA32_PERF_CAPABILITIES MSR
+ * Enumeration"; Linux perf_event.h union perf_capabilities) */
+#define PERF_CAP_LBR_FMT      0x3full
+#define PERF_CAP_PEBS_TRAP    (1ull << 6)
+#define PERF_CAP_PEBS_ARCH    (1ull << 7)
+#define PERF_CAP_PEBS_FMT(c)  (((c) >> 8) & 0xf)
+#define PERF_CAP_SMM_FRZ      (1ull << 12)
 #define PERF_CAP_FW_WRITE     (1ull << 13)
+#define PERF_CAP_PEBS_BASE    (1ull << 14)
+#define PERF_CAP_PERF_METRICS (1ull << 15)
+#define PERF_CAP_PEBS_PT      (1ull << 16)
 #define MSR_FIXED_CTR0	      0x309
 /* Perfmon v6: counter n's registers at a stride of 4, the GP counters past
  * the eight legacy ones only there (Linux msr-index.h MSR_IA32_PMC_V6_*) */
@@ -38,6 +57,19 @@
 #define MSR_PERF_GLOBAL_OVF_CTRL   0x390
 #define MSR_PERF_GLOBAL_STATUS_SET 0x391
 #define MSR_DEBUGCTL		   0x1d9
+/* IA32_DEBUGCTL (SDM Vol. 4 Table 2-2): the freezes of Intel arch perfmon
+ * v2+ ("Freezing LBR and Performance Counters on PMI"), FREEZE_WHILE_SMM
+ * where PERF_CAPABILITIES[12] says so */
+#define DEBUGCTL_FREEZE_PERFMON_ON_PMI (1ull << 12)
+#define DEBUGCTL_FREEZE_WHILE_SMM      (1ull << 14)
+/* GLOBAL_STATUS / GLOBAL_STATUS_RESET bit 59, v4: CTR_FRZ, the counters are
+ * frozen by the freeze on PMI (SDM Vol. 3B 20.2.4.1); GLOBAL_CTRL bit 48,
+ * EN_PERF_METRICS (Linux perf_event.h GLOBAL_CTRL_EN_PERF_METRICS) */
+#define GLOBAL_STATUS_CTR_FRZ	    (1ull << 59)
+#define GLOBAL_CTRL_EN_PERF_METRICS (1ull << 48)
+/* IA32_PERF_METRICS: eight 8-bit fractions of TOPDOWN.SLOTS (fixed counter
+ * 3), level 1 in bits 31:0 (Linux tools/perf/Documentation/topdown.txt) */
+#define MSR_PERF_METRICS 0x329
 
 /* Event-select bits shared by P6, arch, AMD and KNC (§1) */
 #define EVTSEL_LOW32	      0xffffffffull /* bits 31:0, the select of P6, arch v1-v5 and KNC */
@@ -53,6 +85,11 @@
 #define EVTSEL_EN	      (1ull << 22)
 #define EVTSEL_INV	      (1ull << 23)
 #define EVTSEL_CMASK_SHIFT    24
+/* Intel TSX qualifiers, Haswell on (SDM Vol. 3B 20.3.6.5; Linux HSW_IN_TX,
+ * HSW_IN_TX_CHECKPOINTED): count inside RTM regions only; take back what
+ * an aborted region counted (IA32_PERFEVTSEL2 only). */
+#define EVTSEL_IN_TX   (1ull << 32)
+#define EVTSEL_IN_TXCP (1ull << 33)
 
 /* NetBurst (§5); the ESCRs the driver and the catalogue bind events to,
  * thread 0's (ESCRn0): thread 1's ESCRn1 is the next address */
@@ -71,6 +108,9 @@
 #define MSR_KNC_GLOBAL_STATUS	0x2d
 #define MSR_KNC_GLOBAL_OVF_CTRL 0x2e
 #define MSR_KNC_GLOBAL_CTRL	0x2f
+/* PERF_SPFLT_CONTROL bit 63, USER_PREF: the SPFLT instruction's flag; bit i
+ * puts IA32_PerfCnt i under it (KNC PMU guide #327357 §1.4.3.4, table 1-7) */
+#define KNC_SPFLT_USER_PREF (1ull << 63)
 
 /* AMD (§7): legacy PERF_CTL i / PERF_CTR i at +i; the core extension's at +2i */
 #define MSR_K7_EVNTSEL0		  0xc0010000

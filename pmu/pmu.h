@@ -91,6 +91,20 @@ enum pmu_generic {
 #define PMU_CAP_SINGLE_ENABLE  (1u << 8)  /* P6: EN only in EVNTSEL0 */
 #define PMU_CAP_PERFMON_V2     (1u << 9)  /* AMD PerfMonV2 globals */
 #define PMU_CAP_EDGE_INV_CMASK (1u << 10) /* edge, invert, counter-mask filters */
+/* RDPMC with ECX[31] reads bits 31:0 alone, EDX 0: the family documents the
+ * fast read (SDM Vol. 2B RDPMC: Pentium 4 and Xeon only; ECX[31] is
+ * reserved on arch perfmon, AMD APM Vol. 3 RDPMC takes an index only) */
+#define PMU_CAP_FAST_RDPMC (1u << 11)
+/* Intel arch perfmon v2+: IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI (bit 12) stops
+ * the counters when an overflow requests a PMI, clearing GLOBAL_CTRL (SDM
+ * Vol. 3B "Freezing LBR and Performance Counters on PMI", 17.4.7 in the
+ * 2016 edition) */
+#define PMU_CAP_FREEZE_PMI (1u << 12)
+/* ... and from v4 the streamlined freeze instead: GLOBAL_CTRL kept,
+ * GLOBAL_STATUS.CTR_FRZ (bit 59) set and the counters frozen until software
+ * clears it through GLOBAL_STATUS_RESET (SDM Vol. 3B "Enhancement in
+ * IA32_PERF_GLOBAL_STATUS", 20.2.4.1) */
+#define PMU_CAP_FREEZE_CTR_FRZ (1u << 13)
 
 /* How the family's PMI must be serviced (facts §8-§9, KNC §1.4.3.8-9). */
 #define PMU_PMI_AUTOMASK    (1u << 0) /* the local APIC masks LVTPC on delivery */
@@ -182,6 +196,12 @@ struct pmu {
 	uint32_t rdpmc_bad;  /* an RDPMC index the family has no counter for (driver, or
 			      * one past the last GP counter when the driver leaves 0) */
 	uint32_t global_ctrl_msr, global_status_msr, global_ovf_msr, global_status_set_msr;
+	/* A second view of counters 0..n_legacy-1 the family documents: AMD's
+	 * core extension keeps PerfEvtSel i at legacy_ctl_msr + i and PerfCtr
+	 * i at legacy_ctr_msr + i (0 counters: no such view) */
+	uint32_t legacy_ctl_msr, legacy_ctr_msr;
+	unsigned n_legacy;
+	uint32_t spflt_msr; /* KNC PERF_SPFLT_CONTROL (0: none) */
 	struct pmu_counter ctr[PMU_MAX_COUNTERS];
 	uint64_t active; /* counters started by the harness */
 	uint64_t armed;	 /* sign-overflow families: counters preloaded with top bit set */

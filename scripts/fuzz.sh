@@ -36,13 +36,13 @@ evidence() {
   echo "${f:-$out/work/$1/log}"
 }
 
-for src in host/fuzz/fuzz_*.c; do
-  name=$(basename "$src" .c)
-  name=${name#fuzz_}
+# check NAME: fuzzes one target and prints its verdict line(s); the first
+# word says passed or FAILED.
+check() {
+  local name=$1 rc runs rep
   if [ ! -x "$out/$name" ]; then
     echo "fuzz.$name: FAILED: $out/$name not built (make fuzz-build)"
-    fail=$((fail + 1))
-    continue
+    return
   fi
   run "$name"
   rc=$?
@@ -51,17 +51,35 @@ for src in host/fuzz/fuzz_*.c; do
     rep=$(evidence "$name")
     if [ $rc -ne 0 ] && head -c 7 "$rep" 2>/dev/null | grep -q PLANTED; then
       echo "fuzz.selftest: passed: the planted crash was caught ($rep)"
-      pass=$((pass + 1))
     else
       echo "fuzz.selftest: FAILED: the planted crash was not caught (exit $rc, $out/work/$name/log)"
-      fail=$((fail + 1))
     fi
   elif [ $rc -eq 0 ] && [ -z "$(ls "$out/work/$name/artifacts")" ]; then
     echo "fuzz.$name: passed: ${runs:-?} inputs in ${secs} s, no report"
-    pass=$((pass + 1))
   else
     echo "fuzz.$name: FAILED (exit $rc): reproducer $(evidence "$name"), log $out/work/$name/log"
     grep -m3 -E 'ERROR|promise broken|runtime error' "$out/work/$name/log" | sed 's/^/  /'
+  fi
+}
+
+# Two targets at a time (FUZZ_JOBS): each is one process on one core, and
+# the verdicts are printed in the targets' order once all have run.
+jobs_max=${FUZZ_JOBS:-2}
+names=()
+mkdir -p "$out/work"
+for src in host/fuzz/fuzz_*.c; do
+  name=$(basename "$src" .c)
+  name=${name#fuzz_}
+  names+=("$name")
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+  check "$name" >"$out/work/$name.verdict" 2>&1 &
+done
+wait
+for name in "${names[@]}"; do
+  cat "$out/work/$name.verdict"
+  if head -1 "$out/work/$name.verdict" | grep -q ': passed'; then
+    pass=$((pass + 1))
+  else
     fail=$((fail + 1))
   fi
 done

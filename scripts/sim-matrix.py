@@ -56,6 +56,19 @@ SYMPTOM = {
     "double-count": r"RETIRED_NEAR_RETURNS|BRANCH_INSTRUCTION_RETIRED|branches|"
                     r"RETIRED_BRANCH_TYPE|BR_INST_RETIRED|BRANCHES",
     "refcyc-core": r"UNHALTED_REFERENCE_CYCLES|CPU_CLK_UNHALTED\.REF|reference",
+    "user-as-os": r"USR|OS|ring 3|CPL 3",
+    "pce-ignored": r"PCE|ring 3|CPL 3",
+    "tr-leaked": r"TR|restored",
+    "write-resets": r"written|running|write",
+    "fast-rdpmc-full": r"fast|ECX\[31\]|low 32",
+    "full-width-no-gp": r"#GP|full-width|width",
+    "freeze-ignored": r"freeze|FREEZE|frozen",
+    "overflow-freezes": r"overflow|stopped|others|frozen",
+    "alias-broken": r"alias|legacy",
+    "spflt-ignored": r"SPFLT|USER_PREF",
+    "in-tx-ignored": r"IN_TX|transaction",
+    "emulated-uncounted": r"emulat",
+    "metrics-unscaled": r"PERF_METRICS|add up",
 }
 SEEDS = int(os.environ.get("SIM_SEEDS", "25"))
 

@@ -212,12 +212,21 @@ int m_window_write(struct check_ctx *c, uint64_t mask, uint32_t msr, uint64_t va
 	int on = p->ops->start(p, mask);
 	if (msr)
 		wst = hw_wrmsr(msr, val);
-	hw_run_workload(w, iters);
+	int ust = HW_OK;
+	if (c->user)
+		ust = hw_user_run(w, iters);
+	else
+		hw_run_workload(w, iters);
 	int off = p->ops->stop(p, mask);
 	if (irq)
 		hw_irq_enable();
 	if (!m_op(c, on, MO_START, mask, 0))
 		return M_FAULT;
+	if (ust != HW_OK) {
+		check_fail(c, "the workload %s at CPL 3 came back with %s: not measured", w->name,
+			   hw_err_name(ust));
+		return M_FAULT;
+	}
 	/* Not measured. A stop refused too is the same write refused again
 	 * (the gate and stop() write one register): the gate write names it. */
 	if (wst != HW_OK)

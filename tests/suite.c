@@ -170,6 +170,7 @@ static const char *cap_names(uint32_t caps, char *buf, size_t n)
 		"full-width writes",  "GLOBAL_STATUS_SET",	  "RDPMC",
 		"sticky CCCR.OVF",    "sign-bit overflow",	  "single enable bit",
 		"PerfMonV2",	      "edge/invert/cmask filters",
+		"fast RDPMC",	      "freeze on PMI",		  "CTR_FRZ freeze",
 	};
 	struct pmh_sb sb;
 	pmh_sb_init(&sb, buf, n);

@@ -214,6 +214,10 @@ struct check_ctx {
 	/* Failures after the first: kept in s->more from more_first on (or
 	 * counted in more_lost where it is full or there is no suite). */
 	unsigned more_first, n_more, more_lost;
+	/* Where the measurement windows (measure.h) run their workload: false
+	 * at CPL 0 with the harness, true at CPL 3 (hw_user_run); a check
+	 * that sets it clears it again. */
+	bool user;
 };
 
 void check_pass(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));

@@ -24,7 +24,7 @@ NAME = "mp"
 CPU = "Skylake-Client"
 SMP = 4
 # the checks that need no PMU: they must PASS on every CPU under TCG
-REQUIRED = ["apic.lvt-pc", "apic.self-ipi", "apic.nmi", "idt.restore"]
+REQUIRED = ["apic.lvt-pc", "apic.self-ipi", "apic.nmi", "idt.restore", "ring3.entry"]
 CHECK = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:@]+)(@cpu(\d+))?(:| |$)")
 VERDICT_LINE = re.compile(r"^cpu\.(\d+)\.verdict: (PASS|FAIL|NO PMU|NO VERDICT) "
                           r"\((\d+) passed, (\d+) failed, (\d+) skipped\)$")

@@ -262,7 +262,7 @@ uint64_t amd_sim_rate(const struct sim_cpu *s, uint64_t sel, bool counting,
 		return 0;
 	/* The harness runs at CPL 0: only OS (bit 17) counts it; USR alone
 	 * counts at CPL > 0 (K8 BKDG §10.2). */
-	if (!sim_ring0(s, (sel & EVTSEL_OS) != 0, (sel & EVTSEL_USR) != 0))
+	if (!sim_priv_counts(s, (sel & EVTSEL_OS) != 0, (sel & EVTSEL_USR) != 0))
 		return 0;
 	n = event_count(s, code, umask, v);
 	/* CNT_MASK, INV and EDGE (K8 BKDG §10.2): one count per cycle whose

@@ -17,6 +17,20 @@
 
 struct sim_cpu;
 
+/* Why two counter-access faults cannot be on an AMD PMU: RDPMC takes a
+ * counter index in ECX and nothing else, another value #GPs (AMD APM Vol. 3
+ * RDPMC); counter writes keep 48 bits with no alias whose bits above could
+ * fault (kvm-unit-tests x86/pmu.c check_amd_gp_counters_write_width reads
+ * the 48-bit value back after writing 64). */
+#define AMD_NA_COUNTER_ACCESS                                                                      \
+	[SF_FAST_RDPMC_FULL] = "AMD RDPMC takes a counter index only, ECX[31] set #GPs (AMD APM "  \
+			       "Vol. 3 RDPMC): no fast read",                                      \
+	[SF_FULL_WIDTH_NO_GP] = "AMD counters have no full-width alias: a write keeps 48 bits, "   \
+				"the bits above ignored (kvm-unit-tests x86/pmu.c "                \
+				"check_amd_gp_counters_write_width)"
+/* The counter-write faults every AMD PMU can have. */
+#define AMD_WRITE_FAULTS (SIM_F(SF_WRITE_RESETS) | SIM_F(SF_OVERFLOW_FREEZES))
+
 /* Events per workload iteration that a counter with event select sel counts
  * in ring 0 on s (its micro-architecture's costs, its decode faults), given
  * whether EN and the global enable (if any) let it count. The caller

@@ -5,9 +5,11 @@
  * C000_0300h (read-only), GlobalCtl C000_0301h, GlobalStatusClr C000_0302h
  * (write 1 to clear). No LVTPC auto-mask on AMD (facts §8).
  *
- * Assumption, not verified in Linux (facts §10): the legacy MSRs
- * C001_0000h-7h alias PERF_CTL0-3 / PERF_CTR0-3 on these parts, as AMD's
- * APM describes for processors with the core extension. */
+ * The legacy MSRs C001_0000h-7h alias PERF_CTL0-3 / PERF_CTR0-3: one
+ * register behind both addresses (AMD APM Vol. 2 §13.2; BKDG for Fam15h
+ * #42301 §2.7; Linux arch/x86/kvm/svm/pmu.c get_gp_pmc_amd maps both to one
+ * counter). Under alias-broken they are four selects and four counters of
+ * their own that nothing counts into. */
 #include "../../pmu/msr.h"
 #include "amd_sim.h"
 #include "sim.h"
@@ -17,6 +19,7 @@
 #define REG_GLOBAL_CTL	 8  /* zen4 GlobalCtl */
 #define REG_GLOBAL_STS	 9  /* zen4 GlobalStatus */
 #define REG_V2		 10 /* set at reset on models with PerfMonV2 */
+#define REG_SPLIT	 16 /* reg[16..23]: alias-broken's C001_0000h-7h */
 #define ECX_PERFCTR_CORE (1u << 23)
 /* CPUID Fn0000_0006: EAX[2] ARAT; ECX[0] EffFreq, MPERF and APERF at
  * E7h/E8h (BKDG Fam15h, PPR Fam19h; sim_aperfmperf sets it) */
@@ -89,6 +92,21 @@ static void reset_zen4(struct sim_cpu *s)
 	firmware(s);
 }
 
+/* alias-broken: C001_0000h-7h as registers of their own, with the
+ * widths of the ones they should be; true when msr is one of them. */
+static bool split(struct sim_cpu *s, uint32_t msr, uint64_t *v, bool write)
+{
+	if (!sim_has_fault(s, SF_ALIAS_BROKEN) || msr < MSR_K7_EVNTSEL0 ||
+	    msr >= MSR_K7_EVNTSEL0 + 8)
+		return false;
+	uint64_t *r = &s->reg[REG_SPLIT + (msr - MSR_K7_EVNTSEL0)];
+	if (write)
+		*r = *v & (msr < MSR_K7_PERFCTR0 ? AMD_SEL_MASK_F10 : (1ull << 48) - 1);
+	else
+		*v = *r;
+	return true;
+}
+
 /* Maps an MSR to a counter's CTL (*ctl = true) or CTR; -1 if neither. */
 static int decode(uint32_t msr, bool *ctl)
 {
@@ -96,7 +114,7 @@ static int decode(uint32_t msr, bool *ctl)
 		*ctl = !((msr - MSR_F15H_PERF_CTL0) & 1);
 		return (int)((msr - MSR_F15H_PERF_CTL0) / 2);
 	}
-	/* The legacy aliases of counters 0-3 (assumption, see above). */
+	/* The legacy aliases of counters 0-3 (see above). */
 	if (msr >= MSR_K7_EVNTSEL0 && msr < MSR_K7_EVNTSEL0 + 4) {
 		*ctl = true;
 		return (int)(msr - MSR_K7_EVNTSEL0);
@@ -113,6 +131,8 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	bool ctl;
 	int i = decode(msr, &ctl);
 
+	if (split(s, msr, v, false))
+		return HW_OK;
 	if (i >= 0) {
 		if (i == 1 && sim_has_fault(s, SF_MSR_FAULT))
 			return HW_FAULT_GP;
@@ -147,6 +167,8 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	bool ctl;
 	int i = decode(msr, &ctl);
 
+	if (split(s, msr, &v, true))
+		return HW_OK;
 	if (i >= 0) {
 		if (i == 1 && sim_has_fault(s, SF_MSR_FAULT))
 			return HW_FAULT_GP;
@@ -214,7 +236,7 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	 SIM_F(SF_WRONG_EVENT) | SIM_F(SF_MSR_FAULT) | SIM_F(SF_OVERCOUNT) |                       \
 	 SIM_F(SF_LVT_STUCK_MASKED) | SIM_F(SF_ENABLE_IGNORED_ONE) | SIM_F(SF_WIDTH_HIGH_BITS) |   \
 	 SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_WRONG_VECTOR) | SIM_FILTER_FAULTS | SIM_APIC_FAULTS |  \
-	 SIM_F(SF_CYCLES_SLOW))
+	 SIM_F(SF_CYCLES_SLOW) | SIM_F(SF_ALIAS_BROKEN) | AMD_WRITE_FAULTS)
 
 /* PerfMonV2 flags still set: the PMU keeps its request up (pmi-storm). */
 static uint64_t pending(struct sim_cpu *s)
@@ -228,7 +250,7 @@ static uint64_t pending(struct sim_cpu *s)
 	[SF_DUPLICATE_PMI] = "AMD documents a late PMI for an overflow an earlier PMI already "    \
 			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window, facts §9): " \
 			     "reported, not failed, so a duplicate cannot be told from it",        \
-	SIM_NA_EVENT(SIM_NA_NO_RULES " (events/amd_zen.c)")
+	SIM_NA_EVENT(SIM_NA_NO_RULES " (events/amd_zen.c)"), AMD_NA_COUNTER_ACCESS
 
 /* Realism (sim.h), at --realism-scale 1: harness paths of 20-90
  * instructions and stubs of 45 (ours: objdump of pmu/amd.o). The PMI comes
@@ -273,11 +295,12 @@ static const struct sim_silicon si_zen4 = {
 };
 static const struct sim_model bulldozer = {
     .name = "bulldozer",
-    .doc = "AMD Fam15h core extension: facts §0, §2, §7 (C001_0200h+2i); legacy MSR alias "
-	   "assumed (facts §10)",
+    .doc = "AMD Fam15h core extension: facts §0, §2, §7 (C001_0200h+2i); legacy MSRs alias "
+	   "counters 0-3 (AMD APM Vol. 2 §13.2)",
     .driver = PMU_DRV_AMD_CORE,
     .faults = COMMON_FAULTS,
-    .fault_na = {NA_SIGN_EXTEND, [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
+    .fault_na = {SIM_NA_TOPDOWN, NA_SIGN_EXTEND, SIM_NA_SPFLT,
+		 SIM_NA_TSX_AMD, [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
 		 [SF_NO_OVERFLOW_STATUS] = "no PerfMonV2: there is no overflow status "
 					   "register (facts §7)",
 		 [SF_GLOBAL_CTRL_IGNORED] = "no PerfMonV2: there is no global control "
@@ -307,7 +330,8 @@ static const struct sim_model zen4 = {
     .driver = PMU_DRV_AMD_CORE,
     .faults = COMMON_FAULTS | SIM_F(SF_NO_OVERFLOW_STATUS) | SIM_F(SF_GLOBAL_CTRL_IGNORED) |
 	      SIM_F(SF_ACK_IGNORED) | SIM_F(SF_STATUS_NOT_STICKY) | SIM_F(SF_PMI_STORM),
-    .fault_na = {NA_SIGN_EXTEND, [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
+    .fault_na = {SIM_NA_TOPDOWN, NA_SIGN_EXTEND, SIM_NA_SPFLT,
+		 SIM_NA_TSX_AMD, [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
 		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (facts §7): every counter "
 					  "ignoring GlobalCtl is global-ctrl-ignored"},
     .reset = reset_zen4,

@@ -184,9 +184,10 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	 SIM_F(SF_WRONG_EVENT) | SIM_F(SF_MSR_FAULT) | SIM_F(SF_OVERCOUNT) |                       \
 	 SIM_F(SF_LVT_STUCK_MASKED) | SIM_F(SF_ENABLE_IGNORED_ONE) | SIM_F(SF_WIDTH_HIGH_BITS) |   \
 	 SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_WRONG_VECTOR) | SIM_FILTER_FAULTS | SIM_APIC_FAULTS |  \
-	 SIM_F(SF_CYCLES_SLOW))
+	 SIM_F(SF_CYCLES_SLOW) | AMD_WRITE_FAULTS)
 
 #define LEGACY_NA                                                                                  \
+	AMD_NA_COUNTER_ACCESS, SIM_NA_TSX_AMD,                                                     \
 	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "     \
 			      "sign-extends",                                                      \
 	[SF_NO_OVERFLOW_STATUS] = "the legacy PMU has no overflow status register (facts §7)",     \
@@ -200,6 +201,8 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	[SF_DUPLICATE_PMI] = "AMD documents a late PMI for an overflow an earlier PMI already "    \
 			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window, facts §9): " \
 			     "reported, not failed, so a duplicate cannot be told from it",        \
+	[SF_ALIAS_BROKEN] = "no core extension (CPUID 8000_0001h ECX[23] clear): C001_0000h-7h "   \
+			    "are the only counters, nothing aliases them", SIM_NA_SPFLT,            \
 	[SF_CYCLES_REF] = SIM_NA_CYCLES_REF
 
 /* Realism (sim.h), at --realism-scale 1: harness paths of 20-90
@@ -247,7 +250,7 @@ static const struct sim_model athlon = {
     .doc = "AMD Athlon x86 Code Optimization guide (22007E) PerfEvtSel; facts §2, §7",
     .driver = PMU_DRV_AMD_LEGACY,
     .faults = LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE) & ~SIM_F(SF_DOUBLE_COUNT)),
-    .fault_na = {LEGACY_NA,
+    .fault_na = {SIM_NA_TOPDOWN, LEGACY_NA,
 		 [SF_REFCYC_CORE] = "K7 has no reference-cycles event, only CPU clocks (76h, "
 				    "#22007 Table 11)",
 		 [SF_DOUBLE_COUNT] = "the double count is of near returns (C8h), an event K7 does "
@@ -268,7 +271,7 @@ static const struct sim_model opteron = {
     .doc = "AMD K8 BKDG §10.1-10.2 (PerfCtr, PerfEvtSel); facts §2, §7",
     .driver = PMU_DRV_AMD_LEGACY,
     .faults = LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)),
-    .fault_na = {LEGACY_NA, [SF_REFCYC_CORE] =
+    .fault_na = {SIM_NA_TOPDOWN, LEGACY_NA, [SF_REFCYC_CORE] =
 				"K8 has no reference-cycles event, only CPU clocks (76h, BKDG "
 				"#26094 sec. 10.2)"},
     .reset = reset_opteron,

@@ -78,7 +78,7 @@ static uint64_t counter_bits(const struct sim_cpu *s)
  * 62 (buffer overflow) and 63 (CondChgd), facts §4. */
 static uint64_t status_bits(const struct sim_cpu *s)
 {
-	return counter_bits(s) | (1ull << 62) | (1ull << 63);
+	return counter_bits(s) | (1ull << 62) | (1ull << 63) | arch_freeze_status_bits(s);
 }
 
 /* AnyThread (EVNTSEL bit 21, the fixed counters' bit 2): from v3 until v5,
@@ -88,9 +88,13 @@ static bool any_thread(const struct sim_cpu *s)
 	return cfg_of(s)->version >= 3 && cfg_of(s)->version < 5;
 }
 
-static uint64_t sel_rw(const struct sim_cpu *s)
+/* The select bits of GP counter k that hold what is written; the TSX
+ * qualifiers where the model has RTM, IN_TXCP on counter 2 only (SDM Vol.
+ * 3B 20.3.6.5: "may only be set for IA32_PERFEVTSEL2"). */
+static uint64_t sel_rw(const struct sim_cpu *s, unsigned k)
 {
-	uint64_t rw = 0xffffffffull & ~(any_thread(s) ? 0 : EVTSEL_ANY);
+	uint64_t tx = cfg_of(s)->rtm ? EVTSEL_IN_TX | (k == 2 ? EVTSEL_IN_TXCP : 0) : 0;
+	uint64_t rw = (0xffffffffull | tx) & ~(any_thread(s) ? 0 : EVTSEL_ANY);
 	/* PC (bit 19) reserved from Sandy Bridge on (SDM Vol. 3B §20.2.1.1):
 	 * the v3+ models here are all Sandy Bridge or later */
 	return cfg_of(s)->version >= 3 ? rw & ~EVTSEL_PC : rw;
@@ -144,6 +148,8 @@ static void reset(struct sim_cpu *s)
 	 * Acceleration, Turbo Boost). Core Duo's leaf 6 is left out. */
 	if (c->version >= 2)
 		sim_aperfmperf(s, 1u << 1);
+	if (c->rtm) /* HLE and RTM: arch_firmware keeps them beside its EDX bit */
+		sim_set_cpuid(s, 7, 0, 0, CPUID_7_EBX_HLE | CPUID_7_EBX_RTM, 0, 0);
 	if (c->core_type) { /* hybrid: CPUID.7:EDX[15], leaf 1AH EAX[31:24] */
 		sim_set_cpuid(s, 7, 0, 0, 0, 0, CPUID_7_EDX_HYBRID);
 		sim_set_cpuid(s, CPUID_LEAF_HYBRID, 0, c->core_type << 24, 0, 0, 0);
@@ -224,6 +230,9 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	case MSR_IA32_MISC_ENABLE:
 	case MSR_TSX_FORCE_ABORT:
 		return arch_firmware_rdmsr(s, msr, v, c->tfa);
+	case MSR_DEBUGCTL: /* and PERF_METRICS: model_arch_freeze.c */
+	case MSR_PERF_METRICS:
+		return arch_more_rdmsr(s, msr, v);
 	case MSR_PERF_CAPABILITIES:
 		if (!c->perf_caps)
 			return HW_FAULT_GP;
@@ -262,7 +271,7 @@ static int wrmsr_global(struct sim_cpu *s, uint32_t msr, uint64_t v)
 		s->reg[REG_FIXED_CTRL] = v & fixed_ctrl_rw(s);
 		return HW_OK;
 	case MSR_PERF_GLOBAL_CTRL:
-		s->reg[REG_GLOBAL_CTRL] = v & counter_bits(s);
+		s->reg[REG_GLOBAL_CTRL] = v & (counter_bits(s) | arch_td_ctrl_bits(s));
 		return HW_OK;
 	case MSR_PERF_GLOBAL_STATUS:
 		return HW_FAULT_GP; /* read-only */
@@ -301,13 +310,20 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 			w = sim_has_fault(s, SF_NO_SIGN_EXTEND)
 				? v & 0xffffffffull
 				: (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+		/* 0x4C1+i: EDX[63:width-32] are reserved, a bit set there
+		 * #GPs (SDM Vol. 3B 20.2.6; kvm-unit-tests x86/pmu.c
+		 * check_gp_counters_write_width); full-width-no-gp drops them */
+		else if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + n_legacy(s) &&
+			 s->width[k] < 64 && (v >> s->width[k]) &&
+			 !sim_has_fault(s, SF_FULL_WIDTH_NO_GP))
+			return HW_FAULT_GP;
 		if (pmc3_taken(s, (unsigned)k))
 			w = sim_rand(s, 0, sim_width_mask(s, 3));
 		sim_ctr_set(s, (unsigned)k, w);
 		return HW_OK;
 	}
 	if ((k = sel_of(s, msr)) >= 0) {
-		s->reg[REG_EVNTSEL(k)] = v & sel_rw(s);
+		s->reg[REG_EVNTSEL(k)] = v & sel_rw(s, (unsigned)k);
 		return HW_OK;
 	}
 	switch (msr) {
@@ -317,6 +333,9 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	case MSR_IA32_MISC_ENABLE:
 	case MSR_TSX_FORCE_ABORT:
 		return arch_firmware_wrmsr(s, msr, v, c->tfa);
+	case MSR_DEBUGCTL: /* and PERF_METRICS: model_arch_freeze.c */
+	case MSR_PERF_METRICS:
+		return arch_more_wrmsr(s, msr, v);
 	default:
 		break;
 	}
@@ -332,7 +351,12 @@ static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 	uint32_t idx = ecx & 0x3fffffffu;
 	unsigned k;
 
-	/* facts §2: GP i = i, fixed i = (1<<30)|i, bit 31 returns 32 bits */
+	/* GP i = i, fixed i = (1<<30)|i; ECX[31], the non-architectural PMUs'
+	 * fast read, is reserved here and #GPs (SDM Vol. 2B RDPMC; Linux
+	 * 5728a4a0ea79 "Disallow fast RDPMC for architectural Intel PMUs":
+	 * "confirmed on bare metal") */
+	if (fast)
+		return HW_FAULT_GP;
 	if (fixed) {
 		if (!globals(s) || idx >= c->n_fixed)
 			return HW_FAULT_GP;
@@ -342,13 +366,14 @@ static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 			return HW_FAULT_GP;
 		k = idx;
 	}
-	*v = fast ? sim_ctr_read(s, k) & 0xffffffffull : sim_ctr_read(s, k);
+	*v = sim_ctr_read(s, k);
 	return HW_OK;
 }
 
 static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
 {
-	bool global = !globals(s) || (s->reg[REG_GLOBAL_CTRL] & gbit(s, i));
+	/* v4+: CTR_FRZ gates every counter as well (model_arch_freeze.c) */
+	bool global = (!globals(s) || (s->reg[REG_GLOBAL_CTRL] & gbit(s, i))) && !arch_frozen(s);
 
 	if (is_gp(s, i)) {
 		uint64_t sel = s->reg[REG_EVNTSEL(i)];
@@ -357,10 +382,11 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 		if (!sim_ctr_counting(s, i, true, (sel & EVTSEL_EN) != 0, global))
 			return 0;
 		/* ring 0: USR-only counts nothing */
-		if (!sim_ring0(s, (sel & EVTSEL_OS) != 0, (sel & EVTSEL_USR) != 0))
+		if (!sim_priv_counts(s, (sel & EVTSEL_OS) != 0, (sel & EVTSEL_USR) != 0))
 			return 0;
 		/* CMASK, INV, E (SDM Vol. 3B 18.2.1.1); 3CH is a clock */
-		return sim_filter(s, v, arch_event_rate(s, (uint16_t)(sel & 0xffff), v),
+		uint64_t n = arch_event_rate(s, (uint16_t)(sel & 0xffff), v);
+		return sim_filter(s, v, cfg_of(s)->rtm ? arch_tx_rate(s, sel, n, v) : n,
 				  (sel & 0xff) == 0x3c, (unsigned)(sel >> 24) & 0xff,
 				  (sel & EVTSEL_INV) != 0, (sel & EVTSEL_EDGE) != 0);
 	}
@@ -369,7 +395,7 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	/* a fixed counter is enabled by its OS/USR bits (facts §4) */
 	if (!sim_ctr_counting(s, i, false, (field & 0x3) != 0, global))
 		return 0;
-	if (!sim_ring0(s, (field & 0x1) != 0, (field & 0x2) != 0))
+	if (!sim_priv_counts(s, (field & 0x1) != 0, (field & 0x2) != 0))
 		return 0;
 	switch (f) {
 	case 0:
@@ -378,6 +404,8 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 		return sim_core_cycles(s, v); /* CPU_CLK_UNHALTED.CORE */
 	case 2:
 		return arch_ref_cycles(s, v); /* CPU_CLK_UNHALTED.REF (TSC rate) */
+	case 3:
+		return arch_slots(s, v); /* TOPDOWN.SLOTS (model_arch_topdown.c) */
 	default:
 		return 0;
 	}
@@ -385,11 +413,14 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 
 static bool overflow(struct sim_cpu *s, unsigned i)
 {
+	bool pmi = is_gp(s, i) ? (s->reg[REG_EVNTSEL(i)] & EVTSEL_INT) != 0
+			       : ((s->reg[REG_FIXED_CTRL] >> (4 * (i - n_gp(s)))) & 0x8) != 0;
+
 	if (globals(s) && !sim_has_fault(s, SF_NO_OVERFLOW_STATUS))
 		s->reg[REG_GLOBAL_STATUS] |= gbit(s, i);
-	if (is_gp(s, i))
-		return (s->reg[REG_EVNTSEL(i)] & EVTSEL_INT) != 0;
-	return ((s->reg[REG_FIXED_CTRL] >> (4 * (i - n_gp(s)))) & 0x8) != 0;
+	if (pmi) /* the PMI's request freezes where DEBUGCTL asks */
+		arch_freeze_on_pmi(s);
+	return pmi;
 }
 
 #define ARCH_COMMON_FAULTS                                                                         \
@@ -398,7 +429,8 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	 SIM_F(SF_ENABLE_IGNORED) | SIM_F(SF_WRONG_EVENT) | SIM_F(SF_MSR_FAULT) |                  \
 	 SIM_F(SF_OVERCOUNT) | SIM_F(SF_LVT_STUCK_MASKED) | SIM_F(SF_ENABLE_IGNORED_ONE) |         \
 	 SIM_F(SF_WIDTH_HIGH_BITS) | SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_WRONG_VECTOR) |            \
-	 SIM_F(SF_DUPLICATE_PMI) | SIM_FILTER_FAULTS | SIM_APIC_FAULTS | SIM_F(SF_CYCLES_SLOW))
+	 SIM_F(SF_DUPLICATE_PMI) | SIM_FILTER_FAULTS | SIM_APIC_FAULTS | SIM_F(SF_CYCLES_SLOW) |   \
+	 SIM_F(SF_WRITE_RESETS) | SIM_F(SF_OVERFLOW_FREEZES))
 #define ARCH_V2_FAULTS                                                                             \
 	(ARCH_COMMON_FAULTS | SIM_F(SF_NO_OVERFLOW_STATUS) | SIM_F(SF_GLOBAL_CTRL_IGNORED) |       \
 	 SIM_F(SF_ACK_IGNORED) | SIM_F(SF_GLOBAL_IGNORED_GP) | SIM_F(SF_STATUS_NOT_STICKY) |       \
@@ -411,6 +443,21 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	"the model publishes no caches (CPUID 04H): the harness skips the memory rules that "      \
 	"would catch it"
 #define NA_ARCH_MEMORY [SF_UMASK_IGNORED] = NA_NO_CACHES, [SF_MISS_COUNTS_HITS] = NA_NO_CACHES
+/* RDPMC's fast read is the non-architectural PMUs' (SDM Vol. 2B RDPMC):
+ * here ECX[31] #GPs (rdpmc below), there is no fast read to break. */
+#define NA_ARCH_FAST                                                                               \
+	[SF_FAST_RDPMC_FULL] = "architectural perfmon reserves RDPMC ECX[31]: it #GPs (SDM Vol. "  \
+			       "2B RDPMC; Linux 5728a4a0ea79), no fast read"
+/* The full-width alias 0x4C1+i exists with PERF_CAPABILITIES[13] only. */
+#define NA_ARCH_NO_FW                                                                              \
+	[SF_FULL_WIDTH_NO_GP] = "no PERF_CAPABILITIES[13]: no full-width alias 0x4C1+i (SDM Vol. " \
+				"3B 20.2.6) whose bits above the width could fault"
+
+/* TSX: Skylake's alone here. Core Duo and Core 2 predate it (Haswell
+ * brought it, SDM Vol. 3B 20.3.6.5); the Alder Lake and Arrow Lake models
+ * enumerate no RTM (ours: Intel's product pages list Intel TSX-NI as
+ * absent from 12th-generation client parts on; no CPUID dump here). */
+#define NA_ARCH_NO_TSX SIM_NA_TSX_FEP(SIM_NA_NO_RTM)
 
 /* Overflow bits still set in GLOBAL_STATUS (late-ack, facts §8). */
 static uint64_t pending(struct sim_cpu *s)
@@ -488,7 +535,14 @@ static const struct sim_silicon si_alderlake = {
 #define ARCH_MODEL                                                                                 \
 	.driver = PMU_DRV_INTEL_ARCH, .reset = reset, .rdmsr = rdmsr, .wrmsr = wrmsr,              \
 	.rdpmc = rdpmc, .rate = rate, .overflow = overflow, .lvt_automask = true,                  \
-	.pending = pending
+	.pending = pending, .retired = arch_td_retired
+/* freeze-ignored where the freeze on PMI exists (v2+, model_arch_freeze.c),
+ * metrics-unscaled where PERF_METRICS does (model_arch_topdown.c) */
+#define ARCH_FREEZE_FAULTS SIM_F(SF_FREEZE_IGNORED)
+#define ARCH_TD_FAULTS	   (SIM_F(SF_FREEZE_IGNORED) | SIM_F(SF_METRICS_UNSCALED))
+#define NA_NO_METRICS                                                                              \
+	[SF_METRICS_UNSCALED] = "PERF_CAPABILITIES[15] clear: no IA32_PERF_METRICS (329H) whose "  \
+				"fields could be unscaled (the core has no fixed counter 3)"
 
 static const struct sim_model yonah = {
     .name = "yonah",
@@ -496,6 +550,11 @@ static const struct sim_model yonah = {
     .faults = ARCH_COMMON_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)),
     .fault_na =
 	{
+	    SIM_NA_TOPDOWN,
+	    NA_ARCH_FAST,
+	    NA_ARCH_NO_FW,
+	    SIM_NA_FAMILY_REGS,
+	    NA_ARCH_NO_TSX,
 	    [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
 	    [SF_REFCYC_CORE] = "Core Duo has no turbo: its core clock runs at the TSC's "
 			       "rate, reference and core cycles are the same",
@@ -521,7 +580,8 @@ SIM_MODEL(yonah);
 static const struct sim_model core2 = {
     .name = "core2",
     .doc = "x86-pmu-facts.md §4 (arch perfmon v2: 3 fixed, globals), §8, §9",
-    .faults = ARCH_V2_FAULTS | SIM_EVENT_FAULTS,
+    .faults = ARCH_V2_FAULTS | SIM_EVENT_FAULTS | ARCH_FREEZE_FAULTS,
+    .fault_na = {NA_NO_METRICS, NA_ARCH_FAST, NA_ARCH_NO_FW, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX},
     ARCH_MODEL,
     .si = &si_core2,
 };
@@ -530,7 +590,10 @@ SIM_MODEL(core2);
 static const struct sim_model skylake = {
     .name = "skylake",
     .doc = "x86-pmu-facts.md §2, §4 (arch perfmon v4, STATUS_SET, full-width writes), §8, §9",
-    .faults = ARCH_V2_FAULTS | SIM_EVENT_FAULTS,
+    .faults = ARCH_V2_FAULTS | SIM_EVENT_FAULTS | SIM_F(SF_FULL_WIDTH_NO_GP) |
+	      SIM_F(SF_IN_TX_IGNORED) | ARCH_FREEZE_FAULTS,
+    .fault_na = {NA_NO_METRICS, NA_ARCH_FAST,
+		 SIM_NA_FAMILY_REGS, [SF_EMULATED_UNCOUNTED] = SIM_NA_NO_FEP},
     ARCH_MODEL,
     .si = &si_skylake,
 };
@@ -540,8 +603,9 @@ static const struct sim_model arrowlake = {
     .name = "arrowlake",
     .doc = "SDM Vol. 2A CPUID leaf 23H (perfmon v6 counter bitmaps), Linux msr-index.h "
 	   "MSR_IA32_PMC_V6_* (10 GP counters, 8 and 9 at 0x1900+4n only); facts §4, §8, §9",
-    .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | SIM_F(SF_REFCYC_CORE),
-    .fault_na = {NA_ARCH_MEMORY},
+    .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | SIM_F(SF_REFCYC_CORE) |
+	      SIM_F(SF_FULL_WIDTH_NO_GP) | ARCH_TD_FAULTS,
+    .fault_na = {NA_ARCH_MEMORY, NA_ARCH_FAST, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX},
     ARCH_MODEL,
     .si = &si_alderlake,
 };
@@ -552,8 +616,9 @@ const struct sim_model arch_alderlake = {
     .name = "alderlake",
     .doc = "SDM Vol. 2A CPUID leaf 1AH (core type), 0AH (what both core types share); Linux "
 	   "intel/core.c intel_pmu_init (P-core 8 GP + 4 fixed, E-core 6 + 3); facts §4, §8, §9",
-    .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | SIM_F(SF_REFCYC_CORE),
-    .fault_na = {NA_ARCH_MEMORY},
+    .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | SIM_F(SF_REFCYC_CORE) |
+	      SIM_F(SF_FULL_WIDTH_NO_GP) | ARCH_TD_FAULTS,
+    .fault_na = {NA_ARCH_MEMORY, NA_ARCH_FAST, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX},
     ARCH_MODEL,
     .si = &si_alderlake,
     .cpus = HYBRID_CPUS,
@@ -615,18 +680,24 @@ static const struct arch_cfg cfgs[] = {
 	.ucode = 0xf0,
 	.x2apic = true,
 	.tfa = true,
+	.rtm = true,
 	.ua = &arch_ua_skylake,
 	.l2_rqsts = true,
     },
     {
 	/* Arrow Lake P-core (family 6 model 0xC6) with 10 GP counters as
-	 * leaf 23H lists them (EAX 0x3FF); 0AH says 8. Three fixed counters
-	 * (the part has four: TOPDOWN.SLOTS is not modelled). */
+	 * leaf 23H lists them (EAX 0x3FF); 0AH says 8. Four fixed counters,
+	 * the fourth TOPDOWN.SLOTS, 8 a cycle (Lion Cove's Pipeline_Width,
+	 * pmu-tools lnl_lnc_ratios.py). PERF_CAPABILITIES as Linux reports a
+	 * Core Ultra 7 265K: "PEBS fmt6+-baseline ... full-width counters"
+	 * (PEBS trap, format 6, baseline, bit 13), PERF_METRICS (the topdown
+	 * metrics of intel_pmu_init_glc on its P-cores); SMM freeze, arch
+	 * regs and LBR format 5 as Skylake's (ours). */
 	.m = &arrowlake,
 	.version = 6,
 	.n_gp = 10,
 	.gp_width = 48,
-	.n_fixed = 3,
+	.n_fixed = 4,
 	.fixed_width = 48,
 	.max_leaf = 0x23,
 	.leaf1_ecx = 0x7ffafbbfu & ~CPUID1_ECX_PDCM & ~CPUID1_ECX_X2APIC & ~(1u << 31),
@@ -635,7 +706,8 @@ static const struct arch_cfg cfgs[] = {
 	.model = 0xc6,
 	.stepping = 2,
 	.brand = "Simulated Intel Core Ultra 9 285K (perfmon v6)",
-	.perf_caps = 0x33c5,
+	.perf_caps = 0xf6c5,
+	.td_width = 8,
 	.ucode = 0x114,
 	.x2apic = true,
 	.v6 = true,

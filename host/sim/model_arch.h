@@ -10,7 +10,9 @@
 #define REG_GLOBAL_CTRL	  17
 #define REG_GLOBAL_STATUS 18
 #define REG_UCODE	  19
-#define REG_TFA		  20 /* MSR_TSX_FORCE_ABORT (0x10F) */
+#define REG_TFA		  20	     /* MSR_TSX_FORCE_ABORT (0x10F) */
+#define REG_DEBUGCTL	  40	     /* IA32_DEBUGCTL (model_arch_freeze.c) */
+#define REG_TD(k)	  (48 + (k)) /* slots of each topdown category (model_arch_topdown.c) */
 
 struct arch_cfg {
 	const struct sim_model *m;
@@ -22,6 +24,7 @@ struct arch_cfg {
 	uint32_t ucode;
 	bool x2apic;
 	bool tfa; /* firmware: microcode with TSX_FORCE_ABORT (CPUID.7:EDX[13]) */
+	bool rtm; /* TSX: HLE and RTM (CPUID.(7,0):EBX[4], [11]), IN_TX and IN_TXCP */
 	bool v6;  /* leaf 23H bitmaps and the v6 addresses */
 	/* hybrid: leaf 1AH's core type, and what CPUID.0AH lists (0: n_gp
 	 * up to the legacy eight, n_fixed) */
@@ -31,6 +34,9 @@ struct arch_cfg {
 	 * whether event 24h is Skylake's L2_RQSTS */
 	const struct uarch_cfg *ua;
 	bool l2_rqsts;
+	/* TOPDOWN.SLOTS per core cycle: fixed counter 3 counts them (0: the
+	 * core has no such counter; model_arch_topdown.c) */
+	uint8_t td_width;
 };
 
 /* The configuration of s's CPU. */
@@ -39,6 +45,29 @@ const struct arch_cfg *arch_cfg_of(const struct sim_cpu *s);
  * reference cycles (fixed counter 2) of v (model_arch_events.c). */
 uint64_t arch_event_rate(const struct sim_cpu *s, uint16_t enc, const struct workload_vector *v);
 uint64_t arch_ref_cycles(const struct sim_cpu *s, const struct workload_vector *v);
+/* What an event counts under the TSX qualifiers of its select sel (IN_TX,
+ * IN_TXCP) where the model has RTM: n, v's count without them (model_arch_events.c). */
+uint64_t arch_tx_rate(const struct sim_cpu *s, uint64_t sel, uint64_t n,
+		      const struct workload_vector *v);
+
+/* DEBUGCTL and the freeze on PMI (model_arch_freeze.c): the MSRs beyond the
+ * counters' (DEBUGCTL, PERF_METRICS), whether msr is one of them; an
+ * overflow that requests a PMI (freezes where DEBUGCTL asks); whether
+ * CTR_FRZ holds every counter (v4+), and the status bits it adds. */
+bool arch_more_msr(const struct sim_cpu *s, uint32_t msr);
+int arch_more_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v);
+int arch_more_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v);
+void arch_freeze_on_pmi(struct sim_cpu *s);
+bool arch_frozen(const struct sim_cpu *s);
+uint64_t arch_freeze_status_bits(const struct sim_cpu *s);
+/* Topdown (model_arch_topdown.c): fixed counter 3's TOPDOWN.SLOTS of v;
+ * the GLOBAL_CTRL bits beyond the counters' (EN_PERF_METRICS); the
+ * retired hook that accumulates PERF_METRICS; its MSR. */
+uint64_t arch_slots(const struct sim_cpu *s, const struct workload_vector *v);
+uint64_t arch_td_ctrl_bits(const struct sim_cpu *s);
+void arch_td_retired(struct sim_cpu *s, const struct workload_vector *v, uint64_t k);
+int arch_td_rdmsr(struct sim_cpu *s, uint64_t *v);
+int arch_td_wrmsr(struct sim_cpu *s, uint64_t v);
 
 /* The micro-architectures (model_arch_uarch.c). */
 extern const struct uarch_cfg arch_ua_skylake, arch_ua_core2, arch_ua_yonah;

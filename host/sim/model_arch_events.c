@@ -2,6 +2,7 @@
  * events, Skylake's L2_RQSTS and the reference clock, from a workload
  * iteration's construction and outcome (events/workload.h), with the
  * event-decoding faults of sim.h. */
+#include "../../pmu/msr.h"
 #include "model_arch.h"
 
 /* Reference cycles: the TSC-rate clock (sim_engine.c advance), or core cycles
@@ -72,4 +73,26 @@ uint64_t arch_event_rate(const struct sim_cpu *s, uint16_t enc, const struct wor
 	default: /* the rest is not modelled: 0 */
 		return 0;
 	}
+}
+
+/* The TSX qualifiers (SDM Vol. 3B 20.3.6.5), modelled for instructions
+ * retired (C0H) and branch instructions retired (C4H), whose counts inside
+ * transactions the workloads give (events/workload.h tx_*): IN_TX counts
+ * only what retires inside a transactional region, aborted or committed;
+ * IN_TXCP takes back what an aborted region counted (the counter goes back
+ * to its value at the region's start). Any other event with IN_TX counts
+ * nothing (ours: not modelled). in-tx-ignored: IN_TX has no effect. */
+uint64_t arch_tx_rate(const struct sim_cpu *s, uint64_t sel, uint64_t n,
+		      const struct workload_vector *v)
+{
+	uint16_t enc = (uint16_t)(sel & 0xffff);
+	bool insn = enc == 0x00c0, br = enc == 0x00c4;
+	uint64_t in = insn ? v->tx_insn : br ? v->tx_br : 0;
+	uint64_t aborted = insn ? v->tx_abort_insn : br ? v->tx_abort_br : 0;
+
+	if ((sel & EVTSEL_IN_TX) && !sim_has_fault(s, SF_IN_TX_IGNORED))
+		n = in;
+	if (sel & EVTSEL_IN_TXCP)
+		n -= aborted < n ? aborted : n;
+	return n;
 }

@@ -19,8 +19,13 @@ void arch_firmware(struct sim_cpu *s, bool globals, bool tfa)
 	if (globals)
 		s->reg[REG_GLOBAL_CTRL] |= 1;
 	s->real.limit_cpuid = true;
-	if (tfa)
-		sim_set_cpuid(s, 7, 0, 0, 0, 0, 1u << 13);
+	if (!tfa)
+		return;
+	uint32_t ebx = 0; /* the model's HLE and RTM stay */
+	for (unsigned i = 0; i < s->n_cpuid; i++)
+		if (s->cpuid[i].leaf == 7 && s->cpuid[i].subleaf == 0)
+			ebx = s->cpuid[i].r.ebx;
+	sim_set_cpuid(s, 7, 0, 0, ebx, 0, 1u << 13);
 }
 
 /* PMC3 while the TSX workaround owns it: writes do not hold, nothing the

@@ -5,8 +5,14 @@
  * CPUID.0AH lists on both what they share: 6 GP + 3 fixed counters. Linux
  * intel_pmu_init (intel/core.c, INTEL_ALDERLAKE) gives the P-core 8 GP + 4
  * fixed, the E-core 6 + 3. The register file is model_arch.c's. The
- * P-core's fourth fixed counter (TOPDOWN.SLOTS) is there as a register
- * that counts nothing: issue slots are not modelled. */
+ * P-core's fourth fixed counter counts TOPDOWN.SLOTS, 6 a cycle (Golden
+ * Cove's Pipeline_Width, pmu-tools adl_glc_ratios.py), with PERF_METRICS
+ * (model_arch_topdown.c).
+ * PERF_CAPABILITIES as Linux reports an i5-1250P: "PEBS fmt4+-baseline ...
+ * full-width counters" (PEBS trap, format 4, baseline, bit 13), cpu_core
+ * event mask 0001000f000000ff (bit 48: PERF_METRICS) and "cpu_atom PMU
+ * driver: PEBS-via-PT" (bit 16, the E-core alone); SMM freeze, arch regs
+ * and LBR format 5 as Skylake's (ours). */
 #include "../../pmu/cpuid.h"
 #include "model_arch.h"
 
@@ -14,17 +20,26 @@
 #define ADL_COMMON                                                                                 \
 	.m = &arch_alderlake, .version = 5, .gp_width = 48, .fixed_width = 48, .max_leaf = 0x20,   \
 	.leaf1_ecx = ADL_ECX1, .leaf1_edx = 0xbfebfbffu, .family = 6, .model = 0x97,               \
-	.stepping = 2, .perf_caps = 0x33c5, .ucode = 0x2c, .x2apic = true, .shared_gp = 6,         \
-	.shared_fixed = 3, .brand = "Simulated Intel Core i9-12900K (Alder Lake)"
+	.stepping = 2, .ucode = 0x2c, .x2apic = true, .shared_gp = 6, .shared_fixed = 3,           \
+	.brand = "Simulated Intel Core i9-12900K (Alder Lake)"
 
 #define ADL_FIRST_ATOM 2 /* CPUs 0-1 P-cores, 2-3 E-cores */
 
 static const struct arch_cfg adl[] = {
     {
-	ADL_COMMON, .n_gp = 8, .n_fixed = 4, .core_type = CPU_CORE_TYPE_CORE, /* Golden Cove */
+	ADL_COMMON,
+	.n_gp = 8,
+	.n_fixed = 4,
+	.core_type = CPU_CORE_TYPE_CORE, /* Golden Cove */
+	.perf_caps = 0xf4c5,
+	.td_width = 6,
     },
     {
-	ADL_COMMON, .n_gp = 6, .n_fixed = 3, .core_type = CPU_CORE_TYPE_ATOM, /* Gracemont */
+	ADL_COMMON,
+	.n_gp = 6,
+	.n_fixed = 3,
+	.core_type = CPU_CORE_TYPE_ATOM, /* Gracemont */
+	.perf_caps = 0x174c5,
     },
 };
 

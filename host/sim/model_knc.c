@@ -327,11 +327,12 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	/* EVNTSEL.EN AND GLOBAL_CTRL bit i (§1.4.1, table 1-5 bit 22) */
 	if (!sim_ctr_counting(s, i, true, en, global))
 		return 0;
-	/* SPFLT-controlled counters follow USER_PREF (table 1-7). */
-	if ((spflt >> i & 1) && !(spflt & SPFLT_USER_PREF))
+	/* SPFLT-controlled counters follow USER_PREF (table 1-7); under
+	 * spflt-ignored they count whatever it holds. */
+	if ((spflt >> i & 1) && !(spflt & SPFLT_USER_PREF) && s->fault != SF_SPFLT_IGNORED)
 		return 0;
 	/* the harness runs in ring 0 */
-	if (!sim_ring0(s, (sel & EVTSEL_OS) != 0, (sel & EVTSEL_USR) != 0))
+	if (!sim_priv_counts(s, (sel & EVTSEL_OS) != 0, (sel & EVTSEL_USR) != 0))
 		return 0;
 	/* CMASK, INV and E (table 1-5 bits 31:24, 23, 18); 2AH is a clock */
 	unsigned code = (unsigned)sel & 0xff;
@@ -399,9 +400,17 @@ static const struct sim_model knc = {
 	      SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_STATUS_NOT_STICKY) | SIM_F(SF_PMI_STORM) |
 	      SIM_F(SF_WRONG_VECTOR) | SIM_F(SF_DUPLICATE_PMI) | SIM_F(SF_EVENT_DEAD) |
 	      SIM_F(SF_EVENT_MISWIRED) | SIM_F(SF_UMASK_IGNORED) | SIM_F(SF_MISS_COUNTS_HITS) |
-	      SIM_F(SF_DOUBLE_COUNT) | SIM_FILTER_FAULTS | SIM_APIC_FAULTS | SIM_F(SF_CYCLES_SLOW),
+	      SIM_F(SF_DOUBLE_COUNT) | SIM_FILTER_FAULTS | SIM_APIC_FAULTS | SIM_F(SF_CYCLES_SLOW) |
+	      SIM_F(SF_SPFLT_IGNORED) | SIM_F(SF_WRITE_RESETS) | SIM_F(SF_OVERFLOW_FREEZES),
     .fault_na =
 	{
+	    SIM_NA_TOPDOWN,
+	    SIM_NA_ALIAS,
+	    SIM_NA_TSX_FEP(SIM_NA_NO_RTM),
+	    [SF_FAST_RDPMC_FULL] = "KNC documents RDPMC ECX 0 and 1 only, no fast read (KNC "
+				   "table 1-1; SDM Vol. 2B RDPMC: fast reads are the Pentium 4's)",
+	    [SF_FULL_WIDTH_NO_GP] = "KNC has no full-width counter alias (IA32_A_PMCx, SDM Vol. "
+				    "3B 20.2.6): its writes set all 40 bits (KNC §1.4.3.2)",
 	    [SF_NO_SIGN_EXTEND] = "KNC counter writes set all 40 bits (KNC §1.4.3.2); "
 				  "nothing sign-extends",
 	    [SF_GLOBAL_IGNORED_GP] = "KNC has no fixed counters (KNC §1.4.1): both "

@@ -30,6 +30,7 @@
  * releases of model_kvm_policy.c and model_kvm_eras.c. */
 #include "../../apic/apic.h"
 #include "../../pmu/msr.h"
+#include "amd_sim.h"
 #include "model_kvm.h"
 
 /* REG_KVM_SEL_PC: KVM keeps the guest's PC bit (L:pmu_intel.c
@@ -105,12 +106,21 @@ static void emulated_retired(struct sim_cpu *s, unsigned i, uint64_t sel, uint64
 /* KVM's reserved bits for a v2 guest with 4 GP and 3 fixed counters
  * (L:pmu_intel.c intel_pmu_refresh): EVNTSEL bits 63:32 and 21 (AnyThread:
  * v3), FIXED_CTR_CTRL fields without AnyThread, GLOBAL_CTRL counters only,
- * GLOBAL_OVF_CTRL counters plus 62-63. TSX's IN_TX bits: not in the guest. */
+ * GLOBAL_OVF_CTRL counters plus 62-63; TSX's IN_TX bits below. */
 #define SKL_SEL_RSVD	  0xffffffff00200000ull
 #define SKL_FIXED_CTRL_OK 0xbbbull
 #define SKL_GLOBAL_OK	  (0xfull | 0x7ull << 32)
 #define SKL_OVF_OK	  (SKL_GLOBAL_OK | 3ull << 62)
 #define SKL_WIDTH_MASK	  ((1ull << 48) - 1)
+
+/* With HLE or RTM in the guest's CPUID (the Skylake host's, -cpu host) KVM
+ * frees IN_TX on every GP counter and IN_TXCP on counter 2 only
+ * (L:pmu_intel.c intel_pmu_refresh "reserved_bits ^= HSW_IN_TX",
+ * intel_pmu_set_msr "pmc->idx == 2 ... HSW_IN_TX_CHECKPOINTED"). */
+static uint64_t skl_sel_rsvd(unsigned i)
+{
+	return SKL_SEL_RSVD & ~EVTSEL_IN_TX & ~(i == 2 ? EVTSEL_IN_TXCP : 0);
+}
 
 static void skl_emulated(struct sim_cpu *s)
 {
@@ -131,12 +141,12 @@ static void skl_emulated(struct sim_cpu *s)
 
 /* Whether a write is one KVM refuses with #GP (reserved bits, read-only or
  * absent registers), and what DEBUGCTL keeps. */
-static bool skl_refused(uint32_t msr, uint64_t *v)
+static bool skl_refused(const struct sim_cpu *s, uint32_t msr, uint64_t *v)
 {
 	if (msr >= MSR_P6_EVNTSEL0 && msr < MSR_P6_EVNTSEL0 + SKL_GP)
-		return (*v & SKL_SEL_RSVD) != 0;
-	if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + SKL_GP)
-		return (*v & ~SKL_WIDTH_MASK) != 0;
+		return (*v & skl_sel_rsvd(msr - MSR_P6_EVNTSEL0)) != 0;
+	if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + SKL_GP) /* full-width-no-gp: taken */
+		return (*v & ~SKL_WIDTH_MASK) != 0 && !sim_has_fault(s, SF_FULL_WIDTH_NO_GP);
 	switch (msr) {
 	case MSR_FIXED_CTR_CTRL:
 		return (*v & ~SKL_FIXED_CTRL_OK) != 0;
@@ -193,7 +203,7 @@ int kvm_skl_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 {
 	int st = HW_OK;
 
-	if (skl_refused(msr, &v))
+	if (skl_refused(s, msr, &v))
 		return HW_FAULT_GP;
 	if (msr == MSR_DEBUGCTL)
 		s->reg[REG_KVM_DEBUGCTL] = v;
@@ -388,7 +398,10 @@ const struct sim_silicon kvm_si_zen4 = {
 
 /* ---- the models ---------------------------------------------------------- */
 
-#define KVM_ALL_FAULTS ((SIM_F(SF_COUNT) - 1) & ~SIM_F(SF_NONE))
+/* every fault but a Knights Corner's (no model here hosts a KNC) and the
+ * host's own (KVM_HOST_ONLY_FAULTS) */
+#define KVM_ALL_FAULTS                                                                             \
+	((SIM_F(SF_COUNT) - 1) & ~SIM_F(SF_NONE) & ~SIM_F(SF_SPFLT_IGNORED) & ~KVM_HOST_ONLY_FAULTS)
 
 static const struct sim_model skylake_kvm = {
     .name = "skylake-kvm",
@@ -399,10 +412,15 @@ static const struct sim_model skylake_kvm = {
     /* the host's applicability (model_arch.c skylake), but a dead event: in a
      * guest, an event that counts 0 on every counter while instructions
      * count is what a hypervisor's filter does (tests/hv_policy.c) */
-    .faults = KVM_ALL_FAULTS & ~SIM_F(SF_EVENT_DEAD),
-    .fault_na = {[SF_EVENT_DEAD] = "in a guest an event that counts 0 on every counter while "
+    .faults = KVM_ALL_FAULTS & ~SIM_F(SF_EVENT_DEAD) & ~SIM_F(SF_FAST_RDPMC_FULL) &
+	      ~SIM_F(SF_ALIAS_BROKEN) & ~SIM_F(SF_EMULATED_UNCOUNTED),
+    .fault_na = {KVM_NA_HOST_ONLY, SIM_NA_FAMILY_REGS, [SF_EMULATED_UNCOUNTED] = SIM_NA_NO_FEP,
+		 [SF_EVENT_DEAD] = "in a guest an event that counts 0 on every counter while "
 				   "instructions count is the hypervisor's filter, a "
-				   "pmu.restricted line (tests/hv_policy.c)"},
+				   "pmu.restricted line (tests/hv_policy.c)",
+		 [SF_FAST_RDPMC_FULL] = "KVM #GPs RDPMC with ECX[31] on architectural PMUs "
+					"(L:pmu_intel.c intel_rdpmc_ecx_to_pmc), as the host "
+					"does: no fast read"},
     .reset = kvm_skl_reset,
     .rdmsr = kvm_skl_rdmsr,
     .wrmsr = kvm_skl_wrmsr,
@@ -423,15 +441,18 @@ static const struct sim_model zen4_kvm = {
     .driver = PMU_DRV_AMD_CORE,
     /* the host's applicability (model_amd_core.c zen4) */
     .faults = KVM_ALL_FAULTS & ~SIM_F(SF_NO_SIGN_EXTEND) & ~SIM_F(SF_GLOBAL_IGNORED_GP) &
-	      ~SIM_F(SF_DUPLICATE_PMI) & ~SIM_EVENT_FAULTS & ~SIM_F(SF_CYCLES_REF),
-    .fault_na = {[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2), "
+	      ~SIM_F(SF_DUPLICATE_PMI) & ~SIM_EVENT_FAULTS & ~SIM_F(SF_CYCLES_REF) &
+	      ~SIM_F(SF_FAST_RDPMC_FULL) & ~SIM_F(SF_FULL_WIDTH_NO_GP) & ~SIM_F(SF_IN_TX_IGNORED) &
+	      ~SIM_F(SF_EMULATED_UNCOUNTED),
+    .fault_na = {KVM_NA_HOST_ONLY, SIM_NA_SPFLT, SIM_NA_TSX_AMD,
+		 [SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2), "
 				       "and KVM writes them whole (L:pmu.c pmc_write_counter)",
 		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (facts §7): every counter "
 					  "ignoring GlobalCtl is global-ctrl-ignored",
 		 [SF_DUPLICATE_PMI] = "the AMD driver reports a late PMI for an overflow already "
 				      "handled (facts §9) instead of failing it: a duplicate "
 				      "cannot be told from it",
-		 [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
+		 [SF_CYCLES_REF] = SIM_NA_CYCLES_REF, AMD_NA_COUNTER_ACCESS,
 		 SIM_NA_EVENT(SIM_NA_NO_RULES " (events/amd_zen.c)")},
     .reset = kvm_zen_reset,
     .rdmsr = kvm_zen_rdmsr,

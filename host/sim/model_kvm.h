@@ -19,6 +19,15 @@
 
 #define KVM_SKL_GP   4 /* a Skylake guest's GP counters; its fixed ones follow */
 #define KVM_ZEN_CTRS 6 /* a Zen 4 guest's core counters */
+/* The host's faults no KVM guest can meet (model_kvm.c): KVM refuses a
+ * DEBUGCTL write with FREEZE_PERFMON_ON_PMI (#GP: Linux arch/x86/kvm/vmx/
+ * vmx.c vmx_get_supported_debugctl allows LBR, FREEZE_LBRS_ON_PMI and
+ * BUS_LOCK_DETECT) and gives no guest IA32_PERF_METRICS. */
+#define KVM_HOST_ONLY_FAULTS (SIM_F(SF_FREEZE_IGNORED) | SIM_F(SF_METRICS_UNSCALED))
+#define KVM_NA_HOST_ONLY                                                                           \
+	[SF_FREEZE_IGNORED] = "KVM refuses DEBUGCTL.FREEZE_PERFMON_ON_PMI with #GP (Linux "        \
+			      "vmx.c vmx_get_supported_debugctl): no freeze in a guest to break",  \
+	[SF_METRICS_UNSCALED] = "KVM gives its guests no IA32_PERF_METRICS (329H)"
 
 /* The hypervisor bit and KVM's leaves at 4000_0000h, xAPIC mode, leaf 6
  * ARAT alone, nothing left by the firmware; brand: -cpu host's (NULL: the
@@ -45,5 +54,8 @@ extern const struct sim_silicon kvm_si_zen4;
 /* Whether KVM lets counter i of a Skylake guest count under the VM's PMU
  * event filter (model_kvm_policy.c; always, for a VM without one). */
 bool kvm_skl_allowed(struct sim_cpu *s, unsigned i);
+/* Whether s is a guest whose host takes KVM's forced-emulation prefix
+ * (model_kvm_fep.c "skylake-kvm-fep"). */
+bool kvm_fep_on(const struct sim_cpu *s);
 
 #endif

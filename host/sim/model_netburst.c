@@ -254,8 +254,10 @@ static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 	if (i >= NCTR || gp_faults(s, i))
 		return HW_FAULT_GP;
 	*v = sim_ctr_read(s, i);
-	if (ecx & (1u << 31))
-		*v &= 0xffffffffull; /* fast read: low 32 bits */
+	/* fast read, ECX[31]: bits 31:0 in EAX, EDX 0 (SDM Vol. 2B RDPMC,
+	 * Pentium 4 and Xeon); fast-rdpmc-full returns all 40 bits */
+	if ((ecx & (1u << 31)) && !sim_has_fault(s, SF_FAST_RDPMC_FULL))
+		*v &= 0xffffffffull;
 	return HW_OK;
 }
 
@@ -288,7 +290,7 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 			continue;
 		escr = s->reg[P4SIM_ESCR(k)];
 		bool t1 = thread1(s);
-		if (!sim_ring0(s, (escr & (t1 ? ESCR_T1_OS : ESCR_T0_OS)) != 0,
+		if (!sim_priv_counts(s, (escr & (t1 ? ESCR_T1_OS : ESCR_T0_OS)) != 0,
 			       (escr & (t1 ? ESCR_T1_USR : ESCR_T0_USR)) != 0))
 			return 0;
 		unsigned event = (unsigned)(escr >> 25) & 0x3f;
@@ -347,7 +349,11 @@ static const struct sim_silicon si_p4 = {
 	 SIM_F(SF_WIDTH_HIGH_BITS) | SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_STATUS_NOT_STICKY) |       \
 	 SIM_F(SF_PMI_STORM) | SIM_F(SF_WRONG_VECTOR) | SIM_F(SF_DUPLICATE_PMI) |                  \
 	 (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)) | SIM_FILTER_FAULTS | SIM_APIC_FAULTS |       \
-	 SIM_F(SF_CYCLES_SLOW))
+	 SIM_F(SF_CYCLES_SLOW) | P4_WRITE_FAULTS)
+/* Counter writes and reads: a running write, RDPMC's fast read (ECX[31],
+ * SDM Vol. 2B RDPMC: Pentium 4 and Xeon), a freeze at an overflow. */
+#define P4_WRITE_FAULTS                                                                            \
+	(SIM_F(SF_WRITE_RESETS) | SIM_F(SF_FAST_RDPMC_FULL) | SIM_F(SF_OVERFLOW_FREEZES))
 #define P4_NA                                                                                      \
 	[SF_NO_SIGN_EXTEND] = "NetBurst counter writes set all 40 bits (facts §2); "              \
 			      "nothing sign-extends",                                              \
@@ -359,14 +365,16 @@ static const struct sim_silicon si_p4 = {
 				  "work (facts §10 P4): the driver never uses it",                 \
 	[SF_REFCYC_CORE] = "NetBurst has no reference-cycles event: global_power_events "          \
 			   "counts core cycles (SDM NetBurst events)",                             \
-	[SF_CYCLES_REF] = SIM_NA_CYCLES_REF
+	[SF_CYCLES_REF] = SIM_NA_CYCLES_REF,                                                       \
+	[SF_FULL_WIDTH_NO_GP] = "NetBurst has no full-width counter alias (IA32_A_PMCx, SDM "      \
+				"Vol. 3B 20.2.6): every write sets all 40 bits"
 
 static const struct sim_model pentium4 = {
     .name = "pentium4",
     .doc = "x86-pmu-facts.md §5, §8, §9 P4, §10 P4; SDM Vol. 3B ESCR/CCCR excerpt",
     .driver = PMU_DRV_INTEL_NETBURST,
     .faults = P4_FAULTS,
-    .fault_na = {P4_NA},
+    .fault_na = {P4_NA, SIM_NA_FAMILY_REGS, SIM_NA_TSX_FEP(SIM_NA_NO_RTM), SIM_NA_TOPDOWN},
     .reset = reset,
     .rdmsr = rdmsr,
     .wrmsr = wrmsr,
@@ -385,7 +393,7 @@ static const struct sim_model pentium4_ht = {
 	   "OVF_PMI_T1 (facts §5, §10 P4)",
     .driver = PMU_DRV_INTEL_NETBURST,
     .faults = P4_FAULTS,
-    .fault_na = {P4_NA},
+    .fault_na = {P4_NA, SIM_NA_FAMILY_REGS, SIM_NA_TSX_FEP(SIM_NA_NO_RTM), SIM_NA_TOPDOWN},
     .reset = reset_ht,
     .rdmsr = rdmsr,
     .wrmsr = wrmsr,

@@ -228,7 +228,7 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	if (!sim_ctr_counting(s, i, true, en, true))
 		return 0;
 	/* The harness runs in ring 0: only OS counts. */
-	if (!sim_ring0(s, (sel & EVTSEL_OS) != 0, (sel & EVTSEL_USR) != 0))
+	if (!sim_priv_counts(s, (sel & EVTSEL_OS) != 0, (sel & EVTSEL_USR) != 0))
 		return 0;
 	/* CMASK, INV, E (SDM Vol. 3B 18.2.1.1, as on P6); 79H is a clock */
 	return sim_filter(s, v, event_rate(s, sel, v), (sel & 0xff) == 0x79,
@@ -271,10 +271,18 @@ static const struct sim_model pentium3 = {
 	      SIM_F(SF_OVERCOUNT) | SIM_F(SF_LVT_STUCK_MASKED) | SIM_F(SF_ENABLE_IGNORED_ONE) |
 	      SIM_F(SF_WIDTH_HIGH_BITS) | SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_WRONG_VECTOR) |
 	      SIM_F(SF_DUPLICATE_PMI) | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)) |
-	      SIM_FILTER_FAULTS | SIM_APIC_FAULTS | SIM_F(SF_CYCLES_SLOW),
+	      SIM_FILTER_FAULTS | SIM_APIC_FAULTS | SIM_F(SF_CYCLES_SLOW) | SIM_F(SF_WRITE_RESETS) |
+	      SIM_F(SF_OVERFLOW_FREEZES),
     .fault_na =
 	{
+	    SIM_NA_TOPDOWN,
+	    SIM_NA_FAMILY_REGS,
+	    SIM_NA_TSX_FEP(SIM_NA_NO_RTM),
 	    [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
+	    [SF_FAST_RDPMC_FULL] = "P6 documents RDPMC ECX 0 and 1 only, no fast read (SDM "
+				   "Vol. 2B RDPMC: fast reads are the Pentium 4's)",
+	    [SF_FULL_WIDTH_NO_GP] = "P6 has no full-width counter alias (IA32_A_PMCx, SDM Vol. "
+				    "3B 20.2.6): its writes keep 32 bits",
 	    [SF_PMI_STORM] = "P6 has no overflow flag that could stick: overflow is the "
 			     "counter's top bit, rewritten by the re-arm (facts §9)",
 	    [SF_NO_OVERFLOW_STATUS] = "P6 has no overflow status register; overflow "

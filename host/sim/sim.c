@@ -49,6 +49,19 @@ static const char *const fault_names[SF_COUNT] = {
     [SF_MISS_COUNTS_HITS] = "miss-counts-hits",
     [SF_DOUBLE_COUNT] = "double-count",
     [SF_REFCYC_CORE] = "refcyc-core",
+    [SF_USER_AS_OS] = "user-as-os",
+    [SF_PCE_IGNORED] = "pce-ignored",
+    [SF_TR_LEAKED] = "tr-leaked",
+    [SF_WRITE_RESETS] = "write-resets",
+    [SF_FAST_RDPMC_FULL] = "fast-rdpmc-full",
+    [SF_FULL_WIDTH_NO_GP] = "full-width-no-gp",
+    [SF_FREEZE_IGNORED] = "freeze-ignored",
+    [SF_OVERFLOW_FREEZES] = "overflow-freezes",
+    [SF_ALIAS_BROKEN] = "alias-broken",
+    [SF_SPFLT_IGNORED] = "spflt-ignored",
+    [SF_IN_TX_IGNORED] = "in-tx-ignored",
+    [SF_EMULATED_UNCOUNTED] = "emulated-uncounted",
+    [SF_METRICS_UNSCALED] = "metrics-unscaled",
 };
 
 const char *sim_fault_name(enum sim_fault f)
@@ -165,10 +178,30 @@ uint64_t sim_width_mask(const struct sim_cpu *s, unsigned i)
 	return w >= 64 ? ~0ull : (1ull << w) - 1;
 }
 
+/* Whether counter i counts now: its model's rate for one iteration in
+ * which every event occurs once (each family's enables, global enable and
+ * privilege filter, whatever its event). */
+static bool ctr_running(struct sim_cpu *s, unsigned i)
+{
+	enum { WORDS = sizeof(struct workload_vector) / sizeof(uint64_t) };
+	uint64_t w[WORDS];
+	struct workload_vector v;
+
+	for (unsigned k = 0; k < WORDS; k++)
+		w[k] = 1;
+	pmh_memcpy(&v, w, sizeof(v));
+	return s->m->rate(s, i, &v) != 0;
+}
+
 void sim_ctr_set(struct sim_cpu *s, unsigned i, uint64_t v)
 {
 	if (i >= s->n_ctr)
 		return;
+	/* write-resets: a write to a running counter restarts it from 0
+	 * instead of the value (kvm-unit-tests x86/pmu.c
+	 * check_running_counter_wrmsr writes one while it counts) */
+	if (s->fault == SF_WRITE_RESETS && ctr_running(s, i))
+		v = 0;
 	s->ctr[i] = v & sim_width_mask(s, i);
 	/* width-high-bits: the bits above the implemented width keep what was
 	 * written instead of reading 0 (facts §2 widths). */
@@ -378,6 +411,7 @@ int hw_wrmsr(uint32_t msr, uint64_t val)
 		return pkrs_write(&sim, val);
 	if (sim_clock_msr(&sim, msr))
 		return sim_clock_wrmsr(&sim, msr, val);
+	sim.frozen = 0; /* overflow-freezes: a PMU register written (sim_engine.c) */
 	return sim.m->wrmsr(&sim, msr, val);
 }
 

@@ -56,6 +56,20 @@ enum sim_fault {
 	SF_MISS_COUNTS_HITS, /* L1D / L1I / L2 / LLC miss events count accesses or references */
 	SF_DOUBLE_COUNT,     /* near returns (AMD C8h), branches (Intel C4h) counted twice */
 	SF_REFCYC_CORE,	     /* reference cycles count core cycles (Intel fixed 2, 013Ch) */
+	/* Counting features and ring 3. */
+	SF_USER_AS_OS,	      /* events at CPL 3 count as ring 0's: OS-only counts them, USR-only not */
+	SF_PCE_IGNORED,	      /* RDPMC at CPL 3 runs with CR4.PCE clear (no #GP) */
+	SF_TR_LEAKED,	      /* the platform's return from ring 3 leaves the harness's TR loaded */
+	SF_WRITE_RESETS,      /* a write to a running counter restarts it from 0, not the value */
+	SF_FAST_RDPMC_FULL,   /* RDPMC with ECX[31] (fast read) returns the whole counter */
+	SF_FULL_WIDTH_NO_GP,  /* a full-width write with bits above the width is truncated, no #GP */
+	SF_FREEZE_IGNORED,    /* DEBUGCTL.FREEZE_PERFMON_ON_PMI ignored: counters run on at a PMI */
+	SF_OVERFLOW_FREEZES,  /* a counter's overflow stops every other counter (freeze unasked) */
+	SF_ALIAS_BROKEN,      /* AMD's legacy PerfCtr/PerfEvtSel MSRs are not the core counters */
+	SF_SPFLT_IGNORED,     /* KNC: PERF_SPFLT_CONTROL's USER_PREF does not gate its counters */
+	SF_IN_TX_IGNORED,      /* IN_TX (event select bit 32) ignored: it counts outside RTM too */
+	SF_EMULATED_UNCOUNTED, /* KVM does not count the instructions it emulates (before 5.17) */
+	SF_METRICS_UNSCALED,   /* PERF_METRICS fields are parts of 0x80, not 0xFF: do not add up */
 	SF_COUNT
 };
 /* The event-decoding faults, and one reason for all of them where a model
@@ -78,7 +92,7 @@ enum sim_fault {
  * NetBurst's threshold), invert and edge detect can have them. */
 #define SIM_FILTER_FAULTS                                                                          \
 	(SIM_F(SF_OS_IGNORED) | SIM_F(SF_EDGE_IGNORED) | SIM_F(SF_INV_IGNORED) |                   \
-	 SIM_F(SF_CMASK_IGNORED))
+	 SIM_F(SF_CMASK_IGNORED) | SIM_F(SF_USER_AS_OS))
 /* Why the harness could not catch a decode fault on a catalogue without
  * event.semantics rules. */
 #define SIM_NA_NO_RULES                                                                            \
@@ -86,13 +100,48 @@ enum sim_fault {
 	"could not be caught"
 /* One fault as a bit of sim_model.faults. */
 #define SIM_F(f) (UINT64_C(1) << (f))
-/* The local APIC's faults (sim_apic.c): every model has its APIC. */
-#define SIM_APIC_FAULTS (SIM_F(SF_EOI_IGNORED) | SIM_F(SF_NMI_LOST))
+/* The local APIC's faults (sim_apic.c) and the ring-3 excursion's
+ * (sim_user.c): every model has its APIC, its CR4.PCE and a platform. */
+#define SIM_APIC_FAULTS                                                                            \
+	(SIM_F(SF_EOI_IGNORED) | SIM_F(SF_NMI_LOST) | SIM_F(SF_PCE_IGNORED) | SIM_F(SF_TR_LEAKED))
 /* cycles-ref where the model's core clock is the TSC's: nothing tells the
  * two rates apart. */
 #define SIM_NA_CYCLES_REF                                                                          \
 	"the model's core clock runs at the TSC's rate (no turbo, sim_silicon.turbo_x100): "       \
 	"counting core cycles at the reference rate counts the same"
+/* The faults of one family's registers (amd.legacy-alias, knc.spflt), and
+ * why a model of another has neither (fault_na). */
+#define SIM_NA_ALIAS                                                                               \
+	[SF_ALIAS_BROKEN] = "the legacy PerfEvtSel/PerfCtr MSRs alias core counters only on AMD "  \
+			    "parts with the core extension, CPUID 8000_0001h ECX[23] (AMD APM "    \
+			    "Vol. 2 §13.2)"
+#define SIM_NA_SPFLT                                                                               \
+	[SF_SPFLT_IGNORED] = "PERF_SPFLT_CONTROL (MSR 2CH) and USER_PREF are Knights Corner's "    \
+			     "(KNC PMU guide #327357 §1.4.3.4)"
+#define SIM_NA_FAMILY_REGS SIM_NA_ALIAS, SIM_NA_SPFLT
+/* freeze.pmi's and pmu.capabilities' faults (Intel arch perfmon v2+'s
+ * DEBUGCTL freeze, the topdown PERF_METRICS of P-cores from Ice Lake), and
+ * why a model of another family has neither (fault_na). */
+#define SIM_NA_FREEZE_WHY                                                                          \
+	"DEBUGCTL.FREEZE_PERFMON_ON_PMI is Intel architectural perfmon v2's and later's (SDM "     \
+	"Vol. 3B \"Freezing LBR and Performance Counters on PMI\")"
+#define SIM_NA_METRICS_WHY                                                                         \
+	"IA32_PERF_METRICS (329H) is there where IA32_PERF_CAPABILITIES[15] says so, Intel "       \
+	"P-cores from Ice Lake (Linux intel/core.c icl_update_topdown_event)"
+#define SIM_NA_TOPDOWN                                                                             \
+	[SF_FREEZE_IGNORED] = SIM_NA_FREEZE_WHY, [SF_METRICS_UNSCALED] = SIM_NA_METRICS_WHY
+/* count.tsx and kvm.emulated (tests/checks/tsx_qualifiers.c, kvm_emulated.c):
+ * in-tx-ignored where the model has no RTM (why: the family's reason), and
+ * emulated-uncounted anywhere but a KVM guest whose host turns forced
+ * emulation on (model_kvm_fep.c). */
+#define SIM_NA_NO_FEP                                                                              \
+	"not a KVM guest with force_emulation_prefix on (Linux arch/x86/kvm/x86.c handle_ud): "    \
+	"nothing the harness runs is emulated"
+#define SIM_NA_TSX_FEP(why) [SF_IN_TX_IGNORED] = why, [SF_EMULATED_UNCOUNTED] = SIM_NA_NO_FEP
+#define SIM_NA_TSX_AMD	    SIM_NA_TSX_FEP("AMD has no TSX: no IN_TX bit (AMD APM Vol. 2 13.2.1)")
+#define SIM_NA_NO_RTM                                                                              \
+	"no RTM (CPUID.(7,0):EBX[11] clear): IN_TX and IN_TXCP are reserved (SDM Vol. 3B "         \
+	"20.3.6.5)"
 _Static_assert(SF_COUNT <= 64, "sim_model.faults is a 64-bit mask");
 
 /* Realism: what real silicon does that an ideal model would not. Each
@@ -181,6 +230,11 @@ struct sim_model {
 	 * fault matrix (scripts/sim-matrix.py leaves it out); NULL: in the
 	 * matrix. */
 	const char *pinned_by;
+	/* Optional: k iterations of v are about to retire with the counters
+	 * as they are (one step of the workload engine, sim_engine.c): state
+	 * a model derives from what retires besides its counters (the topdown
+	 * PERF_METRICS, model_arch_topdown.c). */
+	void (*retired)(struct sim_cpu *s, const struct workload_vector *v, uint64_t k);
 };
 
 struct sim_cpuid {
@@ -289,8 +343,17 @@ struct sim_cpu {
 	/* CR3 as the harness loaded it (hw_paging_load); 0: the firmware's
 	 * tables (sim_mmu.c), in which all memory is identity-mapped. */
 	uint64_t cr3;
+	/* Ring 3 (sim_user.c): the privilege level the core runs at (0: the
+	 * harness; 3: inside hw_user_run / hw_user_rdpmc), CR4.PCE, and the
+	 * descriptor-table registers as the firmware left them. */
+	unsigned cpl;
+	bool pce;
+	struct hw_cpu_tables tables;
 	uint64_t ref_carry;
 	uint32_t counted;
+	/* overflow-freezes: the counters an overflow stopped, until the next
+	 * write to a model register (sim.c hw_wrmsr) */
+	uint64_t frozen;
 	/* IA32_MPERF / IA32_APERF where the model has them (sim_aperfmperf):
 	 * the reference and the core clock of the cycles the core ran
 	 * (sim_engine.c advance). */
@@ -392,6 +455,23 @@ uint64_t sim_k_pm(const struct sim_cpu *s, uint64_t pm);
 unsigned sim_k_turbo_x100(const struct sim_cpu *s, unsigned t);
 void sim_k_period(unsigned k, uint64_t lo, uint64_t hi, uint64_t busy_us, uint64_t *min,
 		  uint64_t *max);
+/* hw_run_workload with the workload's own instructions (its call and its
+ * iterations) retired at privilege level cpl: 0 as the harness, 3 inside
+ * hw_user_run (sim_user.c); the harness's code before it at CPL 0. */
+void sim_workload_at(struct sim_cpu *s, const struct workload *w, uint64_t iterations,
+		     unsigned cpl);
+/* sim_tx.c: what w comes to on s: itself, or where s forces every RTM
+ * transaction to abort (TSX_FORCE_ABORT, SDM Vol. 3B 20.3.6.5) a copy in
+ * copy without its transactions' insides. A kernel s cannot run (XBEGIN
+ * without RTM, KVM's forced-emulation prefix where nothing takes it) stops
+ * the simulator, as the #UD would be fatal on the target;
+ * hw_run_workload_guarded returns HW_FAULT_UD for it instead. */
+const struct workload *sim_tx_outcome(struct sim_cpu *s, const struct workload *w,
+				      struct workload *copy);
+/* Whether s aborts every RTM transaction now. */
+bool sim_rtm_force_aborted(struct sim_cpu *s);
+/* The descriptor tables and CR4 a firmware leaves (sim_user.c). */
+void sim_user_power_on(struct sim_cpu *s);
 /* Retires insn instructions, branches, cycles into every counting counter. */
 void sim_retire(struct sim_cpu *s, uint64_t insn, uint64_t branches, uint64_t cycles);
 /* Adds n events to counter i (overflow handled as in a workload). */
@@ -457,11 +537,15 @@ bool sim_flag_stuck(const struct sim_cpu *s, unsigned i);
  * enable-ignored-one (counter 1) and global-ignored-gp. Models call this. */
 bool sim_ctr_counting(const struct sim_cpu *s, unsigned i, bool gp, bool enabled,
 		      bool global_enabled);
-/* Whether a counter with these privilege bits counts the harness, which
- * runs at CPL 0: OS alone says so (SDM Vol. 3B 18.2.1.1; K8 BKDG 10.2;
- * NetBurst ESCR T0_OS/T1_OS); under os-ignored USR does as well. */
-static inline bool sim_ring0(const struct sim_cpu *s, bool os, bool usr)
+/* Whether a counter with these privilege bits counts what retires now: at
+ * CPL 0 (the harness) OS says so, at CPL 1-3 USR (SDM Vol. 3B 20.2.1.1
+ * "USR (user mode) flag ... privilege levels 1, 2 or 3"; AMD APM Vol. 2
+ * 13.2.1 PerfEvtSel OS/USR; NetBurst ESCR T0_OS/T0_USR). Under os-ignored
+ * USR counts ring 0 as well; under user-as-os ring 3 counts as ring 0. */
+static inline bool sim_priv_counts(const struct sim_cpu *s, bool os, bool usr)
 {
+	if (s->cpl)
+		return sim_has_fault(s, SF_USER_AS_OS) ? os : usr;
 	return os || (usr && sim_has_fault(s, SF_OS_IGNORED));
 }
 /* Applies the counter-mask, invert and edge-detect filters (cmask 0: no

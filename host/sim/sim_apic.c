@@ -108,9 +108,12 @@ static void dispatch(struct sim_cpu *s, unsigned vector)
 	/* The entry stub runs before the handler stops the counters, the exit
 	 * path after it restarted them: both are counted on real cores. */
 	uint32_t site = s->real.last_site;
+	unsigned cpl = s->cpl; /* an interrupt at CPL 3 runs its handler at 0 */
+	s->cpl = 0;
 	sim_real_access(s, SA_ENTRY, vector);
 	isr_dispatch(&f);
 	sim_real_access(s, SA_EXIT, vector);
+	s->cpl = cpl;
 	s->real.last_site = site;
 }
 

@@ -15,6 +15,8 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 
 	if (s->fault == SF_STUCK_COUNTER && i == 0)
 		return 0;
+	if ((s->frozen >> i) & 1) /* overflow-freezes (add_events) */
+		return 0;
 	if (s->fault == SF_WRONG_EVENT) {
 		w.instructions = v->branches;
 		w.branches = v->instructions;
@@ -34,6 +36,12 @@ static bool add_events(struct sim_cpu *s, unsigned i, uint64_t add)
 	s->ctr[i] = (s->ctr[i] + add) & mask;
 	if (ovf && s->fault == SF_PMI_STORM && !s->storm_ctr)
 		s->storm_ctr = (uint8_t)(i + 1);
+	/* overflow-freezes: every other counter stops at the wrap, a freeze
+	 * nobody asked for (DEBUGCTL.FREEZE_PERFMON_ON_PMI clear: SDM Vol. 3B
+	 * "Freezing LBR and Performance Counters on PMI"), until software next
+	 * writes a PMU register (sim.c hw_wrmsr) */
+	if (ovf && s->fault == SF_OVERFLOW_FREEZES)
+		s->frozen |= ~(1ull << i);
 	if (!ovf || !s->m->overflow(s, i))
 		return false;
 	s->pmi_ovf++;
@@ -160,6 +168,8 @@ static void steps(struct sim_cpu *s, const struct workload_vector *v0, uint64_t 
 		if (s->real.latched)
 			k = skid_step(&s->real, &v, k);
 		rates(s, &v, &rc, lo, d, &k);
+		if (s->m->retired) /* what the model derives besides its counters */
+			s->m->retired(s, &v, k);
 		/* Counters that overflow in the same step share one interrupt
 		 * request, as on hardware where the PMU has one line to the APIC. */
 		bool want_pmi = false;
@@ -248,22 +258,33 @@ void sim_retire(struct sim_cpu *s, uint64_t insn, uint64_t branches, uint64_t cy
 	advance(s, &v, 1);
 }
 
-void hw_run_workload(const struct workload *w, uint64_t iterations)
+void sim_workload_at(struct sim_cpu *s, const struct workload *w, uint64_t iterations,
+		     unsigned cpl)
 {
+	struct workload tw; /* what RTM makes of it (sim_tx.c) */
+	w = sim_tx_outcome(s, w, &tw);
 	struct workload_vector fixed = w->fixed;
+	unsigned was = s->cpl;
 
-	sim.relax_ns = 0; /* a new window: waits start with short steps */
-	sim_real_access(&sim, SA_WORKLOAD, (uint32_t)w->per_iter.instructions);
-	sim.counted = 0;
-	if (sim.fault == SF_SPURIOUS_PMI)
-		sim_pmi_request(&sim);
+	s->relax_ns = 0; /* a new window: waits start with short steps */
+	sim_real_access(s, SA_WORKLOAD, (uint32_t)w->per_iter.instructions);
+	s->counted = 0;
+	if (s->fault == SF_SPURIOUS_PMI)
+		sim_pmi_request(s);
+	s->cpl = cpl;
 	/* the call around the loop: its construction as it stands */
 	fixed.uops = fixed.instructions;
-	advance(&sim, &fixed, 1);
+	advance(s, &fixed, 1);
 	/* each iteration: construction plus what the micro-architecture makes
 	 * of it (host/sim/uarch.h) */
-	uarch_run(&sim, w, iterations, advance);
-	sim_real_after_workload(&sim);
+	uarch_run(s, w, iterations, advance);
+	s->cpl = was;
+	sim_real_after_workload(s);
+}
+
+void hw_run_workload(const struct workload *w, uint64_t iterations)
+{
+	sim_workload_at(&sim, w, iterations, 0);
 }
 
 /* ---- caches ------------------------------------------------------------------ */

@@ -48,6 +48,7 @@ static void power_on(const struct sim_model *m, unsigned n)
 	sim.real.seed = machine.seed;
 	sim.real.scale = sim_realism_scale();
 	sim_real_reset(&sim);
+	sim_user_power_on(&sim);
 	m->reset(&sim);
 	cpu_on[n] = true;
 }

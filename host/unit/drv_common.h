@@ -501,4 +501,30 @@ static inline void faults_each(const char *model, const struct obs *ok,
 	assert_int_equal(sm->faults & SIM_F(SF_NO_SIGN_EXTEND), 0);
 }
 
+/* write-resets and overflow-freezes on AMD's counters 0 and 1 (event C0h):
+ * a value written to counter 0 while it runs is kept or lost, counter 1
+ * runs on or stops at counter 0's overflow (host/unit/test_counter_rw.c
+ * has the rest). False for the other faults. */
+static inline bool check_fault_counter_rw(const char *model, enum sim_fault f)
+{
+	const uint64_t v = 0x12345678ull,
+		       all = wl_loop.fixed.instructions + 100 * wl_loop.per_iter.instructions;
+
+	if (f != SF_WRITE_RESETS && f != SF_OVERFLOW_FREEZES)
+		return false;
+	boot_as(model, f, PMU_DRV_NONE);
+	count(0, 0xc0, 0);
+	count(1, 0xc0, 0);
+	if (f == SF_WRITE_RESETS) {
+		assert_int_equal(p.ops->write(&p, 0, v, PMU_WRITE_FULL), HW_OK);
+		hw_run_workload(&wl_loop, 100);
+		assert_int_equal(ctr(0), all); /* from 0: the value is lost */
+		return true;
+	}
+	assert_int_equal(pmu_preload(&p, 0, all / 2), HW_OK);
+	hw_run_workload(&wl_loop, 100);
+	assert_true(ctr(1) < all); /* stopped at counter 0's overflow */
+	return true;
+}
+
 #endif

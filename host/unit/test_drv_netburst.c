@@ -38,7 +38,8 @@ static void describe(void **st)
 	assert_string_equal(p.ctr[7].name, "MS_COUNTER3");
 	assert_string_equal(p.ctr[8].name, "FLAME_COUNTER0");
 	assert_string_equal(p.ctr[17].name, "IQ_COUNTER5");
-	assert_int_equal(p.caps & ~PMU_CAP_RDPMC, PMU_CAP_STICKY_OVF | PMU_CAP_EDGE_INV_CMASK);
+	assert_int_equal(p.caps & ~PMU_CAP_RDPMC,
+			 PMU_CAP_STICKY_OVF | PMU_CAP_EDGE_INV_CMASK | PMU_CAP_FAST_RDPMC);
 	assert_int_equal(p.pmi_flags, PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE);
 	assert_int_equal(p.global_ctrl_msr, 0);
 	assert_int_equal(p.global_status_msr, 0);
