@@ -271,7 +271,11 @@ layers:
 	@scripts/layers.py --self-test
 	@scripts/layers.py
 
-test: deps $(EFI) $(I686) host fuzz-build
+# The builds run in parallel (TEST_JOBS, default the CPUs), then the parts in
+# order; the whole stays under 15 minutes on 2 cores.
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+test: deps
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) $(EFI) $(I686) host fuzz-build
 	@scripts/test-all.sh
 
 # make run BOOT=uefi (default) | bios (-kernel, SeaBIOS) | bios-usb (the stick image)

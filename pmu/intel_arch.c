@@ -35,10 +35,6 @@ static bool has_globals(const struct pmu *p)
 	return p->version >= ARCH_V_GLOBALS;
 }
 
-static bool is_fixed(const struct pmu *p, unsigned ctr)
-{
-	return p->ctr[ctr].kind == PMU_CTR_FIXED;
-}
 
 uint64_t intel_arch_global_bits(const struct pmu *p, uint64_t mask)
 {
@@ -46,7 +42,7 @@ uint64_t intel_arch_global_bits(const struct pmu *p, uint64_t mask)
 	for (unsigned i = 0; i < p->n; i++) {
 		if (!(mask & (1ull << i)))
 			continue;
-		b |= 1ull << (p->ctr[i].index + (is_fixed(p, i) ? ARCH_GLOBAL_FIXED_BIT : 0));
+		b |= 1ull << pmu_global_bit(p, i);
 	}
 	return b;
 }

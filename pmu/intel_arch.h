@@ -15,7 +15,7 @@
 
 /* GLOBAL_CTRL, GLOBAL_STATUS and STATUS_SET: GP counter i is bit i, fixed
  * counter i bit 32 + i (facts §4). */
-#define ARCH_GLOBAL_FIXED_BIT 32
+#define ARCH_GLOBAL_FIXED_BIT PMU_GLOBAL_FIXED_BIT
 
 /* FIXED_CTR_CTRL field of fixed counter i: bit0 OS, bit1 USR, bit2
  * AnyThread (v3+), bit3 PMI (facts §4). */

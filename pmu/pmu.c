@@ -46,6 +46,12 @@ uint64_t pmu_all_mask(const struct pmu *p)
 	return pmu_width_mask(p->n);
 }
 
+unsigned pmu_global_bit(const struct pmu *p, unsigned i)
+{
+	const struct pmu_counter *k = &p->ctr[i];
+	return k->kind == PMU_CTR_FIXED ? PMU_GLOBAL_FIXED_BIT + k->index : k->index;
+}
+
 uint64_t pmu_max_period(const struct pmu *p, unsigned ctr)
 {
 	const struct pmu_counter *c = &p->ctr[ctr];

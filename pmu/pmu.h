@@ -222,6 +222,14 @@ uint64_t pmu_width_mask(unsigned bits);
 PMU_MUST_USE int pmu_preload(struct pmu *p, unsigned ctr, uint64_t n);
 uint64_t pmu_max_period(const struct pmu *p, unsigned ctr);
 uint64_t pmu_all_mask(const struct pmu *p);
+/* Counter i's bit in the family's global control and status registers:
+ * Intel's fixed counter k at bit 32 + k (SDM Vol. 3B 20.2.2), every other
+ * counter at its hardware index (Intel GP counters, which a perfmon v6
+ * bitmap may leave holes between; AMD PerfMonV2's PerfCntGlobalCtl, AMD APM
+ * Vol. 2 13.2.2; KNC GLOBAL_CTRL, KNC §1.4.3.7; the flat overflow mask of
+ * the families without global registers). */
+#define PMU_GLOBAL_FIXED_BIT 32u
+unsigned pmu_global_bit(const struct pmu *p, unsigned i);
 /* Sign-bit overflow (facts §9 step 2), for families without a status flag:
  * a counter whose written value has its top implemented bit set is armed,
  * and an armed counter whose top bit reads clear has overflowed. */

@@ -20,7 +20,8 @@ run "simulated CPUs, realism all, 25 seeds (optimised build)" \
 run "simulated CPUs, realism all, 2 seeds (ASan+UBSan build)" \
   env SIM_SEEDS=2 scripts/sim-matrix.py build/host/pmuharness-sim
 run "CPUID dump replay (typed snippets)" host/test_cpuid_replay.py build/host/pmuharness-sim-fast
-run "fuzzing (libFuzzer, ${FUZZ_SECONDS:-30} s per target)" scripts/fuzz.sh
+# a smoke run of each parser's fuzzer; `make fuzz` hunts longer (30 s each)
+run "fuzzing (libFuzzer, ${FUZZ_SECONDS:=15} s per target)" env FUZZ_SECONDS="$FUZZ_SECONDS" scripts/fuzz.sh
 run "report tool (fixtures and one QEMU boot)" host/report/test_report.py build/pmuharness.efi
 run "results JSON against its schema (simulator and a QEMU boot)" \
   host/report/test_schema.py build/host/pmuharness-sim-fast build/pmuharness.efi

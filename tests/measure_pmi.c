@@ -11,13 +11,10 @@
 #include "../apic/pmi.h"
 #include "../pmu/intel_arch.h"
 
-/* The status bit of counter i: arch fixed counters sit at bit 32 + index
- * of IA32_PERF_GLOBAL_STATUS (SDM Vol. 3B 20.2.2), every other counter at
- * its own index in the flat overflow mask. */
+/* The status bit of counter i (pmu_global_bit). */
 static unsigned status_bit(const struct pmu *p, unsigned i)
 {
-	const struct pmu_counter *k = &p->ctr[i];
-	return k->kind == PMU_CTR_FIXED ? (unsigned)ARCH_GLOBAL_FIXED_BIT + k->index : i;
+	return pmu_global_bit(p, i);
 }
 
 /* The lowest counter in mask (a nonzero mask within p->n). */
@@ -70,13 +67,16 @@ static bool lvt_masked(struct check_ctx *c, const volatile struct pmi_stats *s, 
 		(unsigned long long)s->total);
 	if (!now) { /* unmasked by the handler: the run goes on */
 		if (!hv_bug_seen(c, HVB_LVTPC_MASKED, seen))
-			check_fail(c, "%s: %s, on a family whose local APIC does not mask it (facts "
-				   "§8)", what, seen);
+			check_fail(c,
+				   "%s: %s, on a family whose local APIC does not mask it (facts "
+				   "§8)",
+				   what, seen);
 		return !bug;
 	}
-	check_fail(c, "%s: PMI lost: %s, on a family whose local APIC does not mask it, and "
-		   "pmi_unmask = family left it masked%s%s", what, seen, bug ? ": " : "",
-		   bug ? bug : "");
+	check_fail(c,
+		   "%s: PMI lost: %s, on a family whose local APIC does not mask it, and "
+		   "pmi_unmask = family left it masked%s%s",
+		   what, seen, bug ? ": " : "", bug ? bug : "");
 	return true;
 }
 
@@ -112,7 +112,8 @@ bool pmi_trouble(struct check_ctx *c, const char *what)
 			   what, (unsigned long long)s->spurious, (unsigned long long)s->total,
 			   bug ? "; " : "", bug ? bug : "");
 		if (bug)
-			(void)hv_bug_seen(c, HVB_DOUBLE_PMI, "a PMI that found no overflow pending");
+			(void)hv_bug_seen(c, HVB_DOUBLE_PMI,
+					  "a PMI that found no overflow pending");
 		return true;
 	}
 	return false;

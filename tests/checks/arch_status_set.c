@@ -10,8 +10,7 @@ static void run(struct check_ctx *c)
 
 	m_quiesce(c);
 	for (unsigned i = 0; i < p->n; i++) {
-		unsigned bit = p->ctr[i].kind == PMU_CTR_FIXED ? ARCH_GLOBAL_FIXED_BIT + p->ctr[i].index
-							       : p->ctr[i].index;
+		unsigned bit = pmu_global_bit(p, i);
 		uint64_t st = 0, m = 0;
 		int e = hw_wrmsr(p->global_status_set_msr, 1ull << bit);
 		if (e != HW_OK) {

@@ -28,9 +28,6 @@ static const enum pmu_generic events[] = {GEN_INSTRUCTIONS, GEN_BRANCHES, GEN_CY
 #define CLOCK_DIV 16
 #define REP_MAX	  15 /* repeats at most (the repeat option, capped: buf below) */
 #define TRIES	  5  /* windows tried when each saw an SMI */
-/* Intel's IA32_PERF_GLOBAL_CTRL enables fixed counter i at bit 32 + i
- * (SDM Vol. 3B 20.2.2); a GP counter, AMD's and KNC's sit at their index. */
-#define GLOBAL_FIXED_SHIFT 32
 
 struct set {
 	unsigned n;		       /* counters in the set */
@@ -215,12 +212,6 @@ static bool all_and_overflow(struct check_ctx *c, struct set *s)
 	return true;
 }
 
-/* counter k's bit in the global enable */
-static uint64_t global_bit(const struct pmu_counter *k)
-{
-	return 1ull << (k->index + (k->kind == PMU_CTR_FIXED ? GLOBAL_FIXED_SHIFT : 0));
-}
-
 /* The global enable written for every other counter after start: those
  * count as alone, the rest (nothing but the harness's jitter) leak not.
  * False when the check ends (FAILed). */
@@ -231,7 +222,7 @@ static bool global_subset(struct check_ctx *c, struct set *s)
 	char how[96];
 
 	for (unsigned k = 0; k < s->n; k += 2)
-		bits |= global_bit(&p->ctr[s->ctr[k]]);
+		bits |= 1ull << pmu_global_bit(p, s->ctr[k]);
 	int st = together(c, s, -1, 0, p->global_ctrl_msr, bits);
 	if (st != M_OK) {
 		m_fail_status(c, st, p->global_ctrl_msr, "the global enable for some counters");
