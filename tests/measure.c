@@ -284,6 +284,25 @@ static void m_stat(uint64_t *v, unsigned n, struct stat3 *out)
 	out->max = n ? v[n - 1] : 0;
 }
 
+int64_t m_median(int64_t *v, unsigned n, unsigned *agree)
+{
+	for (unsigned i = 1; i < n; i++) { /* insertion sort: n is small */
+		int64_t x = v[i];
+		unsigned j = i;
+		while (j && v[j - 1] > x) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+	if (agree) {
+		*agree = 0;
+		for (unsigned i = 0; i < n; i++)
+			*agree += v[i] == v[n / 2];
+	}
+	return v[n / 2];
+}
+
 #define SIGN_FLIP (1ull << 63) /* orders signed values as unsigned ones */
 
 static int diff_rep(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint64_t val,

@@ -165,6 +165,9 @@ static inline bool m_leaks(int64_t closed, int64_t open)
 {
 	return closed * M_GATE_DIV >= open;
 }
+/* The median of v[0..n-1] (n >= 1; v sorted in place) and, where agree
+ * is not NULL, how many of the n equal it. */
+int64_t m_median(int64_t *v, unsigned n, unsigned *agree);
 /* One sample of a calibration: fills v[0..k-1] from one window and returns
  * 0, 1 when an SMI was counted in that window (no sample), or a negative
  * error. It must not call m_diff (they share one buffer). */

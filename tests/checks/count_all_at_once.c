@@ -121,20 +121,6 @@ static int window(struct check_ctx *c, const struct set *s, int ovf, uint64_t pe
 	return st;
 }
 
-static int64_t median(int64_t *v, unsigned n)
-{
-	for (unsigned i = 1; i < n; i++) { /* insertion sort: n is small */
-		int64_t x = v[i];
-		unsigned j = i;
-		while (j && v[j - 1] > x) {
-			v[j] = v[j - 1];
-			j--;
-		}
-		v[j] = x;
-	}
-	return v[n / 2];
-}
-
 /* Every counter of s at once (window()'s arguments): the median N/2N
  * difference of each into s->med. M_OK or window()'s status. */
 static int together(struct check_ctx *c, struct set *s, int ovf, uint64_t period, uint32_t msr,
@@ -156,7 +142,7 @@ static int together(struct check_ctx *c, struct set *s, int ovf, uint64_t period
 		}
 	}
 	for (unsigned k = 0; k < s->n; k++)
-		s->med[k] = median(buf[k], rep);
+		s->med[k] = m_median(buf[k], rep, 0);
 	return M_OK;
 }
 

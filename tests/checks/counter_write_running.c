@@ -53,23 +53,6 @@ static int written_window(struct check_ctx *c, unsigned i, uint64_t v, uint64_t 
 	return M_SMI;
 }
 
-static int64_t median(int64_t *v, unsigned n, unsigned *agree)
-{
-	for (unsigned i = 1; i < n; i++) { /* insertion sort: n is small */
-		int64_t x = v[i];
-		unsigned j = i;
-		while (j && v[j - 1] > x) {
-			v[j] = v[j - 1];
-			j--;
-		}
-		v[j] = x;
-	}
-	*agree = 0;
-	for (unsigned i = 0; i < n; i++)
-		*agree += v[i] == v[n / 2];
-	return v[n / 2];
-}
-
 struct pair {
 	int64_t d, after;    /* median X-window minus 0-window; median 0-window count */
 	unsigned agree, rep; /* repeats whose difference is the median */
@@ -81,7 +64,7 @@ static int measure(struct check_ctx *c, unsigned i, struct pair *out)
 	static int64_t d[REP_MAX], after[REP_MAX];
 	unsigned rep =
 	    c->opt->repeat < 1 ? 1 : (c->opt->repeat > REP_MAX ? REP_MAX : c->opt->repeat);
-	unsigned sh = 64 - c->pmu->ctr[i].width, ignore;
+	unsigned sh = 64 - c->pmu->ctr[i].width;
 
 	for (unsigned r = 0; r < rep; r++) {
 		uint64_t a = 0, b = 0;
@@ -94,8 +77,8 @@ static int measure(struct check_ctx *c, unsigned i, struct pair *out)
 		after[r] = (int64_t)b;
 	}
 	out->rep = rep;
-	out->d = median(d, rep, &out->agree);
-	out->after = median(after, rep, &ignore);
+	out->d = m_median(d, rep, &out->agree);
+	out->after = m_median(after, rep, 0);
 	check_figures(c, d[0], out->d, d[rep - 1]);
 	return M_OK;
 }
