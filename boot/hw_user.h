@@ -44,7 +44,7 @@ int user_pg_build(const struct hw_paging *fw, const struct user_range *r, unsign
 /* The tables user_pg_build copies into: USER_PG_POOL pages of 4 KiB from
  * mem[0..bytes) (aligned within it), given once at start-up on the boot
  * CPU (boot services); without them user_pg_build is HW_UNSUPPORTED. */
-#define USER_PG_POOL 6
+#define USER_PG_POOL	   6
 #define USER_PG_POOL_BYTES ((USER_PG_POOL + 1) * 4096u)
 void user_pg_setup(void *mem, uint64_t bytes);
 #endif
