@@ -14,20 +14,17 @@
  *    at 0x1980+4n; GP counters past the eighth only there.
  *  - The local APIC masks LVTPC on delivery (facts §8).
  * Counters in the simulator's numbering: GP first, then fixed. What
- * firmware and microcode add (realism "firmware") is model_arch_firmware.c. */
+ * firmware and microcode add (realism "firmware") is model_arch_firmware.c;
+ * the models themselves, their faults and configurations are
+ * model_arch_models.c. */
 #include "../../pmu/msr.h"
 #include "../../pmu/cpuid.h"
 #include "model_arch.h"
 #include "uarch.h"
 
-#define CPUID1_ECX_PDCM	  (1u << 15)
-#define CPUID1_ECX_X2APIC (1u << 21)
-
-static const struct arch_cfg *cfg_of(const struct sim_cpu *s);
-
 static unsigned n_gp(const struct sim_cpu *s)
 {
-	return cfg_of(s)->n_gp;
+	return arch_cfg_of(s)->n_gp;
 }
 
 /* GP counters at the legacy addresses 0xC1+i, 0x186+i, 0x4C1+i */
@@ -39,7 +36,7 @@ static unsigned n_legacy(const struct sim_cpu *s)
 /* Index n of a v6 register base + 4n + off below base + 4 * count, or -1. */
 static int v6_index(const struct sim_cpu *s, uint32_t msr, uint32_t base, unsigned count)
 {
-	if (!cfg_of(s)->v6 || msr < base || msr >= base + MSR_V6_STEP * count ||
+	if (!arch_cfg_of(s)->v6 || msr < base || msr >= base + MSR_V6_STEP * count ||
 	    (msr - base) % MSR_V6_STEP)
 		return -1;
 	return (int)((msr - base) / MSR_V6_STEP);
@@ -52,12 +49,12 @@ static bool is_gp(const struct sim_cpu *s, unsigned i)
 
 static bool globals(const struct sim_cpu *s)
 {
-	return cfg_of(s)->version >= 2;
+	return arch_cfg_of(s)->version >= 2;
 }
 
 static bool full_width(const struct sim_cpu *s)
 {
-	return (cfg_of(s)->perf_caps & PERF_CAP_FW_WRITE) != 0;
+	return (arch_cfg_of(s)->perf_caps & PERF_CAP_FW_WRITE) != 0;
 }
 
 /* GLOBAL_STATUS / GLOBAL_CTRL bit of simulator counter i (facts §4). */
@@ -85,7 +82,7 @@ static uint64_t status_bits(const struct sim_cpu *s)
  * whose cores set CPUID.0AH:EDX[15] (SDM Vol. 3B §20.2.3, §20.2.5). */
 static bool any_thread(const struct sim_cpu *s)
 {
-	return cfg_of(s)->version >= 3 && cfg_of(s)->version < 5;
+	return arch_cfg_of(s)->version >= 3 && arch_cfg_of(s)->version < 5;
 }
 
 /* The select bits of GP counter k that hold what is written; the TSX
@@ -93,41 +90,42 @@ static bool any_thread(const struct sim_cpu *s)
  * 3B 20.3.6.5: "may only be set for IA32_PERFEVTSEL2"). */
 static uint64_t sel_rw(const struct sim_cpu *s, unsigned k)
 {
-	uint64_t tx = cfg_of(s)->rtm ? EVTSEL_IN_TX | (k == 2 ? EVTSEL_IN_TXCP : 0) : 0;
+	uint64_t tx = arch_cfg_of(s)->rtm ? EVTSEL_IN_TX | (k == 2 ? EVTSEL_IN_TXCP : 0) : 0;
 	uint64_t rw = (0xffffffffull | tx) & ~(any_thread(s) ? 0 : EVTSEL_ANY);
 	/* PC (bit 19) reserved from Sandy Bridge on (SDM Vol. 3B §20.2.1.1):
 	 * the v3+ models here are all Sandy Bridge or later */
-	return cfg_of(s)->version >= 3 ? rw & ~EVTSEL_PC : rw;
+	return arch_cfg_of(s)->version >= 3 ? rw & ~EVTSEL_PC : rw;
 }
 
 static uint64_t fixed_ctrl_rw(const struct sim_cpu *s)
 {
 	uint64_t f = any_thread(s) ? 0xfull : 0xbull;
 	uint64_t rw = 0;
-	for (unsigned i = 0; i < cfg_of(s)->n_fixed; i++)
+	for (unsigned i = 0; i < arch_cfg_of(s)->n_fixed; i++)
 		rw |= f << (4 * i);
 	return rw;
 }
 
 static bool pmc3_taken(const struct sim_cpu *s, unsigned k)
 {
-	return arch_pmc3_taken(s, k, cfg_of(s)->tfa);
+	return arch_pmc3_taken(s, k, arch_cfg_of(s)->tfa);
 }
 
 /* What CPUID.0AH lists: on a hybrid part what both core types share. */
 static unsigned leaf0a_gp(const struct sim_cpu *s)
 {
-	return cfg_of(s)->shared_gp ? cfg_of(s)->shared_gp : n_legacy(s);
+	return arch_cfg_of(s)->shared_gp ? arch_cfg_of(s)->shared_gp : n_legacy(s);
 }
 
 static unsigned leaf0a_fixed(const struct sim_cpu *s)
 {
-	return cfg_of(s)->shared_fixed ? cfg_of(s)->shared_fixed : cfg_of(s)->n_fixed;
+	return arch_cfg_of(s)->shared_fixed ? arch_cfg_of(s)->shared_fixed
+					    : arch_cfg_of(s)->n_fixed;
 }
 
-static void reset(struct sim_cpu *s)
+void arch_sim_reset(struct sim_cpu *s)
 {
-	const struct arch_cfg *c = cfg_of(s);
+	const struct arch_cfg *c = arch_cfg_of(s);
 	uint32_t ecx1 = c->leaf1_ecx;
 
 	sim_vendor(s, c->max_leaf, "GenuineIntel");
@@ -185,7 +183,7 @@ static bool faulted(const struct sim_cpu *s, uint32_t msr)
 /* Simulator counter index of a counter MSR, or -1. */
 static int ctr_of(const struct sim_cpu *s, uint32_t msr)
 {
-	const struct arch_cfg *c = cfg_of(s);
+	const struct arch_cfg *c = arch_cfg_of(s);
 	int k;
 	if (msr >= MSR_P6_PERFCTR0 && msr < MSR_P6_PERFCTR0 + n_legacy(s))
 		return (int)(msr - MSR_P6_PERFCTR0);
@@ -207,9 +205,9 @@ static int sel_of(const struct sim_cpu *s, uint32_t msr)
 	return v6_index(s, msr, MSR_V6_GP0_CFG_A, n_gp(s));
 }
 
-static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
+int arch_sim_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 {
-	const struct arch_cfg *c = cfg_of(s);
+	const struct arch_cfg *c = arch_cfg_of(s);
 	int k;
 
 	if (faulted(s, msr))
@@ -283,7 +281,7 @@ static int wrmsr_global(struct sim_cpu *s, uint32_t msr, uint64_t v)
 			s->reg[REG_GLOBAL_STATUS] &= ~v;
 		return HW_OK;
 	case MSR_PERF_GLOBAL_STATUS_SET:
-		if (cfg_of(s)->version < 4)
+		if (arch_cfg_of(s)->version < 4)
 			return HW_FAULT_GP;
 		if (!sim_has_fault(s, SF_NO_OVERFLOW_STATUS))
 			s->reg[REG_GLOBAL_STATUS] |= v & status_bits(s);
@@ -293,9 +291,9 @@ static int wrmsr_global(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	}
 }
 
-static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
+int arch_sim_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 {
-	const struct arch_cfg *c = cfg_of(s);
+	const struct arch_cfg *c = arch_cfg_of(s);
 	int k;
 
 	if (faulted(s, msr))
@@ -344,9 +342,9 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	return wrmsr_global(s, msr, v);
 }
 
-static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
+int arch_sim_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 {
-	const struct arch_cfg *c = cfg_of(s);
+	const struct arch_cfg *c = arch_cfg_of(s);
 	bool fast = (ecx >> 31) & 1, fixed = (ecx >> 30) & 1;
 	uint32_t idx = ecx & 0x3fffffffu;
 	unsigned k;
@@ -370,7 +368,7 @@ static int rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 	return HW_OK;
 }
 
-static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
+uint64_t arch_sim_rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
 {
 	/* v4+: CTR_FRZ gates every counter as well (model_arch_freeze.c) */
 	bool global = (!globals(s) || (s->reg[REG_GLOBAL_CTRL] & gbit(s, i))) && !arch_frozen(s);
@@ -386,7 +384,7 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 			return 0;
 		/* CMASK, INV, E (SDM Vol. 3B 18.2.1.1); 3CH is a clock */
 		uint64_t n = arch_event_rate(s, (uint16_t)(sel & 0xffff), v);
-		return sim_filter(s, v, cfg_of(s)->rtm ? arch_tx_rate(s, sel, n, v) : n,
+		return sim_filter(s, v, arch_cfg_of(s)->rtm ? arch_tx_rate(s, sel, n, v) : n,
 				  (sel & 0xff) == 0x3c, (unsigned)(sel >> 24) & 0xff,
 				  (sel & EVTSEL_INV) != 0, (sel & EVTSEL_EDGE) != 0);
 	}
@@ -411,7 +409,7 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 	}
 }
 
-static bool overflow(struct sim_cpu *s, unsigned i)
+bool arch_sim_overflow(struct sim_cpu *s, unsigned i)
 {
 	bool pmi = is_gp(s, i) ? (s->reg[REG_EVNTSEL(i)] & EVTSEL_INT) != 0
 			       : ((s->reg[REG_FIXED_CTRL] >> (4 * (i - n_gp(s)))) & 0x8) != 0;
@@ -423,308 +421,8 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	return pmi;
 }
 
-#define ARCH_COMMON_FAULTS                                                                         \
-	(SIM_F(SF_STUCK_COUNTER) | SIM_F(SF_SKID_LONG) | SIM_F(SF_NARROW_COUNTER) |                \
-	 SIM_F(SF_NO_SIGN_EXTEND) | SIM_F(SF_LOST_PMI) | SIM_F(SF_SPURIOUS_PMI) |                  \
-	 SIM_F(SF_ENABLE_IGNORED) | SIM_F(SF_WRONG_EVENT) | SIM_F(SF_MSR_FAULT) |                  \
-	 SIM_F(SF_OVERCOUNT) | SIM_F(SF_LVT_STUCK_MASKED) | SIM_F(SF_ENABLE_IGNORED_ONE) |         \
-	 SIM_F(SF_WIDTH_HIGH_BITS) | SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_WRONG_VECTOR) |            \
-	 SIM_F(SF_DUPLICATE_PMI) | SIM_FILTER_FAULTS | SIM_APIC_FAULTS | SIM_F(SF_CYCLES_SLOW) |   \
-	 SIM_F(SF_WRITE_RESETS) | SIM_F(SF_OVERFLOW_FREEZES))
-#define ARCH_V2_FAULTS                                                                             \
-	(ARCH_COMMON_FAULTS | SIM_F(SF_NO_OVERFLOW_STATUS) | SIM_F(SF_GLOBAL_CTRL_IGNORED) |       \
-	 SIM_F(SF_ACK_IGNORED) | SIM_F(SF_GLOBAL_IGNORED_GP) | SIM_F(SF_STATUS_NOT_STICKY) |       \
-	 SIM_F(SF_PMI_STORM) | SIM_F(SF_CYCLES_REF))
-/* The decode faults without a memory rule to catch them where the model
- * publishes no caches, and refcyc-core where the core clock is the TSC's. */
-#define ARCH_BRANCH_FAULTS                                                                         \
-	(SIM_F(SF_EVENT_DEAD) | SIM_F(SF_EVENT_MISWIRED) | SIM_F(SF_DOUBLE_COUNT))
-#define NA_NO_CACHES                                                                               \
-	"the model publishes no caches (CPUID 04H): the harness skips the memory rules that "      \
-	"would catch it"
-#define NA_ARCH_MEMORY [SF_UMASK_IGNORED] = NA_NO_CACHES, [SF_MISS_COUNTS_HITS] = NA_NO_CACHES
-/* RDPMC's fast read is the non-architectural PMUs' (SDM Vol. 2B RDPMC):
- * here ECX[31] #GPs (rdpmc below), there is no fast read to break. */
-#define NA_ARCH_FAST                                                                               \
-	[SF_FAST_RDPMC_FULL] = "architectural perfmon reserves RDPMC ECX[31]: it #GPs (SDM Vol. "  \
-			       "2B RDPMC; Linux 5728a4a0ea79), no fast read"
-/* The full-width alias 0x4C1+i exists with PERF_CAPABILITIES[13] only. */
-#define NA_ARCH_NO_FW                                                                              \
-	[SF_FULL_WIDTH_NO_GP] = "no PERF_CAPABILITIES[13]: no full-width alias 0x4C1+i (SDM Vol. " \
-				"3B 20.2.6) whose bits above the width could fault"
-
-/* TSX: Skylake's alone here. Core Duo and Core 2 predate it (Haswell
- * brought it, SDM Vol. 3B 20.3.6.5); the Alder Lake and Arrow Lake models
- * enumerate no RTM (ours: Intel's product pages list Intel TSX-NI as
- * absent from 12th-generation client parts on; no CPUID dump here). */
-#define NA_ARCH_NO_TSX SIM_NA_TSX_FEP(SIM_NA_NO_RTM)
-
 /* Overflow bits still set in GLOBAL_STATUS (late-ack, facts §8). */
-static uint64_t pending(struct sim_cpu *s)
+uint64_t arch_sim_pending(struct sim_cpu *s)
 {
 	return globals(s) ? s->reg[REG_GLOBAL_STATUS] & counter_bits(s) : 0;
-}
-
-/* Realism (sim.h), at --realism-scale 1. Harness paths between two seam
- * accesses are 12-60 instructions in the target build (ours: objdump of
- * pmu/intel_arch.o, start 55, stop 32, read 24), the interrupt stubs 40
- * (ours), the CPI of that code ours. The PMI's skid in instructions is ours
- * (no public number per instruction); rr (src/PerfCounters.cc skid_size)
- * has never seen it pass 100 conditional branches from Merom to Rocket
- * Lake, 125 from Alder Lake on, and the drawn skid stops there
- * (skid_cap_br; rr counts conditional branches, the simulator every
- * branch, which stops it no later). Each hardware interrupt counts one
- * instruction more than its handler retires (Weaver and McKee, "Can
- * hardware performance counters be trusted?", IISWC 2008; their P6 and
- * Core 2 counts are high by the interrupts taken). SMM code is counted unless
- * FREEZE_WHILE_SMM is set (SDM Vol. 3B 17.4.7), which the harness does not
- * set; MSR_SMI_COUNT exists from Nehalem on (SDM Vol. 4) and Linux acks
- * late from Haswell on (Linux intel/core.c, late_ack). Turbo: Core Duo has
- * none; Core 2 (Merom) raises one core by a bin with Intel Dynamic
- * Acceleration (T7700: 2.4 to 2.6 GHz, 1.08); Skylake's i7-6700 turbos
- * from 3.4 to 4.0 GHz (1.18; 1.20 ours), and the later models take the
- * same ratio (ours). The reference clock stays at the TSC's rate (SDM Vol.
- * 3B, CPU_CLK_UNHALTED.REF_TSC). */
-static const struct sim_silicon si_core = {
-    .insn_min = 12,	/* ours: objdump */
-    .insn_max = 60,	/* ours: objdump */
-    .cpi_x10 = 10,	/* ours */
-    .skid_min = 10,	/* ours */
-    .skid_max = 100,	/* ours */
-    .skid_cap_br = 100, /* ours: rr's Merom bound for its predecessor */
-    .entry_insn = 40,	/* ours: the stubs */
-    .irq_insn = 1,	/* Weaver and McKee */
-    .smm_counts = true, /* SDM Vol. 3B 17.4.7 */
-};
-static const struct sim_silicon si_core2 = {
-    .insn_min = 12,	/* ours: objdump */
-    .insn_max = 60,	/* ours: objdump */
-    .cpi_x10 = 10,	/* ours */
-    .skid_min = 10,	/* ours */
-    .skid_max = 100,	/* ours */
-    .skid_cap_br = 100, /* rr skid_size, Merom */
-    .entry_insn = 40,	/* ours: the stubs */
-    .irq_insn = 1,	/* Weaver and McKee: Core 2 */
-    .smm_counts = true, /* SDM Vol. 3B 17.4.7 */
-    .turbo_x100 = 108,	/* T7700 with Intel Dynamic Acceleration */
-};
-static const struct sim_silicon si_skylake =
-    SI_SKYLAKE(.late_ack = true,   /* Linux intel/core.c: Haswell and later */
-	       .smi_count = true,  /* MSR_SMI_COUNT, Nehalem and later */
-	       .smm_counts = true, /* SDM Vol. 3B 17.4.7 */
-	       .turbo_x100 = 120,  /* i7-6700: 1.18; 1.20 ours */
-    );
-/* Alder Lake and Arrow Lake: Skylake's numbers with rr's larger bound. */
-static const struct sim_silicon si_alderlake = {
-    .insn_min = 12,	/* ours: objdump */
-    .insn_max = 60,	/* ours: objdump */
-    .cpi_x10 = 8,	/* ours */
-    .skid_min = 10,	/* ours */
-    .skid_max = 100,	/* ours */
-    .skid_cap_br = 125, /* rr skid_size, Alder Lake and later (P-cores) */
-    .entry_insn = 40,	/* ours: the stubs */
-    .irq_insn = 1,	/* Weaver and McKee: every x86 but NetBurst */
-    .late_ack = true,	/* Linux intel/core.c: Haswell and later */
-    .smi_count = true,	/* MSR_SMI_COUNT, Nehalem and later */
-    .smm_counts = true, /* SDM Vol. 3B 17.4.7 */
-    .turbo_x100 = 120,	/* ours: Skylake's */
-};
-
-/* What the three models share: the register file above, and the local APIC
- * masks LVTPC on delivery (facts §8). */
-#define ARCH_MODEL                                                                                 \
-	.driver = PMU_DRV_INTEL_ARCH, .reset = reset, .rdmsr = rdmsr, .wrmsr = wrmsr,              \
-	.rdpmc = rdpmc, .rate = rate, .overflow = overflow, .lvt_automask = true,                  \
-	.pending = pending, .retired = arch_td_retired
-/* freeze-ignored where the freeze on PMI exists (v2+, model_arch_freeze.c),
- * metrics-unscaled where PERF_METRICS does (model_arch_topdown.c) */
-#define ARCH_FREEZE_FAULTS SIM_F(SF_FREEZE_IGNORED)
-#define ARCH_TD_FAULTS	   (SIM_F(SF_FREEZE_IGNORED) | SIM_F(SF_METRICS_UNSCALED))
-#define NA_NO_METRICS                                                                              \
-	[SF_METRICS_UNSCALED] = "PERF_CAPABILITIES[15] clear: no IA32_PERF_METRICS (329H) whose "  \
-				"fields could be unscaled (the core has no fixed counter 3)"
-
-static const struct sim_model yonah = {
-    .name = "yonah",
-    .doc = "x86-pmu-facts.md §4 (arch perfmon v1: no fixed, no globals), §9 generic handler",
-    .faults = ARCH_COMMON_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)),
-    .fault_na =
-	{
-	    SIM_NA_TOPDOWN,
-	    NA_ARCH_FAST,
-	    NA_ARCH_NO_FW,
-	    SIM_NA_FAMILY_REGS,
-	    NA_ARCH_NO_TSX,
-	    [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
-	    [SF_REFCYC_CORE] = "Core Duo has no turbo: its core clock runs at the TSC's "
-			       "rate, reference and core cycles are the same",
-	    [SF_NO_OVERFLOW_STATUS] = "arch perfmon v1 has no overflow status "
-				      "register (facts §4, §9)",
-	    [SF_GLOBAL_CTRL_IGNORED] = "arch perfmon v1 has no global control "
-				       "(facts §4 core_pmu)",
-	    [SF_ACK_IGNORED] = "arch perfmon v1 has no overflow status to "
-			       "acknowledge (facts §9)",
-	    [SF_GLOBAL_IGNORED_GP] = "arch perfmon v1 has no global control "
-				     "(facts §4 core_pmu)",
-	    [SF_STATUS_NOT_STICKY] = "arch perfmon v1 has no overflow status register: "
-				     "overflow is the counter's top bit (facts §9)",
-	    [SF_PMI_STORM] = "arch perfmon v1 has no overflow flag that could stick: "
-			     "overflow is the counter's top bit, rewritten by the re-arm "
-			     "(facts §9 generic handler)",
-	},
-    ARCH_MODEL,
-    .si = &si_core,
-};
-SIM_MODEL(yonah);
-
-static const struct sim_model core2 = {
-    .name = "core2",
-    .doc = "x86-pmu-facts.md §4 (arch perfmon v2: 3 fixed, globals), §8, §9",
-    .faults = ARCH_V2_FAULTS | SIM_EVENT_FAULTS | ARCH_FREEZE_FAULTS,
-    .fault_na = {NA_NO_METRICS, NA_ARCH_FAST, NA_ARCH_NO_FW, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX},
-    ARCH_MODEL,
-    .si = &si_core2,
-};
-SIM_MODEL(core2);
-
-static const struct sim_model skylake = {
-    .name = "skylake",
-    .doc = "x86-pmu-facts.md §2, §4 (arch perfmon v4, STATUS_SET, full-width writes), §8, §9",
-    .faults = ARCH_V2_FAULTS | SIM_EVENT_FAULTS | SIM_F(SF_FULL_WIDTH_NO_GP) |
-	      SIM_F(SF_IN_TX_IGNORED) | ARCH_FREEZE_FAULTS,
-    .fault_na = {NA_NO_METRICS, NA_ARCH_FAST,
-		 SIM_NA_FAMILY_REGS, [SF_EMULATED_UNCOUNTED] = SIM_NA_NO_FEP},
-    ARCH_MODEL,
-    .si = &si_skylake,
-};
-SIM_MODEL(skylake);
-
-static const struct sim_model arrowlake = {
-    .name = "arrowlake",
-    .doc = "SDM Vol. 2A CPUID leaf 23H (perfmon v6 counter bitmaps), Linux msr-index.h "
-	   "MSR_IA32_PMC_V6_* (10 GP counters, 8 and 9 at 0x1900+4n only); facts §4, §8, §9",
-    .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | SIM_F(SF_REFCYC_CORE) |
-	      SIM_F(SF_FULL_WIDTH_NO_GP) | ARCH_TD_FAULTS,
-    .fault_na = {NA_ARCH_MEMORY, NA_ARCH_FAST, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX},
-    ARCH_MODEL,
-    .si = &si_alderlake,
-};
-SIM_MODEL(arrowlake);
-
-/* The hybrid machine: its CPUs' configurations are in model_hybrid.c. */
-const struct sim_model arch_alderlake = {
-    .name = "alderlake",
-    .doc = "SDM Vol. 2A CPUID leaf 1AH (core type), 0AH (what both core types share); Linux "
-	   "intel/core.c intel_pmu_init (P-core 8 GP + 4 fixed, E-core 6 + 3); facts §4, §8, §9",
-    .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | SIM_F(SF_REFCYC_CORE) |
-	      SIM_F(SF_FULL_WIDTH_NO_GP) | ARCH_TD_FAULTS,
-    .fault_na = {NA_ARCH_MEMORY, NA_ARCH_FAST, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX},
-    ARCH_MODEL,
-    .si = &si_alderlake,
-    .cpus = HYBRID_CPUS,
-};
-SIM_MODEL(arch_alderlake);
-
-static const struct arch_cfg cfgs[] = {
-    {
-	/* Core Duo: CPUID.0AH EAX 0x07280201 */
-	.m = &yonah,
-	.version = 1,
-	.n_gp = 2,
-	.gp_width = 40,
-	.max_leaf = 0x0a,
-	.leaf1_ecx = 0x0000c1a9u & ~CPUID1_ECX_PDCM,
-	.leaf1_edx = 0xbfe9fbffu,
-	.family = 6,
-	.model = 0x0e,
-	.stepping = 8,
-	.brand = "Simulated Intel Core Duo (Yonah, arch perfmon v1)",
-	.ucode = 0x39,
-	.ua = &arch_ua_yonah,
-    },
-    {
-	/* Core 2 (Merom): 0AH EAX 0x07280202, EDX 0x503 */
-	.m = &core2,
-	.version = 2,
-	.n_gp = 2,
-	.gp_width = 40,
-	.n_fixed = 3,
-	.fixed_width = 40,
-	.max_leaf = 0x0a,
-	.leaf1_ecx = 0x0000e39du & ~CPUID1_ECX_PDCM,
-	.leaf1_edx = 0xbfebfbffu,
-	.family = 6,
-	.model = 0x0f,
-	.stepping = 6,
-	.brand = "Simulated Intel Core 2 (Merom, arch perfmon v2)",
-	.ucode = 0xd0,
-	.ua = &arch_ua_core2,
-    },
-    {
-	/* Skylake client: 0AH EAX 0x07300404, EDX 0x603;
-	 * PERF_CAPABILITIES with bit 13 (full-width write) */
-	.m = &skylake,
-	.version = 4,
-	.n_gp = 4,
-	.gp_width = 48,
-	.n_fixed = 3,
-	.fixed_width = 48,
-	.max_leaf = 0x16,
-	.leaf1_ecx = 0x7ffafbbfu & ~CPUID1_ECX_PDCM & ~CPUID1_ECX_X2APIC & ~(1u << 31),
-	.leaf1_edx = 0xbfebfbffu,
-	.family = 6,
-	.model = 0x5e,
-	.stepping = 3,
-	.brand = "Simulated Intel Core i7-6700 (Skylake, arch perfmon v4)",
-	.perf_caps = 0x33c5,
-	.ucode = 0xf0,
-	.x2apic = true,
-	.tfa = true,
-	.rtm = true,
-	.ua = &arch_ua_skylake,
-	.l2_rqsts = true,
-    },
-    {
-	/* Arrow Lake P-core (family 6 model 0xC6) with 10 GP counters as
-	 * leaf 23H lists them (EAX 0x3FF); 0AH says 8. Four fixed counters,
-	 * the fourth TOPDOWN.SLOTS, 8 a cycle (Lion Cove's Pipeline_Width,
-	 * pmu-tools lnl_lnc_ratios.py). PERF_CAPABILITIES as Linux reports a
-	 * Core Ultra 7 265K: "PEBS fmt6+-baseline ... full-width counters"
-	 * (PEBS trap, format 6, baseline, bit 13), PERF_METRICS (the topdown
-	 * metrics of intel_pmu_init_glc on its P-cores); SMM freeze, arch
-	 * regs and LBR format 5 as Skylake's (ours). */
-	.m = &arrowlake,
-	.version = 6,
-	.n_gp = 10,
-	.gp_width = 48,
-	.n_fixed = 4,
-	.fixed_width = 48,
-	.max_leaf = 0x23,
-	.leaf1_ecx = 0x7ffafbbfu & ~CPUID1_ECX_PDCM & ~CPUID1_ECX_X2APIC & ~(1u << 31),
-	.leaf1_edx = 0xbfebfbffu,
-	.family = 6,
-	.model = 0xc6,
-	.stepping = 2,
-	.brand = "Simulated Intel Core Ultra 9 285K (perfmon v6)",
-	.perf_caps = 0xf6c5,
-	.td_width = 8,
-	.ucode = 0x114,
-	.x2apic = true,
-	.v6 = true,
-    },
-};
-
-const struct arch_cfg *arch_cfg_of(const struct sim_cpu *s)
-{
-	return cfg_of(s);
-}
-
-static const struct arch_cfg *cfg_of(const struct sim_cpu *s)
-{
-	if (s->m == &arch_alderlake)
-		return arch_hybrid_cfg(s);
-	for (unsigned i = 0; i < sizeof(cfgs) / sizeof(cfgs[0]); i++)
-		if (cfgs[i].m == s->m)
-			return &cfgs[i];
-	return &cfgs[0];
 }

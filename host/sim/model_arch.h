@@ -39,8 +39,20 @@ struct arch_cfg {
 	uint8_t td_width;
 };
 
-/* The configuration of s's CPU. */
+/* The configuration of s's CPU (model_arch_models.c). */
 const struct arch_cfg *arch_cfg_of(const struct sim_cpu *s);
+/* The register file and behaviour every arch model shares (model_arch.c):
+ * the sim_model hooks of the same names. */
+void arch_sim_reset(struct sim_cpu *s);
+int arch_sim_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v);
+int arch_sim_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v);
+int arch_sim_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v);
+uint64_t arch_sim_rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v);
+bool arch_sim_overflow(struct sim_cpu *s, unsigned i);
+uint64_t arch_sim_pending(struct sim_cpu *s);
+/* CPUID.1:ECX bits the configurations take out or the reset puts in. */
+#define CPUID1_ECX_PDCM	  (1u << 15)
+#define CPUID1_ECX_X2APIC (1u << 21)
 /* Events per iteration of event select enc (umask << 8 | code), and the
  * reference cycles (fixed counter 2) of v (model_arch_events.c). */
 uint64_t arch_event_rate(const struct sim_cpu *s, uint16_t enc, const struct workload_vector *v);
