@@ -44,6 +44,15 @@ static void report_regs(const char *fmt, unsigned long long a, unsigned long lon
 	fatal_report(line);
 }
 
+#ifndef PMH_HOST
+void isr_resume_longjmp(struct int_frame *f, struct pmh_jmpbuf *b)
+{
+	f->rdi = (uint64_t)(uintptr_t)b;
+	f->rsi = 1;
+	f->rip = (uint64_t)(uintptr_t)pmh_longjmp;
+}
+#endif
+
 static void fatal(struct int_frame *f)
 {
 	char line[160];
@@ -66,13 +75,9 @@ static void fatal(struct int_frame *f)
 	}
 #ifndef PMH_HOST
 	if (fatal_recover) {
-		/* Land the IRET on pmh_longjmp(recover, 1): this unwinds to the
-		 * harness's recovery point with the interrupted RFLAGS restored. */
 		struct pmh_jmpbuf *b = fatal_recover;
 		fatal_recover = 0;
-		f->rdi = (uint64_t)(uintptr_t)b;
-		f->rsi = 1;
-		f->rip = (uint64_t)(uintptr_t)pmh_longjmp;
+		isr_resume_longjmp(f, b);
 		return;
 	}
 

@@ -6,10 +6,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define VEC_NMI 2
-#define VEC_UD 6
-#define VEC_GP 13
-#define VEC_PMI 0xee	       /* LVTPC fixed-delivery vector */
+#define VEC_NMI		  2
+#define VEC_UD		  6
+#define VEC_GP		  13
+#define VEC_PMI		  0xee /* LVTPC fixed-delivery vector */
 #define VEC_SPURIOUS_TEST 0xef /* spare vector for self-IPI plumbing checks */
 
 struct int_frame {
@@ -42,7 +42,13 @@ uint64_t isr_unexpected_nmis(void);
 /* Looks up a fault fixup for rip; 0 when none (target only). */
 uint64_t isr_fixup_for(uint64_t rip);
 
-int pmh_setjmp(struct pmh_jmpbuf *b);
+/* returns_twice: the compiler keeps nothing in registers across the
+ * second return. */
+int pmh_setjmp(struct pmh_jmpbuf *b) __attribute__((returns_twice));
 void pmh_longjmp(struct pmh_jmpbuf *b, int v);
+/* Rewrites an exception's frame so that its IRET lands on
+ * pmh_longjmp(b, 1): the handler returns to b's pmh_setjmp with the
+ * interrupted RFLAGS restored (target only). */
+void isr_resume_longjmp(struct int_frame *f, struct pmh_jmpbuf *b);
 
 #endif

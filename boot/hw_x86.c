@@ -103,11 +103,9 @@ void hw_run_workload(const struct workload *w, uint64_t iterations)
 }
 
 /* A guarded run: #UD and #GP raised by the workload go to guard_fault,
- * which makes the exception's IRET resume in pmh_longjmp(&guard_jb, 1), as
- * the harness's fatal recovery does (apic/isr.c): back in
- * hw_run_workload_guarded with the interrupted RFLAGS. returns_twice: the
- * compiler keeps nothing in registers across the second return. */
-int pmh_setjmp(struct pmh_jmpbuf *b) __attribute__((returns_twice));
+ * which resumes in pmh_longjmp(&guard_jb, 1) as the harness's fatal
+ * recovery does (isr_resume_longjmp): back in hw_run_workload_guarded with
+ * the interrupted RFLAGS. */
 static struct pmh_jmpbuf guard_jb;
 static volatile int guard_vec;
 
@@ -121,9 +119,7 @@ static void guard_fault(struct int_frame *f)
 {
 	guard_vec = (int)f->vector;
 	guard_set(0);
-	f->rdi = (uint64_t)(uintptr_t)&guard_jb;
-	f->rsi = 1;
-	f->rip = (uint64_t)(uintptr_t)pmh_longjmp;
+	isr_resume_longjmp(f, &guard_jb);
 }
 
 int hw_run_workload_guarded(const struct workload *w, uint64_t iterations)

@@ -7,7 +7,7 @@
 #include "../pmu/intel_arch.h"
 
 #define MAX_REPEAT 1001 /* repeats at most (the repeat option), odd */
-#define M_TRIES 5 /* windows tried before SMIs are said to keep disturbing */
+#define M_TRIES	   5	/* windows tried before SMIs are said to keep disturbing */
 
 const char *m_gen_name(enum pmu_generic g)
 {
@@ -130,7 +130,7 @@ int m_setup(struct check_ctx *c, unsigned ctr, enum pmu_generic g, uint32_t flag
 	int e;
 
 	if (ctr >= p->n || p->ops->generic_event(p, g, ctr, &ev) != HW_OK || hv_is_taken(c, ctr))
-		return M_REFUSED; /* (a counter the host holds is no one's to measure) */
+		return M_REFUSED;   /* (a counter the host holds is no one's to measure) */
 	c->fig.ctrs |= 1ull << ctr; /* for the results JSON */
 	if (!m_stop(c, 1ull << ctr))
 		return M_FAULT;
@@ -303,14 +303,12 @@ int64_t m_median(int64_t *v, unsigned n, unsigned *agree)
 	return v[n / 2];
 }
 
-#define SIGN_FLIP (1ull << 63) /* orders signed values as unsigned ones */
-
 static int diff_rep(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint64_t val,
 		    const struct workload *w, uint64_t n, unsigned rep, bool smi_ok,
 		    struct mdiff *out)
 {
 	unsigned sh = 64 - c->pmu->ctr[ctr].width;
-	struct stat3 s;
+	int64_t *d = (int64_t *)m_buf; /* the signed view of the same words */
 
 	for (unsigned r = 0; r < rep; r++) {
 		uint64_t a, b;
@@ -320,16 +318,12 @@ static int diff_rep(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t 
 		if (st != M_OK)
 			return st;
 		/* sign-extend the difference from the counter's width */
-		m_buf[r] = (uint64_t)((int64_t)((b - a) << sh) >> sh) ^ SIGN_FLIP;
+		d[r] = (int64_t)((b - a) << sh) >> sh;
 	}
-	m_stat(m_buf, rep, &s);
-	out->med = (int64_t)(s.med ^ SIGN_FLIP);
-	out->min = (int64_t)(s.min ^ SIGN_FLIP);
-	out->max = (int64_t)(s.max ^ SIGN_FLIP);
+	out->med = m_median(d, rep, &out->agree);
+	out->min = d[0];
+	out->max = d[rep - 1];
 	out->rep = rep;
-	out->agree = 0;
-	for (unsigned r = 0; r < rep; r++)
-		out->agree += m_buf[r] == s.med;
 	check_figures(c, out->min, out->med, out->max);
 	return M_OK;
 }
@@ -397,7 +391,7 @@ unsigned m_slack(const struct check_ctx *c)
 	return c->cpu->family >= AMD_FAMILY_ZEN ? AMD_SLACK_ZEN : AMD_SLACK_K7;
 }
 
-#define M_STR(x) #x
+#define M_STR(x)  #x
 #define M_XSTR(x) M_STR(x)
 
 const char *m_slack_text(const struct check_ctx *c)
@@ -411,7 +405,7 @@ const char *m_slack_text(const struct check_ctx *c)
 
 /* Value j of sample r lives in m_buf[j * M_CLEAN_MAX + r]: no buffer of
  * its own in the image (a sample function does not use m_diff). */
-_Static_assert(M_CLEAN_K * M_CLEAN_MAX <= MAX_REPEAT, "m_buf holds every sample");
+_Static_assert(M_CLEAN_K *M_CLEAN_MAX <= MAX_REPEAT, "m_buf holds every sample");
 
 int m_median_clean(struct check_ctx *c, unsigned rep, unsigned k, m_sample_fn fn, void *arg,
 		   struct stat3 *out)

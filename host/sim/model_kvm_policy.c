@@ -198,47 +198,31 @@ static int pmuoff_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v)
 
 /* ---- the models ---------------------------------------------------------- */
 
+/* What the two Skylake guests behind a PMU event filter share: KVM's
+ * Skylake register file, the filter's rate, the host's overflows. */
+#define SKL_FILTERED_GUEST                                                                         \
+	.host = "skylake", .driver = PMU_DRV_INTEL_ARCH, .faults = 0, .fault_na = {SIM_NA_PINNED}, \
+	.rdmsr = kvm_skl_rdmsr, .wrmsr = kvm_skl_wrmsr, .rdpmc = kvm_skl_rdpmc,                    \
+	.rate = filtered_rate, .overflow = sim_host_overflow, .lvt_automask = true,                \
+	.pending = sim_host_pending, .si = &kvm_si_skylake, .pinned_by = SIM_PINNED_BY
+
 static const struct sim_model skylake_kvm_deny = {
     .name = "skylake-kvm-deny",
-    .host = "skylake",
     .doc = "KVM guest on Skylake, PMU event filter DENY C5H, 2EH/4FH, 2EH/41H, B7H, BBH and "
 	   "fixed counter 2 (Linux kvm/pmu.c check_pmu_event_filter), QEMU hv-relaxed,hv-vapic,"
 	   "hv-time (target/i386/kvm/kvm.c hyperv_fill_cpuids)",
-    .driver = PMU_DRV_INTEL_ARCH,
-    .faults = 0,
-    .fault_na = {SIM_NA_PINNED},
     .reset = deny_reset,
-    .rdmsr = kvm_skl_rdmsr,
-    .wrmsr = kvm_skl_wrmsr,
-    .rdpmc = kvm_skl_rdpmc,
-    .rate = filtered_rate,
-    .overflow = sim_host_overflow,
-    .lvt_automask = true,
-    .pending = sim_host_pending,
-    .si = &kvm_si_skylake,
-    .pinned_by = SIM_PINNED_BY,
+    SKL_FILTERED_GUEST,
 };
 SIM_MODEL(skylake_kvm_deny);
 
 static const struct sim_model skylake_kvm_arch = {
     .name = "skylake-kvm-arch",
-    .host = "skylake",
     .doc = "KVM guest on Skylake, PMU event filter ALLOW of the non-LLC architectural events "
 	   "and fixed 0-2: GCE performanceMonitoringUnit ARCHITECTURAL "
 	   "(cloud.google.com/compute/docs/pmu-overview)",
-    .driver = PMU_DRV_INTEL_ARCH,
-    .faults = 0,
-    .fault_na = {SIM_NA_PINNED},
     .reset = kvm_skl_reset,
-    .rdmsr = kvm_skl_rdmsr,
-    .wrmsr = kvm_skl_wrmsr,
-    .rdpmc = kvm_skl_rdpmc,
-    .rate = filtered_rate,
-    .overflow = sim_host_overflow,
-    .lvt_automask = true,
-    .pending = sim_host_pending,
-    .si = &kvm_si_skylake,
-    .pinned_by = SIM_PINNED_BY,
+    SKL_FILTERED_GUEST,
 };
 SIM_MODEL(skylake_kvm_arch);
 

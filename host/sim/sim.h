@@ -344,10 +344,10 @@ struct sim_cpu {
 	 * tables (sim_mmu.c), in which all memory is identity-mapped. */
 	uint64_t cr3;
 	/* Ring 3 (sim_user.c): the privilege level the core runs at (0: the
-	 * harness; 3: inside hw_user_run / hw_user_rdpmc), CR4.PCE, and the
-	 * descriptor-table registers as the firmware left them. */
+	 * harness; 3: inside hw_user_run / hw_user_rdpmc), and the
+	 * descriptor-table registers and CR4 as the firmware left them (CR4.PCE
+	 * is set only inside hw_user_rdpmc, which nothing can observe). */
 	unsigned cpl;
-	bool pce;
 	struct hw_cpu_tables tables;
 	uint64_t ref_carry;
 	uint32_t counted;

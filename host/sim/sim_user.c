@@ -6,9 +6,6 @@
  * the return must give back. */
 #include "sim.h"
 
-/* CR4.PCE (SDM Vol. 3A 2.5): RDPMC at CPL 1-3 allowed. */
-#define CR4_PCE (1ull << 8)
-
 /* What the platform's code retires around the excursion (ours: the
  * target's SGDT/LGDT/LTR, IRET and the return handler, about 40
  * instructions with 4 branches at CPL 0, and the trampoline's call and
@@ -31,7 +28,6 @@
 void sim_user_power_on(struct sim_cpu *s)
 {
 	s->cpl = 0;
-	s->pce = false;
 	s->tables.gdt_base = FW_GDT;
 	s->tables.gdt_limit = 0x47;
 	s->tables.idt_base = FW_IDT;
@@ -40,10 +36,11 @@ void sim_user_power_on(struct sim_cpu *s)
 	s->tables.cr4 = FW_CR4;
 }
 
-/* The platform's own code: its ring-0 part, then cpl for the
- * trampoline's part. */
+/* The platform's own code: the harness's path to it, its ring-0 part, then
+ * CPL 3 for the trampoline's part; leave() the way back. */
 static void enter(struct sim_cpu *s)
 {
+	sim_real_access(s, SA_ENTRY, HW_USER_VECTOR);
 	sim_retire(s, ENTRY_INSN, ENTRY_BR, ENTRY_INSN);
 	s->cpl = 3;
 	sim_retire(s, TRAMP_INSN / 2, TRAMP_BR / 2, TRAMP_INSN);
@@ -57,17 +54,16 @@ static void leave(struct sim_cpu *s)
 	/* tr-leaked: the harness's TSS stays loaded where the firmware's was */
 	if (sim_has_fault(s, SF_TR_LEAKED))
 		s->tables.tr = OUR_TR;
+	sim_real_access(s, SA_EXIT, HW_USER_VECTOR);
 }
 
 int hw_user_run(const struct workload *w, uint64_t iterations)
 {
 	if (w->mem != WL_MEM_NONE)
 		return HW_REFUSED; /* no user mapping of the harness's buffers */
-	sim_real_access(&sim, SA_ENTRY, HW_USER_VECTOR);
 	enter(&sim);
 	sim_workload_at(&sim, w, iterations, 3);
 	leave(&sim);
-	sim_real_access(&sim, SA_EXIT, HW_USER_VECTOR);
 	return HW_OK;
 }
 
@@ -79,8 +75,6 @@ int hw_user_rdpmc(uint32_t ecx, bool pce, uint64_t *val)
 	int e;
 
 	*val = 0;
-	sim_real_access(&sim, SA_ENTRY, HW_USER_VECTOR);
-	sim.pce = pce;
 	enter(&sim);
 	if (!pce && !sim_has_fault(&sim, SF_PCE_IGNORED))
 		e = HW_FAULT_GP;
@@ -90,8 +84,6 @@ int hw_user_rdpmc(uint32_t ecx, bool pce, uint64_t *val)
 		e = sim.m->rdpmc(&sim, ecx, val);
 	sim_retire(&sim, 1, 0, 1); /* the RDPMC itself, at CPL 3 */
 	leave(&sim);
-	sim.pce = false;
-	sim_real_access(&sim, SA_EXIT, HW_USER_VECTOR);
 	if (e != HW_OK)
 		*val = 0;
 	return e;
@@ -104,5 +96,4 @@ void hw_cpu_tables(struct hw_cpu_tables *t)
 	*t = sim.tables;
 	hw_paging_get(&p);
 	t->cr3 = p.root;
-	t->cr4 = sim.tables.cr4 | (sim.pce ? CR4_PCE : 0);
 }
