@@ -41,9 +41,10 @@ LDFLAGS_HOST := $(SAN)
 LIB_SRC    := lib/fmt.c lib/str.c
 PMU_SRC    := pmu/cpu.c pmu/hypervisor.c pmu/pmu.c pmu/intel_p6.c pmu/intel_arch.c \
               pmu/intel_arch_tables.c pmu/intel_netburst.c pmu/intel_netburst_tables.c \
-              pmu/intel_knc.c pmu/amd.c pmu/amd_f15h.c pmu/cache.c pmu/cache_leaf2.c
+              pmu/intel_knc.c pmu/amd.c pmu/amd_f15h.c pmu/cache.c pmu/cache_leaf2.c \
+              pmu/lbr.c pmu/ds.c pmu/ibs.c
 APIC_SRC   := apic/apic.c apic/isr.c apic/pmi.c
-EVENTS_SRC := events/events.c events/events_list.c events/workloads.c \
+EVENTS_SRC := events/events.c events/events_list.c events/workloads.c events/sample_walk.c \
               events/events_spec.c \
               events/events_resolve.c \
               events/amd_k7.c events/amd_k8.c events/amd_zen.c events/intel_p6.c \
@@ -74,14 +75,14 @@ SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHE
 BOOT_SRC   := tests/cpu_job.c boot/efi_main.c boot/console.c boot/screen_efi.c boot/files.c boot/netboot.c boot/mp.c boot/smbios.c boot/hw_x86.c apic/idt_x86.c \
               boot/hw_user.c boot/hw_user_pg.c
 TARGET_SRC := $(SHARED_SRC) $(BOOT_SRC)
-TARGET_ASM := apic/entry.S events/workload.S apic/user_x86.S
+TARGET_ASM := apic/entry.S events/workload.S apic/user_x86.S events/sample.S
 # The minimal EFI program `make bench` compares boot times with.
 MINIMAL_SRC:= boot/minimal/minimal.c
 # The legacy BIOS kernel (bios/, `make i686`): the shared sources built for
 # i386 with the BIOS platform and the i386 halves of the real instructions.
 I686_SRC   := tests/cpu_job.c bios/bios_main.c bios/console.c bios/screen_vga.c bios/keyboard.c bios/acpi.c bios/mp.c bios/fat.c bios/disk.c bios/results.c boot/hw_x86.c apic/idt_i386.c \
               boot/hw_user.c
-I686_ASM   := bios/entry32.S bios/trampoline.S bios/realmode.S apic/entry_i386.S events/workload_i386.S apic/user_i386.S
+I686_ASM   := bios/entry32.S bios/trampoline.S bios/realmode.S apic/entry_i386.S events/workload_i386.S apic/user_i386.S events/sample_i386.S
 # Every target source: `make layers` fails on one in the tree that is not here.
 LAYERS_SRC := $(TARGET_SRC) $(TARGET_ASM) $(MINIMAL_SRC) $(I686_SRC) $(I686_ASM)
 # Host only (host/): the simulated CPUs behind pmu/hw.h, the cmocka tests and
@@ -91,10 +92,15 @@ UNIT_SRC   := $(wildcard host/unit/test_*.c)
 
 TARGET_OBJ := $(patsubst %.c,$(BUILD)/efi/%.o,$(TARGET_SRC)) \
               $(patsubst %.S,$(BUILD)/efi/%.o,$(TARGET_ASM))
-HOST_OBJ   := $(patsubst %.c,$(HOSTB)/obj/%.o,$(SHARED_SRC) $(SIM_SRC))
+# The sampling kernel runs nowhere on the host: the simulator decodes its
+# x86-64 bytes (host/sim/sim_trace.c), so both host builds link it.
+HOST_ASM   := events/sample.S
+HOST_OBJ   := $(patsubst %.c,$(HOSTB)/obj/%.o,$(SHARED_SRC) $(SIM_SRC)) \
+              $(patsubst %.S,$(HOSTB)/obj/%.o,$(HOST_ASM))
 # The same sources optimised and without sanitizers: the 25-seed matrix runs
 # on this build (the ASan/UBSan build runs the matrix on fewer seeds).
-FAST_OBJ   := $(patsubst %.c,$(HOSTB)/fast/%.o,$(SHARED_SRC) $(SIM_SRC) host/sim_main.c)
+FAST_OBJ   := $(patsubst %.c,$(HOSTB)/fast/%.o,$(SHARED_SRC) $(SIM_SRC) host/sim_main.c) \
+              $(patsubst %.S,$(HOSTB)/fast/%.o,$(HOST_ASM))
 CFLAGS_FAST:= -std=c11 -O2 -DPMH_HOST $(WARN)
 UNIT_BIN   := $(patsubst host/unit/%.c,$(HOSTB)/unit/%,$(UNIT_SRC))
 
@@ -182,6 +188,12 @@ $(HOSTB)/fast/host/sim_main.o: host/sim_main.c
 $(HOSTB)/fast/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_FAST) -ffreestanding -c $< -o $@
+$(HOSTB)/fast/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_FAST) -c $< -o $@
+$(HOSTB)/obj/events/sample.o: events/sample.S
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_HOST) -c $< -o $@
 $(HOSTB)/pmuharness-sim-fast: $(FAST_OBJ)
 	$(CC) $^ -o $@
 

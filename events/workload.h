@@ -134,6 +134,10 @@ struct workload {
 	/* Branch pattern of a conditional the predictor meets (simulator):
 	 * the direction of the kernel's pattern branch per iteration. */
 	enum { WL_BR_LOOP, WL_BR_ALT, WL_BR_RANDOM, WL_BR_IND_RANDOM } pattern;
+	/* The simulator runs the kernel's code instruction by instruction
+	 * (host/sim/sim_trace.c) instead of its vectors: the sampling kernel
+	 * (events/sample.h), whose records name its instructions. */
+	bool traced;
 	/* target: the assembly kernel; arguments for the walking kernels */
 	void (*run)(uint64_t iterations, struct wl_args *a);
 	/* The arguments the harness set for this run (NULL: none). */

@@ -13,6 +13,7 @@
 #define CPUID_LEAF_POWER	0x6  /* thermal and power management */
 #define CPUID_LEAF_EXT_FEATURES 0x7  /* structured extended features, subleaf 0 */
 #define CPUID_LEAF_PERFMON	0xa  /* Intel architectural performance monitoring */
+#define CPUID_LEAF_ARCH_LBR	0x1c /* architectural LBRs: depths, filters */
 #define CPUID_LEAF_HYBRID	0x1a /* native model ID: the core type */
 #define CPUID_LEAF_PERFMON_EXT	0x23 /* its extended leaf (perfmon v6) */
 #define CPUID_LEAF_HYPERVISOR	0x40000000u /* EAX highest leaf, EBX-ECX-EDX signature */
@@ -27,6 +28,8 @@
 #define CPUID_LEAF_AMD_L2_L3	    0x80000006u /* AMD L2 and L3 caches, L2 TLBs */
 #define CPUID_LEAF_AMD_CACHE_PARAMS 0x8000001du /* AMD cache topology, as leaf 04H */
 #define CPUID_LEAF_AMD_PERFMON	    0x80000022u /* AMD extended performance monitoring */
+#define CPUID_LEAF_AMD_IBS	    0x8000001bu /* AMD instruction-based sampling features */
+#define CPUID_AMD1_ECX_IBS	    (1u << 10)	/* 8000_0001h ECX: IBS */
 
 /* Leaf 1 EAX: signature fields (SDM Vol. 2A CPUID, figure 3-6) */
 #define CPUID_1_EAX_STEPPING(eax)   ((eax)&0xf)
@@ -60,6 +63,22 @@
 #define CPUID_7_EDX_RTM_ALWAYS_ABORT (1u << 11)
 #define CPUID_7_EDX_TSX_FORCE_ABORT  (1u << 13)
 #define CPUID_7_EDX_HYBRID	     (1u << 15) /* two core types: leaf 1AH says which */
+#define CPUID_7_EDX_ARCH_LBR	     (1u << 19) /* architectural LBRs: leaf 1CH */
+/* Leaf 1CH (SDM Vol. 2A CPUID): EAX[7:0] bit n offers depth 8(n + 1);
+ * EBX[0] CPL filtering, [1] branch filtering, [2] call-stack mode; ECX[0]
+ * the mispredicted bit in LBR_INFO */
+#define CPUID_1C_EAX_DEPTHS(eax)  ((eax)&0xff)
+#define CPUID_1C_EBX_CPL	  (1u << 0)
+#define CPUID_1C_EBX_FILTER	  (1u << 1)
+#define CPUID_1C_ECX_MISPRED	  (1u << 0)
+/* 8000_0022h (AMD APM Vol. 3 E.4.23; facts §7): EAX[1] LbrExtV2, EAX[2]
+ * LBR and PMC freeze; EBX[9:4] the LBR v2 stack's entries */
+#define CPUID_AMD22_EAX_LBRV2	   (1u << 1)
+#define CPUID_AMD22_EAX_LBR_FREEZE (1u << 2)
+#define CPUID_AMD22_EBX_LBR_DEPTH(ebx) (((ebx) >> 4) & 0x3f)
+/* CPUID.1:EDX[21] DS, ECX[2] DTES64 (SDM Vol. 2A CPUID) */
+#define CPUID_1_EDX_DS	   (1u << 21)
+#define CPUID_1_ECX_DTES64 (1u << 2)
 
 /* Leaf 1AH EAX[31:24]: the core type (SDM Vol. 2A CPUID; Linux
  * INTEL_CPU_TYPE_CORE / _ATOM in intel-family.h) */

@@ -4,6 +4,7 @@
 #ifndef PMH_PMU_PMU_H
 #define PMH_PMU_PMU_H
 
+#include "sampling.h"
 #include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -207,6 +208,7 @@ struct pmu {
 	uint64_t armed;	 /* sign-overflow families: counters preloaded with top bit set */
 	unsigned probed; /* the counter the functional probe used (facts §0) */
 	uint64_t drv[8]; /* driver-private state */
+	struct pmu_sampling smp; /* LBR, DS (BTS, PEBS), IBS (pmu/sampling.h) */
 };
 
 /* pmu/pmu.c: selection, probe, helpers built on the ops. */

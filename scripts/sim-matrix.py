@@ -70,6 +70,15 @@ SYMPTOM = {
     "in-tx-ignored": r"IN_TX|transaction",
     "emulated-uncounted": r"emulat",
     "metrics-unscaled": r"PERF_METRICS|add up",
+    "lbr-off-by-one": r"LBR|FROM|TO",
+    "lbr-filter-ignored": r"LBR|filter",
+    "lbr-freeze-ignored": r"LBR|freez|frozen",
+    "pebs-next-ip": r"PEBS|IP",
+    "pebs-reset-ignored": r"PEBS|reset|reload",
+    "ds-threshold-lost": r"threshold|PMI|DS",
+    "bts-skips-branch": r"BTS|branch",
+    "ibs-rip-outside": r"IBS|RIP",
+    "ibs-lvt-ignored": r"IBS|LVT|vector",
 }
 SEEDS = int(os.environ.get("SIM_SEEDS", "25"))
 # A fault is caught by the same check on every seed or it is a finding: 12

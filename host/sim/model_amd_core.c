@@ -155,7 +155,8 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 		*v = s->reg[REG_GLOBAL_CTL];
 		return HW_OK;
 	case MSR_AMD_GLOBAL_STATUS_CLR:
-		*v = 0; /* model assumption: the clear register reads as zero */
+	case MSR_AMD_GLOBAL_STATUS_SET:
+		*v = 0; /* model assumption: the clear and set registers read as zero */
 		return HW_OK;
 	default:
 		return HW_FAULT_GP;
@@ -192,6 +193,9 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 				v &= ~(1ull << k);
 		if (!sim_has_fault(s, SF_ACK_IGNORED))
 			s->reg[REG_GLOBAL_STS] &= ~v;
+		return HW_OK;
+	case MSR_AMD_GLOBAL_STATUS_SET: /* the counters' bits and LBR_FRZ (58) */
+		s->reg[REG_GLOBAL_STS] |= v & (((1ull << N_CTR) - 1) | GLOBAL_STATUS_LBR_FRZ);
 		return HW_OK;
 	default:
 		return HW_FAULT_GP;
@@ -299,7 +303,7 @@ static const struct sim_model bulldozer = {
 	   "counters 0-3 (AMD APM Vol. 2 §13.2)",
     .driver = PMU_DRV_AMD_CORE,
     .faults = COMMON_FAULTS,
-    .fault_na = {SIM_NA_TOPDOWN, NA_SIGN_EXTEND, SIM_NA_SPFLT,
+    .fault_na = {SIM_NA_TOPDOWN, NA_SIGN_EXTEND, SIM_NA_SPFLT, SIM_NA_NO_SMP,
 		 SIM_NA_TSX_AMD, [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
 		 [SF_NO_OVERFLOW_STATUS] = "no PerfMonV2: there is no overflow status "
 					   "register (facts §7)",
@@ -329,8 +333,10 @@ static const struct sim_model zen4 = {
     .doc = "AMD Fam19h PerfMonV2: facts §0, §2, §7 (C000_0300h-302h, 8000_0022h), §9",
     .driver = PMU_DRV_AMD_CORE,
     .faults = COMMON_FAULTS | SIM_F(SF_NO_OVERFLOW_STATUS) | SIM_F(SF_GLOBAL_CTRL_IGNORED) |
-	      SIM_F(SF_ACK_IGNORED) | SIM_F(SF_STATUS_NOT_STICKY) | SIM_F(SF_PMI_STORM),
-    .fault_na = {SIM_NA_TOPDOWN, NA_SIGN_EXTEND, SIM_NA_SPFLT,
+	      SIM_F(SF_ACK_IGNORED) | SIM_F(SF_STATUS_NOT_STICKY) | SIM_F(SF_PMI_STORM) |
+	      SIM_LBR_FAULTS | SIM_IBS_FAULTS,
+    .fault_na = {SIM_NA_TOPDOWN, NA_SIGN_EXTEND, SIM_NA_SPFLT, SIM_NA_PEBS(SIM_NA_DS_INTEL),
+		 SIM_NA_BTS(SIM_NA_DS_INTEL),
 		 SIM_NA_TSX_AMD, [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
 		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (facts §7): every counter "
 					  "ignoring GlobalCtl is global-ctrl-ignored"},
@@ -343,5 +349,6 @@ static const struct sim_model zen4 = {
     .pending = pending,
     .lvt_automask = false,
     .si = &si_zen4,
+    .smp = &sim_smp_zen4,
 };
 SIM_MODEL(zen4);

@@ -250,7 +250,7 @@ static const struct sim_model athlon = {
     .doc = "AMD Athlon x86 Code Optimization guide (22007E) PerfEvtSel; facts §2, §7",
     .driver = PMU_DRV_AMD_LEGACY,
     .faults = LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE) & ~SIM_F(SF_DOUBLE_COUNT)),
-    .fault_na = {SIM_NA_TOPDOWN, LEGACY_NA,
+    .fault_na = {SIM_NA_TOPDOWN, LEGACY_NA, SIM_NA_NO_SMP,
 		 [SF_REFCYC_CORE] = "K7 has no reference-cycles event, only CPU clocks (76h, "
 				    "#22007 Table 11)",
 		 [SF_DOUBLE_COUNT] = "the double count is of near returns (C8h), an event K7 does "
@@ -271,7 +271,7 @@ static const struct sim_model opteron = {
     .doc = "AMD K8 BKDG §10.1-10.2 (PerfCtr, PerfEvtSel); facts §2, §7",
     .driver = PMU_DRV_AMD_LEGACY,
     .faults = LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)),
-    .fault_na = {SIM_NA_TOPDOWN, LEGACY_NA, [SF_REFCYC_CORE] =
+    .fault_na = {SIM_NA_TOPDOWN, LEGACY_NA, SIM_NA_NO_SMP, [SF_REFCYC_CORE] =
 				"K8 has no reference-cycles event, only CPU clocks (76h, BKDG "
 				"#26094 sec. 10.2)"},
     .reset = reset_opteron,

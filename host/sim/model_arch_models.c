@@ -134,6 +134,7 @@ static const struct sim_model yonah = {
 	    NA_ARCH_FAST,
 	    NA_ARCH_NO_FW,
 	    SIM_NA_FAMILY_REGS,
+	    SIM_NA_NO_SMP,
 	    NA_ARCH_NO_TSX,
 	    [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
 	    [SF_REFCYC_CORE] = "Core Duo has no turbo: its core clock runs at the TSC's "
@@ -161,7 +162,8 @@ static const struct sim_model core2 = {
     .name = "core2",
     .doc = "x86-pmu-facts.md §4 (arch perfmon v2: 3 fixed, globals), §8, §9",
     .faults = ARCH_V2_FAULTS | SIM_EVENT_FAULTS | ARCH_FREEZE_FAULTS,
-    .fault_na = {NA_NO_METRICS, NA_ARCH_FAST, NA_ARCH_NO_FW, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX},
+    .fault_na = {NA_NO_METRICS, NA_ARCH_FAST, NA_ARCH_NO_FW, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX,
+		 SIM_NA_NO_SMP},
     ARCH_MODEL,
     .si = &si_core2,
 };
@@ -171,11 +173,13 @@ static const struct sim_model skylake = {
     .name = "skylake",
     .doc = "x86-pmu-facts.md §2, §4 (arch perfmon v4, STATUS_SET, full-width writes), §8, §9",
     .faults = ARCH_V2_FAULTS | SIM_EVENT_FAULTS | SIM_F(SF_FULL_WIDTH_NO_GP) |
-	      SIM_F(SF_IN_TX_IGNORED) | ARCH_FREEZE_FAULTS,
-    .fault_na = {NA_NO_METRICS, NA_ARCH_FAST,
-		 SIM_NA_FAMILY_REGS, [SF_EMULATED_UNCOUNTED] = SIM_NA_NO_FEP},
+	      SIM_F(SF_IN_TX_IGNORED) | ARCH_FREEZE_FAULTS | SIM_LBR_FAULTS | SIM_PEBS_FAULTS |
+	      SIM_BTS_FAULTS,
+    .fault_na = {NA_NO_METRICS, NA_ARCH_FAST, SIM_NA_FAMILY_REGS,
+		 [SF_EMULATED_UNCOUNTED] = SIM_NA_NO_FEP, SIM_NA_IBS(SIM_NA_IBS_AMD)},
     ARCH_MODEL,
     .si = &si_skylake,
+    .smp = &sim_smp_skylake,
 };
 SIM_MODEL(skylake);
 
@@ -185,7 +189,7 @@ static const struct sim_model arrowlake = {
 	   "MSR_IA32_PMC_V6_* (10 GP counters, 8 and 9 at 0x1900+4n only); facts §4, §8, §9",
     .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | SIM_F(SF_REFCYC_CORE) |
 	      SIM_F(SF_FULL_WIDTH_NO_GP) | ARCH_TD_FAULTS,
-    .fault_na = {NA_ARCH_MEMORY, NA_ARCH_FAST, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX},
+    .fault_na = {NA_ARCH_MEMORY, NA_ARCH_FAST, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX, SIM_NA_NO_SMP},
     ARCH_MODEL,
     .si = &si_alderlake,
 };
@@ -198,7 +202,7 @@ const struct sim_model arch_alderlake = {
 	   "intel/core.c intel_pmu_init (P-core 8 GP + 4 fixed, E-core 6 + 3); facts §4, §8, §9",
     .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | SIM_F(SF_REFCYC_CORE) |
 	      SIM_F(SF_FULL_WIDTH_NO_GP) | ARCH_TD_FAULTS,
-    .fault_na = {NA_ARCH_MEMORY, NA_ARCH_FAST, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX},
+    .fault_na = {NA_ARCH_MEMORY, NA_ARCH_FAST, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX, SIM_NA_NO_SMP},
     ARCH_MODEL,
     .si = &si_alderlake,
     .cpus = HYBRID_CPUS,

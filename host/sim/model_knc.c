@@ -406,6 +406,7 @@ static const struct sim_model knc = {
 	{
 	    SIM_NA_TOPDOWN,
 	    SIM_NA_ALIAS,
+	    SIM_NA_NO_SMP,
 	    SIM_NA_TSX_FEP(SIM_NA_NO_RTM),
 	    [SF_FAST_RDPMC_FULL] = "KNC documents RDPMC ECX 0 and 1 only, no fast read (KNC "
 				   "table 1-1; SDM Vol. 2B RDPMC: fast reads are the Pentium 4's)",

@@ -42,8 +42,6 @@
 #define INTEL_RDPMC_FAST  (1u << 31)
 #define MISC_BTS_UNAVAIL  (1ull << 11)
 #define MISC_PEBS_UNAVAIL (1ull << 12)
-#define DEBUGCTL_LBR	  (1ull << 0)
-#define DEBUGCTL_BTF	  (1ull << 1)
 
 /* ---- shared by both guests ---------------------------------------------- */
 
@@ -158,11 +156,13 @@ static bool skl_refused(const struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	case MSR_TSX_FORCE_ABORT:
 		return true;
 	case MSR_DEBUGCTL:
-		/* LBR and BTF are dropped without LBR virtualization; every
-		 * other bit, FREEZE_PERFMON_ON_PMI (12) and FREEZE_IN_SMM (14)
-		 * included, is #GP (L:vmx.c vmx_set_msr). */
-		*v &= ~(DEBUGCTL_LBR | DEBUGCTL_BTF);
-		return *v != 0;
+		/* With LBR virtualization (the guest's PERF_CAPABILITIES has an
+		 * LBR format) LBR and FREEZE_LBRS_ON_PMI are kept; BTF is
+		 * dropped; every other bit, FREEZE_PERFMON_ON_PMI (12) and
+		 * FREEZE_IN_SMM (14) included, is #GP (L:vmx.c
+		 * vmx_get_supported_debugctl, vmx_set_msr). */
+		*v &= ~DEBUGCTL_BTF;
+		return (*v & ~(DEBUGCTL_LBR | DEBUGCTL_FREEZE_LBRS_ON_PMI)) != 0;
 	default:
 		return false;
 	}
@@ -182,8 +182,10 @@ int kvm_skl_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	case MSR_SMI_COUNT: /* SMIs KVM injected: none */
 		*v = 0;
 		break;
-	case MSR_PERF_CAPABILITIES:
-		*v = PERF_CAP_FW_WRITE;
+	case MSR_PERF_CAPABILITIES: /* full-width writes and the host's LBR
+				      * format (L:vmx/capabilities.h
+				      * vmx_get_perf_capabilities) */
+		*v = PERF_CAP_FW_WRITE | LBR_FMT_INFO;
 		break;
 	case MSR_IA32_MISC_ENABLE:
 		*v = s->reg[REG_KVM_MISC];
@@ -413,8 +415,13 @@ static const struct sim_model skylake_kvm = {
      * guest, an event that counts 0 on every counter while instructions
      * count is what a hypervisor's filter does (tests/hv_policy.c) */
     .faults = KVM_ALL_FAULTS & ~SIM_F(SF_EVENT_DEAD) & ~SIM_F(SF_FAST_RDPMC_FULL) &
-	      ~SIM_F(SF_ALIAS_BROKEN) & ~SIM_F(SF_EMULATED_UNCOUNTED),
+	      ~SIM_F(SF_ALIAS_BROKEN) & ~SIM_F(SF_EMULATED_UNCOUNTED) & ~SIM_PEBS_FAULTS &
+	      ~SIM_BTS_FAULTS & ~SIM_IBS_FAULTS,
     .fault_na = {KVM_NA_HOST_ONLY, SIM_NA_FAMILY_REGS, [SF_EMULATED_UNCOUNTED] = SIM_NA_NO_FEP,
+		 SIM_NA_PEBS("KVM gives a guest PEBS on Ice Lake server hosts and later only "
+			     "(Linux kvm/vmx/capabilities.h vmx_pebs_supported)"),
+		 SIM_NA_BTS("KVM reports BTS unavailable in MISC_ENABLE (Linux kvm/vmx/vmx.c)"),
+		 SIM_NA_IBS(SIM_NA_IBS_AMD),
 		 [SF_EVENT_DEAD] = "in a guest an event that counts 0 on every counter while "
 				   "instructions count is the hypervisor's filter, a "
 				   "pmu.restricted line (tests/hv_policy.c)",
@@ -430,6 +437,7 @@ static const struct sim_model skylake_kvm = {
     .lvt_automask = true,
     .pending = sim_host_pending,
     .si = &kvm_si_skylake,
+    .smp = &sim_smp_skylake_kvm,
 };
 SIM_MODEL(skylake_kvm);
 
@@ -443,8 +451,14 @@ static const struct sim_model zen4_kvm = {
     .faults = KVM_ALL_FAULTS & ~SIM_F(SF_NO_SIGN_EXTEND) & ~SIM_F(SF_GLOBAL_IGNORED_GP) &
 	      ~SIM_F(SF_DUPLICATE_PMI) & ~SIM_EVENT_FAULTS & ~SIM_F(SF_CYCLES_REF) &
 	      ~SIM_F(SF_FAST_RDPMC_FULL) & ~SIM_F(SF_FULL_WIDTH_NO_GP) & ~SIM_F(SF_IN_TX_IGNORED) &
-	      ~SIM_F(SF_EMULATED_UNCOUNTED),
+	      ~SIM_F(SF_EMULATED_UNCOUNTED) & ~SIM_LBR_FAULTS & ~SIM_PEBS_FAULTS & ~SIM_BTS_FAULTS &
+	      ~SIM_IBS_FAULTS,
     .fault_na = {KVM_NA_HOST_ONLY, SIM_NA_SPFLT, SIM_NA_TSX_AMD,
+		 SIM_NA_LBR("KVM clears LbrExtV2 from the guest's CPUID 8000_0022h (Linux "
+			    "kvm/cpuid.c kvm_set_cpu_caps)"),
+		 SIM_NA_PEBS(SIM_NA_DS_INTEL), SIM_NA_BTS(SIM_NA_DS_INTEL),
+		 SIM_NA_IBS("KVM gives a guest no IBS: 8000_0001h ECX[10] clear (Linux "
+			    "kvm/cpuid.c kvm_set_cpu_caps)"),
 		 [SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2), "
 				       "and KVM writes them whole (L:pmu.c pmc_write_counter)",
 		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (facts §7): every counter "
@@ -463,5 +477,6 @@ static const struct sim_model zen4_kvm = {
     .lvt_automask = false,
     .pending = sim_host_pending, /* pmi-storm: a stuck flag keeps the request up */
     .si = &kvm_si_zen4,
+    .smp = &sim_smp_zen4_kvm,
 };
 SIM_MODEL(zen4_kvm);

@@ -75,7 +75,7 @@ static const struct sim_model nopmu = {
 		 [SF_OVERFLOW_FREEZES] = "no counter overflows on this model",
 		 [SF_FAST_RDPMC_FULL] = "RDPMC raises #UD on this model",
 		 [SF_FULL_WIDTH_NO_GP] = "no counter holds a value on this model",
-		 SIM_NA_FAMILY_REGS,
+		 SIM_NA_FAMILY_REGS, SIM_NA_NO_SMP,
 		 SIM_NA_EVENT("no counter counts on this model")},
     .reset = reset,
     .rdmsr = rdmsr,

@@ -62,6 +62,15 @@ static const char *const fault_names[SF_COUNT] = {
     [SF_IN_TX_IGNORED] = "in-tx-ignored",
     [SF_EMULATED_UNCOUNTED] = "emulated-uncounted",
     [SF_METRICS_UNSCALED] = "metrics-unscaled",
+    [SF_LBR_OFF_BY_ONE] = "lbr-off-by-one",
+    [SF_LBR_FILTER_IGNORED] = "lbr-filter-ignored",
+    [SF_LBR_FREEZE_IGNORED] = "lbr-freeze-ignored",
+    [SF_PEBS_NEXT_IP] = "pebs-next-ip",
+    [SF_PEBS_RESET_IGNORED] = "pebs-reset-ignored",
+    [SF_DS_THRESHOLD_LOST] = "ds-threshold-lost",
+    [SF_BTS_SKIPS_BRANCH] = "bts-skips-branch",
+    [SF_IBS_RIP_OUTSIDE] = "ibs-rip-outside",
+    [SF_IBS_LVT_IGNORED] = "ibs-lvt-ignored",
 };
 
 const char *sim_fault_name(enum sim_fault f)
@@ -339,7 +348,8 @@ int hw_rdmsr(uint32_t msr, uint64_t *val)
 	}
 	if (sim_clock_msr(&sim, msr)) /* MPERF, APERF (sim_engine.c) */
 		return sim_clock_rdmsr(&sim, msr, val);
-	int st = sim.m->rdmsr(&sim, msr, val);
+	int st = sim_smp_msr(&sim, msr) ? sim_smp_rdmsr(&sim, msr, val) /* sampling */
+					: sim.m->rdmsr(&sim, msr, val);
 	if (st != HW_OK)
 		*val = 0;
 	else if (sim_rdmsr_filter)
@@ -412,7 +422,12 @@ int hw_wrmsr(uint32_t msr, uint64_t val)
 	if (sim_clock_msr(&sim, msr))
 		return sim_clock_wrmsr(&sim, msr, val);
 	sim.frozen = 0; /* overflow-freezes: a PMU register written (sim_engine.c) */
-	return sim.m->wrmsr(&sim, msr, val);
+	if (sim_smp_msr(&sim, msr)) /* the sampling hardware's (sim_smp.c) */
+		return sim_smp_wrmsr(&sim, msr, val);
+	int st = sim.m->wrmsr(&sim, msr, val);
+	if (st == HW_OK)
+		sim_smp_wrote(&sim, msr, val);
+	return st;
 }
 
 int hw_rdpmc(uint32_t ecx, uint64_t *val)

@@ -11,6 +11,7 @@
 #include "../../pmu/hw.h"
 #include "../../pmu/cpu.h"
 #include "../../events/workload.h"
+#include "sim_smp.h"
 
 #define SIM_MAX_CTRS  32
 #define SIM_STORM_MAX 1000 /* pmi-storm repeats in one power-on (sim_apic.c) */
@@ -70,6 +71,16 @@ enum sim_fault {
 	SF_IN_TX_IGNORED,      /* IN_TX (event select bit 32) ignored: it counts outside RTM too */
 	SF_EMULATED_UNCOUNTED, /* KVM does not count the instructions it emulates (before 5.17) */
 	SF_METRICS_UNSCALED,   /* PERF_METRICS fields are parts of 0x80, not 0xFF: do not add up */
+	/* Sampling hardware (sim_smp.h). */
+	SF_LBR_OFF_BY_ONE,     /* each LBR FROM is paired with the TO of the branch before */
+	SF_LBR_FILTER_IGNORED, /* the LBR branch-type filters record every kind */
+	SF_LBR_FREEZE_IGNORED, /* FREEZE_LBRS_ON_PMI held, the LBRs record on past the PMI */
+	SF_PEBS_NEXT_IP,       /* a PEBS record's eventing IP is the next instruction's */
+	SF_PEBS_RESET_IGNORED, /* the DS area's counter reset value is not reloaded after a record */
+	SF_DS_THRESHOLD_LOST,  /* a DS buffer reaching its interrupt threshold raises no PMI */
+	SF_BTS_SKIPS_BRANCH,   /* the branch trace store drops every 16th branch */
+	SF_IBS_RIP_OUTSIDE,    /* IBS_OP_RIP names an address outside what retired */
+	SF_IBS_LVT_IGNORED,    /* IBS interrupts arrive on LVTPC, not IBS_CTL's extended LVT */
 	SF_COUNT
 };
 /* The event-decoding faults, and one reason for all of them where a model
@@ -142,6 +153,29 @@ enum sim_fault {
 #define SIM_NA_NO_RTM                                                                              \
 	"no RTM (CPUID.(7,0):EBX[11] clear): IN_TX and IN_TXCP are reserved (SDM Vol. 3B "         \
 	"20.3.6.5)"
+/* The sampling faults, and why a model without the hardware has none. */
+#define SIM_LBR_FAULTS                                                                             \
+	(SIM_F(SF_LBR_OFF_BY_ONE) | SIM_F(SF_LBR_FILTER_IGNORED) | SIM_F(SF_LBR_FREEZE_IGNORED))
+#define SIM_PEBS_FAULTS                                                                            \
+	(SIM_F(SF_PEBS_NEXT_IP) | SIM_F(SF_PEBS_RESET_IGNORED) | SIM_F(SF_DS_THRESHOLD_LOST))
+#define SIM_BTS_FAULTS (SIM_F(SF_BTS_SKIPS_BRANCH))
+#define SIM_IBS_FAULTS (SIM_F(SF_IBS_RIP_OUTSIDE) | SIM_F(SF_IBS_LVT_IGNORED))
+#define SIM_NA_LBR(why)                                                                            \
+	[SF_LBR_OFF_BY_ONE] = why, [SF_LBR_FILTER_IGNORED] = why, [SF_LBR_FREEZE_IGNORED] = why
+#define SIM_NA_PEBS(why)                                                                           \
+	[SF_PEBS_NEXT_IP] = why, [SF_PEBS_RESET_IGNORED] = why, [SF_DS_THRESHOLD_LOST] = why
+#define SIM_NA_BTS(why) [SF_BTS_SKIPS_BRANCH] = why
+#define SIM_NA_IBS(why) [SF_IBS_RIP_OUTSIDE] = why, [SF_IBS_LVT_IGNORED] = why
+#define SIM_NA_IBS_AMD                                                                             \
+	"IBS is AMD's (AMD APM Vol. 2 13.3, CPUID 8000_0001h ECX[10])"
+#define SIM_NA_DS_INTEL                                                                            \
+	"the debug store (BTS, PEBS) is Intel's (SDM Vol. 3B 18.6.3.4): AMD has none"
+#define SIM_NA_NO_SMP_WHY                                                                          \
+	"the model has no sampling hardware the simulator models (LBR, PEBS, BTS, IBS: "           \
+	"host/sim/sim_smp.h)"
+#define SIM_NA_NO_SMP                                                                              \
+	SIM_NA_LBR(SIM_NA_NO_SMP_WHY), SIM_NA_PEBS(SIM_NA_NO_SMP_WHY), SIM_NA_BTS(SIM_NA_NO_SMP_WHY), \
+	    SIM_NA_IBS(SIM_NA_NO_SMP_WHY)
 _Static_assert(SF_COUNT <= 64, "sim_model.faults is a 64-bit mask");
 
 /* Realism: what real silicon does that an ideal model would not. Each
@@ -235,6 +269,8 @@ struct sim_model {
 	 * a model derives from what retires besides its counters (the topdown
 	 * PERF_METRICS, model_arch_topdown.c). */
 	void (*retired)(struct sim_cpu *s, const struct workload_vector *v, uint64_t k);
+	/* Its sampling hardware (sim_smp.h); NULL: none. */
+	const struct sim_smp_cfg *smp;
 };
 
 struct sim_cpuid {
@@ -361,6 +397,7 @@ struct sim_cpu {
 	uint64_t mperf, aperf;
 	struct sim_stats st;
 	struct sim_real real;
+	struct sim_smp smp; /* sampling hardware (sim_smp.h) */
 };
 
 extern struct sim_cpu sim;
@@ -460,6 +497,10 @@ void sim_k_period(unsigned k, uint64_t lo, uint64_t hi, uint64_t busy_us, uint64
  * hw_user_run (sim_user.c); the harness's code before it at CPL 0. */
 void sim_workload_at(struct sim_cpu *s, const struct workload *w, uint64_t iterations,
 		     unsigned cpl);
+/* sim_trace.c: a traced workload (workload.traced) run from its code,
+ * one instruction at a time through advance (sim_engine.c). */
+void sim_trace_run(struct sim_cpu *s, const struct workload *w, uint64_t iterations,
+		   void (*advance)(struct sim_cpu *, const struct workload_vector *, uint64_t));
 /* sim_tx.c: what w comes to on s: itself, or where s forces every RTM
  * transaction to abort (TSX_FORCE_ABORT, SDM Vol. 3B 20.3.6.5) a copy in
  * copy without its transactions' insides. A kernel s cannot run (XBEGIN

@@ -44,6 +44,7 @@ static bool add_events(struct sim_cpu *s, unsigned i, uint64_t add)
 		s->frozen |= ~(1ull << i);
 	if (!ovf || !s->m->overflow(s, i))
 		return false;
+	sim_smp_pmi_request(s); /* the LBR freeze on PMI (sim_lbr.c) */
 	s->pmi_ovf++;
 	return true;
 }
@@ -256,6 +257,7 @@ void sim_retire(struct sim_cpu *s, uint64_t insn, uint64_t branches, uint64_t cy
 				    .cycles = cycles ? cycles : 1,
 				    .uops = insn};
 	advance(s, &v, 1);
+	sim_smp_harness(s, branches); /* the harness's branches into the LBRs */
 }
 
 void sim_workload_at(struct sim_cpu *s, const struct workload *w, uint64_t iterations,
@@ -272,6 +274,12 @@ void sim_workload_at(struct sim_cpu *s, const struct workload *w, uint64_t itera
 	if (s->fault == SF_SPURIOUS_PMI)
 		sim_pmi_request(s);
 	s->cpl = cpl;
+	if (w->traced) { /* instruction by instruction from its code */
+		sim_trace_run(s, w, iterations, advance);
+		s->cpl = was;
+		sim_real_after_workload(s);
+		return;
+	}
 	/* the call around the loop: its construction as it stands */
 	fixed.uops = fixed.instructions;
 	advance(s, &fixed, 1);

@@ -50,6 +50,7 @@ static void power_on(const struct sim_model *m, unsigned n)
 	sim_real_reset(&sim);
 	sim_user_power_on(&sim);
 	m->reset(&sim);
+	sim_smp_reset(&sim);
 	cpu_on[n] = true;
 }
 
