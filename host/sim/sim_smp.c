@@ -135,8 +135,13 @@ void sim_smp_status_set(struct sim_cpu *s, uint64_t bits)
 {
 	const struct sim_smp_cfg *c = cfg(s);
 
-	if (c && c->status_set_msr && s->m->wrmsr(s, c->status_set_msr, bits) == HW_OK)
+	if (c && c->status_set) {
+		c->status_set(s, bits);
+		if (bits & GLOBAL_STATUS_LBR_FRZ)
+			s->smp.lbr.frozen = true;
+	} else if (c && c->status_set_msr && s->m->wrmsr(s, c->status_set_msr, bits) == HW_OK) {
 		sim_smp_wrote(s, c->status_set_msr, bits);
+	}
 }
 
 void sim_smp_step(struct sim_cpu *s, const struct sim_step *st)

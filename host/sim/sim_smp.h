@@ -37,6 +37,10 @@ struct sim_smp_cfg {
 	/* the model's global status registers: its status, the register that
 	 * sets bits in it and the one that clears them */
 	uint32_t status_msr, status_set_msr, status_clr_msr;
+	/* where set bits cannot go through a STATUS_SET the model has (a
+	 * hypervisor's guest of perfmon v2 whose host sets them): this sets
+	 * them in the model's status instead (NULL: status_set_msr) */
+	void (*status_set)(struct sim_cpu *s, uint64_t bits);
 	/* the model has no IA32_DEBUGCTL of its own: sim_smp holds it */
 	bool own_debugctl;
 	/* ---- DS: BTS and PEBS (sim_ds.c) ---- */

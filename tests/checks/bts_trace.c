@@ -1,0 +1,2 @@
+/* bts_trace: placeholder, being written. */
+#include "../suite.h"

@@ -1,0 +1,2 @@
+/* ibs_sample: placeholder, being written. */
+#include "../suite.h"

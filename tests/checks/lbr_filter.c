@@ -1,0 +1,2 @@
+/* lbr_filter: placeholder, being written. */
+#include "../suite.h"

@@ -1,0 +1,2 @@
+/* lbr_freeze: placeholder, being written. */
+#include "../suite.h"

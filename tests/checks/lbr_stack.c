@@ -1,0 +1,2 @@
+/* lbr_stack: placeholder, being written. */
+#include "../suite.h"

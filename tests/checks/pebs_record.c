@@ -1,0 +1,2 @@
+/* pebs_record: placeholder, being written. */
+#include "../suite.h"
