@@ -235,6 +235,8 @@ void sim_trace_run(struct sim_cpu *s, const struct workload *w, uint64_t iterati
 	struct tcpu c = {.rip = (uint64_t)(uintptr_t)w->run,
 			 .caller = (uint64_t)(uintptr_t)sim_trace_run};
 	c.r[7] = iterations; /* rdi */
+	/* the call that entered the kernel: its return is predicted */
+	(void)sim_bp_mispredicts(&s->smp.bp, c.caller, SMP_CALL, true, c.rip, c.caller);
 
 	while (c.rip != c.caller) {
 		struct tins t;
