@@ -221,10 +221,11 @@ unsigned lbr_match(struct check_ctx *c, const struct lbr_rec *r, unsigned n,
 				   k + i, (unsigned long long)g->from, (unsigned long long)g->to);
 		else
 			check_fail(c, "LBR entry %u (0 the youngest): FROM 0x%llx TO 0x%llx, expected "
-				   "the kernel's %s FROM 0x%llx TO 0x%llx (%u branches before its end)",
+				   "the kernel's %s FROM 0x%llx TO %s0x%llx (%u branches before its "
+				   "end)",
 				   k + i, (unsigned long long)g->from, (unsigned long long)g->to,
 				   smp_kind_name(w->kind), (unsigned long long)w->ip,
-				   (unsigned long long)w->next, i);
+				   w->next ? "" : "its caller, not ", (unsigned long long)w->next, i);
 		return k + i;
 	}
 	return n;

@@ -88,7 +88,11 @@ bool arch_frozen(const struct sim_cpu *s)
 	       arch_cfg_of(s)->version >= ARCH_V_STREAMLINED;
 }
 
+/* v4's freeze bits: CTR_FRZ (59) and LBR_FRZ (58), the LBR freeze's
+ * (sim_lbr.c sets it through STATUS_SET; SDM Vol. 3B 20.2.4.1). */
 uint64_t arch_freeze_status_bits(const struct sim_cpu *s)
 {
-	return arch_cfg_of(s)->version >= ARCH_V_STREAMLINED ? GLOBAL_STATUS_CTR_FRZ : 0;
+	return arch_cfg_of(s)->version >= ARCH_V_STREAMLINED
+		   ? GLOBAL_STATUS_CTR_FRZ | GLOBAL_STATUS_LBR_FRZ
+		   : 0;
 }
