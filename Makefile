@@ -55,7 +55,7 @@ EVENTS_SRC := events/events.c events/events_list.c events/workloads.c events/sam
 # The suite that runs on the machine under test: runner, options, results,
 # measurement helpers and one file per check.
 SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/report_json.c tests/report_lava.c tests/screen.c tests/screen_events.c tests/smbios.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c tests/measure_pmi.c \
-              tests/cpu_select.c tests/hv_policy.c tests/lbr_rec.c
+              tests/cpu_select.c tests/hv_policy.c tests/lbr_rec.c tests/report_sampling.c
 CHECK_SRC  := $(addprefix tests/checks/, \
               pmu_probe.c msr_access.c counter_width.c counter_write_semantics.c rdpmc.c \
               count_enable.c count_instructions.c count_branches.c count_cycles.c count_fixed.c \

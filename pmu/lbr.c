@@ -169,11 +169,13 @@ void pmu_lbr_detect(const struct pmu *p, struct pmu_lbr *l)
 	legacy_lbr(p, l);
 }
 
-void pmu_sampling_detect(struct pmu *p)
+const struct pmu_sampling *pmu_sampling(struct pmu *p)
 {
-	if (!p->cpu)
-		return;
-	pmu_lbr_detect(p, &p->smp.lbr);
-	pmu_ds_detect(p, &p->smp.ds);
-	pmu_ibs_detect(p, &p->smp.ibs);
+	if (!p->smp.detected && p->cpu) {
+		pmu_lbr_detect(p, &p->smp.lbr);
+		pmu_ds_detect(p, &p->smp.ds);
+		pmu_ibs_detect(p, &p->smp.ibs);
+		p->smp.detected = true;
+	}
+	return &p->smp;
 }

@@ -347,7 +347,6 @@ void pmu_attach(struct pmu *p, const struct cpu_info *ci)
 			if (p->ctr[i].rdpmc + 1 > p->rdpmc_bad)
 				p->rdpmc_bad = p->ctr[i].rdpmc + 1;
 	probe(p);
-	pmu_sampling_detect(p);
 }
 
 void pmu_release(struct pmu *p)

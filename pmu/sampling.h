@@ -41,6 +41,10 @@ struct pmu_ds {
 	bool pebs_trap;	  /* PERF_CAPABILITIES[6]: RIP is the next instruction's */
 	bool pebs_baseline; /* PERF_CAPABILITIES[14]: adaptive PEBS */
 	bool ds64;	    /* CPUID.1:ECX[2] DTES64: 64-bit DS layout */
+	/* the event the harness samples with PEBS on this family (pmu/ds.c):
+	 * event select, unit mask, the GP counter it goes on, its name */
+	uint8_t pebs_event, pebs_umask, pebs_ctr;
+	const char *pebs_event_name;
 	char why_bts[96], why_pebs[96];
 };
 
@@ -50,13 +54,15 @@ struct pmu_ibs {
 };
 
 struct pmu_sampling {
+	bool detected; /* pmu_sampling has filled it */
 	struct pmu_lbr lbr;
 	struct pmu_ds ds;
 	struct pmu_ibs ibs;
 };
 
-/* Fills p->smp from the CPU p runs on (pmu_attach calls it). */
-void pmu_sampling_detect(struct pmu *p);
+/* Fills p->smp from the CPU p runs on, once, when a sampling check first
+ * asks (the accesses are not made where nothing samples), and returns it. */
+const struct pmu_sampling *pmu_sampling(struct pmu *p);
 void pmu_lbr_detect(const struct pmu *p, struct pmu_lbr *l);
 void pmu_ds_detect(const struct pmu *p, struct pmu_ds *d);
 void pmu_ibs_detect(const struct pmu *p, struct pmu_ibs *b);

@@ -2,6 +2,7 @@
  * the report tool, host/report/pmuharness-results-2.schema.json. Every field
  * is written (null where the platform cannot tell); 64-bit values that may
  * pass 2^53 are hex strings. */
+#include "report_sampling.h"
 #include "suite.h"
 #include "platform.h"
 #include "smbios.h"
@@ -398,6 +399,7 @@ size_t report_json(const struct suite *s, char *buf, size_t cap)
 	results(&sb, s);
 	events(&sb, s);
 	hv_findings(&sb, s);
+	report_json_sampling(&sb, s);
 	report_verdict_reason(s, why, sizeof(why));
 	pmh_sb_add(&sb,
 		   ",\n  \"summary\": {\"passed\": %u, \"failed\": %u, \"skipped\": %u, "

@@ -185,7 +185,8 @@ int kvm_skl_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 	case MSR_PERF_CAPABILITIES: /* full-width writes and the host's LBR
 				      * format (L:vmx/capabilities.h
 				      * vmx_get_perf_capabilities) */
-		*v = PERF_CAP_FW_WRITE | LBR_FMT_INFO;
+		*v = PERF_CAP_FW_WRITE |
+		     (s->m->smp && s->m->smp->lbr_kind ? s->m->smp->lbr_format : 0);
 		break;
 	case MSR_IA32_MISC_ENABLE:
 		*v = s->reg[REG_KVM_MISC];

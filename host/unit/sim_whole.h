@@ -31,10 +31,10 @@ static inline void *whole_alloc(void *ctx, size_t n)
 	return calloc(1, n);
 }
 
-static inline void whole_free(void *ctx, void *p)
+static inline void whole_free(void *ctx, void *ptr)
 {
 	(void)ctx;
-	free(p);
+	free(ptr);
 }
 
 /* Model with fault f, the realism effects in real drawn from seed, and the
@@ -45,7 +45,7 @@ static inline enum pmh_exit run_whole(const char *model, enum sim_fault f, uint3
 {
 	static struct suite ws;
 	static struct harness h;
-	struct platform p = {.line = whole_line, .alloc = whole_alloc, .free = whole_free};
+	struct platform plat = {.line = whole_line, .alloc = whole_alloc, .free = whole_free};
 	char buf[512], *argv[16];
 	int argc = 0;
 
@@ -62,7 +62,7 @@ static inline enum pmh_exit run_whole(const char *model, enum sim_fault f, uint3
 		assert_int_equal(options_parse_args(&h.opt, argc, argv, 0, 0), 0);
 	}
 	assert_int_equal(sim_start_real(model, f, real, seed), 0);
-	return harness_run(&p, &h);
+	return harness_run(&plat, &h);
 }
 
 /* Whether the run printed a line that starts with head and holds every

@@ -11,6 +11,7 @@
 
 #include "drv_common.h"
 #include "ring3_obs.h"
+#include "smp_obs.h"
 
 #define TOP47	 (1ull << 47)
 #define M48	 ((1ull << 48) - 1)
@@ -509,7 +510,8 @@ static void check_fault(const char *model, enum sim_fault f, const struct obs *o
 	if (!check_fault_counting(f, &o, ok) && !check_fault_delivery(f, &o) &&
 	    !check_fault_status(f, &o, ok) && !check_fault_filters(model, f) &&
 	    !check_fault_apic_clock(model, f) && !check_fault_alias(model, f) &&
-	    !check_fault_counter_rw(model, f) && !ring3_fault_observed(model, f))
+	    !check_fault_counter_rw(model, f) && !ring3_fault_observed(model, f) &&
+	    !smp_fault_observed(model, f))
 		fail_msg("fault %s has no observation", sim_fault_name(f));
 }
 

@@ -48,7 +48,7 @@ static bool one(struct check_ctx *c, const struct lbr_fw *fw, unsigned s)
 
 static void run(struct check_ctx *c)
 {
-	const struct pmu_lbr *l = &c->pmu->smp.lbr;
+	const struct pmu_lbr *l = &pmu_sampling(c->pmu)->lbr;
 	struct lbr_fw fw;
 	unsigned done = 0;
 

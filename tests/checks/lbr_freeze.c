@@ -77,7 +77,7 @@ static bool aligned(const struct lbr_rec *r, unsigned n, unsigned *youngest)
 static bool window(struct check_ctx *c, const struct lbr_fw *fw, unsigned k, uint64_t *st,
 		   struct lbr_rec *r, unsigned *n)
 {
-	const struct pmu_lbr *l = &c->pmu->smp.lbr;
+	const struct pmu_lbr *l = &pmu_sampling(c->pmu)->lbr;
 	uint64_t bit = 1ull << k;
 
 	if (!m_setup_or_fail(c, k, GEN_INSTRUCTIONS, PMU_F_USR | PMU_F_INT) ||

@@ -84,7 +84,7 @@ static void judge_flags(struct check_ctx *c, const struct tally *t)
 
 static void run(struct check_ctx *c)
 {
-	const struct pmu_lbr *l = &c->pmu->smp.lbr;
+	const struct pmu_lbr *l = &pmu_sampling(c->pmu)->lbr;
 	struct lbr_fw fw;
 	struct tally t = {0};
 
