@@ -16,9 +16,27 @@ static const uint8_t ctl_bit[SMP_KINDS] = {
     [SMP_CALL_IND] = 4, [SMP_RET] = 5,
 };
 
-static const struct pmu_lbr *lbr(const struct check_ctx *c)
+static const struct pmu_lbr *lbr(struct check_ctx *c)
 {
-	return &c->pmu->smp.lbr;
+	return &pmu_sampling(c->pmu)->lbr;
+}
+
+bool lbr_usable(struct check_ctx *c)
+{
+	const struct pmu_lbr *l = lbr(c);
+
+	if (l->kind == PMU_LBR_NONE)
+		check_skip(c, "no LBRs: %s", l->why);
+	else if (!l->cpl_filter)
+		check_skip(c, "the %u-entry LBRs have no CPL filter (no LBR_SELECT before "
+			      "Nehalem, SDM Vol. 3B 18.4.8): the platform's own branches after the "
+			      "kernel would take the stack",
+			   l->depth);
+	else if (hw_user_run(&wl_sample, 0) == HW_UNSUPPORTED)
+		check_skip(c, "the platform cannot enter CPL 3 here (hw_user_run: unsupported)");
+	else
+		return true;
+	return false;
 }
 
 bool lbr_save(struct check_ctx *c, struct lbr_fw *fw)

@@ -35,6 +35,9 @@ struct lbr_fw {
 	(LBR_KIND(SMP_JCC) | LBR_KIND(SMP_JMP) | LBR_KIND(SMP_JMP_IND) | LBR_KIND(SMP_CALL) |      \
 	 LBR_KIND(SMP_CALL_IND) | LBR_KIND(SMP_RET))
 
+/* Whether the CPU has LBRs the checks can use (a CPL filter, CPL 3);
+ * SKIPs the check with the reason where not. */
+bool lbr_usable(struct check_ctx *c);
 /* Saves the firmware's registers; false when a read faulted (FAILed). */
 bool lbr_save(struct check_ctx *c, struct lbr_fw *fw);
 /* Writes them back; false when a write faulted (FAILed). */

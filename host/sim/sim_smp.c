@@ -58,8 +58,13 @@ static void enumerate(struct sim_cpu *s, const struct sim_smp_cfg *c)
 void sim_smp_reset(struct sim_cpu *s)
 {
 	pmh_memset(&s->smp, 0, sizeof(s->smp));
-	if (cfg(s))
-		enumerate(s, cfg(s));
+	if (!cfg(s))
+		return;
+	enumerate(s, cfg(s));
+	/* IA32_LBR_DEPTH's reset value is the deepest CPUID 1CH offers (SDM
+	 * Vol. 3B 18.1.2.2) */
+	if (cfg(s)->lbr_kind == SIM_LBR_ARCH)
+		s->smp.lbr.depth = cfg(s)->lbr_depth;
 }
 
 bool sim_smp_msr(const struct sim_cpu *s, uint32_t msr)

@@ -52,17 +52,11 @@ static void run(struct check_ctx *c)
 	struct lbr_fw fw;
 	unsigned done = 0;
 
-	if (l->kind == PMU_LBR_NONE) {
-		check_skip(c, "no LBRs: %s", l->why);
+	if (!lbr_usable(c))
 		return;
-	}
 	if (!l->filter) {
 		check_skip(c, "the LBRs have no branch-type filter (no LBR_SELECT before Nehalem, "
 			      "SDM Vol. 3B 18.4.8; arch LBRs without CPUID 1CH EBX[1])");
-		return;
-	}
-	if (hw_user_run(&wl_sample, 0) == HW_UNSUPPORTED) {
-		check_skip(c, "the platform cannot enter CPL 3 here (hw_user_run: unsupported)");
 		return;
 	}
 	if (!lbr_save(c, &fw))

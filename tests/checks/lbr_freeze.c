@@ -115,7 +115,7 @@ static const char *where(const struct lbr_rec *r, unsigned n)
 
 static void judge(struct check_ctx *c, uint64_t st, const struct lbr_rec *r, unsigned n)
 {
-	const struct pmu_lbr *l = &c->pmu->smp.lbr;
+	const struct pmu_lbr *l = &pmu_sampling(c->pmu)->lbr;
 	unsigned y = 0;
 
 	if (l->status_frz && !(st & GLOBAL_STATUS_LBR_FRZ))
@@ -146,21 +146,18 @@ static void judge(struct check_ctx *c, uint64_t st, const struct lbr_rec *r, uns
 
 static void run(struct check_ctx *c)
 {
-	const struct pmu_lbr *l = &c->pmu->smp.lbr;
+	const struct pmu_lbr *l = &pmu_sampling(c->pmu)->lbr;
 	struct lbr_rec r[LBR_REC_MAX];
 	struct lbr_fw fw;
 	unsigned n = 0;
 	uint64_t st = 0;
 	int k = m_counter_for(c, GEN_INSTRUCTIONS, 0);
 
-	if (l->kind == PMU_LBR_NONE || !l->freeze) {
-		check_skip(c, "%s", l->kind == PMU_LBR_NONE ? l->why
-							   : "no LBR freeze on PMI (perfmon v1)");
+	if (!lbr_usable(c))
 		return;
-	}
-	if (k < 0 || hw_user_run(&wl_sample, 0) == HW_UNSUPPORTED) {
-		check_skip(c, k < 0 ? "no counter counts instructions retired"
-				    : "the platform cannot enter CPL 3 here (hw_user_run)");
+	if (!l->freeze || k < 0) {
+		check_skip(c, "%s", k < 0 ? "no counter counts instructions retired"
+					  : "no LBR freeze on PMI (perfmon v1)");
 		return;
 	}
 	walk.n = 0;

@@ -68,7 +68,7 @@ static bool one(struct check_ctx *c, const struct lbr_fw *fw, uint64_t iters, st
 
 static void judge_flags(struct check_ctx *c, const struct tally *t)
 {
-	if (!c->pmu->smp.lbr.mispred)
+	if (!pmu_sampling(c->pmu)->lbr.mispred)
 		return;
 	if (!t->rnd_mis || t->rnd_mis == t->rnd)
 		check_fail(c,
@@ -88,15 +88,7 @@ static void run(struct check_ctx *c)
 	struct lbr_fw fw;
 	struct tally t = {0};
 
-	if (l->kind == PMU_LBR_NONE) {
-		check_skip(c, "no LBRs: %s", l->why);
-		return;
-	}
-	if (hw_user_run(&wl_sample, 0) == HW_UNSUPPORTED) {
-		check_skip(c, "the platform cannot enter CPL 3 here (hw_user_run: unsupported)");
-		return;
-	}
-	if (!lbr_save(c, &fw))
+	if (!lbr_usable(c) || !lbr_save(c, &fw))
 		return;
 	for (unsigned i = 0; i < LBR_REPEATS && one(c, &fw, LBR_ITERS + LBR_STEP * i, &t); i++)
 		;
