@@ -302,8 +302,10 @@ static const struct sim_model bulldozer = {
     .doc = "AMD Fam15h core extension: facts §0, §2, §7 (C001_0200h+2i); legacy MSRs alias "
 	   "counters 0-3 (AMD APM Vol. 2 §13.2)",
     .driver = PMU_DRV_AMD_CORE,
-    .faults = COMMON_FAULTS,
-    .fault_na = {SIM_NA_TOPDOWN, NA_SIGN_EXTEND, SIM_NA_SPFLT, SIM_NA_NO_SMP,
+    .faults = COMMON_FAULTS | SIM_IBS_FAULTS,
+    .fault_na = {SIM_NA_TOPDOWN, NA_SIGN_EXTEND, SIM_NA_SPFLT,
+		 SIM_NA_LBR("no LBR v2: it is Zen 4's (CPUID 8000_0022h EAX[1])"),
+		 SIM_NA_PEBS(SIM_NA_DS_INTEL), SIM_NA_BTS(SIM_NA_DS_INTEL),
 		 SIM_NA_TSX_AMD, [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
 		 [SF_NO_OVERFLOW_STATUS] = "no PerfMonV2: there is no overflow status "
 					   "register (facts §7)",
@@ -325,6 +327,7 @@ static const struct sim_model bulldozer = {
     .overflow = overflow,
     .lvt_automask = false,
     .si = &si_fam15h,
+    .smp = &sim_smp_bulldozer,
 };
 SIM_MODEL(bulldozer);
 

@@ -5,6 +5,7 @@
  * the PMI-path faults (pmi-storm, duplicate-pmi, wrong-vector, lost-pmi,
  * lvt-stuck-masked) and the APIC's own (eoi-ignored, nmi-lost) act here. */
 #include "sim.h"
+#include "sim_apic_ext.h" /* IBS: AMD extended APIC space */
 #include "../../apic/apic.h"
 #include "../../apic/idt.h"
 #include "../../apic/isr.h"
@@ -178,6 +179,9 @@ static uint32_t apic_reg_read(struct sim_cpu *s, uint32_t off)
 	case APIC_LVT_PC:
 		return s->lvt_pc;
 	default:
+		/* IBS: AMD's extended APIC registers 400h-53Fh (sim_apic_ext.c) */
+		if (sim_apic_ext_reg(s, off))
+			return sim_apic_ext_read(s, off);
 		/* ISR/IRR: eight 32-bit registers 16 bytes apart (vectors 32k..32k+31) */
 		if (off >= APIC_ISR0 && off < APIC_ISR0 + 0x80 && !(off & 0xf))
 			return vec32(s->isr, (off - APIC_ISR0) >> 4);
@@ -251,6 +255,9 @@ static void apic_reg_write(struct sim_cpu *s, uint32_t off, uint64_t val)
 			self_ipi(s, (uint32_t)val & 0xff);
 		break;
 	default:
+		/* IBS: AMD's extended APIC registers 400h-53Fh (sim_apic_ext.c) */
+		if (sim_apic_ext_reg(s, off))
+			sim_apic_ext_write(s, off, (uint32_t)val);
 		break;
 	}
 }

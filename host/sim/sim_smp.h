@@ -90,6 +90,8 @@ struct sim_ds {
 	uint64_t area, pebs_enable, data_cfg;
 	uint64_t armed; /* PEBS: counters that overflowed, waiting for their next event */
 	unsigned records; /* written since power-on (the simulator's statistics) */
+	unsigned bts_records; /* BTS records written since power-on (statistics) */
+	unsigned bts_seen;    /* bts-skips-branch: branches the BTS took in */
 };
 
 struct sim_ibs {
@@ -161,6 +163,6 @@ void sim_ibs_step(struct sim_cpu *s, const struct sim_step *st);
 
 /* The models' configurations (sim_smp_models.c). */
 extern const struct sim_smp_cfg sim_smp_skylake, sim_smp_skylake_kvm, sim_smp_spr,
-    sim_smp_spr_kvm, sim_smp_zen4, sim_smp_zen4_kvm;
+    sim_smp_spr_kvm, sim_smp_zen4, sim_smp_zen4_kvm, sim_smp_bulldozer;
 
 #endif

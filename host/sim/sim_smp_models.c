@@ -102,3 +102,11 @@ const struct sim_smp_cfg sim_smp_zen4 = {
 const struct sim_smp_cfg sim_smp_zen4_kvm = {
     .status_msr = MSR_AMD_GLOBAL_STATUS,
 };
+
+/* Bulldozer (family 15h): IBS as its CPUID 8000_0001h ECX[10] says, the
+ * family 10h-15h features (8000_001Bh EAX 0xff: ours), extended LVT entry
+ * 0; no LBR v2 (Zen 4's) and no debug store (Intel's). */
+const struct sim_smp_cfg sim_smp_bulldozer = {
+    .ibs_caps = 0xff,
+    .ibs_lvt = 0,
+};
