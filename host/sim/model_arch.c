@@ -85,13 +85,28 @@ static bool any_thread(const struct sim_cpu *s)
 	return arch_cfg_of(s)->version >= 3 && arch_cfg_of(s)->version < 5;
 }
 
+/* Adaptive PEBS (PERF_CAPABILITIES[14] PEBS_BASELINE, Ice Lake on): event
+ * select bit 34 and FIXED_CTR_CTRL bit 32 + 4i ask for a counter's records
+ * in the adaptive format (Linux perf_event.h ICL_EVENTSEL_ADAPTIVE
+ * (1ULL << 34), ICL_FIXED_0_ADAPTIVE (1ULL << 32), shifted 4i by
+ * intel_pmu_enable_fixed); reserved without the capability. */
+#define EVTSEL_ADAPTIVE	 (1ull << 34)
+#define FIXED_ADAPTIVE	 (1ull << 32)
+#define FIXED_FIELD_BITS 4
+
+static bool adaptive(const struct sim_cpu *s)
+{
+	return (arch_cfg_of(s)->perf_caps & PERF_CAP_PEBS_BASE) != 0;
+}
+
 /* The select bits of GP counter k that hold what is written; the TSX
  * qualifiers where the model has RTM, IN_TXCP on counter 2 only (SDM Vol.
- * 3B 20.3.6.5: "may only be set for IA32_PERFEVTSEL2"). */
+ * 3B 20.3.6.5: "may only be set for IA32_PERFEVTSEL2"); adaptive PEBS's. */
 static uint64_t sel_rw(const struct sim_cpu *s, unsigned k)
 {
 	uint64_t tx = arch_cfg_of(s)->rtm ? EVTSEL_IN_TX | (k == 2 ? EVTSEL_IN_TXCP : 0) : 0;
-	uint64_t rw = (0xffffffffull | tx) & ~(any_thread(s) ? 0 : EVTSEL_ANY);
+	uint64_t pebs = adaptive(s) ? EVTSEL_ADAPTIVE : 0;
+	uint64_t rw = (0xffffffffull | tx | pebs) & ~(any_thread(s) ? 0 : EVTSEL_ANY);
 	/* PC (bit 19) reserved from Sandy Bridge on (SDM Vol. 3B §20.2.1.1):
 	 * the v3+ models here are all Sandy Bridge or later */
 	return arch_cfg_of(s)->version >= 3 ? rw & ~EVTSEL_PC : rw;
@@ -102,7 +117,7 @@ static uint64_t fixed_ctrl_rw(const struct sim_cpu *s)
 	uint64_t f = any_thread(s) ? 0xfull : 0xbull;
 	uint64_t rw = 0;
 	for (unsigned i = 0; i < arch_cfg_of(s)->n_fixed; i++)
-		rw |= f << (4 * i);
+		rw |= (f | (adaptive(s) ? FIXED_ADAPTIVE : 0)) << (FIXED_FIELD_BITS * i);
 	return rw;
 }
 

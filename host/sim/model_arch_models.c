@@ -1,6 +1,7 @@
 /* The architectural-perfmon models' definitions: their faults, their
- * realism numbers, the models "yonah", "core2", "skylake", "arrowlake" and
- * "alderlake" (its core types in model_hybrid.c) and their configurations
+ * realism numbers, the models "yonah", "core2", "skylake",
+ * "sapphirerapids", "arrowlake" and "alderlake" (its core types in
+ * model_hybrid.c) and their configurations
  * (CPUID values, counters, PERF_CAPABILITIES). The register file and the
  * behaviour they share are model_arch.c's (arch_sim_*). */
 #include "../../pmu/msr.h"
@@ -108,6 +109,24 @@ static const struct sim_silicon si_alderlake = {
     .smm_counts = true, /* SDM Vol. 3B 17.4.7 */
     .turbo_x100 = 120,	/* ours: Skylake's */
 };
+/* Sapphire Rapids: Golden Cove as Alder Lake's P-cores, the same numbers
+ * (rr skid_size has 125 for IntelSapphireRapid too); its turbo the Xeon
+ * Platinum 8480+'s all-core 3.0 GHz over its 2.0 GHz base (Intel ARK), at
+ * which the TSC runs. */
+static const struct sim_silicon si_sapphirerapids = {
+    .insn_min = 12,	/* ours: objdump */
+    .insn_max = 60,	/* ours: objdump */
+    .cpi_x10 = 8,	/* ours */
+    .skid_min = 10,	/* ours */
+    .skid_max = 100,	/* ours */
+    .skid_cap_br = 125, /* rr skid_size, IntelSapphireRapid */
+    .entry_insn = 40,	/* ours: the stubs */
+    .irq_insn = 1,	/* Weaver and McKee: every x86 but NetBurst */
+    .late_ack = true,	/* Linux intel/core.c: Haswell and later */
+    .smi_count = true,	/* MSR_SMI_COUNT, Nehalem and later */
+    .smm_counts = true, /* SDM Vol. 3B 17.4.7 */
+    .turbo_x100 = 150,	/* 8480+: 3.0 / 2.0 GHz all-core (Intel ARK) */
+};
 
 /* What the three models share: the register file above, and the local APIC
  * masks LVTPC on delivery (facts §8). */
@@ -182,6 +201,48 @@ static const struct sim_model skylake = {
     .smp = &sim_smp_skylake,
 };
 SIM_MODEL(skylake);
+
+/* Sapphire Rapids: RTM is in its silicon, but the model leaves it out
+ * (ours: a platform whose firmware turns TSX off, as many do, keeps
+ * Skylake the one model with the TSX qualifiers; IN_TX bits reserved). */
+#define NA_SPR_NO_TSX SIM_NA_TSX_FEP(SIM_NA_NO_RTM "; ours: this platform leaves TSX off")
+
+/* Perfmon v5's CPUID.0AH:ECX lists the fixed counters as a bitmap, which
+ * Linux takes as the fixed counters from v5 on (intel/core.c intel_pmu_init:
+ * num_counters_fixed = fls(fixed_mask), ECX): all four here (ours). */
+static void spr_reset(struct sim_cpu *s)
+{
+	arch_sim_reset(s);
+	for (unsigned i = 0; i < s->n_cpuid; i++)
+		if (s->cpuid[i].leaf == CPUID_LEAF_PERFMON)
+			s->cpuid[i].r.ecx = (1u << arch_cfg_of(s)->n_fixed) - 1;
+}
+
+/* ARCH_MODEL with the reset above. */
+static const struct sim_model sapphirerapids = {
+    .name = "sapphirerapids",
+    .doc = "SDM Vol. 3B 20.2.5 (arch perfmon v5), 18.1.2 (architectural LBRs); Linux "
+	   "intel/core.c intel_pmu_init INTEL_SAPPHIRERAPIDS_X (8 GP + 4 fixed, topdown, "
+	   "adaptive PEBS); facts §4, §8, §9",
+    .driver = PMU_DRV_INTEL_ARCH,
+    .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | SIM_F(SF_REFCYC_CORE) |
+	      SIM_F(SF_FULL_WIDTH_NO_GP) | ARCH_TD_FAULTS | SIM_LBR_FAULTS | SIM_PEBS_FAULTS |
+	      SIM_BTS_FAULTS,
+    .fault_na = {NA_ARCH_MEMORY, NA_ARCH_FAST, SIM_NA_FAMILY_REGS, NA_SPR_NO_TSX,
+		 SIM_NA_IBS(SIM_NA_IBS_AMD)},
+    .reset = spr_reset,
+    .rdmsr = arch_sim_rdmsr,
+    .wrmsr = arch_sim_wrmsr,
+    .rdpmc = arch_sim_rdpmc,
+    .rate = arch_sim_rate,
+    .overflow = arch_sim_overflow,
+    .lvt_automask = true,
+    .pending = arch_sim_pending,
+    .retired = arch_td_retired,
+    .si = &si_sapphirerapids,
+    .smp = &sim_smp_spr,
+};
+SIM_MODEL(sapphirerapids);
 
 static const struct sim_model arrowlake = {
     .name = "arrowlake",
@@ -267,6 +328,41 @@ static const struct arch_cfg cfgs[] = {
 	.rtm = true,
 	.ua = &arch_ua_skylake,
 	.l2_rqsts = true,
+    },
+    {
+	/* Sapphire Rapids (family 6 model 0x8F, Linux intel-family.h
+	 * INTEL_SAPPHIRERAPIDS_X; stepping 8, CPUID 806F8h, ours), Golden
+	 * Cove cores: perfmon v5, 8 GP and 4 fixed counters of 48 bits, the
+	 * fourth TOPDOWN.SLOTS, 6 a cycle (Golden Cove's Pipeline_Width,
+	 * pmu-tools adl_glc_ratios.py), PERF_METRICS with the level-2 fields
+	 * (intel_pmu_init INTEL_SAPPHIRERAPIDS_X: intel_pmu_init_glc;
+	 * topdown.txt "Extension on Sapphire Rapids Server"). CPUID leaf 20H
+	 * the highest (ours). PERF_CAPABILITIES 0xF4FF: LBR format 0x3F
+	 * (architectural LBRs, SDM Vol. 3B 18.1.2), PEBS trap, arch regs,
+	 * format 4 and baseline (adaptive PEBS), SMM freeze,
+	 * full-width write, PERF_METRICS, as Linux reports the part:
+	 * "Architectural LBR, PEBS fmt4+-baseline, AnyThread deprecated,
+	 * Sapphire Rapids events, 32-deep LBR, full-width counters". The LBRs,
+	 * BTS and PEBS are sim_smp_spr's (CPUID.(7,0):EDX[19] and leaf 1CH
+	 * added by sim_smp.c). CPUID.1 ECX as Arrow Lake's, the microcode
+	 * revision ours. */
+	.m = &sapphirerapids,
+	.version = 5,
+	.n_gp = 8,
+	.gp_width = 48,
+	.n_fixed = 4,
+	.fixed_width = 48,
+	.max_leaf = 0x20,
+	.leaf1_ecx = 0x7ffafbbfu & ~CPUID1_ECX_PDCM & ~CPUID1_ECX_X2APIC & ~(1u << 31),
+	.leaf1_edx = 0xbfebfbffu,
+	.family = 6,
+	.model = 0x8f,
+	.stepping = 8,
+	.brand = "Simulated Intel Xeon Platinum 8480+ (Sapphire Rapids, perfmon v5)",
+	.perf_caps = 0xf4ff,
+	.td_width = 6,
+	.ucode = 0x2b000590,
+	.x2apic = true,
     },
     {
 	/* Arrow Lake P-core (family 6 model 0xC6) with 10 GP counters as

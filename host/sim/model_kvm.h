@@ -51,6 +51,11 @@ int kvm_zen_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v);
 int kvm_zen_rdpmc(struct sim_cpu *s, uint32_t ecx, uint64_t *v);
 extern const struct sim_silicon kvm_si_zen4;
 
+/* sapphirerapids-kvm's (model_kvm_spr.c): bits set in the guest's
+ * GLOBAL_STATUS where its perfmon v2 has no STATUS_SET (the PEBS buffer's
+ * bit 62), for sim_smp_cfg.status_set. */
+void kvm_spr_status_set(struct sim_cpu *s, uint64_t bits);
+
 /* Whether KVM lets counter i of a Skylake guest count under the VM's PMU
  * event filter (model_kvm_policy.c; always, for a VM without one). */
 bool kvm_skl_allowed(struct sim_cpu *s, unsigned i);

@@ -2,6 +2,7 @@
  * sources of its numbers. A model not here has none the simulator models:
  * its CPUID and MSRs enumerate none, and every sampling check SKIPs. */
 #include "sim.h"
+#include "model_kvm.h"
 #include "../../pmu/msr.h"
 
 /* Skylake client (i7-6700): legacy LBRs, 32 entries at 680H/6C0H with
@@ -62,21 +63,21 @@ const struct sim_smp_cfg sim_smp_spr = {
     .bts = true,
     .pebs_fmt = 4,
     .pebs_adaptive = true,
-    .pebs_ctrs = 0xfull | (0xfull << 32),
+    .pebs_ctrs = 0xffull | (0xfull << 32),
     .pebs_assist = 200,
 };
 
 /* A KVM guest on Sapphire Rapids: guest PEBS, adaptive, on the GP and
  * fixed counters (Linux 5.16, kvm/vmx/pmu_intel.c intel_pmu_refresh with
- * PERF_CAP_PEBS_BASELINE); no architectural LBRs (KVM's cpuid.c does not
+ * PERF_CAP_PEBS_BASELINE; its three fixed counters); no architectural LBRs (KVM's cpuid.c does not
  * advertise ARCH_LBR: ours, from the kernels this models) and no BTS. */
 const struct sim_smp_cfg sim_smp_spr_kvm = {
     .status_msr = MSR_PERF_GLOBAL_STATUS,
-    .status_set_msr = MSR_PERF_GLOBAL_STATUS_SET,
+    .status_set = kvm_spr_status_set, /* a v2 guest: no STATUS_SET of its own */
     .status_clr_msr = MSR_PERF_GLOBAL_OVF_CTRL,
     .pebs_fmt = 4,
     .pebs_adaptive = true,
-    .pebs_ctrs = 0xfull | (0xfull << 32),
+    .pebs_ctrs = 0xffull | (0x7ull << 32),
     .pebs_assist = 200,
 };
 

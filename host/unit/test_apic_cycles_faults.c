@@ -97,7 +97,7 @@ static void cycles_slow_caught(void **st)
 {
 	(void)st;
 	static const char *const w[] = {"cycles", 0};
-	assert_int_equal(caught(SF_CYCLES_SLOW, "count.cycles", w), 15);
+	assert_int_equal(caught(SF_CYCLES_SLOW, "count.cycles", w), 17);
 	assert_non_null(strstr(on("zen4", SF_CYCLES_SLOW, 1, "count.cycles")->msg, "APERF"));
 	assert_non_null(strstr(on("knc", SF_CYCLES_SLOW, 1, "count.cycles")->msg, "the TSC's"));
 	assert_non_null(strstr(on("pentium4", SF_CYCLES_SLOW, 1, "count.cycles")->msg,
@@ -112,7 +112,7 @@ static void cycles_ref_caught(void **st)
 {
 	(void)st;
 	static const char *const w[] = {"cycles", 0};
-	assert_int_equal(caught(SF_CYCLES_REF, "count.cycles", w), 5);
+	assert_int_equal(caught(SF_CYCLES_REF, "count.cycles", w), 7);
 	assert_non_null(strstr(on("core2", SF_CYCLES_REF, 1, "count.cycles")->msg, "(0.92 x)"));
 	assert_non_null(
 	    strstr(on("skylake-kvm", SF_CYCLES_REF, 1, "count.cycles")->msg, "at least 1000000"));

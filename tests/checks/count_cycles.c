@@ -73,6 +73,7 @@ static const struct floor_rule floors[] = {
     {VENDOR_INTEL, 6, 0x5e, 0x5e, 0, true, "Skylake: DEC latency 1"},
     {VENDOR_INTEL, 6, 0x8e, 0x8e, 0, true, "Skylake: DEC latency 1"},
     {VENDOR_INTEL, 6, 0x9e, 0x9e, 0, true, "Skylake: DEC latency 1"},
+    {VENDOR_INTEL, 6, 0x8f, 0x8f, 0, true, "Golden Cove (Sapphire Rapids): DEC latency 1"},
     {VENDOR_INTEL, 6, 0xa5, 0xa6, 0, true, "Skylake: DEC latency 1"},
     {VENDOR_INTEL, 0xf, 0x00, 0xff, 3, false, "NetBurst: 3 uops retire a clock"},
     {VENDOR_AMD, 6, 0x00, 0xff, 3, true, "K7: 3 macro-ops retire a clock, DEC latency 1"},
