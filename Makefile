@@ -237,7 +237,8 @@ FUZZ_CFLAGS := -std=c11 -O1 -g -DPMH_HOST -MMD -MP -Wall -Wextra -Wno-missing-fi
                $(FUZZ_SAN) -fsanitize=fuzzer-no-link
 FUZZ_SECONDS ?= 30
 FUZZ_BIN    := $(patsubst host/fuzz/fuzz_%.c,$(FUZZB)/%,$(wildcard host/fuzz/fuzz_*.c))
-FUZZ_OBJ    := $(patsubst %.c,$(FUZZB)/obj/%.o,$(SHARED_SRC) $(SIM_SRC))
+FUZZ_OBJ    := $(patsubst %.c,$(FUZZB)/obj/%.o,$(SHARED_SRC) $(SIM_SRC)) \
+               $(patsubst %.S,$(FUZZB)/obj/%.o,$(HOST_ASM))
 
 .PHONY: fuzz fuzz-build
 $(FUZZB)/obj/host/fuzz/%.o: host/fuzz/%.c
@@ -246,6 +247,9 @@ $(FUZZB)/obj/host/fuzz/%.o: host/fuzz/%.c
 $(FUZZB)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -ffreestanding -c $< -o $@
+$(FUZZB)/obj/events/sample.o: events/sample.S
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -c $< -o $@
 $(FUZZB)/libpmh.a: $(FUZZ_OBJ)
 	@rm -f $@
 	ar rcs $@ $^

@@ -83,3 +83,6 @@ pmh_smp_fn2:
 pmh_smp_b6:
 	ret
 pmh_smp_end:
+
+/* no executable stack asked for (the host build links this file) */
+	.section .note.GNU-stack, "", @progbits
