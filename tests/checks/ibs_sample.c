@@ -32,7 +32,7 @@
 #define VEC_IBS	    VEC_SPURIOUS_TEST /* the extended LVT entry's vector */
 #define PERIOD	    2048u	      /* ops (and fetches) between samples */
 #define ITERS	    3072u	      /* kernel iterations: about 29 op periods */
-#define SAMPLES_MAX 128u	      /* samples kept for judging */
+#define SAMPLES_MAX 64u 	      /* samples kept for judging */
 #define IRQ_MAX	    512u	      /* interrupts in one run: a storm */
 #define DRAIN_US    1000u	      /* for an interrupt still in flight */
 #define FETCH_MIN   2u

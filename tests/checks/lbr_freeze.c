@@ -24,52 +24,68 @@
 #include "../measure.h"
 #include "../../apic/apic.h"
 #include "../../pmu/msr.h"
-#include "../../lib/fmt.h"
 
 #define FZ_ITERS   96
 #define FZ_AT	   400
 #define FZ_TRAMP   4
 #define FZ_SKID_BR 125
-#define FZ_MAX	   1024 /* the kernel's taken branches in FZ_ITERS: about 720 */
-
-/* The kernel's taken branches, oldest first, with the instructions and
- * branches retired up to each (from its walk). */
-static struct fz_br {
-	uint64_t from, to, insn, br;
-} brs[FZ_MAX];
-static struct {
+/* The kernel's walk matched against the frozen records as it goes: the
+ * last LBR_REC_MAX taken branches in a ring, and at each the records
+ * compared with the ring's newest (no table of the whole walk: the image
+ * keeps its zero-filled buffers small). */
+struct fz_br {
+	uint64_t from, to, insn;
+};
+struct fz_walk {
+	const struct lbr_rec *r;
 	unsigned n;
-	uint64_t insn, br, br_at_ovf;
-} walk;
+	struct fz_br ring[LBR_REC_MAX];
+	uint64_t taken, insn, br, br_at_ovf;
+	bool bounded;	  /* only where the overflow says it may be */
+	uint64_t found;	  /* the instruction of the youngest record's match; 0 none */
+	uint64_t found_br; /* the branches retired by then */
+};
+
+static bool ring_matches(const struct fz_walk *w)
+{
+	for (unsigned i = 0; i < w->n; i++) {
+		const struct fz_br *b = &w->ring[(w->taken - 1 - i) % LBR_REC_MAX];
+		if (w->r[i].from != b->from || w->r[i].to != b->to)
+			return false;
+	}
+	return true;
+}
 
 static void take(void *ctx, const struct smp_step *st)
 {
-	(void)ctx;
-	walk.insn++;
-	walk.br += st->kind != SMP_NONE;
-	if (walk.insn == FZ_AT)
-		walk.br_at_ovf = walk.br;
-	if (st->kind == SMP_NONE || !st->taken || walk.n == FZ_MAX)
+	struct fz_walk *w = ctx;
+
+	w->insn++;
+	w->br += st->kind != SMP_NONE;
+	if (w->insn == FZ_AT)
+		w->br_at_ovf = w->br;
+	if (st->kind == SMP_NONE || !st->taken)
 		return;
-	brs[walk.n++] = (struct fz_br){st->ip, st->next, walk.insn, walk.br};
+	w->ring[w->taken++ % LBR_REC_MAX] = (struct fz_br){st->ip, st->next, w->insn};
+	if (w->taken < w->n || !ring_matches(w))
+		return;
+	bool early = w->insn + FZ_TRAMP < FZ_AT;
+	bool late = w->br_at_ovf && w->br > w->br_at_ovf + FZ_SKID_BR;
+	if (!w->bounded || (!early && !late)) {
+		w->found = w->insn;
+		w->found_br = w->br;
+	}
 }
 
-/* Whether the records r[0..n), youngest first, are brs[y], brs[y-1], ...
- * for a y whose place agrees with the overflow. */
-static bool aligned(const struct lbr_rec *r, unsigned n, unsigned *youngest)
+/* Where the records r[0..n), youngest first, are a run of the kernel's
+ * taken branches (the youngest's instruction, 0 where none); bounded: only
+ * a run that ends where the overflow says. */
+static uint64_t aligned(const struct lbr_rec *r, unsigned n, bool bounded)
 {
-	for (unsigned y = walk.n; y-- > n - 1;) {
-		unsigned i = 0;
-		while (i < n && r[i].from == brs[y - i].from && r[i].to == brs[y - i].to)
-			i++;
-		bool early = brs[y].insn + FZ_TRAMP < FZ_AT;
-		bool late = brs[y].br > walk.br_at_ovf + FZ_SKID_BR;
-		if (i == n && !early && !late) {
-			*youngest = y;
-			return true;
-		}
-	}
-	return false;
+	struct fz_walk w = {.r = r, .n = n, .bounded = bounded};
+
+	(void)smp_walk(FZ_ITERS, take, &w);
+	return w.found;
 }
 
 /* The window: counter k armed, LBRs on with the freeze; what the freeze
@@ -96,28 +112,9 @@ static bool window(struct check_ctx *c, const struct lbr_fw *fw, unsigned k, uin
 	return e == HW_OK && m_ack(c, bit);
 }
 
-/* Where the records would align without the bounds: for the message. */
-static const char *where(const struct lbr_rec *r, unsigned n)
-{
-	static char buf[64];
-	for (unsigned y = walk.n; y-- > n - 1;) {
-		unsigned i = 0;
-		while (i < n && r[i].from == brs[y - i].from && r[i].to == brs[y - i].to)
-			i++;
-		if (i == n) {
-			pmh_fmt(buf, sizeof(buf), "at the kernel's instruction %llu",
-				(unsigned long long)brs[y].insn);
-			return buf;
-		}
-	}
-	return "the kernel never took in that order";
-}
-
 static void judge(struct check_ctx *c, uint64_t st, const struct lbr_rec *r, unsigned n)
 {
 	const struct pmu_lbr *l = &pmu_sampling(c->pmu)->lbr;
-	unsigned y = 0;
-
 	if (l->status_frz && !(st & GLOBAL_STATUS_LBR_FRZ))
 		check_fail(c, "LBR_FRZ (GLOBAL_STATUS bit 58) clear after the PMI request "
 			      "(0x%llx): the LBRs were not frozen",
@@ -133,15 +130,18 @@ static void judge(struct check_ctx *c, uint64_t st, const struct lbr_rec *r, uns
 				   i, FZ_AT, i ? "late" : "never");
 			return;
 		}
-	if (!aligned(r, n, &y))
+	uint64_t at = aligned(r, n, true);
+	if (!at) {
+		uint64_t any = aligned(r, n, false);
 		check_fail(c, "the frozen LBRs are not the kernel's branches that ran up to its "
-			      "overflow at instruction %u (youngest FROM 0x%llx TO 0x%llx, a "
-			      "branch %s)",
+			      "overflow at instruction %u (youngest FROM 0x%llx TO 0x%llx, %s%llu)",
 			   FZ_AT, (unsigned long long)r[0].from, (unsigned long long)r[0].to,
-			   where(r, n));
-	else
-		check_note(c, "frozen at the kernel's taken branch %u, instruction %llu", y,
-			   (unsigned long long)brs[y].insn);
+			   any ? "a run of the kernel's ending at its instruction "
+			       : "no run of the kernel's branches: ",
+			   (unsigned long long)any);
+	} else {
+		check_note(c, "frozen at the kernel's instruction %llu", (unsigned long long)at);
+	}
 }
 
 static void run(struct check_ctx *c)
@@ -160,9 +160,6 @@ static void run(struct check_ctx *c)
 					  : "no LBR freeze on PMI (perfmon v1)");
 		return;
 	}
-	walk.n = 0;
-	walk.insn = walk.br = walk.br_at_ovf = 0;
-	(void)smp_walk(FZ_ITERS, take, 0);
 	uint32_t lvt = apic_lvt_pc_read();
 	apic_lvt_pc_write(lvt | LVT_MASKED);
 	bool ok = lbr_save(c, &fw) && window(c, &fw, (unsigned)k, &st, r, &n);
