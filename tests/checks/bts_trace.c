@@ -1,2 +1,324 @@
-/* bts_trace: placeholder, being written. */
-#include "../suite.h"
+/* bts.trace: the branch trace store records every taken branch, in order
+ * (Intel SDM Vol. 3B 18.4.8 "Branch Trace Store (BTS)", 18.6.3.4 "Debug
+ * Store (DS) Mechanism"): with IA32_DEBUGCTL.TR and .BTS set each taken
+ * branch stores a record {from, to, flags} of 24 bytes (64-bit layout,
+ * DTES64) at the BTS index. The sampling kernel (events/sample.S) runs at
+ * CPL 0 with interrupts off, twice:
+ *  - trace: TR and BTS, a circular buffer (BTINT clear) of BTS_RECS
+ *    records, more than the window takes. From the first record whose
+ *    `from` is inside the kernel to its final RET, the records must be
+ *    exactly the taken branches of the kernel's walk (events/sample.h),
+ *    `from` and `to` (the RET's `to` is the caller: any), in order; the
+ *    harness's branches before and after (outside the kernel) are left
+ *    out, and no record after the RET comes from inside the kernel;
+ *  - interrupt: TR, BTS and BTINT, a buffer of BTS_INT_RECS records whose
+ *    interrupt threshold is its absolute maximum: the kernel's branches fill
+ *    it, the records stop there (the index at the absolute maximum, not
+ *    back at the base: BTINT makes the buffer linear) and exactly one PMI
+ *    comes (Linux intel_bts_interrupt; no GLOBAL_STATUS bit is judged).
+ *    The records up to there agree with the walk too.
+ * The flags' predicted bit (4) is not judged. Exact: no tolerance but the
+ * harness's own branches outside the kernel. The DS area and DEBUGCTL go
+ * back to the firmware's values. The 64-bit DS layout (DTES64, IA-32e
+ * mode) only. */
+#include "pmi_common.h"
+#include "../../events/sample.h"
+#include "../../lib/fmt.h"
+#include "../../lib/str.h"
+
+#define BTS_ITERS     12  /* about 90 taken branches */
+#define BTS_RECS      160 /* the trace window's buffer: 3.75 KiB */
+#define BTS_INT_RECS  48  /* the interrupt window's: full before the kernel ends */
+#define BTS_EXPECT    (BTS_ITERS * 8 + 4)
+#define PMI_STORM     16 /* PMIs after which the handler leaves LVTPC masked */
+#define BTS_TRIES     3	 /* trace windows while an SMI lands in each */
+#define BTS_REC_BYTES 24
+#define BTS_ON	      (DEBUGCTL_TR | DEBUGCTL_BTS)
+
+/* The DS save area (SDM Vol. 3B 18.6.3.4, 64-bit; Linux struct debug_store). */
+struct ds_save {
+	uint64_t base, index, max, threshold;
+	uint64_t pebs[4];
+	uint64_t reset[8 + 4];
+};
+struct bts_rec {
+	uint64_t from, to, flags;
+};
+struct br {
+	uint64_t from, to;
+};
+static struct ds_save ds __attribute__((aligned(64)));
+static struct bts_rec recs[BTS_RECS] __attribute__((aligned(64)));
+static struct br expect[BTS_EXPECT];
+
+/* What a window left: its records in the order they were written
+ * (rec(k)), the walk's taken branches. */
+struct trace {
+	unsigned n, ne, first, cap; /* records; the walk's; the oldest's slot; slots */
+	uint64_t index;
+	bool wrapped, smi;
+	uint64_t pmis;
+};
+static struct trace tr;
+
+static const struct bts_rec *rec(unsigned k)
+{
+	return &recs[(tr.first + k) % tr.cap];
+}
+
+/* The check's PMI handler: counted, everything in GLOBAL_STATUS acked,
+ * LVTPC unmasked, EOI. */
+static struct {
+	struct pmu *p;
+	uint32_t lvt;
+	bool nmi;
+	volatile uint64_t pmis;
+} h;
+
+static void handler(struct int_frame *f)
+{
+	uint64_t st = 0;
+
+	(void)f;
+	h.pmis++;
+	if (hw_rdmsr(h.p->global_status_msr, &st) == HW_OK && st) {
+		int e = hw_wrmsr(h.p->global_ovf_msr, st); /* nothing here is judged */
+		(void)e;
+	}
+	if (h.pmis < PMI_STORM) /* a status that will not clear: LVTPC stays masked */
+		apic_lvt_pc_write(h.lvt);
+	if (!h.nmi)
+		apic_eoi();
+}
+
+static bool pmis_reach(const void *arg)
+{
+	return h.pmis >= *(const uint64_t *)arg;
+}
+
+static void wait_pmis(uint64_t want)
+{
+	struct pmi_window w;
+	uint64_t more = want + 1;
+
+	pmi_window_open(&w);
+	if (want)
+		apic_wait_us(pmis_reach, &want, PMI_WAIT_US);
+	apic_wait_us(pmis_reach, &more, PMI_QUIET_US);
+	pmi_window_close(&w);
+}
+
+static void on_step(void *ctx, const struct smp_step *st)
+{
+	unsigned *n = ctx;
+
+	if (st->kind != SMP_NONE && st->taken && *n < BTS_EXPECT)
+		expect[(*n)++] = (struct br){st->ip, st->next};
+}
+
+static bool in_kernel(uint64_t ip)
+{
+	uint64_t lo, hi;
+
+	smp_bounds(&lo, &hi);
+	return ip >= lo && ip < hi;
+}
+
+/* The records as the index left them: oldest first, the circular buffer
+ * unrolled where it wrapped (the slot at the index was written). */
+static void collect(unsigned cap)
+{
+	uint64_t base = (uint64_t)(uintptr_t)recs;
+	unsigned at = ds.index >= base ? (unsigned)((ds.index - base) / BTS_REC_BYTES) : 0;
+
+	tr.index = ds.index;
+	tr.cap = cap;
+	if (at > cap)
+		at = cap;
+	tr.wrapped = at < cap && (recs[at].from || recs[at].to || recs[at].flags);
+	tr.first = tr.wrapped ? at : 0;
+	tr.n = tr.wrapped ? cap : at;
+}
+
+/* One window of the kernel with DEBUGCTL = dbg over a buffer of cap
+ * records, threshold at its end. False when an op failed (FAILed). */
+static bool window(struct check_ctx *c, unsigned cap, uint64_t dbg)
+{
+	uint64_t smi0 = 0, smi1 = 0;
+	bool smi = m_smi_count(c, &smi0), irq = hw_irq_enabled();
+
+	pmh_memset(&ds, 0, sizeof(ds));
+	pmh_memset(recs, 0, sizeof(recs));
+	ds.base = ds.index = (uint64_t)(uintptr_t)recs;
+	ds.max = ds.threshold = ds.base + (uint64_t)cap * BTS_REC_BYTES;
+	h.pmis = 0;
+	if (!m_wrmsr(c, MSR_IA32_DS_AREA, (uint64_t)(uintptr_t)&ds))
+		return false;
+	hw_irq_disable();
+	int on = hw_wrmsr(MSR_DEBUGCTL, dbg);
+	hw_run_workload(&wl_sample, BTS_ITERS);
+	int off = hw_wrmsr(MSR_DEBUGCTL, 0);
+	if (dbg & DEBUGCTL_BTINT)
+		wait_pmis(ds.index >= ds.threshold ? 1 : 0);
+	if (irq)
+		hw_irq_enable();
+	collect(cap);
+	tr.pmis = h.pmis;
+	tr.smi = smi && m_smi_count(c, &smi1) && smi1 != smi0;
+	if (on != HW_OK || off != HW_OK)
+		check_fail(c, "BTS: writing DEBUGCTL (1D9H) 0x%llx raised %s",
+			   (unsigned long long)(on != HW_OK ? dbg : 0),
+			   hw_err_name(on != HW_OK ? on : off));
+	return on == HW_OK && off == HW_OK;
+}
+
+/* No record after the kernel's final RET (record k on) from inside it. */
+static bool none_after(struct check_ctx *c, const char *what, unsigned k)
+{
+	for (; k < tr.n; k++)
+		if (in_kernel(rec(k)->from)) {
+			check_fail(
+			    c,
+			    "BTS %s: record %u, a branch from 0x%llx inside the kernel, after "
+			    "its final RET",
+			    what, k, (unsigned long long)rec(k)->from);
+			return false;
+		}
+	return true;
+}
+
+/* The records from the first inside the kernel against the walk's taken
+ * branches; whole: up to its final RET and nothing of the kernel after,
+ * else as far as the records go. */
+static bool agree(struct check_ctx *c, const char *what, bool whole)
+{
+	unsigned k0 = 0, i = 0;
+
+	while (k0 < tr.n && !in_kernel(rec(k0)->from))
+		k0++;
+	for (; i < tr.ne && k0 + i < tr.n; i++) {
+		const struct bts_rec *r = rec(k0 + i);
+		if (r->from != expect[i].from || (i + 1 < tr.ne && r->to != expect[i].to))
+			break;
+	}
+	if (i == tr.ne)
+		return !whole || none_after(c, what, k0 + i);
+	if (k0 + i == tr.n) {
+		if (!whole)
+			return true;
+		check_fail(c, "BTS %s: %u of the kernel's %u taken branches recorded, the %s", what,
+			   i, tr.ne, tr.n ? "trace ends there" : "buffer holds no record");
+		return false;
+	}
+	check_fail(c,
+		   "BTS %s: record %u from 0x%llx to 0x%llx where the kernel's taken branch %u "
+		   "is from 0x%llx to 0x%llx%s",
+		   what, k0 + i, (unsigned long long)rec(k0 + i)->from,
+		   (unsigned long long)rec(k0 + i)->to, i, (unsigned long long)expect[i].from,
+		   (unsigned long long)expect[i].to,
+		   tr.wrapped ? " (the circular buffer wrapped)" : "");
+	return false;
+}
+
+/* The interrupt window: records stopped at the absolute maximum, one PMI. */
+static void judge_int(struct check_ctx *c)
+{
+	bool full = tr.index == ds.max;
+
+	if (!full)
+		check_fail(c,
+			   "BTS with BTINT: index 0x%llx after %u records, expected the absolute "
+			   "maximum 0x%llx (records stop there; base 0x%llx)",
+			   (unsigned long long)tr.index, tr.n, (unsigned long long)ds.max,
+			   (unsigned long long)ds.base);
+	else if (!tr.pmis)
+		check_fail(
+		    c,
+		    "BTS interrupt threshold reached (record %u, BTINT set): no PMI in %u ms "
+		    "(the DS buffer's threshold PMI lost)",
+		    BTS_INT_RECS, PMI_WAIT_US / 1000);
+	else if (tr.pmis != 1)
+		check_fail(c, "BTS interrupt threshold: %llu PMIs, expected 1%s",
+			   (unsigned long long)tr.pmis,
+			   tr.pmis >= PMI_STORM ? " (a PMI storm: the status will not clear)" : "");
+	(void)agree(c, "with BTINT", false);
+}
+
+/* Both windows; DEBUGCTL and the DS area back to fw's values after. False
+ * when an op failed (FAILed). */
+static bool windows(struct check_ctx *c, const char *no_pmi, unsigned *kernel, unsigned *outside)
+{
+	bool ok = true;
+
+	for (unsigned t = 0; t < BTS_TRIES; t++)
+		if (!(ok = window(c, BTS_RECS, BTS_ON)) || !tr.smi)
+			break;
+	if (!ok || !agree(c, "trace", true))
+		return ok;
+	*kernel = tr.ne;
+	*outside = tr.n - tr.ne;
+	if (no_pmi)
+		return true;
+	h.p = c->pmu;
+	h.nmi = c->opt->pmi == PMI_NMI;
+	if (!pmi_begin(c))
+		return false;
+	h.lvt = apic_lvt_pc_read(); /* armed, unmasked */
+	isr_set_handler(h.nmi ? VEC_NMI : VEC_PMI, handler);
+	ok = window(c, BTS_INT_RECS, BTS_ON | DEBUGCTL_BTINT);
+	pmi_end(c);
+	if (ok)
+		judge_int(c);
+	return ok;
+}
+
+/* Why this build or CPU cannot run the check, or NULL. */
+static const char *cannot(const struct pmu_ds *d)
+{
+	static char why[112];
+
+	if (!d->bts) {
+		pmh_fmt(why, sizeof(why), "no BTS: %s", d->why_bts);
+		return why;
+	}
+#ifdef __i386__
+	return "the 32-bit build runs outside IA-32e mode: the DS area's 32-bit layout (SDM Vol. "
+	       "3B 18.6.3.4) is not read here";
+#else
+	return d->ds64 ? 0 : "no DTES64 (CPUID.1:ECX[2]): the 64-bit DS save area is not there";
+#endif
+}
+
+static void run(struct check_ctx *c)
+{
+	const char *why = cannot(&pmu_sampling(c->pmu)->ds);
+	const char *no_pmi = apic_lvt_pc_unusable(c->apic);
+	uint64_t area = 0, dbg = 0;
+	unsigned kernel = 0, outside = 0;
+
+	if (why) {
+		check_skip(c, "%s", why);
+		return;
+	}
+	tr.ne = 0;
+	smp_walk(BTS_ITERS, on_step, &tr.ne);
+	if (!m_rdmsr(c, MSR_IA32_DS_AREA, &area) || !m_rdmsr(c, MSR_DEBUGCTL, &dbg))
+		return;
+	bool ok = windows(c, no_pmi, &kernel, &outside);
+	bool back = m_wrmsr(c, MSR_DEBUGCTL, dbg) && m_wrmsr(c, MSR_IA32_DS_AREA, area);
+	if (!ok || !back || c->v == V_FAIL)
+		return;
+	c->fig.tolerance = "exact; the harness's branches outside the kernel left out";
+	check_pass(c,
+		   "BTS: the kernel's %u taken branches in order, from and to exact (%u of the "
+		   "harness's around them); %s%s",
+		   kernel, outside,
+		   no_pmi ? "BTINT not measured: "
+			  : "BTINT: records stop at the absolute maximum, "
+			    "1 PMI at the threshold",
+		   no_pmi ? no_pmi : "");
+}
+
+PMH_CHECK(bts_trace, .id = "bts.trace",
+	  .summary = "BTS records every taken branch in order; BTINT's threshold PMI", .order = 141,
+	  .needs_pmu = true, .run = run);
