@@ -39,8 +39,7 @@ struct smp_step {
 
 /* Calls f for each instruction one call of the kernel with `iterations`
  * retires, in order; returns how many. */
-uint64_t smp_walk(uint64_t iterations, void (*f)(void *ctx, const struct smp_step *st),
-		  void *ctx);
+uint64_t smp_walk(uint64_t iterations, void (*f)(void *ctx, const struct smp_step *st), void *ctx);
 /* Whether ip is the address of one of the kernel's instructions. */
 bool smp_is_insn(uint64_t ip);
 /* [lo, hi): the kernel's code. */

@@ -6,17 +6,17 @@
 
 /* Every label of sample.S; as char arrays, their addresses are the code's. */
 #define L(n) extern const char pmh_smp_##n[];
-L(p1) L(p2) L(b0) L(b1) L(u1) L(t1) L(b2) L(x0) L(x1) L(x2) L(x3) L(x4) L(x5) L(x6)
-L(x7) L(x8) L(tst) L(b4) L(nop) L(t4) L(b5) L(b7) L(u7) L(t7) L(sub) L(b8) L(exit) L(fn) L(b3)
-L(fn2) L(b6) L(end)
+L(p1)
+L(p2) L(b0) L(b1) L(u1) L(t1) L(b2) L(x0) L(x1) L(x2) L(x3) L(x4) L(x5) L(x6) L(x7) L(x8) L(tst)
+    L(b4) L(nop) L(t4) L(b5) L(b7) L(u7) L(t7) L(sub) L(b8) L(exit) L(fn) L(b3) L(fn2) L(b6) L(end)
 #ifdef __i386__
-L(p3) L(p4) L(p5) L(e0) L(e1)
+	L(p3) L(p4) L(p5) L(e0) L(e1)
 #endif
 #undef L
 
-void pmh_smp_kernel(uint64_t n, struct wl_args *a);
+	    void pmh_smp_kernel(uint64_t n, struct wl_args *a);
 
-#define A(n)	  ((uint64_t)(uintptr_t)pmh_smp_##n)
+#define A(n)		    ((uint64_t)(uintptr_t)pmh_smp_##n)
 #define pmh_smp_kernel_addr ((uint64_t)(uintptr_t)pmh_smp_kernel)
 
 /* The prologue up to the jump into the loop's test, and the epilogue
@@ -78,8 +78,7 @@ static void body(struct walk *w, uint32_t *state)
 	emit(w, A(b7), A(t7), SMP_JMP_IND, true);
 }
 
-uint64_t smp_walk(uint64_t iterations, void (*f)(void *ctx, const struct smp_step *st),
-		  void *ctx)
+uint64_t smp_walk(uint64_t iterations, void (*f)(void *ctx, const struct smp_step *st), void *ctx)
 {
 	const uint64_t pro[] = {PROLOGUE};
 	const uint64_t epi[] = {EPILOGUE 0};
@@ -103,9 +102,10 @@ uint64_t smp_walk(uint64_t iterations, void (*f)(void *ctx, const struct smp_ste
 
 bool smp_is_insn(uint64_t ip)
 {
-	const uint64_t all[] = {PROLOGUE, A(b0),  A(b1),  A(b2), A(x0), A(x1), A(x2),  A(x3),
-				A(x4),	  A(x5),  A(x6),  A(x7), A(x8), A(tst), A(b4), A(nop),
-				A(b5),	  A(b7),  A(sub), A(b8), EPILOGUE A(exit), A(b3), A(b6)};
+	const uint64_t all[] = {PROLOGUE, A(b0),  A(b1), A(b2), A(x0),	A(x1), A(x2),
+				A(x3),	  A(x4),  A(x5), A(x6), A(x7),	A(x8), A(tst),
+				A(b4),	  A(nop), A(b5), A(b7), A(sub), A(b8), EPILOGUE A(exit),
+				A(b3),	  A(b6)};
 	for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (all[i] == ip)
 			return true;
@@ -126,8 +126,8 @@ uint64_t smp_exit_ip(void)
 const char *smp_kind_name(unsigned k)
 {
 	static const char *const names[SMP_KINDS] = {
-	    [SMP_NONE] = "none",	 [SMP_JCC] = "jcc",	      [SMP_JMP] = "jmp",
-	    [SMP_JMP_IND] = "jmp-ind", [SMP_CALL] = "call",	      [SMP_CALL_IND] = "call-ind",
+	    [SMP_NONE] = "none",       [SMP_JCC] = "jcc",   [SMP_JMP] = "jmp",
+	    [SMP_JMP_IND] = "jmp-ind", [SMP_CALL] = "call", [SMP_CALL_IND] = "call-ind",
 	    [SMP_RET] = "ret",
 	};
 	return k < SMP_KINDS ? names[k] : "?";

@@ -116,7 +116,8 @@ static void legacy_lbr(const struct pmu *p, struct pmu_lbr *l)
 	const struct cpu_info *ci = p->cpu;
 	uint64_t caps = 0;
 
-	if ((ci->ids.leaf1.ecx & CPUID_1_ECX_PDCM) && hw_rdmsr(MSR_PERF_CAPABILITIES, &caps) != HW_OK)
+	if ((ci->ids.leaf1.ecx & CPUID_1_ECX_PDCM) &&
+	    hw_rdmsr(MSR_PERF_CAPABILITIES, &caps) != HW_OK)
 		caps = 0;
 	l->format = (uint8_t)(caps & PERF_CAP_LBR_FMT);
 	if (ci->hypervisor && !l->format) {

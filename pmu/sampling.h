@@ -27,18 +27,18 @@ struct pmu_lbr {
 	bool mispred;	/* the records carry a mispredicted flag */
 	bool filter;	/* branch-type filtering (LBR_SELECT, arch CPUID 1CH EBX[1]) */
 	bool cpl_filter;
-	bool freeze;	/* DEBUGCTL.FREEZE_LBRS_ON_PMI (perfmon v2+, AMD 8000_0022h EAX[2]) */
+	bool freeze;	 /* DEBUGCTL.FREEZE_LBRS_ON_PMI (perfmon v2+, AMD 8000_0022h EAX[2]) */
 	bool status_frz; /* the freeze sets GLOBAL_STATUS.LBR_FRZ (v4+, AMD) */
 	uint32_t from, to, info_msr, tos, select; /* MSRs (arch: entry 0's) */
-	char why[96];	/* where kind is NONE: why */
+	char why[96];				  /* where kind is NONE: why */
 };
 
 struct pmu_ds {
-	bool ds;	 /* CPUID.1:EDX[21] DS and MISC_ENABLE allow one of them */
-	bool bts;	 /* MISC_ENABLE[11] clear */
-	bool pebs;	 /* MISC_ENABLE[12] clear and a PEBS format */
-	uint8_t pebs_fmt; /* PERF_CAPABILITIES[11:8] */
-	bool pebs_trap;	  /* PERF_CAPABILITIES[6]: RIP is the next instruction's */
+	bool ds;	    /* CPUID.1:EDX[21] DS and MISC_ENABLE allow one of them */
+	bool bts;	    /* MISC_ENABLE[11] clear */
+	bool pebs;	    /* MISC_ENABLE[12] clear and a PEBS format */
+	uint8_t pebs_fmt;   /* PERF_CAPABILITIES[11:8] */
+	bool pebs_trap;	    /* PERF_CAPABILITIES[6]: RIP is the next instruction's */
 	bool pebs_baseline; /* PERF_CAPABILITIES[14]: adaptive PEBS */
 	bool ds64;	    /* CPUID.1:ECX[2] DTES64: 64-bit DS layout */
 	/* the event the harness samples with PEBS on this family (pmu/ds.c):
@@ -49,7 +49,7 @@ struct pmu_ds {
 };
 
 struct pmu_ibs {
-	uint32_t caps;	/* CPUID 8000_001Bh EAX (0: no IBS) */
+	uint32_t caps; /* CPUID 8000_001Bh EAX (0: no IBS) */
 	char why[96];
 };
 

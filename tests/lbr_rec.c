@@ -5,15 +5,15 @@
 
 /* LBR_SELECT's suppress bit of each kind (Intel legacy and AMD alike). */
 static const uint64_t sel_bit[SMP_KINDS] = {
-    [SMP_JCC] = LBR_SEL_JCC,	      [SMP_JMP] = LBR_SEL_REL_JMP,
+    [SMP_JCC] = LBR_SEL_JCC,	       [SMP_JMP] = LBR_SEL_REL_JMP,
     [SMP_JMP_IND] = LBR_SEL_IND_JMP,   [SMP_CALL] = LBR_SEL_REL_CALL,
     [SMP_CALL_IND] = LBR_SEL_IND_CALL, [SMP_RET] = LBR_SEL_RET,
 };
 /* LBR_CTL's admit bit of each kind (arch: bits 16 + JCC, REL_JMP, IND_JMP,
  * REL_CALL, IND_CALL, RET) */
 static const uint8_t ctl_bit[SMP_KINDS] = {
-    [SMP_JCC] = 0,	[SMP_JMP] = 1, [SMP_JMP_IND] = 2, [SMP_CALL] = 3,
-    [SMP_CALL_IND] = 4, [SMP_RET] = 5,
+    [SMP_JCC] = 0,  [SMP_JMP] = 1,	[SMP_JMP_IND] = 2,
+    [SMP_CALL] = 3, [SMP_CALL_IND] = 4, [SMP_RET] = 5,
 };
 
 static const struct pmu_lbr *lbr(struct check_ctx *c)
@@ -28,9 +28,10 @@ bool lbr_usable(struct check_ctx *c)
 	if (l->kind == PMU_LBR_NONE)
 		check_skip(c, "no LBRs: %s", l->why);
 	else if (!l->cpl_filter)
-		check_skip(c, "the %u-entry LBRs have no CPL filter (no LBR_SELECT before "
-			      "Nehalem, SDM Vol. 3B 18.4.8): the platform's own branches after the "
-			      "kernel would take the stack",
+		check_skip(c,
+			   "the %u-entry LBRs have no CPL filter (no LBR_SELECT before "
+			   "Nehalem, SDM Vol. 3B 18.4.8): the platform's own branches after the "
+			   "kernel would take the stack",
 			   l->depth);
 	else if (hw_user_run(&wl_sample, 0) == HW_UNSUPPORTED)
 		check_skip(c, "the platform cannot enter CPL 3 here (hw_user_run: unsupported)");
@@ -145,8 +146,8 @@ static bool legacy_one(struct check_ctx *c, unsigned tos, unsigned i, struct lbr
 	if (!m_rdmsr(c, l->from + k, &from) || !m_rdmsr(c, l->to + k, &to) ||
 	    (l->info_msr && !m_rdmsr(c, l->info_msr + k, &info)))
 		return false;
-	r->mispred = l->info ? (info & LBR_INFO_MISPRED) != 0
-			     : l->mispred && (from & LBR_INFO_MISPRED);
+	r->mispred =
+	    l->info ? (info & LBR_INFO_MISPRED) != 0 : l->mispred && (from & LBR_INFO_MISPRED);
 	/* formats 3 and 4 keep flags in FROM's top bits (Linux lbr_desc) */
 	r->from = canon(l->info || !l->mispred ? from : from & ~LBR_INFO_MISPRED);
 	r->to = canon(to);
@@ -197,7 +198,7 @@ static void take(void *ctx, const struct smp_step *st)
 
 unsigned lbr_expect(uint64_t iters, uint32_t kinds, struct smp_step *out, unsigned max)
 {
-	struct smp_step ring[4 * LBR_REC_MAX];
+	struct smp_step ring[4 * LBR_REC_MAX] = {0};
 	struct expect x = {.kinds = kinds, .out = ring, .max = 4 * LBR_REC_MAX};
 	unsigned n, first;
 
@@ -234,16 +235,19 @@ unsigned lbr_match(struct check_ctx *c, const struct lbr_rec *r, unsigned n,
 		if (w && g->from == w->ip && to_ok)
 			continue;
 		if (!w)
-			check_fail(c, "LBR entry %u (0 the youngest): FROM 0x%llx TO 0x%llx where the "
+			check_fail(c,
+				   "LBR entry %u (0 the youngest): FROM 0x%llx TO 0x%llx where the "
 				   "kernel had no more branches of the kinds recorded",
 				   k + i, (unsigned long long)g->from, (unsigned long long)g->to);
 		else
-			check_fail(c, "LBR entry %u (0 the youngest): FROM 0x%llx TO 0x%llx, expected "
-				   "the kernel's %s FROM 0x%llx TO %s0x%llx (%u branches before its "
-				   "end)",
-				   k + i, (unsigned long long)g->from, (unsigned long long)g->to,
-				   smp_kind_name(w->kind), (unsigned long long)w->ip,
-				   w->next ? "" : "its caller, not ", (unsigned long long)w->next, i);
+			check_fail(
+			    c,
+			    "LBR entry %u (0 the youngest): FROM 0x%llx TO 0x%llx, expected "
+			    "the kernel's %s FROM 0x%llx TO %s0x%llx (%u branches before its "
+			    "end)",
+			    k + i, (unsigned long long)g->from, (unsigned long long)g->to,
+			    smp_kind_name(w->kind), (unsigned long long)w->ip,
+			    w->next ? "" : "its caller, not ", (unsigned long long)w->next, i);
 		return k + i;
 	}
 	return n;

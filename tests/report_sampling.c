@@ -71,8 +71,9 @@ void report_json_sampling(struct pmh_sb *sb, const struct suite *s)
 		return;
 	}
 	const struct pmu_lbr *l = &m->lbr;
-	pmh_sb_add(sb, ",\n  \"sampling\": {\n    \"lbr\": {\"kind\": \"%s\", \"depth\": %u, "
-		       "\"format\": %u, \"mispredicted_flag\": %s",
+	pmh_sb_add(sb,
+		   ",\n  \"sampling\": {\n    \"lbr\": {\"kind\": \"%s\", \"depth\": %u, "
+		   "\"format\": %u, \"mispredicted_flag\": %s",
 		   lbr_kind(l->kind), l->depth, l->format, l->mispred ? "true" : "false");
 	why(sb, l->kind != PMU_LBR_NONE, l->why);
 	checks(sb, s, "lbr.");

@@ -191,7 +191,7 @@ bool sim_lbr_on(struct sim_cpu *s)
 static uint64_t sel_bit(uint8_t kind)
 {
 	static const uint64_t bits[SMP_KINDS] = {
-	    [SMP_JCC] = LBR_SEL_JCC,	      [SMP_JMP] = LBR_SEL_REL_JMP,
+	    [SMP_JCC] = LBR_SEL_JCC,	       [SMP_JMP] = LBR_SEL_REL_JMP,
 	    [SMP_JMP_IND] = LBR_SEL_IND_JMP,   [SMP_CALL] = LBR_SEL_REL_CALL,
 	    [SMP_CALL_IND] = LBR_SEL_IND_CALL, [SMP_RET] = LBR_SEL_RET,
 	};
@@ -201,8 +201,8 @@ static uint64_t sel_bit(uint8_t kind)
 static uint64_t ctl_bit(uint8_t kind)
 {
 	static const uint8_t k[SMP_KINDS] = {
-	    [SMP_JCC] = 0,	[SMP_JMP] = 1, [SMP_JMP_IND] = 2, [SMP_CALL] = 3,
-	    [SMP_CALL_IND] = 4, [SMP_RET] = 5,
+	    [SMP_JCC] = 0,  [SMP_JMP] = 1,	[SMP_JMP_IND] = 2,
+	    [SMP_CALL] = 3, [SMP_CALL_IND] = 4, [SMP_RET] = 5,
 	};
 	return kind < SMP_KINDS && kind != SMP_NONE ? ARCH_LBR_CTL_BR(k[kind]) : 0;
 }
@@ -280,7 +280,8 @@ void sim_lbr_pmi_request(struct sim_cpu *s)
 {
 	const struct sim_smp_cfg *c = cfg(s);
 
-	if (c->lbr_kind == SIM_LBR_NONE || !c->lbr_freeze || sim_has_fault(s, SF_LBR_FREEZE_IGNORED))
+	if (c->lbr_kind == SIM_LBR_NONE || !c->lbr_freeze ||
+	    sim_has_fault(s, SF_LBR_FREEZE_IGNORED))
 		return;
 	if (!(sim_smp_debugctl(s) & DEBUGCTL_FREEZE_LBRS_ON_PMI))
 		return;

@@ -25,10 +25,10 @@ enum sim_lbr_kind {
 /* What a model's sampling hardware is. */
 struct sim_smp_cfg {
 	/* ---- LBR ---- */
-	uint8_t lbr_kind;    /* enum sim_lbr_kind */
-	uint8_t lbr_depth;   /* entries (arch: the largest CPUID 1CH offers) */
-	uint8_t lbr_format;  /* legacy: PERF_CAPABILITIES[5:0] */
-	uint32_t lbr_from;   /* legacy: the FROM and TO stacks' bases */
+	uint8_t lbr_kind;   /* enum sim_lbr_kind */
+	uint8_t lbr_depth;  /* entries (arch: the largest CPUID 1CH offers) */
+	uint8_t lbr_format; /* legacy: PERF_CAPABILITIES[5:0] */
+	uint32_t lbr_from;  /* legacy: the FROM and TO stacks' bases */
 	uint32_t lbr_to;
 	bool lbr_info;	     /* legacy: LBR_INFO at 0xDC0 (format 5) */
 	bool lbr_freeze;     /* DEBUGCTL.FREEZE_LBRS_ON_PMI works */
@@ -45,13 +45,13 @@ struct sim_smp_cfg {
 	bool own_debugctl;
 	/* ---- DS: BTS and PEBS (sim_ds.c) ---- */
 	bool bts;
-	uint8_t pebs_fmt;	/* PERF_CAPABILITIES[11:8]; 0 with pebs_ctrs 0: none */
-	bool pebs_adaptive;	/* PERF_CAPABILITIES[14]: PEBS_DATA_CFG groups */
-	uint64_t pebs_ctrs;	/* PEBS_ENABLE bits the model takes (GP i, fixed 32+i) */
-	uint16_t pebs_assist;	/* cycles one PEBS assist costs (realism) */
+	uint8_t pebs_fmt;     /* PERF_CAPABILITIES[11:8]; 0 with pebs_ctrs 0: none */
+	bool pebs_adaptive;   /* PERF_CAPABILITIES[14]: PEBS_DATA_CFG groups */
+	uint64_t pebs_ctrs;   /* PEBS_ENABLE bits the model takes (GP i, fixed 32+i) */
+	uint16_t pebs_assist; /* cycles one PEBS assist costs (realism) */
 	/* ---- IBS (sim_ibs.c) ---- */
-	uint32_t ibs_caps;  /* CPUID 8000_001Bh EAX; 0: no IBS */
-	uint8_t ibs_lvt;    /* the extended LVT entry IBS_CTL names */
+	uint32_t ibs_caps; /* CPUID 8000_001Bh EAX; 0: no IBS */
+	uint8_t ibs_lvt;   /* the extended LVT entry IBS_CTL names */
 };
 
 #define SIM_LBR_MAX 64
@@ -66,12 +66,12 @@ struct sim_branch {
 
 struct sim_lbr {
 	uint64_t from[SIM_LBR_MAX], to[SIM_LBR_MAX], info[SIM_LBR_MAX];
-	unsigned tos;	 /* legacy: the youngest entry */
-	uint64_t select; /* LBR_SELECT (legacy, AMD) */
+	unsigned tos;	     /* legacy: the youngest entry */
+	uint64_t select;     /* LBR_SELECT (legacy, AMD) */
 	uint64_t ctl, depth; /* arch: LBR_CTL, LBR_DEPTH */
-	uint64_t extn;	 /* AMD DBG_EXTN_CFG */
-	uint64_t last_to; /* lbr-off-by-one: the TO of the branch before */
-	bool frozen;	  /* GLOBAL_STATUS.LBR_FRZ set (sim_smp_wrote follows it) */
+	uint64_t extn;	     /* AMD DBG_EXTN_CFG */
+	uint64_t last_to;    /* lbr-off-by-one: the TO of the branch before */
+	bool frozen;	     /* GLOBAL_STATUS.LBR_FRZ set (sim_smp_wrote follows it) */
 };
 
 /* The branch predictor the mispredicted flags come from (ours: a 2-bit
@@ -88,8 +88,8 @@ struct sim_bp {
 
 struct sim_ds {
 	uint64_t area, pebs_enable, data_cfg;
-	uint64_t armed; /* PEBS: counters that overflowed, waiting for their next event */
-	unsigned records; /* written since power-on (the simulator's statistics) */
+	uint64_t armed;	      /* PEBS: counters that overflowed, waiting for their next event */
+	unsigned records;     /* written since power-on (the simulator's statistics) */
 	unsigned bts_records; /* BTS records written since power-on (statistics) */
 	unsigned bts_seen;    /* bts-skips-branch: branches the BTS took in */
 };
@@ -111,9 +111,9 @@ struct sim_smp {
 /* One retired instruction of a traced kernel (sim_trace.c). */
 struct sim_step {
 	uint64_t ip, next;
-	uint8_t kind;	/* enum smp_kind */
+	uint8_t kind; /* enum smp_kind */
 	bool taken;
-	bool mispred;	/* the predictor got its direction or target wrong */
+	bool mispred; /* the predictor got its direction or target wrong */
 	/* counters that wrapped as it retired */
 	uint64_t wrapped;
 };
@@ -162,7 +162,7 @@ int sim_ibs_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v);
 void sim_ibs_step(struct sim_cpu *s, const struct sim_step *st);
 
 /* The models' configurations (sim_smp_models.c). */
-extern const struct sim_smp_cfg sim_smp_skylake, sim_smp_skylake_kvm, sim_smp_spr,
-    sim_smp_spr_kvm, sim_smp_zen4, sim_smp_zen4_kvm, sim_smp_bulldozer;
+extern const struct sim_smp_cfg sim_smp_skylake, sim_smp_skylake_kvm, sim_smp_spr, sim_smp_spr_kvm,
+    sim_smp_zen4, sim_smp_zen4_kvm, sim_smp_bulldozer;
 
 #endif

@@ -145,16 +145,16 @@ static bool branch(struct tcpu *c, const uint8_t *p, uint8_t rex, uint64_t at, s
 	if (p[0] == 0xeb || (p[0] >= 0x70 && p[0] <= 0x7f)) { /* JMP/Jcc rel8 */
 		uint64_t to = at + 2 + (uint64_t)(int64_t)(int8_t)p[1];
 		bool jcc = p[0] != 0xeb, go = !jcc || cond(c, p[0] & 0xf, p);
-		*t = (struct tins){.next = go ? to : at + 2, .kind = jcc ? SMP_JCC : SMP_JMP,
-				   .taken = go};
+		*t = (struct tins){
+		    .next = go ? to : at + 2, .kind = jcc ? SMP_JCC : SMP_JMP, .taken = go};
 		return true;
 	}
 	if (p[0] == 0xe9 || (p[0] == 0x0f && p[1] >= 0x80 && p[1] <= 0x8f)) { /* rel32 */
 		unsigned n = p[0] == 0xe9 ? 5 : 6;
 		uint64_t to = at + n + (uint64_t)(int64_t)s32(p + n - 4);
 		bool jcc = p[0] != 0xe9, go = !jcc || cond(c, p[1] & 0xf, p);
-		*t = (struct tins){.next = go ? to : at + n, .kind = jcc ? SMP_JCC : SMP_JMP,
-				   .taken = go};
+		*t = (struct tins){
+		    .next = go ? to : at + n, .kind = jcc ? SMP_JCC : SMP_JMP, .taken = go};
 		return true;
 	}
 	if (p[0] == 0xe8) { /* CALL rel32 */
@@ -240,11 +240,11 @@ void sim_trace_run(struct sim_cpu *s, const struct workload *w, uint64_t iterati
 
 	while (c.rip != c.caller) {
 		struct tins t;
-		uint64_t before[SIM_MAX_CTRS];
+		uint64_t before[SIM_MAX_CTRS] = {0};
 		one(&c, &t);
-		bool mis = t.kind != SMP_NONE &&
-			   sim_bp_mispredicts(&s->smp.bp, c.rip, t.kind, t.taken, t.next,
-					      c.sp ? c.stack[c.sp - 1] : 0);
+		bool mis =
+		    t.kind != SMP_NONE && sim_bp_mispredicts(&s->smp.bp, c.rip, t.kind, t.taken,
+							     t.next, c.sp ? c.stack[c.sp - 1] : 0);
 		struct workload_vector v;
 		vector_of(&t, mis, &v);
 		for (unsigned i = 0; i < s->n_ctr; i++)

@@ -58,8 +58,9 @@ static void faults_fail_on_every_seed(void **st)
 				const struct result *r = run_check(cases[k].id);
 				if (r->v != V_FAIL || !strstr(r->msg, "LBR"))
 					fail_msg("%s %s seed %llu: %s %s: %s", with_lbr[m],
-						 sim_fault_name(cases[k].f), (unsigned long long)seed,
-						 cases[k].id, verdict_name(r->v), r->msg);
+						 sim_fault_name(cases[k].f),
+						 (unsigned long long)seed, cases[k].id,
+						 verdict_name(r->v), r->msg);
 			}
 	}
 }
@@ -78,7 +79,8 @@ static void skip_without_lbrs(void **st)
 			options_default(&opt);
 			const struct result *r = run_check(ids[i]);
 			if (r->v != V_SKIP)
-				fail_msg("%s %s: %s %s", none[m], ids[i], verdict_name(r->v), r->msg);
+				fail_msg("%s %s: %s %s", none[m], ids[i], verdict_name(r->v),
+					 r->msg);
 		}
 }
 

@@ -41,8 +41,8 @@ struct fz_walk {
 	unsigned n;
 	struct fz_br ring[LBR_REC_MAX];
 	uint64_t taken, insn, br, br_at_ovf;
-	bool bounded;	  /* only where the overflow says it may be */
-	uint64_t found;	  /* the instruction of the youngest record's match; 0 none */
+	bool bounded;	   /* only where the overflow says it may be */
+	uint64_t found;	   /* the instruction of the youngest record's match; 0 none */
 	uint64_t found_br; /* the branches retired by then */
 };
 
@@ -116,25 +116,29 @@ static void judge(struct check_ctx *c, uint64_t st, const struct lbr_rec *r, uns
 {
 	const struct pmu_lbr *l = &pmu_sampling(c->pmu)->lbr;
 	if (l->status_frz && !(st & GLOBAL_STATUS_LBR_FRZ))
-		check_fail(c, "LBR_FRZ (GLOBAL_STATUS bit 58) clear after the PMI request "
-			      "(0x%llx): the LBRs were not frozen",
+		check_fail(c,
+			   "LBR_FRZ (GLOBAL_STATUS bit 58) clear after the PMI request "
+			   "(0x%llx): the LBRs were not frozen",
 			   (unsigned long long)st);
 	else if (!l->status_frz && (st & DEBUGCTL_LBR))
-		check_fail(c, "DEBUGCTL.LBR still set after the PMI request (0x%llx): the LBRs "
-			      "were not frozen",
+		check_fail(c,
+			   "DEBUGCTL.LBR still set after the PMI request (0x%llx): the LBRs "
+			   "were not frozen",
 			   (unsigned long long)st);
 	for (unsigned i = 0; i < n; i++)
 		if (r[i].from == smp_exit_ip()) {
-			check_fail(c, "LBR entry %u is the kernel's final RET: the LBRs recorded on "
-				      "past the PMI request %u instructions into it, frozen %s",
+			check_fail(c,
+				   "LBR entry %u is the kernel's final RET: the LBRs recorded on "
+				   "past the PMI request %u instructions into it, frozen %s",
 				   i, FZ_AT, i ? "late" : "never");
 			return;
 		}
 	uint64_t at = aligned(r, n, true);
 	if (!at) {
 		uint64_t any = aligned(r, n, false);
-		check_fail(c, "the frozen LBRs are not the kernel's branches that ran up to its "
-			      "overflow at instruction %u (youngest FROM 0x%llx TO 0x%llx, %s%llu)",
+		check_fail(c,
+			   "the frozen LBRs are not the kernel's branches that ran up to its "
+			   "overflow at instruction %u (youngest FROM 0x%llx TO 0x%llx, %s%llu)",
 			   FZ_AT, (unsigned long long)r[0].from, (unsigned long long)r[0].to,
 			   any ? "a run of the kernel's ending at its instruction "
 			       : "no run of the kernel's branches: ",
@@ -156,8 +160,9 @@ static void run(struct check_ctx *c)
 	if (!lbr_usable(c))
 		return;
 	if (!l->freeze || k < 0) {
-		check_skip(c, "%s", k < 0 ? "no counter counts instructions retired"
-					  : "no LBR freeze on PMI (perfmon v1)");
+		check_skip(c, "%s",
+			   k < 0 ? "no counter counts instructions retired"
+				 : "no LBR freeze on PMI (perfmon v1)");
 		return;
 	}
 	uint32_t lvt = apic_lvt_pc_read();
@@ -174,7 +179,8 @@ static void run(struct check_ctx *c)
 			   "the %u LBRs froze at the PMI request %u instructions into the kernel "
 			   "(%s): exact records of the branches up to it, within %u branches "
 			   "(rr's skid bound)",
-			   n, FZ_AT, l->status_frz ? "GLOBAL_STATUS.LBR_FRZ" : "DEBUGCTL.LBR cleared",
+			   n, FZ_AT,
+			   l->status_frz ? "GLOBAL_STATUS.LBR_FRZ" : "DEBUGCTL.LBR cleared",
 			   FZ_SKID_BR);
 }
 

@@ -24,9 +24,9 @@
  * branches and more each, so that every record is the kernel's, and each
  * window's last branches (a 32-deep stack holds four iterations) a
  * stretch of the pseudo-random sequence no other window ends in. */
-#define LBR_ITERS   64
-#define LBR_STEP    5
-#define LBR_REPEATS 16
+#define LBR_ITERS      64
+#define LBR_STEP       5
+#define LBR_REPEATS    16
 #define LBR_OTHER_MISS 8
 
 extern const char pmh_smp_b4[];
@@ -103,7 +103,7 @@ static void run(struct check_ctx *c)
 		   "exactly, youngest its final RET; mispredicted flags %s (%u of %u on the "
 		   "random conditional, %u of %u elsewhere)",
 		   l->depth,
-		   l->kind == PMU_LBR_ARCH	 ? "architectural"
+		   l->kind == PMU_LBR_ARCH     ? "architectural"
 		   : l->kind == PMU_LBR_AMD_V2 ? "AMD v2"
 					       : "model-specific",
 		   t.windows, l->mispred ? "judged" : "absent", t.rnd_mis, t.rnd, t.other_mis,
