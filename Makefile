@@ -69,7 +69,7 @@ CHECK_SRC  := $(addprefix tests/checks/, \
               count_all_at_once.c counter_write_running.c rdpmc_fast.c \
               freeze_on_pmi.c perf_capabilities.c amd_legacy_alias.c knc_spflt.c \
               tsx_qualifiers.c kvm_emulated.c \
-              lbr_stack.c lbr_filter.c lbr_freeze.c pebs_record.c bts_trace.c ibs_sample.c)
+              lbr_stack.c lbr_filter.c lbr_freeze.c lbr_callstack.c pebs_record.c bts_trace.c ibs_sample.c)
 SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHECK_SRC)
 # Target only: the UEFI platform and the real instructions behind pmu/hw.h;
 # tests/cpu_job.c, the shared half of a per-CPU run, needs pmh_setjmp.

@@ -70,6 +70,7 @@
 #define CPUID_1C_EAX_DEPTHS(eax)  ((eax)&0xff)
 #define CPUID_1C_EBX_CPL	  (1u << 0)
 #define CPUID_1C_EBX_FILTER	  (1u << 1)
+#define CPUID_1C_EBX_CALLSTACK	  (1u << 2)
 #define CPUID_1C_ECX_MISPRED	  (1u << 0)
 /* 8000_0022h (AMD APM Vol. 3 E.4.23; facts §7): EAX[1] LbrExtV2, EAX[2]
  * LBR and PMC freeze; EBX[9:4] the LBR v2 stack's entries */

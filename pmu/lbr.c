@@ -85,6 +85,7 @@ static void arch_lbr(const struct pmu *p, struct pmu_lbr *l)
 	l->depth = (uint8_t)(8 * (32 - __builtin_clz(depths)));
 	l->cpl_filter = r.ebx & CPUID_1C_EBX_CPL;
 	l->filter = r.ebx & CPUID_1C_EBX_FILTER;
+	l->callstack = r.ebx & CPUID_1C_EBX_CALLSTACK;
 	l->mispred = r.ecx & CPUID_1C_ECX_MISPRED;
 	l->freeze = l->status_frz = p->version >= 4;
 	l->from = MSR_ARCH_LBR_FROM;
@@ -139,6 +140,9 @@ static void legacy_lbr(const struct pmu *p, struct pmu_lbr *l)
 		l->tos = MSR_LBR_TOS;
 		l->select = m->depth >= 16 ? MSR_LBR_SELECT : 0; /* Nehalem on */
 		l->filter = l->cpl_filter = l->select != 0;
+		/* EN_CALLSTACK from Haswell (LBR format 4) on: Linux intel/lbr.c
+		 * hsw_lbr_sel_map */
+		l->callstack = l->select && l->format >= 4;
 		l->freeze = p->version >= 2;
 		l->status_frz = p->version >= 4;
 		return;

@@ -206,6 +206,7 @@
 #define LBR_SEL_IND_JMP	  (1ull << 6)
 #define LBR_SEL_REL_JMP	  (1ull << 7)
 #define LBR_SEL_FAR	  (1ull << 8)
+#define LBR_SEL_CALLSTACK (1ull << 9) /* EN_CALLSTACK, Haswell on (Linux intel/lbr.c) */
 /* The debug store (SDM Vol. 3B 18.6.3.4 "Debug Store (DS) Mechanism",
  * 20.6.2.4 PEBS): the DS save area's linear address, PEBS per counter,
  * adaptive PEBS's record groups (Ice Lake on) */

@@ -29,6 +29,7 @@ struct pmu_lbr {
 	bool cpl_filter;
 	bool freeze;	 /* DEBUGCTL.FREEZE_LBRS_ON_PMI (perfmon v2+, AMD 8000_0022h EAX[2]) */
 	bool status_frz; /* the freeze sets GLOBAL_STATUS.LBR_FRZ (v4+, AMD) */
+	bool callstack;	 /* call-stack mode (legacy format 4 on: Haswell; arch CPUID 1CH EBX[2]) */
 	uint32_t from, to, info_msr, tos, select; /* MSRs (arch: entry 0's) */
 	char why[96];				  /* where kind is NONE: why */
 };

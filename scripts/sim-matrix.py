@@ -73,6 +73,7 @@ SYMPTOM = {
     "lbr-off-by-one": r"LBR|FROM|TO",
     "lbr-filter-ignored": r"LBR|filter",
     "lbr-freeze-ignored": r"LBR|freez|frozen",
+    "lbr-callstack-ignored": r"LBR|call-stack|call stack",
     "pebs-next-ip": r"PEBS|IP",
     "pebs-reset-ignored": r"PEBS|reset|reload",
     "ds-threshold-lost": r"threshold|PMI|DS",

@@ -2,6 +2,7 @@
 #include "lbr_rec.h"
 #include "measure.h"
 #include "../pmu/msr.h"
+#include "../pmu/pmu.h"
 
 /* LBR_SELECT's suppress bit of each kind (Intel legacy and AMD alike). */
 static const uint64_t sel_bit[SMP_KINDS] = {
@@ -100,6 +101,10 @@ bool lbr_on(struct check_ctx *c, const struct lbr_fw *fw, uint32_t kinds, uint64
 			sel |= sel_bit[k];
 		else
 			ctl |= ARCH_LBR_CTL_BR(ctl_bit[k]);
+	}
+	if (kinds & LBR_CALL_STACK) { /* SDM Vol. 3B 18.1.2.4; LBR_SELECT[9] */
+		sel |= LBR_SEL_CALLSTACK;
+		ctl |= ARCH_LBR_CTL_STACK;
 	}
 	if (!clear(c))
 		return false;
@@ -251,4 +256,29 @@ unsigned lbr_match(struct check_ctx *c, const struct lbr_rec *r, unsigned n,
 		return k + i;
 	}
 	return n;
+}
+
+/* lbr.freeze's window (and lbr.callstack's): counter z.ctr armed, LBRs on
+ * with the freeze; what the freeze
+ * left in st (GLOBAL_STATUS or DEBUGCTL) and the records. */
+bool lbr_frozen_window(struct check_ctx *c, const struct lbr_fw *fw, struct lbr_freeze z,
+		       uint64_t *st, struct lbr_rec *r, unsigned *n)
+{
+	const struct pmu_lbr *l = &pmu_sampling(c->pmu)->lbr;
+	uint64_t bit = 1ull << z.ctr;
+
+	if (!m_setup_or_fail(c, z.ctr, GEN_INSTRUCTIONS, PMU_F_USR | PMU_F_INT) ||
+	    !m_ack(c, pmu_all_mask(c->pmu)) || !m_preload(c, z.ctr, z.at) ||
+	    !lbr_on(c, fw, z.kinds, DEBUGCTL_FREEZE_LBRS_ON_PMI) || !m_start(c, bit))
+		return false;
+	int e = hw_user_run(&wl_sample, z.iters);
+	if (!m_stop(c, bit) ||
+	    !m_rdmsr(c, l->status_frz ? c->pmu->global_status_msr : MSR_DEBUGCTL, st) ||
+	    !lbr_off(c, fw) || !lbr_read(c, r, n))
+		return false;
+	if (e != HW_OK)
+		check_fail(c, "the kernel at CPL 3 came back with %s", hw_err_name(e));
+	if (l->status_frz && !m_wrmsr(c, c->pmu->global_ovf_msr, GLOBAL_STATUS_LBR_FRZ))
+		return false;
+	return e == HW_OK && m_ack(c, bit);
 }

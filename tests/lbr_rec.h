@@ -31,6 +31,8 @@ struct lbr_fw {
 
 /* A bit per enum smp_kind: which kinds a run records. */
 #define LBR_KIND(k) (1u << (k))
+/* With the kinds: call-stack mode (calls and returns only) */
+#define LBR_CALL_STACK (1u << 31)
 #define LBR_ALL_KINDS                                                                              \
 	(LBR_KIND(SMP_JCC) | LBR_KIND(SMP_JMP) | LBR_KIND(SMP_JMP_IND) | LBR_KIND(SMP_CALL) |      \
 	 LBR_KIND(SMP_CALL_IND) | LBR_KIND(SMP_RET))
@@ -60,6 +62,18 @@ unsigned lbr_expect(uint64_t iters, uint32_t kinds, struct smp_step *out, unsign
  * the index of the first record that differs (n when all agree), after
  * failing the check with it. */
 #define LBR_PLATFORM_MAX 4
+/* A window whose counter ctr of CPL-3 instructions (INT set) overflows at
+ * the at-th of them in a call of iters iterations at CPL 3, the LBRs on for
+ * kinds with FREEZE_LBRS_ON_PMI: what the freeze left in *st
+ * (GLOBAL_STATUS where the freeze sets LBR_FRZ, else DEBUGCTL; LBR_FRZ
+ * then cleared) and the records. False when it failed (FAILed). */
+struct lbr_freeze {
+	unsigned ctr;
+	uint32_t kinds;
+	uint64_t at, iters;
+};
+bool lbr_frozen_window(struct check_ctx *c, const struct lbr_fw *fw, struct lbr_freeze z,
+		       uint64_t *st, struct lbr_rec *r, unsigned *n);
 unsigned lbr_match(struct check_ctx *c, const struct lbr_rec *r, unsigned n,
 		   const struct smp_step *e, unsigned ne, unsigned *k0);
 

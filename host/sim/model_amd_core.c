@@ -337,8 +337,10 @@ static const struct sim_model zen4 = {
     .driver = PMU_DRV_AMD_CORE,
     .faults = COMMON_FAULTS | SIM_F(SF_NO_OVERFLOW_STATUS) | SIM_F(SF_GLOBAL_CTRL_IGNORED) |
 	      SIM_F(SF_ACK_IGNORED) | SIM_F(SF_STATUS_NOT_STICKY) | SIM_F(SF_PMI_STORM) |
-	      SIM_LBR_FAULTS | SIM_IBS_FAULTS,
+	      (SIM_LBR_FAULTS & ~SIM_F(SF_LBR_CALLSTACK_IGNORED)) | SIM_IBS_FAULTS,
     .fault_na = {SIM_NA_TOPDOWN, NA_SIGN_EXTEND, SIM_NA_SPFLT, SIM_NA_PEBS(SIM_NA_DS_INTEL),
+		 [SF_LBR_CALLSTACK_IGNORED] = "AMD LBR v2 has no call-stack mode (LBR_SELECT bits "
+					      "0-8 only: AMD APM Vol. 2 13.1.1.9)",
 		 SIM_NA_BTS(SIM_NA_DS_INTEL),
 		 SIM_NA_TSX_AMD, [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
 		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (facts §7): every counter "

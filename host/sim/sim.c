@@ -65,6 +65,7 @@ static const char *const fault_names[SF_COUNT] = {
     [SF_LBR_OFF_BY_ONE] = "lbr-off-by-one",
     [SF_LBR_FILTER_IGNORED] = "lbr-filter-ignored",
     [SF_LBR_FREEZE_IGNORED] = "lbr-freeze-ignored",
+    [SF_LBR_CALLSTACK_IGNORED] = "lbr-callstack-ignored",
     [SF_PEBS_NEXT_IP] = "pebs-next-ip",
     [SF_PEBS_RESET_IGNORED] = "pebs-reset-ignored",
     [SF_DS_THRESHOLD_LOST] = "ds-threshold-lost",

@@ -75,6 +75,7 @@ enum sim_fault {
 	SF_LBR_OFF_BY_ONE,     /* each LBR FROM is paired with the TO of the branch before */
 	SF_LBR_FILTER_IGNORED, /* the LBR branch-type filters record every kind */
 	SF_LBR_FREEZE_IGNORED, /* FREEZE_LBRS_ON_PMI held, the LBRs record on past the PMI */
+	SF_LBR_CALLSTACK_IGNORED, /* call-stack mode held, returns recorded instead of popping */
 	SF_PEBS_NEXT_IP,       /* a PEBS record's eventing IP is the next instruction's */
 	SF_PEBS_RESET_IGNORED, /* the DS area's counter reset value is not reloaded after a record */
 	SF_DS_THRESHOLD_LOST,  /* a DS buffer reaching its interrupt threshold raises no PMI */
@@ -155,13 +156,15 @@ enum sim_fault {
 	"20.3.6.5)"
 /* The sampling faults, and why a model without the hardware has none. */
 #define SIM_LBR_FAULTS                                                                             \
-	(SIM_F(SF_LBR_OFF_BY_ONE) | SIM_F(SF_LBR_FILTER_IGNORED) | SIM_F(SF_LBR_FREEZE_IGNORED))
+	(SIM_F(SF_LBR_OFF_BY_ONE) | SIM_F(SF_LBR_FILTER_IGNORED) | SIM_F(SF_LBR_FREEZE_IGNORED) |    \
+	 SIM_F(SF_LBR_CALLSTACK_IGNORED))
 #define SIM_PEBS_FAULTS                                                                            \
 	(SIM_F(SF_PEBS_NEXT_IP) | SIM_F(SF_PEBS_RESET_IGNORED) | SIM_F(SF_DS_THRESHOLD_LOST))
 #define SIM_BTS_FAULTS (SIM_F(SF_BTS_SKIPS_BRANCH))
 #define SIM_IBS_FAULTS (SIM_F(SF_IBS_RIP_OUTSIDE) | SIM_F(SF_IBS_LVT_IGNORED))
 #define SIM_NA_LBR(why)                                                                            \
-	[SF_LBR_OFF_BY_ONE] = why, [SF_LBR_FILTER_IGNORED] = why, [SF_LBR_FREEZE_IGNORED] = why
+	[SF_LBR_OFF_BY_ONE] = why, [SF_LBR_FILTER_IGNORED] = why, [SF_LBR_FREEZE_IGNORED] = why,  \
+	[SF_LBR_CALLSTACK_IGNORED] = why
 #define SIM_NA_PEBS(why)                                                                           \
 	[SF_PEBS_NEXT_IP] = why, [SF_PEBS_RESET_IGNORED] = why, [SF_DS_THRESHOLD_LOST] = why
 #define SIM_NA_BTS(why) [SF_BTS_SKIPS_BRANCH] = why

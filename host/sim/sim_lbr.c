@@ -264,12 +264,47 @@ static void push(struct sim_cpu *s, uint64_t from, uint64_t to, const struct sim
 	}
 }
 
+/* Call-stack mode (SDM Vol. 3B 18.1.2.4 for architectural LBRs; LBR_SELECT
+ * bit 9 EN_CALLSTACK from Haswell, Linux intel/lbr.c LBR_CALL_STACK): on
+ * with calls and returns admitted, a near return pops the youngest record
+ * (the call it returns from) instead of pushing one. */
+static bool call_stack(const struct sim_cpu *s)
+{
+	const struct sim_lbr *l = &s->smp.lbr;
+
+	if (!cfg(s)->lbr_callstack || sim_has_fault(s, SF_LBR_CALLSTACK_IGNORED))
+		return false;
+	return cfg(s)->lbr_kind == SIM_LBR_ARCH ? (l->ctl & ARCH_LBR_CTL_STACK) != 0
+						 : (l->select & LBR_SEL_CALLSTACK) != 0;
+}
+
+static void pop(struct sim_cpu *s)
+{
+	struct sim_lbr *l = &s->smp.lbr;
+	unsigned n = depth(s);
+
+	if (cfg(s)->lbr_kind == SIM_LBR_LEGACY) { /* TOS back; the entry stays */
+		l->tos = (l->tos + n - 1) % n;
+		return;
+	}
+	for (unsigned i = 0; i + 1 < n; i++) { /* entry 0 leaves, the rest move up */
+		l->from[i] = l->from[i + 1];
+		l->to[i] = l->to[i + 1];
+		l->info[i] = l->info[i + 1];
+	}
+	l->from[n - 1] = l->to[n - 1] = l->info[n - 1] = 0;
+}
+
 void sim_lbr_branch(struct sim_cpu *s, const struct sim_branch *b)
 {
 	struct sim_lbr *l = &s->smp.lbr;
 
 	if (!sim_lbr_on(s) || !depth(s) || !admitted(s, b))
 		return;
+	if (b->kind == SMP_RET && call_stack(s)) {
+		pop(s);
+		return;
+	}
 	/* lbr-off-by-one: each FROM paired with the TO of the branch before */
 	uint64_t to = sim_has_fault(s, SF_LBR_OFF_BY_ONE) ? l->last_to : b->to;
 	l->last_to = b->to;

@@ -32,6 +32,7 @@ struct sim_smp_cfg {
 	uint32_t lbr_to;
 	bool lbr_info;	     /* legacy: LBR_INFO at 0xDC0 (format 5) */
 	bool lbr_freeze;     /* DEBUGCTL.FREEZE_LBRS_ON_PMI works */
+	bool lbr_callstack;  /* call-stack mode: LBR_SELECT[9] (legacy, Haswell on), LBR_CTL[3] */
 	bool lbr_status_frz; /* the freeze sets GLOBAL_STATUS.LBR_FRZ (v4, AMD
 				PerfMonV2) instead of clearing DEBUGCTL.LBR */
 	/* the model's global status registers: its status, the register that

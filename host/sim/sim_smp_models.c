@@ -18,6 +18,7 @@ const struct sim_smp_cfg sim_smp_skylake = {
     .lbr_to = MSR_LBR_NHM_TO,
     .lbr_info = true,
     .lbr_freeze = true,
+    .lbr_callstack = true,
     .lbr_status_frz = true,
     .status_msr = MSR_PERF_GLOBAL_STATUS,
     .status_set_msr = MSR_PERF_GLOBAL_STATUS_SET,
@@ -43,6 +44,7 @@ const struct sim_smp_cfg sim_smp_skylake_kvm = {
     .lbr_to = MSR_LBR_NHM_TO,
     .lbr_info = true,
     .lbr_freeze = true,
+    .lbr_callstack = true,
     .status_msr = MSR_PERF_GLOBAL_STATUS,
 };
 
@@ -56,6 +58,7 @@ const struct sim_smp_cfg sim_smp_spr = {
     .lbr_depth = 32,
     .lbr_format = LBR_FMT_ARCH,
     .lbr_freeze = true,
+    .lbr_callstack = true,
     .lbr_status_frz = true,
     .status_msr = MSR_PERF_GLOBAL_STATUS,
     .status_set_msr = MSR_PERF_GLOBAL_STATUS_SET,

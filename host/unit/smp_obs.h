@@ -7,7 +7,8 @@
 #define PMH_TESTS_UNIT_SMP_OBS_H
 #include "sim_whole.h"
 
-#define SMP_CHECKS "checks=lbr.stack,lbr.filter,lbr.freeze,pebs.record,bts.trace,ibs.sample"
+#define SMP_CHECKS                                                                                 \
+	"checks=lbr.stack,lbr.filter,lbr.freeze,lbr.callstack,pebs.record,bts.trace,ibs.sample"
 
 /* Whether f is a sampling fault; if so, that a sampling check fails. */
 static inline bool smp_fault_observed(const char *model, enum sim_fault f)

@@ -88,29 +88,6 @@ static uint64_t aligned(const struct lbr_rec *r, unsigned n, bool bounded)
 	return w.found;
 }
 
-/* The window: counter k armed, LBRs on with the freeze; what the freeze
- * left in st (GLOBAL_STATUS or DEBUGCTL) and the records. */
-static bool window(struct check_ctx *c, const struct lbr_fw *fw, unsigned k, uint64_t *st,
-		   struct lbr_rec *r, unsigned *n)
-{
-	const struct pmu_lbr *l = &pmu_sampling(c->pmu)->lbr;
-	uint64_t bit = 1ull << k;
-
-	if (!m_setup_or_fail(c, k, GEN_INSTRUCTIONS, PMU_F_USR | PMU_F_INT) ||
-	    !m_ack(c, pmu_all_mask(c->pmu)) || !m_preload(c, k, FZ_AT) ||
-	    !lbr_on(c, fw, LBR_ALL_KINDS, DEBUGCTL_FREEZE_LBRS_ON_PMI) || !m_start(c, bit))
-		return false;
-	int e = hw_user_run(&wl_sample, FZ_ITERS);
-	if (!m_stop(c, bit) ||
-	    !m_rdmsr(c, l->status_frz ? c->pmu->global_status_msr : MSR_DEBUGCTL, st) ||
-	    !lbr_off(c, fw) || !lbr_read(c, r, n))
-		return false;
-	if (e != HW_OK)
-		check_fail(c, "the kernel at CPL 3 came back with %s", hw_err_name(e));
-	if (l->status_frz && !m_wrmsr(c, c->pmu->global_ovf_msr, GLOBAL_STATUS_LBR_FRZ))
-		return false;
-	return e == HW_OK && m_ack(c, bit);
-}
 
 static void judge(struct check_ctx *c, uint64_t st, const struct lbr_rec *r, unsigned n)
 {
@@ -167,7 +144,7 @@ static void run(struct check_ctx *c)
 	}
 	uint32_t lvt = apic_lvt_pc_read();
 	apic_lvt_pc_write(lvt | LVT_MASKED);
-	bool ok = lbr_save(c, &fw) && window(c, &fw, (unsigned)k, &st, r, &n);
+	bool ok = lbr_save(c, &fw) && lbr_frozen_window(c, &fw, (struct lbr_freeze){(unsigned)k, LBR_ALL_KINDS, FZ_AT, FZ_ITERS}, &st, r, &n);
 	ok = lbr_restore(c, &fw) && ok;
 	m_quiesce(c);
 	apic_lvt_pc_write(lvt);
