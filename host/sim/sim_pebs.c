@@ -196,6 +196,21 @@ static bool record(struct sim_cpu *s, const struct sim_step *st, uint64_t fired)
 	return idx + n * 8 >= sim_ds_get(s, DS_PEBS_THRESHOLD);
 }
 
+/* How many of its events an armed counter lets pass before its record:
+ * none for the precise-distribution event on its counter, or where the
+ * model has no shadow; else a draw under realism "skid". */
+static uint8_t shadow(struct sim_cpu *s, unsigned b)
+{
+	const struct sim_smp_cfg *c = cfg(s);
+
+	if (!c->pebs_shadow || !sim_real(s, SE_SKID) || b >= DS_GP_MAX)
+		return 0;
+	uint64_t sel = model_msr(s, MSR_P6_EVNTSEL0 + b);
+	if (b == c->pdir_ctr && (sel & 0xffff) == c->pdir_enc)
+		return 0;
+	return (uint8_t)sim_rand(s, 0, c->pebs_shadow);
+}
+
 void sim_pebs_step(struct sim_cpu *s, const struct sim_step *st)
 {
 	struct sim_ds *d = &s->smp.ds;
@@ -208,10 +223,15 @@ void sim_pebs_step(struct sim_cpu *s, const struct sim_step *st)
 		if (i < 0)
 			continue;
 		if ((d->armed >> b) & 1) {
-			if (s->m->rate(s, (unsigned)i, &v)) /* its next event */
+			if (!s->m->rate(s, (unsigned)i, &v))
+				continue;
+			if (d->shadow[b]) /* an event in the shadow: no record */
+				d->shadow[b]--;
+			else /* its next event */
 				fired |= 1ull << b;
 		} else if ((st->wrapped >> i) & 1) {
 			d->armed |= 1ull << b;
+			d->shadow[b] = shadow(s, b);
 		}
 	}
 	if (!fired)

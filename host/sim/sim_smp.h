@@ -50,6 +50,11 @@ struct sim_smp_cfg {
 	bool pebs_adaptive;   /* PERF_CAPABILITIES[14]: PEBS_DATA_CFG groups */
 	uint64_t pebs_ctrs;   /* PEBS_ENABLE bits the model takes (GP i, fixed 32+i) */
 	uint16_t pebs_assist; /* cycles one PEBS assist costs (realism) */
+	/* formats 1-3: the precise-distribution event (umask << 8 | event)
+	 * and the GP counter it is precise on; any other event's record may
+	 * come up to pebs_shadow events late (realism "skid") */
+	uint16_t pdir_enc;
+	uint8_t pdir_ctr, pebs_shadow;
 	/* ---- IBS (sim_ibs.c) ---- */
 	uint32_t ibs_caps; /* CPUID 8000_001Bh EAX; 0: no IBS */
 	uint8_t ibs_lvt;   /* the extended LVT entry IBS_CTL names */
@@ -93,6 +98,9 @@ struct sim_ds {
 	unsigned records;     /* written since power-on (the simulator's statistics) */
 	unsigned bts_records; /* BTS records written since power-on (statistics) */
 	unsigned bts_seen;    /* bts-skips-branch: branches the BTS took in */
+	/* PEBS's shadow (realism "skid"): events an armed counter still lets
+	 * pass before its record, per PEBS_ENABLE bit */
+	uint8_t shadow[64];
 };
 
 struct sim_ibs {

@@ -27,6 +27,14 @@ const struct sim_smp_cfg sim_smp_skylake = {
     .pebs_fmt = 3,
     .pebs_ctrs = 0xf,
     .pebs_assist = 200,
+    /* INST_RETIRED.PREC_DIST on PMC1 alone is precise (Linux intel/core.c
+     * intel_skl_pebs_event_constraints, 0x01c0 on counter mask 0x2); any
+     * other PEBS event's record may land on a later instruction of the
+     * event, the "shadow" (Intel's optimization manual on PEBS skid); up
+     * to 4 events late is ours */
+    .pdir_enc = 0x01c0,
+    .pdir_ctr = 1,
+    .pebs_shadow = 4,
 };
 
 /* A KVM guest on Skylake: the host's LBRs passed through once the guest
