@@ -42,7 +42,7 @@ LIB_SRC    := lib/fmt.c lib/str.c
 PMU_SRC    := pmu/cpu.c pmu/hypervisor.c pmu/pmu.c pmu/intel_p6.c pmu/intel_arch.c \
               pmu/intel_arch_tables.c pmu/intel_netburst.c pmu/intel_netburst_tables.c \
               pmu/intel_knc.c pmu/amd.c pmu/amd_f15h.c pmu/cache.c pmu/cache_leaf2.c \
-              pmu/lbr.c pmu/ds.c pmu/ibs.c
+              pmu/lbr.c pmu/ds.c pmu/ibs.c pmu/ds_netburst.c
 APIC_SRC   := apic/apic.c apic/isr.c apic/pmi.c
 EVENTS_SRC := events/events.c events/events_list.c events/workloads.c events/sample_walk.c \
               events/events_spec.c \
@@ -55,7 +55,7 @@ EVENTS_SRC := events/events.c events/events_list.c events/workloads.c events/sam
 # The suite that runs on the machine under test: runner, options, results,
 # measurement helpers and one file per check.
 SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/report_json.c tests/report_lava.c tests/screen.c tests/screen_events.c tests/smbios.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c tests/measure_pmi.c \
-              tests/cpu_select.c tests/hv_policy.c tests/lbr_rec.c tests/report_sampling.c
+              tests/cpu_select.c tests/hv_policy.c tests/lbr_rec.c tests/report_sampling.c tests/ds_area.c
 CHECK_SRC  := $(addprefix tests/checks/, \
               pmu_probe.c msr_access.c counter_width.c counter_write_semantics.c rdpmc.c \
               count_enable.c count_instructions.c count_branches.c count_cycles.c count_fixed.c \
@@ -69,7 +69,8 @@ CHECK_SRC  := $(addprefix tests/checks/, \
               count_all_at_once.c counter_write_running.c rdpmc_fast.c \
               freeze_on_pmi.c perf_capabilities.c amd_legacy_alias.c knc_spflt.c \
               tsx_qualifiers.c kvm_emulated.c \
-              lbr_stack.c lbr_filter.c lbr_freeze.c lbr_callstack.c pebs_record.c bts_trace.c ibs_sample.c)
+              lbr_stack.c lbr_filter.c lbr_freeze.c lbr_callstack.c pebs_record.c bts_trace.c ibs_sample.c ibs_judge.c \
+              pebs_netburst.c)
 SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHECK_SRC)
 # Target only: the UEFI platform and the real instructions behind pmu/hw.h;
 # tests/cpu_job.c, the shared half of a per-CPU run, needs pmh_setjmp.

@@ -12,9 +12,11 @@
  *  - Intel's only, and with the architectural-perfmon PMU alone: Linux
  *    calls intel_ds_init from intel_pmu_init, never for P6 or NetBurst
  *    (whose DEBUGCTL has other bit positions, SDM Vol. 3B 18.5.1).
- * An IA32_DS_AREA that #GPs where CPUID enumerates DS has no debug store
- * to program: neither (ours; a simulated CPU without the sampling
- * hardware, host/sim/sim_smp.h, answers so). */
+ * An IA32_DS_AREA that #GPs where CPUID enumerates DS and MISC_ENABLE does
+ * not mark both unavailable has no debug store to program: neither (ours;
+ * a hypervisor that enumerates DS and passes no MSR through would answer
+ * so; the simulated CPUs without a debug store set both MISC_ENABLE bits,
+ * host/sim/model_arch_firmware.c). */
 #include "pmu.h"
 #include "cpu.h"
 #include "cpuid.h"
@@ -25,29 +27,48 @@
 #define PEBS_FMT_MIN 1 /* format 0 (Core 2) has no PERF_CAPABILITIES to say so */
 #define PEBS_FMT_MAX 6 /* Linux intel_ds_init knows formats up to 6 */
 
-/* The event the harness samples with PEBS, by record format: an event
- * every instruction retires, so that the kernel's walk says which
- * instruction each record is for. */
+/* The event the harness samples with PEBS, by record format and family 6
+ * model (none listed: any model): an event every instruction retires, so
+ * that the kernel's walk says which instruction each record is for. The
+ * first entry that fits is taken. */
 struct pebs_event {
 	uint8_t fmt_min, fmt_max;
 	uint8_t event, umask, ctr;
-	char name[24]; /* in place: no relocation in the image */
+	uint8_t models[6]; /* 0-terminated; in place: no relocation in the image */
+	char name[24];
 };
 
 static const struct pebs_event pebs_events[] = {
-    /* Sandy Bridge to Skylake (formats 1-3): the precise-distribution
-     * event is INST_RETIRED.PREC_DIST (C0H/01H) on GP counter 1 (SDM Vol.
-     * 3B 20.3.8.1.x; Linux intel/ds.c intel_skl_pebs_event_constraints
-     * 0x1c0 on counter mask 0x2), and Linux takes every event as PEBS on
-     * GP0-3 (INTEL_ALL_EVENT_CONSTRAINT(0, 0xf)). Ours: INST_RETIRED.ANY_P
-     * (C0H/00H) on GP0, which the simulator's arch model counts; it does
-     * not count C0H/01H (host/sim/model_arch_events.c arch_event_rate). */
-    {1, 3, 0xc0, 0x00, 0, "INST_RETIRED.ANY_P"},
+    /* Skylake and its derivatives (formats 1-3; family 6 models 4EH, 5EH,
+     * 55H, 8EH, 9EH: Linux intel/core.c intel_pmu_init takes
+     * intel_skl_pebs_event_constraints there): the precise-distribution
+     * event INST_RETIRED.PREC_DIST (C0H/01H), which counts on GP counter 1
+     * alone (SDM Vol. 3B 20.3.8.1; Linux intel/ds.c
+     * INTEL_UEVENT_CONSTRAINT(0x01c0, 0x2)). Any other event may record a
+     * nearby instruction there, not the one after the overflow. */
+    {1, 3, 0xc0, 0x01, 1, {0x4e, 0x5e, 0x55, 0x8e, 0x9e}, "INST_RETIRED.PREC_DIST"},
+    /* Other formats 1-3: INST_RETIRED.ANY_P (C0H/00H) on GP0, a PEBS event
+     * on GP0-3 (Linux INTEL_ALL_EVENT_CONSTRAINT(0, 0xf)); ours: the
+     * precise distributions of earlier families are not modelled */
+    {1, 3, 0xc0, 0x00, 0, {0}, "INST_RETIRED.ANY_P"},
     /* Ice Lake on (formats 4-6, adaptive PEBS): INST_RETIRED.ANY_P
      * (C0H/00H) on GP0, a PEBS event on every GP counter (Linux intel/ds.c
-     * intel_icl_pebs_event_constraints: "Allow all events as PEBS") */
-    {4, 6, 0xc0, 0x00, 0, "INST_RETIRED.ANY_P"},
+     * intel_icl_pebs_event_constraints: "Allow all events as PEBS"; Linux
+     * takes INST_RETIRED.PREC_DIST on fixed counter 0 there, which ours
+     * does not program) */
+    {4, 6, 0xc0, 0x00, 0, {0}, "INST_RETIRED.ANY_P"},
 };
+
+/* Whether e is for the CPU's family and model. */
+static bool fits(const struct pebs_event *e, const struct cpu_info *ci)
+{
+	if (!e->models[0])
+		return true;
+	for (unsigned i = 0; ci->family == 6 && i < sizeof(e->models) && e->models[i]; i++)
+		if (ci->model == e->models[i])
+			return true;
+	return false;
+}
 
 static void both(struct pmu_ds *d, const char *why)
 {
@@ -92,7 +113,8 @@ static void pebs(const struct pmu *p, struct pmu_ds *d)
 	d->pebs_baseline = (caps & PERF_CAP_PEBS_BASE) != 0;
 	for (unsigned i = 0; i < sizeof(pebs_events) / sizeof(pebs_events[0]); i++) {
 		const struct pebs_event *e = &pebs_events[i];
-		if (d->pebs_fmt < e->fmt_min || d->pebs_fmt > e->fmt_max || e->ctr >= p->n_gp)
+		if (d->pebs_fmt < e->fmt_min || d->pebs_fmt > e->fmt_max || e->ctr >= p->n_gp ||
+		    !fits(e, p->cpu))
 			continue;
 		d->pebs = true;
 		d->pebs_event = e->event;
@@ -107,6 +129,10 @@ static void pebs(const struct pmu *p, struct pmu_ds *d)
 
 void pmu_ds_detect(const struct pmu *p, struct pmu_ds *d)
 {
+	if (p->ops && p->ops->id == PMU_DRV_INTEL_NETBURST) {
+		pmu_ds_detect_netburst(p, d); /* IQ_COUNTER4, no record format */
+		return;
+	}
 	const char *why = no_ds(p);
 	uint64_t misc = 0, area = 0;
 

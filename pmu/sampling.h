@@ -66,6 +66,7 @@ struct pmu_sampling {
 const struct pmu_sampling *pmu_sampling(struct pmu *p);
 void pmu_lbr_detect(const struct pmu *p, struct pmu_lbr *l);
 void pmu_ds_detect(const struct pmu *p, struct pmu_ds *d);
+void pmu_ds_detect_netburst(const struct pmu *p, struct pmu_ds *d); /* pmu/ds_netburst.c */
 void pmu_ibs_detect(const struct pmu *p, struct pmu_ibs *b);
 
 #endif

@@ -48,13 +48,36 @@ static uint64_t llc_misses(const struct sim_cpu *s, const struct workload_vector
 	return v->llc_miss;
 }
 
+/* Skylake and its derivatives (family 6 models 4EH, 5EH, 55H, 8EH, 9EH:
+ * Linux intel/core.c intel_pmu_init, whose intel_skl_pebs_event_constraints
+ * name INST_RETIRED.PREC_DIST), the models with the precise-distribution
+ * event C0H/01H (SDM Vol. 3B 20.3.8.1). */
+static bool skl_pdir(const struct sim_cpu *s)
+{
+	static const uint8_t skl[] = {0x4e, 0x5e, 0x55, 0x8e, 0x9e};
+	const struct arch_cfg *c = arch_cfg_of(s);
+
+	for (unsigned i = 0; c->family == 6 && i < sizeof(skl); i++)
+		if (c->model == skl[i])
+			return true;
+	return false;
+}
+
 /* Architectural events (SDM Vol. 3B "Pre-defined Architectural Performance
- * Events") and Skylake's L2_RQSTS to workload fields, with the decode
- * faults of sim.h. */
+ * Events"), Skylake's L2_RQSTS and INST_RETIRED.PREC_DIST to workload
+ * fields, with the decode faults of sim.h. */
 uint64_t arch_event_rate(const struct sim_cpu *s, uint16_t enc, const struct workload_vector *v)
 {
 	if ((enc & 0xff) == 0x24 && arch_cfg_of(s)->l2_rqsts)
 		return l2_rqsts(s, enc >> 8, v);
+	/* INST_RETIRED.PREC_DIST: instructions retired, the PDIR event the
+	 * Skylake models sample with PEBS (pmu/ds.c). Real Skylake counts it
+	 * on IA32_PMC1 alone (SDM Vol. 3B 20.3.8.1; Linux constraint 0x01c0 on
+	 * counter mask 0x2); this rate has no counter index (model_arch.c
+	 * arch_sim_rate calls it with the select alone), so every GP counter
+	 * counts it here (ours). */
+	if (enc == 0x01c0 && skl_pdir(s))
+		return v->instructions;
 	switch (enc) {
 	case 0x003c: /* UnHalted Core Cycles */
 		return sim_core_cycles(s, v);

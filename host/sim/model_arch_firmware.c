@@ -2,7 +2,8 @@
  * register file of model_arch.c under realism "firmware" (SE_FIRMWARE).
  * Apart from model_arch.c because none of it is architectural perfmon: it
  * is platform state the harness must cope with, and model_arch.c stays what
- * the SDM describes. */
+ * the SDM describes. IA32_MISC_ENABLE is here whole, its debug-store bits
+ * from the model's sampling hardware (sim_smp.h). */
 #include "../../pmu/msr.h"
 #include "model_arch.h"
 
@@ -35,10 +36,29 @@ bool arch_pmc3_taken(const struct sim_cpu *s, unsigned k, bool tfa)
 	return k == 3 && tfa && sim_real(s, SE_FIRMWARE) && !(s->reg[REG_TFA] & 1);
 }
 
+/* IA32_MISC_ENABLE[11] BTS_UNAVAILABLE and [12] PEBS_UNAVAILABLE, which
+ * the processor sets where it lacks the feature (SDM Vol. 4 Table 2-2,
+ * read-only): what the model's sampling configuration (sim_smp.h) leaves
+ * out. core2, yonah, alderlake and arrowlake enumerate DS in CPUID.1:EDX[21]
+ * but model no debug store; on them both bits are set, as Linux
+ * intel_ds_init reads them. */
+static uint64_t ds_unavailable(const struct sim_cpu *s)
+{
+	const struct sim_smp_cfg *c = s->m->smp;
+	uint64_t v = 0;
+
+	if (!c || !c->bts)
+		v |= MISC_ENABLE_BTS_UNAVAIL;
+	if (!c || !c->pebs_ctrs)
+		v |= MISC_ENABLE_PEBS_UNAVAIL;
+	return v;
+}
+
 int arch_firmware_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v, bool tfa)
 {
 	if (msr == MSR_IA32_MISC_ENABLE) { /* facts §0: bit 7, perfmon available */
-		*v = MISC_ENABLE_EMON | (s->real.limit_cpuid ? MISC_ENABLE_LIMIT_CPUID : 0);
+		*v = MISC_ENABLE_EMON | ds_unavailable(s) |
+		     (s->real.limit_cpuid ? MISC_ENABLE_LIMIT_CPUID : 0);
 		return HW_OK;
 	}
 	if (msr != MSR_TSX_FORCE_ABORT || !tfa || !sim_real(s, SE_FIRMWARE))
@@ -50,7 +70,8 @@ int arch_firmware_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v, bool tfa)
 int arch_firmware_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v, bool tfa)
 {
 	if (msr == MSR_IA32_MISC_ENABLE) {
-		/* EMON is read-only; LIMIT_CPUID takes what is written */
+		/* EMON, BTS_UNAVAILABLE and PEBS_UNAVAILABLE are read-only;
+		 * LIMIT_CPUID takes what is written */
 		s->real.limit_cpuid = (v & MISC_ENABLE_LIMIT_CPUID) != 0;
 		return HW_OK;
 	}

@@ -18,9 +18,12 @@
  * to a counter does not take one time in four; writing the same value again
  * does, which is why Linux writes twice (p4_pmu_set_period).
  *
- * Events: netburst_events.c, on the micro-architecture below. Not
- * modelled: FORCE_OVF, ESCR tagging, thread 0's own events, the L2's
- * adjacent-sector prefetch. */
+ * Events: netburst_events.c, on the micro-architecture below, and here
+ * front_end_event with uop_type's front-end tagging, whose tags live in the
+ * RAT ESCRs of this register file. PEBS: sim_pebs_p4.c (sim_smp_pentium4),
+ * to which IA32_DS_AREA, MSR_PEBS_ENABLE and MSR_PEBS_MATRIX_VERT go. Not
+ * modelled: FORCE_OVF, execution and replay tagging, thread 0's own
+ * events, the L2's adjacent-sector prefetch. */
 #include "model_netburst.h"
 #include "../../pmu/msr.h"
 #include "sim.h"
@@ -208,6 +211,8 @@ static int rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 		*v = s->reg[P4SIM_MISC_ENABLE];
 		return HW_OK;
 	}
+	if (sim_p4_pebs_msr(s, msr)) /* the debug store's PEBS (sim_pebs_p4.c) */
+		return sim_p4_pebs_rdmsr(s, msr, v);
 	return HW_FAULT_GP;
 }
 
@@ -245,6 +250,8 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	}
 	if (msr == MSR_IA32_MISC_ENABLE)
 		return HW_OK; /* the model keeps EMON as reset left it */
+	if (sim_p4_pebs_msr(s, msr))
+		return sim_p4_pebs_wrmsr(s, msr, v);
 	return HW_FAULT_GP;
 }
 
@@ -275,6 +282,52 @@ static uint64_t cccr_filter(const struct sim_cpu *s, uint64_t cccr, unsigned eve
 			  (cccr & CCCR_COMPLEMENT) != 0, (cccr & CCCR_EDGE) != 0);
 }
 
+/* Front-end tagging (SDM Vol. 3B 18.15.6.2 "Tagging Mechanism for
+ * Front_end_event": "Tagging μops for μop decode events requires specifying
+ * bits in the ESCR associated with the performance-monitoring event,
+ * Uop_type"): uop_type (02H on RAT_ESCR0/1) tags load (TAGLOADS, mask bit 1)
+ * and store (TAGSTORES, bit 2) μops, "only used to tag uops"; the tags of a
+ * RAT ESCR whose thread and privilege bits qualify the μop (ours: the ESCR
+ * alone, no CCCR need select it, as none counts it). */
+#define EV_UOP_TYPE   0x02
+#define EV_FRONT_END  0x08
+#define UOP_TAGLOADS  (1u << 1)
+#define UOP_TAGSTORES (1u << 2)
+static unsigned uop_tags(const struct sim_cpu *s)
+{
+	static const uint32_t rat[2] = {0x3bc, 0x3bd};
+	bool t1 = thread1(s);
+	unsigned tags = 0;
+
+	for (unsigned k = 0; k < 2; k++) {
+		uint64_t escr = s->reg[P4SIM_ESCR(escr_index(rat[k]))];
+		if (((escr >> 25) & 0x3f) != EV_UOP_TYPE ||
+		    !sim_priv_counts(s, (escr & (t1 ? ESCR_T1_OS : ESCR_T0_OS)) != 0,
+				     (escr & (t1 ? ESCR_T1_USR : ESCR_T0_USR)) != 0))
+			continue;
+		tags |= (unsigned)(escr >> 9) & (UOP_TAGLOADS | UOP_TAGSTORES);
+	}
+	return tags;
+}
+
+/* front_end_event (08H on CRU_ESCR2/3, CCCR select 05H; "Can Support PEBS:
+ * Yes", SDM Vol. 3B at-retirement events table): the retired μops front-end
+ * tagging marked, NBOGUS (bit 0) the non-bogus ones; BOGUS (bit 1) counts
+ * none here (ours: the wrong path's stores and loads are not modelled). A
+ * near return loads and a near call stores the return address: most
+ * vectors count them in loads and stores (events/workloads.c), the traced
+ * kernel's (sim_trace.c) and wl_loop's fixed part leave them out, so at
+ * least rets loads and calls stores. One tagged μop per memory instruction
+ * (ours). */
+static uint64_t front_end(const struct sim_cpu *s, unsigned mask, const struct workload_vector *v)
+{
+	unsigned tags = (mask & 1) ? uop_tags(s) : 0;
+	uint64_t ld = v->loads > v->rets ? v->loads : v->rets;
+	uint64_t st = v->stores > v->calls ? v->stores : v->calls;
+
+	return ((tags & UOP_TAGLOADS) ? ld : 0) + ((tags & UOP_TAGSTORES) ? st : 0);
+}
+
 static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
 {
 	uint64_t cccr = s->reg[P4SIM_CCCR(i)], escr;
@@ -291,10 +344,13 @@ static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector
 		escr = s->reg[P4SIM_ESCR(k)];
 		bool t1 = thread1(s);
 		if (!sim_priv_counts(s, (escr & (t1 ? ESCR_T1_OS : ESCR_T0_OS)) != 0,
-			       (escr & (t1 ? ESCR_T1_USR : ESCR_T0_USR)) != 0))
+				     (escr & (t1 ? ESCR_T1_USR : ESCR_T0_USR)) != 0))
 			return 0;
-		unsigned event = (unsigned)(escr >> 25) & 0x3f;
-		uint64_t n = p4sim_event(s, e->addr, event, (unsigned)(escr >> 9) & 0xffff, v);
+		unsigned event = (unsigned)(escr >> 25) & 0x3f,
+			 mask = (unsigned)(escr >> 9) & 0xffff;
+		uint64_t n = event == EV_FRONT_END && (e->addr == 0x3cc || e->addr == 0x3cd)
+				 ? front_end(s, mask, v)
+				 : p4sim_event(s, e->addr, event, mask, v);
 		return cccr_filter(s, cccr, event, n, v);
 	}
 	return 0; /* the select names no ESCR of this group */
@@ -349,11 +405,17 @@ static const struct sim_silicon si_p4 = {
 	 SIM_F(SF_WIDTH_HIGH_BITS) | SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_STATUS_NOT_STICKY) |       \
 	 SIM_F(SF_PMI_STORM) | SIM_F(SF_WRONG_VECTOR) | SIM_F(SF_DUPLICATE_PMI) |                  \
 	 (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)) | SIM_FILTER_FAULTS | SIM_APIC_FAULTS |       \
-	 SIM_F(SF_CYCLES_SLOW) | P4_WRITE_FAULTS)
+	 SIM_F(SF_CYCLES_SLOW) | P4_WRITE_FAULTS | SIM_PEBS_FAULTS)
 /* Counter writes and reads: a running write, RDPMC's fast read (ECX[31],
  * SDM Vol. 2B RDPMC: Pentium 4 and Xeon), a freeze at an overflow. */
 #define P4_WRITE_FAULTS                                                                            \
 	(SIM_F(SF_WRITE_RESETS) | SIM_F(SF_FAST_RDPMC_FULL) | SIM_F(SF_OVERFLOW_FREEZES))
+/* The sampling hardware it has: PEBS (sim_smp_pentium4); the rest not. */
+#define P4_NA_SMP_WHY                                                                              \
+	"no LBR stack or BTS is modelled for NetBurst: the harness knows family 6 LBR stacks "     \
+	"only (pmu/lbr.c) and checks BTS with the arch perfmon driver (pmu/ds.c; NetBurst's "      \
+	"MSR_DEBUGCTLA has its BTS bits elsewhere, SDM Vol. 3B 18.5.1)"
+#define P4_NA_SMP SIM_NA_LBR(P4_NA_SMP_WHY), SIM_NA_BTS(P4_NA_SMP_WHY), SIM_NA_IBS(SIM_NA_IBS_AMD)
 #define P4_NA                                                                                      \
 	[SF_NO_SIGN_EXTEND] = "NetBurst counter writes set all 40 bits (facts §2); "              \
 			      "nothing sign-extends",                                              \
@@ -374,7 +436,8 @@ static const struct sim_model pentium4 = {
     .doc = "x86-pmu-facts.md §5, §8, §9 P4, §10 P4; SDM Vol. 3B ESCR/CCCR excerpt",
     .driver = PMU_DRV_INTEL_NETBURST,
     .faults = P4_FAULTS,
-    .fault_na = {P4_NA, SIM_NA_FAMILY_REGS, SIM_NA_NO_SMP, SIM_NA_TSX_FEP(SIM_NA_NO_RTM), SIM_NA_TOPDOWN},
+    .fault_na = {P4_NA, SIM_NA_FAMILY_REGS, P4_NA_SMP, SIM_NA_TSX_FEP(SIM_NA_NO_RTM),
+		 SIM_NA_TOPDOWN},
     .reset = reset,
     .rdmsr = rdmsr,
     .wrmsr = wrmsr,
@@ -384,6 +447,7 @@ static const struct sim_model pentium4 = {
     .pending = pending,
     .lvt_automask = true, /* facts §8: LVTPC masked on interrupt (P4) */
     .si = &si_p4,
+    .smp = &sim_smp_pentium4,
 };
 SIM_MODEL(pentium4);
 
@@ -393,7 +457,8 @@ static const struct sim_model pentium4_ht = {
 	   "OVF_PMI_T1 (facts §5, §10 P4)",
     .driver = PMU_DRV_INTEL_NETBURST,
     .faults = P4_FAULTS,
-    .fault_na = {P4_NA, SIM_NA_FAMILY_REGS, SIM_NA_NO_SMP, SIM_NA_TSX_FEP(SIM_NA_NO_RTM), SIM_NA_TOPDOWN},
+    .fault_na = {P4_NA, SIM_NA_FAMILY_REGS, P4_NA_SMP, SIM_NA_TSX_FEP(SIM_NA_NO_RTM),
+		 SIM_NA_TOPDOWN},
     .reset = reset_ht,
     .rdmsr = rdmsr,
     .wrmsr = wrmsr,
@@ -402,5 +467,6 @@ static const struct sim_model pentium4_ht = {
     .overflow = overflow,
     .lvt_automask = true,
     .si = &si_p4,
+    .smp = &sim_smp_pentium4,
 };
 SIM_MODEL(pentium4_ht);

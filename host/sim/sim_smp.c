@@ -149,6 +149,16 @@ void sim_smp_status_set(struct sim_cpu *s, uint64_t bits)
 	}
 }
 
+void sim_smp_branch(struct sim_cpu *s, uint64_t from, uint64_t to, uint8_t kind)
+{
+	struct sim_branch b = {.from = from, .to = to, .kind = kind, .cpl = (uint8_t)s->cpl};
+
+	if (!cfg(s))
+		return;
+	sim_lbr_branch(s, &b);
+	sim_ds_branch(s, &b);
+}
+
 void sim_smp_step(struct sim_cpu *s, const struct sim_step *st)
 {
 	if (!cfg(s))
@@ -163,6 +173,7 @@ void sim_smp_step(struct sim_cpu *s, const struct sim_step *st)
 		sim_ds_branch(s, &b);
 	}
 	sim_ds_step(s, st);
+	sim_p4_pebs_step(s, st); /* NetBurst PEBS (sim_pebs_p4.c; pebs.netburst's task) */
 	sim_ibs_step(s, st);
 }
 

@@ -50,6 +50,9 @@ struct sim_smp_cfg {
 	bool pebs_adaptive;   /* PERF_CAPABILITIES[14]: PEBS_DATA_CFG groups */
 	uint64_t pebs_ctrs;   /* PEBS_ENABLE bits the model takes (GP i, fixed 32+i) */
 	uint16_t pebs_assist; /* cycles one PEBS assist costs (realism) */
+	/* NetBurst PEBS (sim_pebs_p4.c) instead of the above: IQ_COUNTER4
+	 * alone, MSR_PEBS_ENABLE's thread bits, MSR_PEBS_MATRIX_VERT */
+	bool pebs_p4;
 	/* formats 1-3: the precise-distribution event (umask << 8 | event)
 	 * and the GP counter it is precise on; any other event's record may
 	 * come up to pebs_shadow events late (realism "skid") */
@@ -135,6 +138,10 @@ int sim_smp_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v);
 int sim_smp_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v);
 /* A traced instruction retired (after the counters counted it). */
 void sim_smp_step(struct sim_cpu *s, const struct sim_step *st);
+/* A branch of the harness's own code with known addresses (the platform's
+ * CALL into a traced kernel): to the LBRs and the BTS only, its
+ * instruction retired with the harness's code. */
+void sim_smp_branch(struct sim_cpu *s, uint64_t from, uint64_t to, uint8_t kind);
 /* The harness's own code retired br branches (addresses outside the
  * sampling kernel). */
 void sim_smp_harness(struct sim_cpu *s, uint64_t br);
@@ -169,9 +176,16 @@ bool sim_ibs_msr(const struct sim_cpu *s, uint32_t msr);
 int sim_ibs_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v);
 int sim_ibs_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v);
 void sim_ibs_step(struct sim_cpu *s, const struct sim_step *st);
+/* NetBurst PEBS (sim_pebs_p4.c), where sim_smp_cfg.pebs_p4: its MSRs (the
+ * pentium4 models' MSR files hand them over) and its step. */
+bool sim_p4_pebs_msr(const struct sim_cpu *s, uint32_t msr);
+int sim_p4_pebs_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v);
+int sim_p4_pebs_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v);
+void sim_p4_pebs_step(struct sim_cpu *s, const struct sim_step *st);
 
 /* The models' configurations (sim_smp_models.c). */
 extern const struct sim_smp_cfg sim_smp_skylake, sim_smp_skylake_kvm, sim_smp_spr, sim_smp_spr_kvm,
     sim_smp_zen4, sim_smp_zen4_kvm, sim_smp_bulldozer;
+extern const struct sim_smp_cfg sim_smp_pentium4;
 
 #endif

@@ -122,3 +122,15 @@ const struct sim_smp_cfg sim_smp_bulldozer = {
     .ibs_caps = 0xff,
     .ibs_lvt = 0,
 };
+
+/* Pentium 4 (NetBurst, models "pentium4" and "pentium4-ht"): PEBS on
+ * IQ_COUNTER4, IQ_COUNTER5 for logical processor 1 (SDM Vol. 3B 18.15.7,
+ * 18.16.3; sim_pebs_p4.c), the models' MSR files handing its MSRs over. No
+ * LBR stack or BTS modelled (the harness knows family 6 stacks only,
+ * pmu/lbr.c; NetBurst's MSR_DEBUGCTLA has its BTS bits elsewhere, SDM Vol.
+ * 3B 18.5.1), no global status. An assist costs about 200 cycles (ours, as
+ * the later cores': Intel does not publish it). */
+const struct sim_smp_cfg sim_smp_pentium4 = {
+    .pebs_p4 = true,
+    .pebs_assist = 200,
+};

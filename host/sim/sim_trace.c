@@ -239,9 +239,8 @@ void sim_trace_run(struct sim_cpu *s, const struct workload *w, uint64_t iterati
 	 * before its return address): a branch the LBRs and the BTS see, and
 	 * whose return is predicted; its instruction is the harness's, retired
 	 * with the harness's code (realism "overhead") */
-	struct sim_step in = {.ip = c.caller - 2, .next = c.rip, .kind = SMP_CALL, .taken = true};
-	(void)sim_bp_mispredicts(&s->smp.bp, in.ip, SMP_CALL, true, c.rip, c.caller);
-	sim_smp_step(s, &in);
+	(void)sim_bp_mispredicts(&s->smp.bp, c.caller - 2, SMP_CALL, true, c.rip, c.caller);
+	sim_smp_branch(s, c.caller - 2, c.rip, SMP_CALL);
 
 	while (c.rip != c.caller) {
 		struct tins t;

@@ -1,7 +1,8 @@
 /* The branch trace store in the simulator (host/sim/sim_ds.c) and the
  * check that judges it (bts.trace):
  *  - the simulator stores each taken branch of the sampling kernel as the
- *    kernel's walk has it, at the DS area's BTS index; the buffer is
+ *    kernel's walk has it, after the platform's CALL into the kernel
+ *    (host/sim/sim_trace.c), at the DS area's BTS index; the buffer is
  *    circular without BTINT and stops at the absolute maximum with it,
  *    where the threshold requests a PMI; BTS_OFF_OS and BTS_OFF_USR leave
  *    out a ring; bts-skips-branch drops every 16th branch;
@@ -17,10 +18,10 @@
 
 #include "sim_drv.h"
 #include "sim_suite.h"
+#include "ds_test.h"
 #include "../../events/sample.h"
 #include "../../pmu/msr.h"
 
-#define SEEDS	  25
 #define ITERS	  8 /* about 60 taken branches */
 #define CAP	  128
 #define MAX_TAKEN 128
@@ -36,6 +37,7 @@ static struct rec {
 
 struct taken {
 	unsigned n;
+	uint64_t entry; /* the kernel's first instruction */
 	uint64_t from[MAX_TAKEN], to[MAX_TAKEN];
 };
 static struct taken w;
@@ -43,6 +45,8 @@ static struct taken w;
 static void on_step(void *ctx, const struct smp_step *st)
 {
 	struct taken *t = ctx;
+	if (!t->entry)
+		t->entry = st->ip;
 	if (st->kind != SMP_NONE && st->taken && t->n < MAX_TAKEN) {
 		t->from[t->n] = st->ip;
 		t->to[t->n++] = st->next;
@@ -69,8 +73,24 @@ static void run_bts(const char *model, enum sim_fault f, unsigned cap, unsigned 
 		hw_run_workload(&wl_sample, ITERS);
 	assert_int_equal(hw_wrmsr(MSR_DEBUGCTL, 0), HW_OK);
 	w.n = 0;
+	w.entry = 0;
 	smp_walk(ITERS, on_step, &w);
 	assert_true(w.n < CAP && w.n > 32);
+}
+
+static bool in_kernel(uint64_t ip)
+{
+	uint64_t lo, hi;
+	smp_bounds(&lo, &hi);
+	return ip >= lo && ip < hi;
+}
+
+/* Record k is the platform's CALL into the kernel: from the harness, to
+ * the kernel's first instruction (the first branch at CPL 0). */
+static void is_entry(unsigned k)
+{
+	assert_false(in_kernel(buf[k].from));
+	assert_int_equal(buf[k].to, w.entry);
 }
 
 /* Record k against the walk's taken branch i (the final RET's `to` is the
@@ -83,19 +103,21 @@ static void is_branch(unsigned k, unsigned i)
 	assert_int_equal(buf[k].flags & ~PREDICTED, 0);
 }
 
-/* Every taken branch, in order, nothing else (no realism: no harness
- * branches); the loop's direct JMP flagged predicted after its first. */
+/* The CALL into the kernel, then every taken branch, in order, nothing
+ * else (no realism: no other harness branches); the loop's direct JMP
+ * flagged predicted after its first. */
 static void records_every_taken_branch(void **st)
 {
 	(void)st;
 	run_bts("skylake", SF_NONE, CAP, CAP, BTS_ON, 0);
-	assert_int_equal(ds.index, ds.base + w.n * sizeof(buf[0]));
+	assert_int_equal(ds.index, ds.base + (w.n + 1) * sizeof(buf[0]));
+	is_entry(0);
 	for (unsigned i = 0; i < w.n; i++)
-		is_branch(i, i);
+		is_branch(i + 1, i);
 	for (unsigned i = 3; i < w.n; i++) /* b1's direct JMP, once decoded */
 		if (w.from[i] == w.from[2])
-			assert_true(buf[i].flags & PREDICTED);
-	assert_int_equal(buf[w.n].from, 0);
+			assert_true(buf[i + 1].flags & PREDICTED);
+	assert_int_equal(buf[w.n + 1].from, 0);
 	assert_int_equal(sim.st.pmi_raised, 0);
 }
 
@@ -106,9 +128,9 @@ static void circular_without_btint(void **st)
 	const unsigned cap = 10;
 	(void)st;
 	run_bts("skylake", SF_NONE, cap, cap, BTS_ON, 0);
-	assert_int_equal(ds.index, ds.base + (w.n % cap) * sizeof(buf[0]));
-	for (unsigned i = w.n - cap; i < w.n; i++)
-		is_branch(i % cap, i);
+	assert_int_equal(ds.index, ds.base + ((w.n + 1) % cap) * sizeof(buf[0]));
+	for (unsigned i = w.n - cap; i < w.n; i++) /* after the entry: slot i + 1 */
+		is_branch((i + 1) % cap, i);
 	assert_int_equal(buf[cap].from, 0x5a5a);
 }
 
@@ -120,21 +142,15 @@ static void btint_stops_and_interrupts(void **st)
 	(void)st;
 	run_bts("skylake", SF_NONE, cap, 6, BTS_ON | DEBUGCTL_BTINT, 0);
 	assert_int_equal(ds.index, ds.max);
-	for (unsigned i = 0; i < cap; i++)
-		is_branch(i, i);
+	is_entry(0);
+	for (unsigned i = 0; i + 1 < cap; i++)
+		is_branch(i + 1, i);
 	assert_int_equal(buf[cap].from, 0x5a5a);
 	assert_true(sim.st.pmi_raised > 0);
 	assert_int_equal(drv_msr(MSR_PERF_GLOBAL_STATUS) & (1ull << 62), 0); /* BTS: no status */
 	run_bts("skylake", SF_DS_THRESHOLD_LOST, cap, 6, BTS_ON | DEBUGCTL_BTINT, 0);
 	assert_int_equal(ds.index, ds.max);
 	assert_int_equal(sim.st.pmi_raised, 0);
-}
-
-static bool in_kernel(uint64_t ip)
-{
-	uint64_t lo, hi;
-	smp_bounds(&lo, &hi);
-	return ip >= lo && ip < hi;
 }
 
 /* BTS_OFF_OS leaves out CPL 0, BTS_OFF_USR CPL 3 (the kernel inside
@@ -160,77 +176,40 @@ static void cpl_filters(void **st)
 	assert_int_equal(ds.index, ds.base);
 }
 
-/* bts-skips-branch: the 16th, 32nd... branch missing, the rest in order. */
+/* bts-skips-branch: the 16th, 32nd... branch missing, the rest in order
+ * (the CALL into the kernel the first, the walk's branch i the i + 2nd). */
 static void skips_every_sixteenth(void **st)
 {
 	(void)st;
 	run_bts("skylake", SF_BTS_SKIPS_BRANCH, CAP, CAP, BTS_ON, 0);
-	unsigned k = 0;
+	unsigned k = 1;
+	is_entry(0);
 	for (unsigned i = 0; i < w.n; i++)
-		if ((i + 1) % 16)
+		if ((i + 2) % 16)
 			is_branch(k++, i);
 	assert_int_equal(ds.index, ds.base + k * sizeof(buf[0]));
 }
 
+/* The check over seeds with every realism effect; under each fault; where
+ * there is no BTS (ds_test.h). */
 static void healthy_pass_on_every_seed(void **st)
 {
-	static const char *const models[] = {"skylake", "sapphirerapids"};
 	(void)st;
-	for (unsigned m = 0; m < sizeof(models) / sizeof(models[0]); m++) {
-		if (!sim_model_find(models[m]))
-			continue;
-		for (uint64_t seed = 1; seed <= SEEDS; seed++) {
-			(void)up(models[m], SF_NONE, SIM_REALISM_ALL, seed);
-			opt.pmi = seed % 5 ? PMI_FIXED : PMI_NMI;
-			const struct result *r = run_check("bts.trace");
-			if (r->v != V_PASS)
-				fail_msg("%s seed %llu: %s: %s", models[m],
-					 (unsigned long long)seed, verdict_name(r->v), r->msg);
-		}
-	}
+	ds_test_healthy("bts.trace");
 }
 
 static void faults_fail_on_every_seed(void **st)
 {
-	static const struct {
-		enum sim_fault f;
-		const char *word; /* scripts/sim-matrix.py SYMPTOM's */
-	} cases[] = {{SF_BTS_SKIPS_BRANCH, "branch"}, {SF_DS_THRESHOLD_LOST, "threshold"}};
-	static const char *const models[] = {"skylake", "sapphirerapids"};
+	static const struct ds_test_case cases[] = {{SF_BTS_SKIPS_BRANCH, "branch"},
+						    {SF_DS_THRESHOLD_LOST, "threshold"}};
 	(void)st;
-	for (unsigned m = 0; m < sizeof(models) / sizeof(models[0]); m++) {
-		if (!sim_model_find(models[m]))
-			continue;
-		for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
-			for (uint64_t seed = 1; seed <= SEEDS; seed++) {
-				(void)up(models[m], cases[k].f, SIM_REALISM_ALL, seed);
-				const struct result *r = run_check("bts.trace");
-				if (r->v != V_FAIL || !strstr(r->msg, "BTS") ||
-				    !strstr(r->msg, cases[k].word))
-					fail_msg("%s %s seed %llu: %s: %s", models[m],
-						 sim_fault_name(cases[k].f),
-						 (unsigned long long)seed, verdict_name(r->v),
-						 r->msg);
-			}
-	}
+	ds_test_faults("bts.trace", cases, sizeof(cases) / sizeof(cases[0]), "BTS");
 }
 
-/* No BTS: KVM (MISC_ENABLE), AMD, QEMU TCG, a model without the
- * simulator's debug store, NetBurst (not arch perfmon). */
 static void skip_without_bts(void **st)
 {
-	static const char *const none[] = {"skylake-kvm", "zen4", "nopmu", "core2", "pentium4"};
 	(void)st;
-	for (unsigned m = 0; m < sizeof(none) / sizeof(none[0]); m++) {
-		assert_int_equal(sim_start_real(none[m], SF_NONE, SIM_REALISM_ALL, 1), 0);
-		cpu_identify(&drv_ci);
-		apic_detect(&drv_ai);
-		pmu_attach(&drv_p, &drv_ci);
-		options_default(&opt);
-		const struct result *r = run_check("bts.trace");
-		if (r->v != V_SKIP)
-			fail_msg("%s: %s %s", none[m], verdict_name(r->v), r->msg);
-	}
+	ds_test_skip("bts.trace");
 }
 
 int main(void)

@@ -18,10 +18,10 @@
 
 #include "sim_drv.h"
 #include "sim_suite.h"
+#include "ds_test.h"
 #include "../../events/sample.h"
 #include "../../pmu/msr.h"
 
-#define SEEDS	   25
 #define ITERS	   60 /* about 1180 kernel instructions */
 #define PRELOAD	   50 /* the first record at kernel step 50 */
 #define RESET	   99 /* then every 100 */
@@ -181,6 +181,38 @@ static void msrs(void **st)
 	assert_int_equal(hw_wrmsr(MSR_IA32_PEBS_ENABLE, 1ull << 36), HW_FAULT_GP);
 }
 
+/* The PEBS event pmu/ds.c picks: Skylake's INST_RETIRED.PREC_DIST on gp1,
+ * which skylake counts as instructions retired (model_arch_events.c);
+ * INST_RETIRED.ANY_P on gp0 with adaptive PEBS; core2, with DS in CPUID
+ * but no debug store modelled, says both unavailable in MISC_ENABLE. */
+static void pebs_event(void **st)
+{
+	struct pmu_event any = {.code = 0xc0}, pdir = {.code = 0xc0, .umask = 0x01};
+	(void)st;
+	struct pmu *p = drv_up("skylake", SF_NONE);
+	const struct pmu_ds *d = &pmu_sampling(p)->ds;
+	assert_true(d->pebs);
+	assert_int_equal(d->pebs_event << 8 | d->pebs_umask, 0xc001);
+	assert_int_equal(d->pebs_ctr, 1);
+	assert_string_equal(d->pebs_event_name, "INST_RETIRED.PREC_DIST");
+	assert_int_equal(p->ops->program(p, 0, &any, PMU_F_OS), HW_OK);
+	assert_int_equal(p->ops->program(p, 1, &pdir, PMU_F_OS), HW_OK);
+	assert_int_equal(p->ops->start(p, 3), HW_OK);
+	hw_run_workload(&wl_sample, ITERS);
+	assert_int_equal(p->ops->stop(p, 3), HW_OK);
+	assert_true(drv_read(p, 0) > 0);
+	assert_int_equal(drv_read(p, 1), drv_read(p, 0));
+	(void)drv_up("core2", SF_NONE);
+	assert_int_equal(drv_msr(MSR_IA32_MISC_ENABLE) &
+			     (MISC_ENABLE_BTS_UNAVAIL | MISC_ENABLE_PEBS_UNAVAIL),
+			 MISC_ENABLE_BTS_UNAVAIL | MISC_ENABLE_PEBS_UNAVAIL);
+	if (!sim_model_find("sapphirerapids"))
+		return;
+	d = &pmu_sampling(drv_up("sapphirerapids", SF_NONE))->ds;
+	assert_int_equal(d->pebs_event << 8 | d->pebs_umask, 0xc000);
+	assert_int_equal(d->pebs_ctr, 0);
+}
+
 /* Adaptive PEBS on sapphirerapids: the basic group, and with
  * Adaptive_Record the groups PEBS_DATA_CFG selects (memory info, GPRs, 2
  * LBR entries: 0x20 + 0x20 + 0x90 + 2 x 0x18). */
@@ -207,67 +239,27 @@ static void adaptive_layout(void **st)
 	}
 }
 
-/* The check over seeds with every realism effect. */
+/* The check over seeds with every realism effect; under each fault; where
+ * there is no PEBS (ds_test.h). */
 static void healthy_pass_on_every_seed(void **st)
 {
-	static const char *const models[] = {"skylake", "sapphirerapids"};
 	(void)st;
-	for (unsigned m = 0; m < sizeof(models) / sizeof(models[0]); m++) {
-		if (!sim_model_find(models[m]))
-			continue;
-		for (uint64_t seed = 1; seed <= SEEDS; seed++) {
-			(void)up(models[m], SF_NONE, SIM_REALISM_ALL, seed);
-			opt.pmi = seed % 5 ? PMI_FIXED : PMI_NMI;
-			const struct result *r = run_check("pebs.record");
-			if (r->v != V_PASS)
-				fail_msg("%s seed %llu: %s: %s", models[m],
-					 (unsigned long long)seed, verdict_name(r->v), r->msg);
-		}
-	}
+	ds_test_healthy("pebs.record");
 }
 
 static void faults_fail_on_every_seed(void **st)
 {
-	static const struct {
-		enum sim_fault f;
-		const char *word; /* scripts/sim-matrix.py SYMPTOM's */
-	} cases[] = {{SF_PEBS_NEXT_IP, "PEBS"},
-		     {SF_PEBS_RESET_IGNORED, "reload"},
-		     {SF_DS_THRESHOLD_LOST, "threshold"}};
-	static const char *const models[] = {"skylake", "sapphirerapids"};
+	static const struct ds_test_case cases[] = {{SF_PEBS_NEXT_IP, "PEBS"},
+						    {SF_PEBS_RESET_IGNORED, "reload"},
+						    {SF_DS_THRESHOLD_LOST, "threshold"}};
 	(void)st;
-	for (unsigned m = 0; m < sizeof(models) / sizeof(models[0]); m++) {
-		if (!sim_model_find(models[m]))
-			continue;
-		for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
-			for (uint64_t seed = 1; seed <= SEEDS; seed++) {
-				(void)up(models[m], cases[k].f, SIM_REALISM_ALL, seed);
-				const struct result *r = run_check("pebs.record");
-				if (r->v != V_FAIL || !strstr(r->msg, cases[k].word))
-					fail_msg("%s %s seed %llu: %s: %s", models[m],
-						 sim_fault_name(cases[k].f),
-						 (unsigned long long)seed, verdict_name(r->v),
-						 r->msg);
-			}
-	}
+	ds_test_faults("pebs.record", cases, sizeof(cases) / sizeof(cases[0]), 0);
 }
 
-/* No PEBS: KVM on Skylake (MISC_ENABLE), AMD, QEMU TCG, a model without
- * the simulator's debug store (DS_AREA #GPs), NetBurst (not arch perfmon). */
 static void skip_without_pebs(void **st)
 {
-	static const char *const none[] = {"skylake-kvm", "zen4", "nopmu", "core2", "pentium4"};
 	(void)st;
-	for (unsigned m = 0; m < sizeof(none) / sizeof(none[0]); m++) {
-		assert_int_equal(sim_start_real(none[m], SF_NONE, SIM_REALISM_ALL, 1), 0);
-		cpu_identify(&drv_ci);
-		apic_detect(&drv_ai);
-		pmu_attach(&drv_p, &drv_ci);
-		options_default(&opt);
-		const struct result *r = run_check("pebs.record");
-		if (r->v != V_SKIP)
-			fail_msg("%s: %s %s", none[m], verdict_name(r->v), r->msg);
-	}
+	ds_test_skip("pebs.record");
 }
 
 int main(void)
@@ -277,6 +269,7 @@ int main(void)
 	    cmocka_unit_test(stops_at_the_maximum),
 	    cmocka_unit_test(faults_change_what_they_name),
 	    cmocka_unit_test(msrs),
+	    cmocka_unit_test(pebs_event),
 	    cmocka_unit_test(adaptive_layout),
 	    cmocka_unit_test(skip_without_pebs),
 	    cmocka_unit_test(healthy_pass_on_every_seed),

@@ -22,6 +22,7 @@
  * back to the firmware's values. The 64-bit DS layout (DTES64, IA-32e
  * mode) only. */
 #include "pmi_common.h"
+#include "../ds_area.h"
 #include "../../events/sample.h"
 #include "../../lib/fmt.h"
 #include "../../lib/str.h"
@@ -30,24 +31,16 @@
 #define BTS_RECS      160 /* the trace window's buffer: 3.75 KiB */
 #define BTS_INT_RECS  48  /* the interrupt window's: full before the kernel ends */
 #define BTS_EXPECT    (BTS_ITERS * 8 + 4)
-#define PMI_STORM     16 /* PMIs after which the handler leaves LVTPC masked */
-#define BTS_TRIES     3	 /* trace windows while an SMI lands in each */
+#define BTS_TRIES     3 /* trace windows while an SMI lands in each */
 #define BTS_REC_BYTES 24
 #define BTS_ON	      (DEBUGCTL_TR | DEBUGCTL_BTS)
 
-/* The DS save area (SDM Vol. 3B 18.6.3.4, 64-bit; Linux struct debug_store). */
-struct ds_save {
-	uint64_t base, index, max, threshold;
-	uint64_t pebs[4];
-	uint64_t reset[8 + 4];
-};
 struct bts_rec {
 	uint64_t from, to, flags;
 };
 struct br {
 	uint64_t from, to;
 };
-static struct ds_save ds __attribute__((aligned(64)));
 static struct bts_rec recs[BTS_RECS] __attribute__((aligned(64)));
 static struct br expect[BTS_EXPECT];
 
@@ -64,48 +57,6 @@ static struct trace tr;
 static const struct bts_rec *rec(unsigned k)
 {
 	return &recs[(tr.first + k) % tr.cap];
-}
-
-/* The check's PMI handler: counted, everything in GLOBAL_STATUS acked,
- * LVTPC unmasked, EOI. */
-static struct {
-	struct pmu *p;
-	uint32_t lvt;
-	bool nmi;
-	volatile uint64_t pmis;
-} h;
-
-static void handler(struct int_frame *f)
-{
-	uint64_t st = 0;
-
-	(void)f;
-	h.pmis++;
-	if (hw_rdmsr(h.p->global_status_msr, &st) == HW_OK && st) {
-		int e = hw_wrmsr(h.p->global_ovf_msr, st); /* nothing here is judged */
-		(void)e;
-	}
-	if (h.pmis < PMI_STORM) /* a status that will not clear: LVTPC stays masked */
-		apic_lvt_pc_write(h.lvt);
-	if (!h.nmi)
-		apic_eoi();
-}
-
-static bool pmis_reach(const void *arg)
-{
-	return h.pmis >= *(const uint64_t *)arg;
-}
-
-static void wait_pmis(uint64_t want)
-{
-	struct pmi_window w;
-	uint64_t more = want + 1;
-
-	pmi_window_open(&w);
-	if (want)
-		apic_wait_us(pmis_reach, &want, PMI_WAIT_US);
-	apic_wait_us(pmis_reach, &more, PMI_QUIET_US);
-	pmi_window_close(&w);
 }
 
 static void on_step(void *ctx, const struct smp_step *st)
@@ -128,10 +79,10 @@ static bool in_kernel(uint64_t ip)
  * unrolled where it wrapped (the slot at the index was written). */
 static void collect(unsigned cap)
 {
-	uint64_t base = (uint64_t)(uintptr_t)recs;
-	unsigned at = ds.index >= base ? (unsigned)((ds.index - base) / BTS_REC_BYTES) : 0;
+	uint64_t base = (uint64_t)(uintptr_t)recs, index = ds_area.bts.index;
+	unsigned at = index >= base ? (unsigned)((index - base) / BTS_REC_BYTES) : 0;
 
-	tr.index = ds.index;
+	tr.index = index;
 	tr.cap = cap;
 	if (at > cap)
 		at = cap;
@@ -144,27 +95,19 @@ static void collect(unsigned cap)
  * records, threshold at its end. False when an op failed (FAILed). */
 static bool window(struct check_ctx *c, unsigned cap, uint64_t dbg)
 {
-	uint64_t smi0 = 0, smi1 = 0;
-	bool smi = m_smi_count(c, &smi0), irq = hw_irq_enabled();
+	struct ds_window w;
 
-	pmh_memset(&ds, 0, sizeof(ds));
 	pmh_memset(recs, 0, sizeof(recs));
-	ds.base = ds.index = (uint64_t)(uintptr_t)recs;
-	ds.max = ds.threshold = ds.base + (uint64_t)cap * BTS_REC_BYTES;
-	h.pmis = 0;
-	if (!m_wrmsr(c, MSR_IA32_DS_AREA, (uint64_t)(uintptr_t)&ds))
+	ds_area_set(&ds_area.bts, recs, (uint64_t)cap * BTS_REC_BYTES);
+	if (!m_wrmsr(c, MSR_IA32_DS_AREA, (uint64_t)(uintptr_t)&ds_area))
 		return false;
-	hw_irq_disable();
+	ds_window_open(c, &w);
 	int on = hw_wrmsr(MSR_DEBUGCTL, dbg);
 	hw_run_workload(&wl_sample, BTS_ITERS);
 	int off = hw_wrmsr(MSR_DEBUGCTL, 0);
-	if (dbg & DEBUGCTL_BTINT)
-		wait_pmis(ds.index >= ds.threshold ? 1 : 0);
-	if (irq)
-		hw_irq_enable();
+	tr.smi = ds_window_close(c, &w, &ds_area.bts, (dbg & DEBUGCTL_BTINT) != 0);
 	collect(cap);
-	tr.pmis = h.pmis;
-	tr.smi = smi && m_smi_count(c, &smi1) && smi1 != smi0;
+	tr.pmis = ds_pmi.pmis;
 	if (on != HW_OK || off != HW_OK)
 		check_fail(c, "BTS: writing DEBUGCTL (1D9H) 0x%llx raised %s",
 			   (unsigned long long)(on != HW_OK ? dbg : 0),
@@ -223,14 +166,14 @@ static bool agree(struct check_ctx *c, const char *what, bool whole)
 /* The interrupt window: records stopped at the absolute maximum, one PMI. */
 static void judge_int(struct check_ctx *c)
 {
-	bool full = tr.index == ds.max;
+	bool full = tr.index == ds_area.bts.max;
 
 	if (!full)
 		check_fail(c,
 			   "BTS with BTINT: index 0x%llx after %u records, expected the absolute "
 			   "maximum 0x%llx (records stop there; base 0x%llx)",
-			   (unsigned long long)tr.index, tr.n, (unsigned long long)ds.max,
-			   (unsigned long long)ds.base);
+			   (unsigned long long)tr.index, tr.n, (unsigned long long)ds_area.bts.max,
+			   (unsigned long long)ds_area.bts.base);
 	else if (!tr.pmis)
 		check_fail(
 		    c,
@@ -240,7 +183,8 @@ static void judge_int(struct check_ctx *c)
 	else if (tr.pmis != 1)
 		check_fail(c, "BTS interrupt threshold: %llu PMIs, expected 1%s",
 			   (unsigned long long)tr.pmis,
-			   tr.pmis >= PMI_STORM ? " (a PMI storm: the status will not clear)" : "");
+			   tr.pmis >= DS_PMI_STORM ? " (a PMI storm: the status will not clear)"
+						   : "");
 	(void)agree(c, "with BTINT", false);
 }
 
@@ -259,12 +203,8 @@ static bool windows(struct check_ctx *c, const char *no_pmi, unsigned *kernel, u
 	*outside = tr.n - tr.ne;
 	if (no_pmi)
 		return true;
-	h.p = c->pmu;
-	h.nmi = c->opt->pmi == PMI_NMI;
-	if (!pmi_begin(c))
+	if (!ds_pmi_begin(c))
 		return false;
-	h.lvt = apic_lvt_pc_read(); /* armed, unmasked */
-	isr_set_handler(h.nmi ? VEC_NMI : VEC_PMI, handler);
 	ok = window(c, BTS_INT_RECS, BTS_ON | DEBUGCTL_BTINT);
 	pmi_end(c);
 	if (ok)
@@ -293,7 +233,7 @@ static void run(struct check_ctx *c)
 {
 	const char *why = cannot(&pmu_sampling(c->pmu)->ds);
 	const char *no_pmi = apic_lvt_pc_unusable(c->apic);
-	uint64_t area = 0, dbg = 0;
+	struct ds_fw fw;
 	unsigned kernel = 0, outside = 0;
 
 	if (why) {
@@ -302,10 +242,10 @@ static void run(struct check_ctx *c)
 	}
 	tr.ne = 0;
 	smp_walk(BTS_ITERS, on_step, &tr.ne);
-	if (!m_rdmsr(c, MSR_IA32_DS_AREA, &area) || !m_rdmsr(c, MSR_DEBUGCTL, &dbg))
+	if (!ds_fw_save(c, &fw, false, false))
 		return;
 	bool ok = windows(c, no_pmi, &kernel, &outside);
-	bool back = m_wrmsr(c, MSR_DEBUGCTL, dbg) && m_wrmsr(c, MSR_IA32_DS_AREA, area);
+	bool back = ds_fw_restore(c, &fw);
 	if (!ok || !back || c->v == V_FAIL)
 		return;
 	c->fig.tolerance = "exact; the harness's branches outside the kernel left out";

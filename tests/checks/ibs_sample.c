@@ -21,7 +21,9 @@
  * Fetch sampling likewise: IBS_FETCH_LINADDR inside the kernel is an
  * instruction or a 16-byte fetch block (ours: sequential fetches are
  * aligned), at least 2 samples (ours: what a fetch counts is the
- * family's). Everything found is put back. */
+ * family's). Everything found is put back. The samples are judged in
+ * ibs_judge.c. */
+#include "ibs_judge.h"
 #include "../measure.h"
 #include "../../apic/pmi.h"
 #include "../../events/sample.h"
@@ -32,14 +34,13 @@
 #define VEC_IBS	    VEC_SPURIOUS_TEST /* the extended LVT entry's vector */
 #define PERIOD	    2048u	      /* ops (and fetches) between samples */
 #define ITERS	    3072u	      /* kernel iterations: about 29 op periods */
-#define SAMPLES_MAX 64u 	      /* samples kept for judging */
+#define SAMPLES_MAX 64u		      /* samples kept for judging */
 #define IRQ_MAX	    512u	      /* interrupts in one run: a storm */
 #define DRAIN_US    1000u	      /* for an interrupt still in flight */
 #define FETCH_MIN   2u
-#define TAB_MAX	    48u
 
-/* CPUID 8000_001Bh EAX, IBS_CTL, the controls and IBS_OP_DATA (Linux
- * perf_event.h, amd-ibs.h) */
+/* CPUID 8000_001Bh EAX, IBS_CTL and the controls (Linux perf_event.h,
+ * amd-ibs.h); IBS_OP_DATA's bits are ibs_judge.c's */
 #define CAPS_OPSAM     (1u << 2)
 #define CAPS_FETCHSAM  (1u << 1)
 #define CAPS_OPCNT     (1u << 4)
@@ -53,25 +54,14 @@
 #define O_VAL	       (1ull << 18)
 #define O_CNT_CTL      (1ull << 19)
 #define O_CUR_RAND     (0x7full << 32)
-#define D_RETURN       (1ull << 34)
-#define D_TAKEN	       (1ull << 35)
-#define D_MISP	       (1ull << 36)
-#define D_BRN	       (1ull << 37)
-#define D_RIP_INVALID  (1ull << 38)
-#define D_FUSE	       (1ull << 39)
 /* AMD's extended APIC registers (AMD APM Vol. 2 16.4.5) */
 #define APIC_EXT_FEATURE 0x400
 #define APIC_EILVT(n)	 (0x500 + 0x10 * (n))
 #define LVT_FIELDS	 (LVT_VECTOR_MASK | LVT_DM_MASK | LVT_MASKED)
 
-struct rec {
-	uint64_t addr, data, target;
-	unsigned vec;
-};
-
 /* One run's interrupts, as the handler saw them. */
 static volatile struct {
-	struct rec rec[SAMPLES_MAX];
+	struct ibs_rec rec[SAMPLES_MAX];
 	unsigned n;	 /* interrupts with Val set: samples */
 	unsigned lvtpc;	 /* of them, on LVTPC's vector */
 	unsigned no_val; /* on the IBS vector with Val clear, while running */
@@ -96,7 +86,7 @@ static void record(unsigned vec)
 		g.lvtpc++;
 	if (i >= SAMPLES_MAX)
 		return;
-	volatile struct rec *r = &g.rec[i];
+	volatile struct ibs_rec *r = &g.rec[i];
 	uint64_t a = 0, d = 0, t = 0;
 	if (g.fetch) {
 		(void)hw_rdmsr(MSR_AMD_IBS_FETCH_LINADDR, &a);
@@ -264,151 +254,6 @@ static bool sample_run(struct check_ctx *c, bool fetch, uint64_t iters)
 	return e == HW_OK;
 }
 
-/* The kernel's instructions as its walk retires them: each one's kind,
- * how often it ran and was taken, its taken target (0: more than one) and
- * the instruction after it. */
-struct ins {
-	uint64_t ip, target, next, n, taken;
-	uint8_t kind;
-};
-struct tab {
-	struct ins e[TAB_MAX];
-	unsigned n;
-};
-
-static struct ins *find(struct tab *t, uint64_t ip)
-{
-	for (unsigned i = 0; i < t->n; i++)
-		if (t->e[i].ip == ip)
-			return &t->e[i];
-	return 0;
-}
-
-static void tab_add(void *ctx, const struct smp_step *st)
-{
-	struct tab *t = ctx;
-	struct ins *e = find(t, st->ip);
-
-	if (!e && t->n < TAB_MAX) {
-		e = &t->e[t->n++];
-		pmh_memset(e, 0, sizeof(*e));
-		e->ip = st->ip;
-		e->kind = st->kind;
-	}
-	if (!e)
-		return;
-	e->n++;
-	if (!st->taken) {
-		e->next = st->next;
-	} else {
-		e->target = e->taken && e->target != st->next ? 0 : st->next;
-		e->taken++;
-	}
-}
-
-/* A rule's failures: how many, and the first as a message. */
-struct tally {
-	unsigned n;
-	char first[RESULT_MSG];
-};
-
-static void tally(struct tally *t, const char *f, ...) __attribute__((format(printf, 2, 3)));
-static void tally(struct tally *t, const char *f, ...)
-{
-	if (!t->n++) {
-		va_list ap;
-		va_start(ap, f);
-		pmh_vfmt(t->first, sizeof(t->first), f, ap);
-		va_end(ap);
-	}
-}
-
-static void report(struct check_ctx *c, const struct tally *t, unsigned of)
-{
-	if (t->n)
-		check_fail(c, "%s (%u of %u samples)", t->first, t->n, of);
-}
-
-/* The branch bits of one op sample against the walk's instruction e. */
-static void judge_bits(struct tab *t, const volatile struct rec *r, const struct ins *e,
-		       struct tally *bad)
-{
-	uint64_t d = r->data;
-	unsigned long long a = r->addr, dd = d;
-	const struct ins *j = e;
-	if ((d & D_FUSE) && e->kind == SMP_NONE && find(t, e->next))
-		j = find(t, e->next); /* a fused compare: judged as its branch */
-	const char *k = smp_kind_name(j->kind);
-	bool br = j->kind != SMP_NONE;
-
-	if (!br && (d & (D_BRN | D_TAKEN | D_MISP | D_RETURN)))
-		tally(bad,
-		      "IBS_OP_DATA 0x%llx at RIP 0x%llx: branch bits set, the instruction is no "
-		      "branch",
-		      dd, a);
-	else if (br && !(d & D_BRN))
-		tally(bad, "IBS_OP_DATA 0x%llx at RIP 0x%llx: IbsOpBrnRet clear at a %s", dd, a, k);
-	else if (br && j->taken == j->n && !(d & D_TAKEN))
-		tally(bad,
-		      "IBS_OP_DATA 0x%llx at RIP 0x%llx: IbsOpBrnTaken clear at a %s the "
-		      "kernel always takes",
-		      dd, a, k);
-	else if (br && !j->taken && (d & D_TAKEN))
-		tally(bad,
-		      "IBS_OP_DATA 0x%llx at RIP 0x%llx: IbsOpBrnTaken set at a %s the kernel "
-		      "never takes",
-		      dd, a, k);
-	else if (!(d & D_RETURN) != (j->kind != SMP_RET))
-		tally(bad, "IBS_OP_DATA 0x%llx at RIP 0x%llx: IbsOpReturn %s at a %s", dd, a,
-		      d & D_RETURN ? "set" : "clear", k);
-	else if (g.target && (d & D_TAKEN) && j->target && r->target != j->target)
-		tally(bad, "IBS_BR_TARGET 0x%llx at RIP 0x%llx, the %s's target is 0x%llx",
-		      (unsigned long long)r->target, a, k, (unsigned long long)j->target);
-}
-
-/* Where samples landed: inside the kernel an instruction (or, for
- * fetches, a 16-byte block), outside it at most a quarter. */
-static void judge_addrs(struct check_ctx *c, struct tab *t, unsigned n, const char *reg)
-{
-	uint64_t lo, hi;
-	struct tally bad = {0}, bits = {0};
-	unsigned out = 0, invalid = 0;
-	uint64_t out_first = 0;
-
-	smp_bounds(&lo, &hi);
-	for (unsigned i = 0; i < n; i++) {
-		const volatile struct rec *r = &g.rec[i];
-		uint64_t a = r->addr;
-		const struct ins *e = find(t, a);
-		if (g.fetch ? !a : (r->data & D_RIP_INVALID) != 0) {
-			/* IbsRipInvalid, a fetch address of 0 (erratum #1197):
-			 * no address to judge (Linux ibs.c check_rip,
-			 * fetch_ignore_if_zero_rip) */
-			invalid++;
-		} else if (a < lo || a >= hi) {
-			out_first = out++ ? out_first : a;
-		} else if (!e || !smp_is_insn(a)) {
-			if (!g.fetch || (a & 0xf))
-				tally(&bad,
-				      "%s 0x%llx is inside the sampling kernel (kernel+0x%llx) "
-				      "but no instruction of it starts there",
-				      reg, (unsigned long long)a, (unsigned long long)(a - lo));
-		} else if (!g.fetch) {
-			judge_bits(t, r, e, &bits);
-		}
-	}
-	report(c, &bad, n);
-	report(c, &bits, n);
-	if (invalid * 2 > n)
-		check_fail(c, "IBS: %s invalid (IbsRipInvalid, or 0) in %u of %u samples", reg,
-			   invalid, n);
-	if (out * 4 > n - invalid)
-		check_fail(c,
-			   "IBS: %s outside the sampling kernel in %u of %u samples (first 0x%llx; "
-			   "at most a quarter expected: the harness's own ops around it)",
-			   reg, out, n - invalid, (unsigned long long)out_first);
-}
-
 /* What every run must show: samples, each with Val, on the right vector. */
 static bool judge_irqs(struct check_ctx *c, const struct saved *sv, const char *what,
 		       uint64_t iters)
@@ -443,7 +288,7 @@ static bool judge_irqs(struct check_ctx *c, const struct saved *sv, const char *
 /* Op sampling: the samples, their count against ops/period where the
  * counter counts ops (IbsOpCntCtl, 8000_001Bh EAX[4] OpCnt); counting
  * cycles, the count depends on the IPC and is not judged. */
-static bool op_judged(struct check_ctx *c, const struct saved *sv, struct tab *t, uint64_t ops,
+static bool op_judged(struct check_ctx *c, const struct saved *sv, struct ibs_tab *t, uint64_t ops,
 		      char *range, size_t n)
 {
 	uint64_t expect = ops / PERIOD, lo = expect / 2, hi = 2 * expect + 2;
@@ -455,7 +300,8 @@ static bool op_judged(struct check_ctx *c, const struct saved *sv, struct tab *t
 		pmh_fmt(range, n, "cycles counted: any");
 	if (!sample_run(c, false, ITERS) || !judge_irqs(c, sv, "op", ITERS))
 		return false;
-	judge_addrs(c, t, g.n < SAMPLES_MAX ? g.n : SAMPLES_MAX, "IBS_OP_RIP");
+	ibs_judge_addrs(c, t, g.rec, g.n < SAMPLES_MAX ? g.n : SAMPLES_MAX, false, g.target,
+			"IBS_OP_RIP");
 	if (counted && (g.n < lo || g.n > hi))
 		check_fail(c,
 			   "IBS op: %u samples in %llu kernel ops at a period of %u, expected "
@@ -466,11 +312,12 @@ static bool op_judged(struct check_ctx *c, const struct saved *sv, struct tab *t
 }
 
 /* Fetch sampling on half the iterations: addresses and at least a few. */
-static unsigned fetch_judged(struct check_ctx *c, const struct saved *sv, struct tab *t)
+static unsigned fetch_judged(struct check_ctx *c, const struct saved *sv, struct ibs_tab *t)
 {
 	if (!sample_run(c, true, ITERS / 2) || !judge_irqs(c, sv, "fetch", ITERS / 2))
 		return 0;
-	judge_addrs(c, t, g.n < SAMPLES_MAX ? g.n : SAMPLES_MAX, "IBS_FETCH_LINADDR");
+	ibs_judge_addrs(c, t, g.rec, g.n < SAMPLES_MAX ? g.n : SAMPLES_MAX, true, g.target,
+			"IBS_FETCH_LINADDR");
 	if (g.n < FETCH_MIN)
 		check_fail(c,
 			   "IBS fetch: %u samples in %u kernel iterations at a period of %u, at "
@@ -481,7 +328,7 @@ static unsigned fetch_judged(struct check_ctx *c, const struct saved *sv, struct
 
 static void run(struct check_ctx *c)
 {
-	static struct tab t;
+	static struct ibs_tab t;
 	struct saved sv;
 	unsigned op_n = 0, fetch_n = 0;
 	bool fetch = (pmu_sampling(c->pmu)->ibs.caps & CAPS_FETCHSAM) != 0;
@@ -490,7 +337,7 @@ static void run(struct check_ctx *c)
 	if (!usable(c, &sv))
 		return;
 	t.n = 0;
-	uint64_t ops = smp_walk(ITERS, tab_add, &t);
+	uint64_t ops = smp_walk(ITERS, ibs_tab_add, &t);
 	if (program(c, &sv) && op_judged(c, &sv, &t, ops, range, sizeof(range))) {
 		op_n = g.n;
 		if (fetch)

@@ -4,26 +4,29 @@
  * hardware is armed. Upon occurrence of the next PEBS event, the PEBS
  * hardware triggers an assist and causes a PEBS record to be written";
  * 18.6.3.4 the DS area's reset value; Linux arch/x86/events/intel/ds.c).
- * The family's PEBS event (pmu/ds.c) on its counter, preloaded with -R and
- * reset to -R, over the sampling kernel at CPL 0, interrupts off: a record
- * every R + 1 = 509 instructions (prime, coprime with the kernel's
- * iterations of 19 and 20). Judged exactly against the kernel's walk
- * (events/sample.h), never the simulator: some o in [0, R] makes record
- * j's EventingIP (format 2 on, adaptive) walk step o + j(R + 1)'s address
- * and its RIP (formats 1-3, adaptive's GPR group) that step's next where
- * PERF_CAPABILITIES[6] says trap-like ("will point to the instruction
- * after (+1)"), else its own; as many records as the walk has such steps
- * up to the buffer's PEBS_RECS (one where more were due: not reloaded);
- * the threshold at the last record raises one PMI that finds GLOBAL_STATUS
- * bit 62 (SDM Vol. 3B 20.2.4; Linux intel/core.c); format 3 and adaptive:
- * applicable counters the counter alone, the TSC never back; adaptive:
- * format_size the size and the PEBS_DATA_CFG groups where Adaptive_Record
- * (EVTSEL bit 34, Linux ICL_EVENTSEL_ADAPTIVE) holds, none otherwise.
- * Tolerance: o absorbs the harness's instructions between the enable and
- * the kernel (at most R); records before the kernel's are the harness's,
- * left out. DS_AREA, PEBS_ENABLE, PEBS_DATA_CFG and DEBUGCTL go back to
- * the firmware's values. The 64-bit DS layout (DTES64, IA-32e mode) only. */
+ * The family's PEBS event on its counter (pmu/ds.c: Skylake's precise
+ * distribution INST_RETIRED.PREC_DIST on gp1, else INST_RETIRED.ANY_P on
+ * gp0), preloaded with -R and reset to -R, over the sampling kernel at
+ * CPL 0, interrupts off: a record every R + 1 = 509 instructions (prime,
+ * coprime with the kernel's iterations of 19 and 20). Judged exactly
+ * against the kernel's walk (events/sample.h), never the simulator: some
+ * o in [0, R] makes record j's EventingIP (format 2 on, adaptive) walk
+ * step o + j(R + 1)'s address and its RIP (formats 1-3, adaptive's GPR
+ * group) that step's next where PERF_CAPABILITIES[6] says trap-like
+ * ("will point to the instruction after (+1)"), else its own; as many
+ * records as the walk has such steps up to the buffer's PEBS_RECS (one
+ * where more were due: not reloaded); the threshold at the last record
+ * raises one PMI that finds GLOBAL_STATUS bit 62 (SDM Vol. 3B 20.2.4;
+ * Linux intel/core.c); format 3 and adaptive: applicable counters the
+ * counter alone, the TSC never back; adaptive: format_size the size and
+ * the PEBS_DATA_CFG groups where Adaptive_Record (EVTSEL bit 34, Linux
+ * ICL_EVENTSEL_ADAPTIVE) holds, none otherwise. Tolerance: o absorbs the
+ * harness's instructions between the enable and the kernel (at most R);
+ * records before the kernel's are the harness's, left out. The DS
+ * registers go back to the firmware's values (tests/ds_area.h). The
+ * 64-bit DS layout (DTES64, IA-32e mode) only. */
 #include "pmi_common.h"
+#include "../ds_area.h"
 #include "../hv_policy.h"
 #include "../../events/sample.h"
 #include "../../lib/fmt.h"
@@ -33,32 +36,17 @@
 #define PEBS_STEP	(PEBS_R + 1)
 #define PEBS_RECS	12   /* the buffer's records; its threshold at the last */
 #define PEBS_ITERS	400  /* ~7800 instructions: more than PEBS_RECS records from any o */
-#define PMI_STORM	16   /* PMIs after which the handler leaves LVTPC masked */
 #define PEBS_TRIES	3    /* windows while an SMI lands in each */
 #define PEBS_SLOT	0xd0 /* the largest record asked for: basic + memory info + GPRs */
 #define EVTSEL_ADAPTIVE (1ull << 34)
 #define CFG_GROUPS	0x3ull /* PEBS_DATA_CFG: memory info (bit 0), GPRs (bit 1) */
-#define HAS_EIP		1u
-#define HAS_RIP		2u
-#define HAS_APP		4u
-#define HAS_TSC		8u
+enum { HAS_EIP = 1, HAS_RIP = 2, HAS_APP = 4, HAS_TSC = 8 }; /* the fields a record has */
 
-/* The DS save area (SDM Vol. 3B 18.6.3.4, 64-bit; Linux struct debug_store). */
-struct ds_save {
-	uint64_t bts[4];
-	uint64_t base, index, max, threshold;
-	uint64_t reset[8 + 4]; /* GP counters 0-7, fixed 0-3 */
-};
-static struct ds_save ds __attribute__((aligned(64)));
 static uint8_t buf[PEBS_RECS * PEBS_SLOT] __attribute__((aligned(64)));
 /* bit j: record j agrees with step o + j(R + 1) in every field (hits), in
  * its EventingIP (its RIP without one) alone (hits_ip) */
 static uint16_t hits[PEBS_STEP], hits_ip[PEBS_STEP];
 _Static_assert(PEBS_RECS <= 16, "a bit per record in hits");
-
-struct pebs_fw {
-	uint64_t area, enable, data_cfg, debugctl;
-};
 
 /* What the records must look like on this CPU. */
 struct plan {
@@ -79,71 +67,10 @@ struct obs {
 	struct rec r[PEBS_RECS];
 };
 
-/* The check's PMI handler: GLOBAL_STATUS first, all of it acked, LVTPC
- * unmasked, EOI. */
-static struct {
-	struct pmu *p;
-	uint32_t lvt;
-	bool nmi;
-	volatile uint64_t pmis, status;
-} h;
-
-static void handler(struct int_frame *f)
-{
-	uint64_t st = 0;
-
-	(void)f;
-	if (hw_rdmsr(h.p->global_status_msr, &st) == HW_OK && st) {
-		int e = hw_wrmsr(h.p->global_ovf_msr, st); /* the status is what is judged */
-		(void)e;
-	}
-	if (!h.pmis++)
-		h.status = st;
-	if (h.pmis < PMI_STORM) /* a status that will not clear: LVTPC stays masked */
-		apic_lvt_pc_write(h.lvt);
-	if (!h.nmi)
-		apic_eoi();
-}
-
-static bool pmis_reach(const void *arg)
-{
-	return h.pmis >= *(const uint64_t *)arg;
-}
-
-/* PMIs up to `want` within PMI_WAIT_US, then a quiet PMI_QUIET_US for one
- * more (interrupts are on at PMI_TPR meanwhile). */
-static void wait_pmis(uint64_t want)
-{
-	struct pmi_window w;
-	uint64_t more = want + 1;
-
-	pmi_window_open(&w);
-	if (want)
-		apic_wait_us(pmis_reach, &want, PMI_WAIT_US);
-	apic_wait_us(pmis_reach, &more, PMI_QUIET_US);
-	pmi_window_close(&w);
-}
-
 /* What the CPU's debug store is (pmu/ds.c), detected at the first ask. */
 static const struct pmu_ds *dsi(const struct check_ctx *c)
 {
 	return &pmu_sampling(c->pmu)->ds;
-}
-
-static bool save(struct check_ctx *c, struct pebs_fw *fw)
-{
-	*fw = (struct pebs_fw){0};
-	return m_rdmsr(c, MSR_IA32_DS_AREA, &fw->area) &&
-	       m_rdmsr(c, MSR_IA32_PEBS_ENABLE, &fw->enable) &&
-	       (!dsi(c)->pebs_baseline || m_rdmsr(c, MSR_PEBS_DATA_CFG, &fw->data_cfg)) &&
-	       m_rdmsr(c, MSR_DEBUGCTL, &fw->debugctl);
-}
-
-static bool restore(struct check_ctx *c, const struct pebs_fw *fw)
-{
-	return m_wrmsr(c, MSR_IA32_PEBS_ENABLE, fw->enable) &&
-	       (!dsi(c)->pebs_baseline || m_wrmsr(c, MSR_PEBS_DATA_CFG, fw->data_cfg)) &&
-	       m_wrmsr(c, MSR_IA32_DS_AREA, fw->area) && m_wrmsr(c, MSR_DEBUGCTL, fw->debugctl);
 }
 
 /* The record's layout (SDM Vol. 3B 20.6.2.4 formats 1-3; adaptive: Linux
@@ -194,13 +121,11 @@ static bool arm(struct check_ctx *c, struct plan *pl)
 	if (d->pebs_baseline)
 		pl->held = set_adaptive(&p->ctr[pl->ctr]);
 	layout(d, pl);
-	pmh_memset(&ds, 0, sizeof(ds));
 	pmh_memset(buf, 0, sizeof(buf));
-	ds.base = ds.index = (uint64_t)(uintptr_t)buf;
-	ds.max = ds.threshold = ds.base + (uint64_t)PEBS_RECS * pl->size;
-	ds.reset[pl->ctr] = (0 - (uint64_t)PEBS_R) & pmu_width_mask(p->ctr[pl->ctr].width);
+	ds_area_set(&ds_area.pebs, buf, (uint64_t)PEBS_RECS * pl->size);
+	ds_area.reset[pl->ctr] = (0 - (uint64_t)PEBS_R) & pmu_width_mask(p->ctr[pl->ctr].width);
 	return m_preload(c, pl->ctr, PEBS_R) &&
-	       m_wrmsr(c, MSR_IA32_DS_AREA, (uint64_t)(uintptr_t)&ds) &&
+	       m_wrmsr(c, MSR_IA32_DS_AREA, (uint64_t)(uintptr_t)&ds_area) &&
 	       (!d->pebs_baseline || m_wrmsr(c, MSR_PEBS_DATA_CFG, CFG_GROUPS)) &&
 	       m_wrmsr(c, MSR_DEBUGCTL, 0) && m_wrmsr(c, MSR_IA32_PEBS_ENABLE, bit);
 }
@@ -215,11 +140,12 @@ static uint64_t q(unsigned j, const struct plan *pl, unsigned off)
 /* The records as the index left them; the harness's before the kernel's. */
 static void collect(const struct plan *pl, struct obs *o)
 {
+	const struct ds_buf *b = &ds_area.pebs;
 	uint64_t lo, hi;
 
 	smp_bounds(&lo, &hi);
-	o->index = ds.index;
-	o->n = ds.index >= ds.base ? (unsigned)((ds.index - ds.base) / pl->size) : 0;
+	o->index = b->index;
+	o->n = b->index >= b->base ? (unsigned)((b->index - b->base) / pl->size) : 0;
 	if (o->n > PEBS_RECS)
 		o->n = PEBS_RECS;
 	for (unsigned j = 0; j < o->n; j++) {
@@ -241,26 +167,22 @@ static void collect(const struct plan *pl, struct obs *o)
 static bool window(struct check_ctx *c, struct plan *pl, struct obs *o)
 {
 	struct pmu *p = c->pmu;
-	uint64_t bit = 1ull << pl->ctr, smi0 = 0, smi1 = 0;
-	bool smi = m_smi_count(c, &smi0), irq = hw_irq_enabled();
+	uint64_t bit = 1ull << pl->ctr;
+	struct ds_window w;
 
 	pmh_memset(o, 0, sizeof(*o));
-	h.pmis = h.status = 0;
 	if (!arm(c, pl))
 		return false;
-	hw_irq_disable();
+	ds_window_open(c, &w);
 	int on = p->ops->start(p, bit);
 	hw_run_workload(&wl_sample, PEBS_ITERS);
 	int off = p->ops->stop(p, bit);
 	int pe = hw_wrmsr(MSR_IA32_PEBS_ENABLE, 0); /* judged by the write after */
 	(void)pe;
-	wait_pmis(ds.index >= ds.threshold ? 1 : 0);
-	if (irq)
-		hw_irq_enable();
+	o->smi = ds_window_close(c, &w, &ds_area.pebs, true);
 	collect(pl, o);
-	o->pmis = h.pmis;
-	o->status = h.status;
-	o->smi = smi && m_smi_count(c, &smi1) && smi1 != smi0;
+	o->pmis = ds_pmi.pmis;
+	o->status = ds_pmi.status;
 	return m_op(c, on, MO_START, bit, 0) && m_op(c, off, MO_STOP, bit, 0) &&
 	       m_wrmsr(c, MSR_IA32_PEBS_ENABLE, 0);
 }
@@ -414,7 +336,7 @@ static void count(struct check_ctx *c, const struct obs *o, uint64_t off)
  * where it did not. */
 static void threshold(struct check_ctx *c, const struct obs *o)
 {
-	bool reached = o->index >= ds.threshold;
+	bool reached = o->index >= ds_area.pebs.threshold;
 
 	if (reached && !o->pmis)
 		check_fail(c,
@@ -425,7 +347,8 @@ static void threshold(struct check_ctx *c, const struct obs *o)
 		check_fail(c, "PEBS interrupt threshold %s: %llu PMIs, expected %u%s",
 			   reached ? "reached" : "not reached", (unsigned long long)o->pmis,
 			   reached ? 1 : 0,
-			   o->pmis >= PMI_STORM ? " (a PMI storm: the status will not clear)" : "");
+			   o->pmis >= DS_PMI_STORM ? " (a PMI storm: the status will not clear)"
+						   : "");
 	if (reached && o->pmis && !(o->status & GLOBAL_STATUS_DS_BUFFER))
 		check_fail(c,
 			   "PEBS interrupt threshold: the PMI found GLOBAL_STATUS 0x%llx, bit 62 "
@@ -436,15 +359,15 @@ static void threshold(struct check_ctx *c, const struct obs *o)
 static void judge(struct check_ctx *c, const struct plan *pl, const struct obs *o)
 {
 	const struct pmu_ds *d = dsi(c);
-
+	const struct ds_buf *b = &ds_area.pebs;
 	int64_t off = -1;
 
-	if (o->index < ds.base || o->index > ds.max || (o->index - ds.base) % pl->size)
+	if (o->index < b->base || o->index > b->max || (o->index - b->base) % pl->size)
 		check_fail(c,
 			   "PEBS index 0x%llx: not base 0x%llx + whole records of 0x%x bytes up "
 			   "to the absolute maximum 0x%llx",
-			   (unsigned long long)o->index, (unsigned long long)ds.base, pl->size,
-			   (unsigned long long)ds.max);
+			   (unsigned long long)o->index, (unsigned long long)b->base, pl->size,
+			   (unsigned long long)b->max);
 	else if (o->n == o->lead)
 		check_fail(c,
 			   "PEBS: no record of the kernel (%u records, none inside it): %s on %s "
@@ -487,6 +410,8 @@ static const char *cannot(const struct check_ctx *c)
 		pmh_fmt(why, sizeof(why), "no PEBS: %s", d->why_pebs);
 		return why;
 	}
+	if (c->pmu->ops->id == PMU_DRV_INTEL_NETBURST)
+		return "NetBurst PEBS (IQ_COUNTER4, no record format): pebs.netburst checks it";
 #ifdef __i386__
 	return "the 32-bit build runs outside IA-32e mode: the DS area's 32-bit layout (SDM Vol. "
 	       "3B 18.6.3.4) is not written here";
@@ -500,8 +425,7 @@ static const char *cannot(const struct check_ctx *c)
 static void run(struct check_ctx *c)
 {
 	const char *why = cannot(c);
-	struct pmu *p = c->pmu;
-	struct pebs_fw fw;
+	struct ds_fw fw;
 	struct plan pl = {.ctr = dsi(c)->pebs_ctr};
 	struct obs o;
 
@@ -509,20 +433,16 @@ static void run(struct check_ctx *c)
 		check_skip(c, "%s", why);
 		return;
 	}
-	if (!save(c, &fw))
+	if (!ds_fw_save(c, &fw, true, dsi(c)->pebs_baseline))
 		return;
-	h.p = p;
-	h.nmi = c->opt->pmi == PMI_NMI;
-	bool ok = pmi_begin(c);
+	bool ok = ds_pmi_begin(c);
 	if (ok) {
-		h.lvt = apic_lvt_pc_read(); /* armed, unmasked */
-		isr_set_handler(h.nmi ? VEC_NMI : VEC_PMI, handler);
 		for (unsigned t = 0; t < PEBS_TRIES; t++)
 			if (!(ok = window(c, &pl, &o)) || !o.smi)
 				break;
 		pmi_end(c);
 	}
-	bool back = restore(c, &fw);
+	bool back = ds_fw_restore(c, &fw);
 	if (ok && back)
 		judge(c, &pl, &o);
 }
