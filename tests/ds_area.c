@@ -4,6 +4,7 @@
 #include "../lib/str.h"
 
 struct ds_save ds_area __attribute__((aligned(64)));
+uint64_t ds_records[DS_RECORDS_BYTES / 8] __attribute__((aligned(64)));
 struct ds_pmi ds_pmi;
 
 static struct {

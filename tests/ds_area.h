@@ -31,6 +31,12 @@ struct ds_save {
 
 extern struct ds_save ds_area;
 
+/* The records' memory, one buffer for whichever check runs (they run one
+ * after the other): the image keeps its zero-filled buffers in the file
+ * (linker/pmuharness.lds), so the three checks share one. 64-byte aligned. */
+#define DS_RECORDS_BYTES 3840
+extern uint64_t ds_records[DS_RECORDS_BYTES / 8];
+
 /* Zeroes the save area, then points buffer b at bytes of buf, its index at
  * the base and its threshold at the absolute maximum. */
 void ds_area_set(struct ds_buf *b, void *buf, uint64_t bytes);

@@ -41,7 +41,8 @@ struct bts_rec {
 struct br {
 	uint64_t from, to;
 };
-static struct bts_rec recs[BTS_RECS] __attribute__((aligned(64)));
+#define recs ((struct bts_rec *)ds_records) /* tests/ds_area.h */
+_Static_assert(BTS_RECS * sizeof(struct bts_rec) <= DS_RECORDS_BYTES, "the shared buffer");
 static struct br expect[BTS_EXPECT];
 
 /* What a window left: its records in the order they were written
@@ -97,7 +98,7 @@ static bool window(struct check_ctx *c, unsigned cap, uint64_t dbg)
 {
 	struct ds_window w;
 
-	pmh_memset(recs, 0, sizeof(recs));
+	pmh_memset(recs, 0, BTS_RECS * sizeof(struct bts_rec));
 	ds_area_set(&ds_area.bts, recs, (uint64_t)cap * BTS_REC_BYTES);
 	if (!m_wrmsr(c, MSR_IA32_DS_AREA, (uint64_t)(uintptr_t)&ds_area))
 		return false;

@@ -30,6 +30,7 @@
  * kernel's are left out. DS_AREA, MSR_PEBS_ENABLE, MATRIX_VERT and the RAT
  * ESCR go back to the firmware's values. */
 #include "pmi_common.h"
+#include "../ds_area.h"
 #include "../../events/sample.h"
 #include "../../lib/fmt.h"
 #include "../../lib/str.h"
@@ -71,7 +72,8 @@ _Static_assert(4 * NB_ITERS > NB_R + NB_RECS * NB_STEP && NB_RECS <= 16,
 #define DS_PEBS_THR   7
 #define DS_RESET      8
 static uint8_t area[0x50] __attribute__((aligned(64)));
-static uint8_t buf[NB_RECS * NB_REC64] __attribute__((aligned(64)));
+#define buf ((uint8_t *)ds_records) /* tests/ds_area.h: the DS checks' shared records */
+_Static_assert(NB_RECS * NB_REC64 <= DS_RECORDS_BYTES, "the records fit the shared buffer");
 
 struct plan {
 	const struct pmu_ds *d;
@@ -241,7 +243,7 @@ static bool arm(struct check_ctx *c, const struct plan *pl)
 	pmh_strlcpy(ev.name, pl->d->pebs_event_name, sizeof(ev.name));
 	if (!m_op(c, p->ops->program(p, pl->ctr, &ev, PMU_F_OS), MO_PROGRAM, 1ull << pl->ctr, 0))
 		return false;
-	pmh_memset(buf, 0, sizeof(buf));
+	pmh_memset(buf, 0, NB_RECS * NB_REC64);
 	pmh_memset(area, 0, sizeof(area));
 	for (unsigned k = DS_PEBS_BASE; k <= DS_PEBS_THR; k++)
 		area_put(pl, k, k < DS_PEBS_MAX ? base : base + NB_RECS * pl->size, pl->word);

@@ -42,7 +42,8 @@
 #define CFG_GROUPS	0x3ull /* PEBS_DATA_CFG: memory info (bit 0), GPRs (bit 1) */
 enum { HAS_EIP = 1, HAS_RIP = 2, HAS_APP = 4, HAS_TSC = 8 }; /* the fields a record has */
 
-static uint8_t buf[PEBS_RECS * PEBS_SLOT] __attribute__((aligned(64)));
+#define buf ((uint8_t *)ds_records) /* tests/ds_area.h */
+_Static_assert(PEBS_RECS * PEBS_SLOT <= DS_RECORDS_BYTES, "the records fit the shared buffer");
 /* bit j: record j agrees with step o + j(R + 1) in every field (hits), in
  * its EventingIP (its RIP without one) alone (hits_ip) */
 static uint16_t hits[PEBS_STEP], hits_ip[PEBS_STEP];
@@ -121,7 +122,7 @@ static bool arm(struct check_ctx *c, struct plan *pl)
 	if (d->pebs_baseline)
 		pl->held = set_adaptive(&p->ctr[pl->ctr]);
 	layout(d, pl);
-	pmh_memset(buf, 0, sizeof(buf));
+	pmh_memset(buf, 0, (size_t)PEBS_RECS * PEBS_SLOT);
 	ds_area_set(&ds_area.pebs, buf, (uint64_t)PEBS_RECS * pl->size);
 	ds_area.reset[pl->ctr] = (0 - (uint64_t)PEBS_R) & pmu_width_mask(p->ctr[pl->ctr].width);
 	return m_preload(c, pl->ctr, PEBS_R) &&
