@@ -227,7 +227,57 @@ def markdown(runs):
             cells.append("" if res is None else "; ".join(
                 x for x in (res["verdict"], figures_text(res["figures"]), res["detail"]) if x))
         out.append(f"| {md_cell(check)} | " + " | ".join(md_cell(x) for x in cells) + " |")
-    return "\n".join(out + md_events(runs)) + "\n"
+    return "\n".join(out + md_events(runs) + md_sampling(runs)) + "\n"
+
+
+# ---- the sampling section (tests/report_sampling.c) ---------------------------
+def sampling_rows(run: Run) -> List[Tuple[str, str, str]]:
+    """(feature, what the CPU has or why not, its checks and verdicts) of one run's
+    "sampling" object; none where the run has none (no sampling check ran, an older
+    harness)."""
+    smp = run.get("sampling")
+    if not smp:
+        return []
+    have = {
+        "lbr": lambda f: f"{f['kind']}, {f['depth']} deep, format {f['format']}",
+        "pebs": lambda f: f"format {f['format']}" + (", adaptive" if f["adaptive"] else ""),
+        "bts": lambda f: "present",
+        "ibs": lambda f: f"features 0x{f['features']:x}",
+    }
+    rows = []
+    for name in ("lbr", "pebs", "bts", "ibs"):
+        f = smp[name]
+        what = f"absent: {f['why_absent']}" if f["why_absent"] else have[name](f)
+        checks = ", ".join(f"{k} {v}" for k, v in sorted(f["checks"].items()))
+        rows.append((name.upper(), what, checks or "not run"))
+    return rows
+
+
+def md_sampling(runs: List[Run]) -> List[str]:
+    out: List[str] = []
+    for run in runs:
+        rows = sampling_rows(run)
+        if not rows:
+            continue
+        out += ["", f"## Sampling: {md_cell(run['label'])}", "",
+                "| feature | the CPU | checks |", "|---|---|---|"]
+        out += [f"| {a} | {md_cell(b)} | {md_cell(c)} |" for a, b, c in rows]
+    return out
+
+
+def html_sampling(runs: List[Run]) -> List[str]:
+    out: List[str] = []
+    for run in runs:
+        rows = sampling_rows(run)
+        if not rows:
+            continue
+        out.append(f"<h2>Sampling: {h(run['label'])}</h2>"
+                   '<table class="sampling"><thead><tr><th>Feature</th><th>The CPU</th>'
+                   "<th>Checks</th></tr></thead><tbody>"
+                   + "".join(f"<tr><th>{h(a)}</th><td>{h(b)}</td><td>{h(c)}</td></tr>"
+                             for a, b, c in rows)
+                   + "</tbody></table>")
+    return out
 
 
 def md_events(runs: List[Run]) -> List[str]:
@@ -296,6 +346,7 @@ def html_doc(runs):
         out.append(f"<tr><th>{h(check)}</th>{''.join(cells)}</tr>")
     out.append("</tbody></table>")
     out += html_events(runs)
+    out += html_sampling(runs)
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 
