@@ -149,6 +149,18 @@ void sim_smp_status_set(struct sim_cpu *s, uint64_t bits)
 	}
 }
 
+bool sim_smp_per_insn(const struct sim_cpu *s)
+{
+	const struct sim_smp_ibs_bits {
+		uint64_t op_en, fetch_en;
+	} ibs = {1ull << 17, 1ull << 48}; /* IbsOpEn, IbsFetchEn (sim_ibs.c) */
+
+	if (!cfg(s))
+		return false;
+	return s->smp.ds.pebs_enable || (s->smp.ibs.op_ctl & ibs.op_en) ||
+	       (s->smp.ibs.fetch_ctl & ibs.fetch_en);
+}
+
 void sim_smp_branch(struct sim_cpu *s, uint64_t from, uint64_t to, uint8_t kind)
 {
 	struct sim_branch b = {.from = from, .to = to, .kind = kind, .cpl = (uint8_t)s->cpl};

@@ -138,6 +138,10 @@ int sim_smp_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v);
 int sim_smp_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v);
 /* A traced instruction retired (after the counters counted it). */
 void sim_smp_step(struct sim_cpu *s, const struct sim_step *st);
+/* Whether something samples instruction by instruction now (PEBS enabled,
+ * IBS op or fetch sampling on): sim_trace.c steps every instruction then,
+ * else only the branches. */
+bool sim_smp_per_insn(const struct sim_cpu *s);
 /* A branch of the harness's own code with known addresses (the platform's
  * CALL into a traced kernel): to the LBRs and the BTS only, its
  * instruction retired with the harness's code. */

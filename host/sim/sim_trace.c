@@ -242,10 +242,26 @@ void sim_trace_run(struct sim_cpu *s, const struct workload *w, uint64_t iterati
 	(void)sim_bp_mispredicts(&s->smp.bp, c.caller - 2, SMP_CALL, true, c.rip, c.caller);
 	sim_smp_branch(s, c.caller - 2, c.rip, SMP_CALL);
 
+	/* Where nothing samples instruction by instruction (PEBS, IBS), a run
+	 * of straight-line instructions retires as one advance of that many
+	 * one-instruction iterations (exact: advance stops at each overflow
+	 * point), taken before the branch that ends it. */
+	bool batch = !sim_smp_per_insn(s);
+	uint64_t pending = 0;
+	const struct workload_vector one_insn = {.instructions = 1, .uops = 1, .cycles = 1};
+
 	while (c.rip != c.caller) {
 		struct tins t;
 		uint64_t before[SIM_MAX_CTRS] = {0};
 		one(&c, &t);
+		if (batch && t.kind == SMP_NONE) {
+			pending++;
+			c.rip = t.next;
+			continue;
+		}
+		if (pending)
+			advance(s, &one_insn, pending);
+		pending = 0;
 		bool mis =
 		    t.kind != SMP_NONE && sim_bp_mispredicts(&s->smp.bp, c.rip, t.kind, t.taken,
 							     t.next, c.sp ? c.stack[c.sp - 1] : 0);
@@ -262,4 +278,6 @@ void sim_trace_run(struct sim_cpu *s, const struct workload *w, uint64_t iterati
 		sim_smp_step(s, &st);
 		c.rip = t.next;
 	}
+	if (pending)
+		advance(s, &one_insn, pending);
 }
