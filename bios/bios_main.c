@@ -40,16 +40,27 @@ extern uint64_t pmh_tsc_per_us;
 /* The BIOS leaves IRQ 0-7 on vectors 8-15, where they would look like
  * exceptions to us, so all are masked while the harness runs. */
 #define PIC_MASK_ALL 0xff
-/* The harness's memory: the results table and its buffers (bump allocated,
- * never given back; one session per boot). */
-#define ARENA_SIZE (4u << 20)
 #define CMDLINE_MAX 1024
 #define ARGS_MAX 64
+/* The information structure's memory fields and map (Multiboot §3.3):
+ * flags bit 0 mem_lower/mem_upper (KiB), bit 6 mmap_addr/mmap_length, whose
+ * entries of type 1 are RAM. entry32.S asks for both (header flags bit 1). */
+#define MB_INFO_MEM  (1u << 0)
+#define MB_INFO_MMAP (1u << 6)
+#define MB_MMAP_RAM  1
 
 struct mb_info {
 	uint32_t flags, mem_lower, mem_upper, boot_device, cmdline;
 	uint32_t mods_count, mods_addr;
+	uint32_t syms[4];
+	uint32_t mmap_length, mmap_addr;
 };
+
+struct mb_mmap {
+	uint32_t size; /* of the rest of the entry: the next is size + 4 on */
+	uint64_t addr, len;
+	uint32_t type;
+} __attribute__((packed));
 
 /* A module the loader put in memory (Multiboot §3.3): [start, end) and its
  * command line, the file's name first. */
@@ -64,9 +75,6 @@ static struct {
 	size_t cfg_len;
 } bctx;
 
-static uint8_t arena[ARENA_SIZE] __attribute__((aligned(16)));
-static size_t arena_used;
-
 static void b_line(void *ctx, const char *s)
 {
 	(void)ctx;
@@ -74,22 +82,134 @@ static void b_line(void *ctx, const char *s)
 	results_log_line(s);
 }
 
+/* The harness's memory: the results tables, their JSON and the checks'
+ * buffers, in the arena arena_setup finds in the memory map. A stack of
+ * blocks: a block freed comes back once every block above it is free too.
+ * The checks free their buffers and a run its JSON in the order they took
+ * them, and the next run gives back the last one's tables, so that runs
+ * after runs (R: run again) do not use it up. */
+struct blk {
+	uint32_t size; /* the caller's bytes, a multiple of 16 */
+	uint32_t prev; /* the block below's offset; NO_BLK: none */
+	uint32_t free, pad; /* 16 bytes: the caller's bytes stay 16-aligned */
+};
+#define NO_BLK 0xffffffffu
+
+static struct {
+	uint8_t *base;
+	uint32_t size, used, top; /* top: the last block's offset, or NO_BLK */
+} arena = { 0, 0, 0, NO_BLK };
+
 static void *b_alloc(void *ctx, size_t n)
 {
+	struct blk *b;
 	(void)ctx;
-	n = (n + 15) & ~(size_t)15;
-	if (n > ARENA_SIZE - arena_used)
+
+	if (n > arena.size || (n = (n + 15) & ~(size_t)15) + sizeof(*b) > arena.size - arena.used)
 		return 0;
-	void *p = arena + arena_used;
-	arena_used += n;
-	pmh_memset(p, 0, n);
-	return p;
+	b = (struct blk *)(void *)(arena.base + arena.used);
+	b->size = (uint32_t)n;
+	b->prev = arena.top;
+	b->free = 0;
+	arena.top = arena.used;
+	arena.used += (uint32_t)(sizeof(*b) + n);
+	pmh_memset(b + 1, 0, n);
+	return b + 1;
 }
 
 static void b_free(void *ctx, void *p)
 {
+	uint8_t *q = p;
 	(void)ctx;
-	(void)p;
+
+	if (!q || q < arena.base + sizeof(struct blk) || q > arena.base + arena.used)
+		return;
+	((struct blk *)(void *)q - 1)->free = 1;
+	while (arena.top != NO_BLK && ((struct blk *)(void *)(arena.base + arena.top))->free) {
+		arena.used = arena.top;
+		arena.top = ((struct blk *)(void *)(arena.base + arena.top))->prev;
+	}
+}
+
+/* Where the arena may lie: RAM from 1 MiB (below: the BIOS's data, the
+ * EBDA, the AP trampoline) to the last page below 4 GiB (no paging: 32-bit
+ * addresses). The 4 MiB in .bss (never in the file) where the loader gives
+ * no map, or the map nothing larger. */
+#define ARENA_LOW      0x100000ull
+#define ARENA_HIGH     0xfffff000ull
+#define ARENA_FALLBACK (4u << 20)
+static uint8_t arena_fallback[ARENA_FALLBACK] __attribute__((aligned(16)));
+/* The kernel's end: a section bios/kernel.lds names nowhere (".persistent.
+ * bss" is one GCC makes NOBITS), which the linker puts after .bss, the
+ * last of the image. */
+static uint8_t kernel_end[16] __attribute__((section(".persistent.bss"), aligned(16)));
+
+struct span {
+	uint64_t lo, hi;
+};
+
+/* What the arena must leave alone above 1 MiB: the kernel, and what the
+ * loader put there that is read after the arena is set up (the command
+ * line and the config file's module). */
+static unsigned busy_spans(struct span *b)
+{
+	unsigned n = 0;
+
+	b[n++] = (struct span){ ARENA_LOW, (uintptr_t)kernel_end + sizeof(kernel_end) };
+	if (bctx.cmdline)
+		b[n++] = (struct span){ (uintptr_t)bctx.cmdline,
+					(uintptr_t)bctx.cmdline + pmh_strlen(bctx.cmdline) + 1 };
+	if (bctx.cfg)
+		b[n++] = (struct span){ (uintptr_t)bctx.cfg, (uintptr_t)bctx.cfg + bctx.cfg_len };
+	return n;
+}
+
+/* The largest stretch of RAM [lo, hi) clear of the n spans in b, 16-byte
+ * aligned, into *best where it is larger: it starts at lo or at a span's
+ * end, and ends at hi or at the next span's start. */
+static void best_gap(uint64_t lo, uint64_t hi, const struct span *b, unsigned n, struct span *best)
+{
+	lo = lo < ARENA_LOW ? ARENA_LOW : lo;
+	hi = hi > ARENA_HIGH ? ARENA_HIGH : hi;
+	for (unsigned i = 0; i <= n; i++) {
+		uint64_t s = ((i < n ? b[i].hi : lo) + 15) & ~15ull, e = hi;
+		for (unsigned j = 0; j < n && s < e; j++) {
+			if (b[j].lo <= s && s < b[j].hi)
+				s = e; /* inside a span: no start */
+			else if (s < b[j].lo && b[j].lo < e)
+				e = b[j].lo;
+		}
+		if (s >= lo && s < e && e - s > best->hi - best->lo)
+			*best = (struct span){ s, e };
+	}
+}
+
+/* The arena: the largest free stretch the loader's memory map lists as
+ * RAM (its mem_upper without a map), so that a machine with the memory
+ * for them keeps every result of 1,024 CPUs and its JSON (tens of MiB). */
+static void arena_setup(uint32_t magic, const struct mb_info *mb)
+{
+	struct span b[3], best = { 0, 0 };
+	unsigned n = busy_spans(b);
+
+	if (magic == MB_LOADER_MAGIC && (mb->flags & MB_INFO_MMAP)) {
+		uint32_t off = 0;
+		while (off + sizeof(struct mb_mmap) <= mb->mmap_length) {
+			const struct mb_mmap *m =
+				(const struct mb_mmap *)(uintptr_t)(mb->mmap_addr + off);
+			if (m->type == MB_MMAP_RAM && m->len)
+				best_gap(m->addr, m->addr + m->len, b, n, &best);
+			off += m->size + sizeof(m->size);
+		}
+	} else if (magic == MB_LOADER_MAGIC && (mb->flags & MB_INFO_MEM)) {
+		best_gap(ARENA_LOW, ARENA_LOW + (uint64_t)mb->mem_upper * 1024, b, n, &best);
+	}
+	arena.base = arena_fallback;
+	arena.size = ARENA_FALLBACK;
+	if (best.hi - best.lo > ARENA_FALLBACK) {
+		arena.base = (uint8_t *)(uintptr_t)best.lo;
+		arena.size = (uint32_t)(best.hi - best.lo);
+	}
 }
 
 static void calibrate_tsc(void)
@@ -267,6 +387,7 @@ void bios_main(uint32_t magic, const struct mb_info *mb)
 		bctx.cmdline = (const char *)(uintptr_t)mb->cmdline;
 	if (magic == MB_LOADER_MAGIC && (mb->flags & MB_INFO_MODS))
 		find_config(mb);
+	arena_setup(magic, mb);
 	calibrate_tsc();
 	harness_main(&p);
 	b_halt(0);

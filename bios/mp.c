@@ -176,7 +176,7 @@ static const uint8_t *phys_map(void *ctx, uint32_t phys, uint32_t len)
  * ID; the count (1, the boot CPU, without either). */
 static unsigned mp_flags(struct bios_mp *m, struct harness *h, uint32_t *fl)
 {
-	struct acpi_cpu c[SUITE_MAX_CPUS];
+	static struct acpi_cpu c[SUITE_MAX_CPUS]; /* in .bss, off the 64 KiB stack */
 	const char *why, *why_mps;
 	int n = acpi_madt_cpus(phys_map, NULL, c, SUITE_MAX_CPUS, &why);
 
@@ -225,6 +225,8 @@ void bios_mp_run(void *ctx, struct harness *h)
 	job.job.buf = job_buf;
 	job.stack_top = job_stack + AP_STACK;
 	cpu_jobs_run(&(struct cpu_jobs){run_ap, &mp, &job.job}, h, flags, sel, k, runs);
+	if (mp.stuck) /* an AP may still write the results tables */
+		suite_keep_tables(s);
 }
 
 bool bios_mp_ap_busy(void)

@@ -41,7 +41,7 @@ struct pmh_mp_services {
 static EFI_GUID mp_guid = {
     0x3fdda605, 0xa76e, 0x4f46, {0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08}};
 
-#define MP_MAX 256		  /* CPUs in one run */
+#define MP_MAX SUITE_MAX_CPUS	  /* CPUs in one run */
 #define MP_NUMBERS 0xffff	  /* processor numbers the selection can hold (uint16_t) */
 #define AP_TIMEOUT_US 30000000ull /* the whole suite on one AP */
 #define IDTR_TIMEOUT_US 1000000u  /* the second call that reads the AP's IDTR */
@@ -252,7 +252,9 @@ void mp_run_suite(void *ctx, struct harness *h)
 				     flags, sel, k, runs);
 	}
 	/* An AP that timed out may still be on its stack or writing its
-	 * buffer: those stay allocated then. */
+	 * buffer and the results tables: those stay allocated then. */
+	if (stuck)
+		suite_keep_tables(s);
 	if (job && !stuck) {
 		FreePool(job->job.buf);
 		FreePool(job->stack_top - AP_STACK);

@@ -17,8 +17,8 @@ run "layers (includes, cycles, shipped sources, sizes)" \
 run "unit tests (cmocka, ASan+UBSan)" scripts/run-unit.sh build/host/unit/*
 run "simulated CPUs, realism all, 25 seeds (optimised build)" \
   scripts/sim-matrix.py build/host/pmuharness-sim-fast
-run "simulated CPUs, realism all, 2 seeds (ASan+UBSan build)" \
-  env SIM_SEEDS=2 scripts/sim-matrix.py build/host/pmuharness-sim
+run "simulated CPUs, realism all, 2 seeds healthy, 1 per fault (ASan+UBSan build)" \
+  env SIM_SEEDS=2 SIM_FAULT_SEEDS=1 scripts/sim-matrix.py build/host/pmuharness-sim
 run "CPUID dump replay (typed snippets)" host/test_cpuid_replay.py build/host/pmuharness-sim-fast
 # a smoke run of each parser's fuzzer; `make fuzz` hunts longer (30 s each)
 run "fuzzing (libFuzzer, ${FUZZ_SECONDS:=15} s per target)" env FUZZ_SECONDS="$FUZZ_SECONDS" scripts/fuzz.sh

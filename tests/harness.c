@@ -1,19 +1,17 @@
 /* The harness's run and session on any platform (tests/platform.h): one
  * sequence for the UEFI image and the simulator, so that what a run prints
- * and in which order is decided here once. */
+ * and in which order is decided here once; and the per-CPU run's
+ * selection and loop every platform's run_cpus goes through (suite.h). */
 #include "harness.h"
+#include "cpu_select.h"
 #include "report_lava.h"
 #include "screen.h"
 #include "../lib/fmt.h"
 
-/* The JSON document of full tables (report_json.c): each result takes at
- * most about 700 bytes with its figures, each CPU about 900, the rest
- * less than 4 KiB. */
-/* Room for every result, CPU record and event.semantics row (about 500
- * bytes each, 1 KiB at most with every field full) and coverage record. */
-#define JSON_CAP                                                                                   \
-	(SUITE_MAX_RESULTS * 700 + SUITE_MAX_CPUS * 900 + SUITE_MAX_EVENT_ROWS * 1024 +             \
-	 SUITE_MAX_EVENT_COVERAGE * 256 + 4096)
+/* The JSON document is measured first (report_json returns the length it
+ * needs), so that its buffer holds every result of every CPU however many
+ * ran; the second pass may say a longer elapsed_us: room for that. */
+#define JSON_SLACK 64
 /* The countdown shows the seconds left, one key wait a second. */
 #define COUNTDOWN_STEP_US 1000000u
 
@@ -152,10 +150,15 @@ static void run_guarded(void *arg)
 static void close_results(const struct platform *p, struct harness *h)
 {
 	struct suite *s = h->suite;
-	char *buf = h->results[0] ? p->alloc(p->ctx, JSON_CAP) : 0;
-	size_t n = buf ? report_json(s, buf, JSON_CAP) : 0;
+	char probe[1];
+	size_t cap = h->results[0] ? report_json(s, probe, sizeof(probe)) + JSON_SLACK : 0;
+	char *buf = cap ? p->alloc(p->ctx, cap) : 0;
+	size_t n = buf ? report_json(s, buf, cap) : 0;
 
-	if (n >= JSON_CAP) { /* a cut document is not JSON: none is better */
+	if (cap && !buf)
+		suite_emit(s, "error: out of memory for the results JSON (%zu bytes); not written",
+			   cap);
+	if (buf && n >= cap) { /* a cut document is not JSON: none is better */
 		suite_emit(s, "error: results JSON larger than its buffer; not written");
 		p->free(p->ctx, buf);
 		buf = 0;
@@ -317,7 +320,103 @@ enum harness_end harness_main(const struct platform *p)
 	do
 		code = harness_run(p, h);
 	while (leave(p, &h->opt, code, h->saved));
+	/* the last run's results tables back to the platform (kept where an AP
+	 * may still write them: suite_keep_tables) */
+	suite_release(s);
 	if (h->opt.on_finish == FINISH_WAIT)
 		p->screen(p->ctx, "Returning to the firmware.");
 	return code == PMH_EXIT_ERROR ? HARNESS_ERROR : HARNESS_DONE;
+}
+
+/* The suite on the selected CPUs (suite.h): the CPU's identity and run,
+ * the selection with room for its results, and the loop. */
+void suite_cpu_identity(struct suite *s, unsigned cpu)
+{
+	const struct cpu_info *ci = s->cpu;
+	const struct pmu *p = s->pmu;
+	char hybrid[64] = "";
+
+	/* a hybrid part's CPUs differ: the core type and its own counters */
+	if (ci->ids.core_type)
+		pmh_fmt(hybrid, sizeof(hybrid), ", core_type 0x%x %s, counters %u gp + %u fixed",
+			ci->ids.core_type, cpu_core_type_name(ci->ids.core_type), p->n_gp,
+			p->n_fixed);
+	suite_emit(s, "cpu.%u.identity: apic.id 0x%x (%s), pmu.driver %s, pmu.status %s%s", cpu,
+		   s->apic->id, apic_mode_name(s->apic->mode), pmu_driver_name(ci->driver),
+		   pmu_status_name(p->status), hybrid);
+}
+
+void suite_run_other(struct suite *s, unsigned cpu, struct cpu_info *ci, struct pmu *p,
+		     struct apic_info *ai, struct sink out)
+{
+	cpu_identify(ci);
+	apic_detect(ai);
+	pmu_attach(p, ci);
+	suite_bind_cpu(s, &(struct suite_cpu){ ci, p, ai, out });
+	suite_cpu_identity(s, cpu);
+	suite_run(s, cpu);
+}
+
+static void warn_line(void *ctx, const char *msg)
+{
+	suite_emit(ctx, "warning: %s", msg);
+}
+
+/* sel[fit..k) not run for want of memory for their results: said before
+ * any CPU runs, the results they would have given counted as missing (the
+ * verdict is ERROR, never a PASS over them). */
+static void not_run(struct suite *s, const uint16_t *sel, unsigned k, unsigned fit)
+{
+	unsigned per = suite_selected(s->opt);
+
+	s->cpus_not_run += k - fit;
+	s->dropped += (k - fit) * per;
+	suite_emit(s,
+		   "error: cpus: out of memory for the results of %u CPUs (%u checks each): room "
+		   "for %u; CPU %u and the %u selected after it are not run",
+		   k, per, fit, sel[fit], k - fit - 1);
+}
+
+unsigned suite_cpus_select(struct suite *s, const uint32_t *flags, unsigned n, uint16_t *sel,
+			   unsigned max)
+{
+	unsigned k = cpu_select(s->opt, flags, n, sel, max, warn_line, s), fit;
+	char line[160];
+
+	if (!k) {
+		cpu_select_none(s->opt, line, sizeof(line));
+		suite_emit(s, "error: %s", line);
+		return 0;
+	}
+	fit = suite_reserve(s, k);
+	if (fit < k)
+		not_run(s, sel, k, fit);
+	return fit;
+}
+
+void suite_cpus_loop(struct suite *s, const uint32_t *flags, const uint16_t *sel, unsigned k,
+		     struct cpu_run *runs, suite_one_cpu one, void (*after)(void *ctx), void *ctx)
+{
+	char line[160];
+
+	for (unsigned i = 0; i < k; i++) {
+		struct run_counts before = suite_counts(s);
+		const struct pmu *own = one(ctx, sel[i], flags[sel[i]] & CPUSEL_BSP);
+		runs[i].cpu = sel[i];
+		runs[i].n = suite_share(s, &before);
+		runs[i].n.pmu_usable = own->status == PMU_FUNCTIONAL;
+	}
+	if (after)
+		after(ctx);
+	for (unsigned i = 0; i < k; i++) {
+		cpu_verdict_line(&runs[i], line, sizeof(line));
+		suite_emit(s, "%s", line);
+	}
+}
+
+void suite_run_cpus(struct suite *s, const uint32_t *flags, unsigned n, struct suite_cpus *w,
+		    suite_one_cpu one, void *ctx)
+{
+	unsigned k = suite_cpus_select(s, flags, n, w->sel, w->max);
+	suite_cpus_loop(s, flags, w->sel, k, w->runs, one, w->after, ctx);
 }

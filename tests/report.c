@@ -50,6 +50,20 @@ void report_identity(struct suite *s)
 		suite_emit(s, "pmu.warning: %s", p->warning);
 }
 
+const char *verdict_name(enum verdict v)
+{
+	switch (v) {
+	case V_PASS:
+		return "PASS";
+	case V_FAIL:
+		return "FAIL";
+	case V_SKIP:
+		return "SKIP";
+	default:
+		return "NONE";
+	}
+}
+
 enum run_verdict run_verdict_of(const struct run_counts *c)
 {
 	if (c->harness_error)
@@ -65,9 +79,12 @@ enum run_verdict run_verdict_of(const struct run_counts *c)
 
 struct run_counts suite_counts(const struct suite *s)
 {
+	/* results missing (s->dropped) make it ERROR: never a verdict, PASS
+	 * or FAIL, that the results kept cannot show */
 	struct run_counts c = { s->passed,	s->failed,
 				s->skipped,	s->pmu_passed,
-				s->pmu && s->pmu->status == PMU_FUNCTIONAL, s->harness_error };
+				s->pmu && s->pmu->status == PMU_FUNCTIONAL,
+				s->harness_error || s->dropped };
 	return c;
 }
 
@@ -119,7 +136,12 @@ static void verdict_reason(const struct suite *s, enum run_verdict v, char *buf,
 		pmh_strlcpy(r + pmh_strlen(r), "; ", 3);
 	switch (v) {
 	case RV_ERROR:
-		pmh_fmt(buf, n, "the harness could not run");
+		if (s->harness_error || !s->dropped)
+			pmh_fmt(buf, n, "the harness could not run");
+		else
+			pmh_fmt(buf, n, "%u results missing: %s (see the error above)", s->dropped,
+				s->cpus_not_run ? "CPUs not run for want of memory for them"
+						: "the results table was full");
 		break;
 	case RV_FAIL:
 		pmh_fmt(buf, n, "%u check%s failed", s->failed, s->failed == 1 ? "" : "s");
@@ -145,8 +167,14 @@ void report_summary(struct suite *s)
 	enum run_verdict v = suite_verdict(s);
 	char why[256];
 
-	if (s->dropped)
-		suite_emit(s, "warning: %u results did not fit in the results table", s->dropped);
+	if (s->cpus_not_run)
+		suite_emit(s,
+			   "error: %u results missing: %u selected CPUs were not run for want of "
+			   "memory for their results",
+			   s->dropped, s->cpus_not_run);
+	else if (s->dropped)
+		suite_emit(s, "error: %u results did not fit in the results table of %u",
+			   s->dropped, s->cap_results);
 	if (s->hv_lost)
 		suite_emit(s, "warning: %u hypervisor findings did not fit in their table",
 			   s->hv_lost);

@@ -264,7 +264,7 @@ static void detail(struct pmh_sb *sb, const struct suite *s, const struct result
 	}
 	if (r->more_lost)
 		pmh_sb_add(sb, "; %u more failures not kept (the run's table of %u is full)",
-			   r->more_lost, SUITE_MAX_MORE);
+			   r->more_lost, s->cap_more);
 	pmh_sb_add(sb, "\"");
 }
 

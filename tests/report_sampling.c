@@ -23,32 +23,38 @@ static bool worse(enum verdict a, enum verdict b)
 	return rank[a] > rank[b];
 }
 
-/* "checks": {id: verdict} for the results whose id starts with prefix. */
+/* Whether id is one of done[0..n). */
+static bool listed(const char *const *done, unsigned n, const char *id)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (!pmh_strcmp(done[k], id))
+			return true;
+	return false;
+}
+
+/* "checks": {id: verdict} for the results whose id starts with prefix,
+ * each id once: the ids said so far are kept, so that a run of many CPUs
+ * (one result per check and CPU) costs results x checks, not results
+ * squared. */
 static void checks(struct pmh_sb *sb, const struct suite *s, const char *prefix)
 {
+	const char *done[SUITE_MAX_CHECKS];
 	size_t np = pmh_strlen(prefix);
-	bool first = true;
+	unsigned n_done = 0;
 
 	pmh_sb_add(sb, ", \"checks\": {");
-	for (unsigned i = 0; i < s->n_results; i++) {
+	for (unsigned i = 0; i < s->n_results && n_done < SUITE_MAX_CHECKS; i++) {
 		const struct result *r = &s->results[i];
-		bool seen = false;
 		enum verdict v = r->v;
-		if (pmh_strncmp(r->id, prefix, np))
+		if (pmh_strncmp(r->id, prefix, np) || listed(done, n_done, r->id))
 			continue;
-		for (unsigned j = 0; j < s->n_results; j++) {
-			if (pmh_strcmp(s->results[j].id, r->id))
-				continue;
-			seen |= j < i;
-			if (worse(s->results[j].v, v))
+		for (unsigned j = i + 1; j < s->n_results; j++)
+			if (worse(s->results[j].v, v) && !pmh_strcmp(s->results[j].id, r->id))
 				v = s->results[j].v;
-		}
-		if (seen)
-			continue;
-		pmh_sb_add(sb, "%s", first ? "" : ", ");
+		pmh_sb_add(sb, "%s", n_done ? ", " : "");
 		pmh_sb_json_str(sb, r->id);
 		pmh_sb_add(sb, ": \"%s\"", verdict_name(v));
-		first = false;
+		done[n_done++] = r->id;
 	}
 	pmh_sb_add(sb, "}}");
 }

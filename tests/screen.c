@@ -77,6 +77,7 @@ static void put_centred(struct screen *s, unsigned r, const char *text, uint8_t 
 static void clear_run(struct screen *s)
 {
 	s->n_rows = s->n_reasons = s->dropped = s->n_ev_texts = s->ev_pending = 0;
+	pmh_memset(s->reason_skips, 0, sizeof(s->reason_skips));
 	s->crash.n = 0;
 	s->files[0] = s->where[0] = s->why[0] = s->prompt[0] = s->progress[0] = 0;
 	s->ended = false;
@@ -145,56 +146,12 @@ void screen_event(struct screen *s, const struct screen_event *ev)
 	}
 }
 
-/* The index of text in the reasons table, added when new. */
-static uint8_t reason_of(struct screen *s, const char *text)
+static size_t id_len(const char *id, char stop)
 {
-	char r[SCREEN_REASON_MAX];
-
-	pmh_strlcpy(r, text, sizeof(r));
-	for (unsigned i = 0; i < s->n_reasons; i++)
-		if (!pmh_strcmp(s->reason[i], r))
-			return (uint8_t)i;
-	if (s->n_reasons == SCREEN_MAX_REASONS)
-		return NO_REASON;
-	pmh_strlcpy(s->reason[s->n_reasons], r, sizeof(r));
-	return (uint8_t)s->n_reasons++;
-}
-
-/* An event row's text ('C', 'X'), or NO_REASON when the table is full. */
-static uint8_t ev_text_of(struct screen *s, const char *text)
-{
-	if (s->n_ev_texts == SCREEN_MAX_EV_TEXTS)
-		return NO_REASON;
-	pmh_strlcpy(s->ev_text[s->n_ev_texts], text, SCREEN_REASON_MAX);
-	return (uint8_t)s->n_ev_texts++;
-}
-
-static bool kept_always(char kind)
-{
-	return kind == 'F' || kind == 'E' || kind == 'X';
-}
-
-void screen_add_row(struct screen *s, char kind, const char *id, size_t id_len, const char *why)
-{
-	struct screen_row *r;
-
-	if (s->n_rows == SCREEN_MAX_ROWS) { /* the oldest that is no failure goes */
-		unsigned i = 0;
-		while (i < s->n_rows && kept_always(s->rows[i].kind))
-			i++;
-		if (i == s->n_rows)
-			i = 0;
-		if (i + 1 < s->ev_pending) /* the waiting rows move up one */
-			s->ev_pending--;
-		for (; i + 1 < s->n_rows; i++)
-			s->rows[i] = s->rows[i + 1];
-		s->n_rows--;
-		s->dropped++;
-	}
-	r = &s->rows[s->n_rows++];
-	r->kind = kind;
-	pmh_slice(r->id, sizeof(r->id), id, id_len);
-	r->reason = kind == 'C' || kind == 'X' ? ev_text_of(s, why) : reason_of(s, why);
+	size_t n = 0;
+	while (id[n] && id[n] != '@' && id[n] != stop)
+		n++;
+	return n;
 }
 
 static bool starts(const char *s, const char *p)
@@ -270,20 +227,10 @@ struct item {
 	bool group, keep;
 };
 
-static size_t id_len(const char *id, char stop)
-{
-	size_t n = 0;
-	while (id[n] && id[n] != '@' && id[n] != stop)
-		n++;
-	return n;
-}
-
+/* The SKIPs of a reason: all of them, not only the rows kept. */
 static unsigned skips(const struct screen *s, uint8_t reason)
 {
-	unsigned k = 0;
-	for (unsigned i = 0; i < s->n_rows; i++)
-		k += s->rows[i].kind == 'S' && s->rows[i].reason == reason;
-	return k;
+	return reason < SCREEN_MAX_REASONS ? s->reason_skips[reason] : 0;
 }
 
 static unsigned items_of(const struct screen *s, struct item *it)
@@ -321,7 +268,7 @@ static unsigned choose(const struct screen *s, struct item *it, unsigned n, unsi
 	for (unsigned pass = 0; pass < 3; pass++) {
 		for (unsigned i = n; i-- > 0;) {
 			char k = s->rows[it[i].row].kind;
-			bool want = pass == 0	? kept_always(k)
+			bool want = pass == 0	? screen_row_kept(k)
 				    : pass == 1 ? it[i].group || k == 'C'
 						: true;
 			if (!it[i].keep && want && it[i].lines <= avail) {

@@ -118,6 +118,10 @@ struct screen {
 	unsigned n_rows, dropped;
 	char reason[SCREEN_MAX_REASONS][SCREEN_REASON_MAX];
 	unsigned n_reasons;
+	/* SKIP results per reason, every one counted: a check skipped again
+	 * for the same reason (on another CPU) adds no row, and rows that
+	 * left the table still count in the shared reason's line */
+	unsigned reason_skips[SCREEN_MAX_REASONS];
 	char ev_text[SCREEN_MAX_EV_TEXTS][SCREEN_REASON_MAX];
 	unsigned n_ev_texts;
 	/* 1 + the index of the first row of event lines that waits for its
@@ -144,9 +148,13 @@ void screen_render(struct screen *s);
 /* Between screen.c and screen_events.c, not for callers. A row's reason
  * (or ev_text) index that did not fit its table: */
 #define SCREEN_NO_TEXT 0xff
+/* Failures, errors and failing events: rows kept whatever else goes. */
+bool screen_row_kept(char kind);
 /* A row of kind with id[0..id_len) and its text (reasons or ev_text);
- * the oldest row that is no failure goes when the table is full. */
-void screen_add_row(struct screen *s, char kind, const char *id, size_t id_len, const char *why);
+ * the oldest row that is no failure goes when the table is full. A SKIP
+ * whose check (its id without "@cpuN") has a row for the same reason is
+ * counted there and adds none: false then. */
+bool screen_add_row(struct screen *s, char kind, const char *id, size_t id_len, const char *why);
 /* A result line's row, event.semantics' before the event rows that wait
  * for it; an event line as a waiting row (false: not one). */
 void screen_result_row(struct screen *s, char kind, const char *id, size_t id_len, const char *why);

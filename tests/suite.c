@@ -1,8 +1,8 @@
 /* The runner: selects checks by id glob, applies capability gates (SKIP with
  * the reason), runs each, and records exactly one verdict per check per CPU. */
 #include "suite.h"
+#include "platform.h"
 #include "hv_policy.h"
-#include "cpu_select.h"
 #include "report_lava.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
@@ -35,24 +35,38 @@ size_t suite_checks(const struct check **out, size_t max)
 	return n;
 }
 
-const char *verdict_name(enum verdict v)
+/* The suite's own tables in use, empty. */
+static void own_tables(struct suite *s)
 {
-	switch (v) {
-	case V_PASS:
-		return "PASS";
-	case V_FAIL:
-		return "FAIL";
-	case V_SKIP:
-		return "SKIP";
-	default:
-		return "NONE";
-	}
+	s->results = s->own_results;
+	s->cap_results = SUITE_OWN_RESULTS;
+	s->cpus = s->own_cpus;
+	s->cap_cpus = SUITE_OWN_CPUS;
+	s->more = s->own_more;
+	s->cap_more = SUITE_OWN_MORE;
+	s->n_results = s->n_cpus = s->n_more = 0;
+}
+
+void suite_release(struct suite *s)
+{
+	if (s->mem && s->mem_free)
+		s->mem_free(s->mem_ctx, s->mem);
+	s->mem = 0;
+	s->mem_free = 0;
+	own_tables(s);
+}
+
+void suite_keep_tables(struct suite *s)
+{
+	s->mem_free = 0; /* suite_release forgets the block, never frees it */
 }
 
 void suite_init(struct suite *s, const struct options *o, const struct cpu_info *ci,
 		struct pmu *p, const struct apic_info *ai, struct sink out)
 {
+	suite_release(s);
 	pmh_memset(s, 0, sizeof(*s));
+	own_tables(s);
 	s->opt = o;
 	s->cpu = ci;
 	s->pmu = p;
@@ -107,7 +121,7 @@ void check_pass(struct check_ctx *c, const char *f, ...)
 static void more_msg(struct check_ctx *c, const char *f, va_list ap)
 {
 	struct suite *s = c->s;
-	if (!s || s->n_more >= SUITE_MAX_MORE) {
+	if (!s || s->n_more >= s->cap_more) {
 		c->more_lost++;
 		return;
 	}
@@ -187,12 +201,92 @@ static struct cpu_record *cpu_rec(struct suite *s, unsigned cpu)
 	for (unsigned i = 0; i < s->n_cpus; i++)
 		if (s->cpus[i].cpu == cpu)
 			return &s->cpus[i];
-	if (s->n_cpus >= SUITE_MAX_CPUS)
+	if (s->n_cpus >= s->cap_cpus)
 		return 0;
 	struct cpu_record *r = &s->cpus[s->n_cpus++];
 	pmh_memset(r, 0, sizeof(*r));
 	r->cpu = cpu;
 	return r;
+}
+
+/* Bytes of a block of r results, c CPUs' records and the further
+ * failures: one per result, never fewer than the own table holds; 0 past
+ * what a size_t holds. */
+static size_t block_size(unsigned r, unsigned c)
+{
+	uint64_t m = r > SUITE_OWN_MORE ? r : SUITE_OWN_MORE;
+	uint64_t n = r * (uint64_t)sizeof(struct result) + c * (uint64_t)sizeof(struct cpu_record) +
+		     m * RESULT_MSG;
+
+	return n == (size_t)n ? (size_t)n : 0;
+}
+
+/* s's tables moved into a new block from p with room for r results and c
+ * records, what they hold copied; false when p has no such block. */
+static bool move_tables(struct suite *s, const struct platform *p, unsigned r, unsigned c)
+{
+	size_t n = block_size(r, c);
+	char *b = n ? p->alloc(p->ctx, n) : 0;
+
+	if (!b)
+		return false;
+	/* results first: their size keeps the records after them aligned */
+	struct result *res = (struct result *)(void *)b;
+	struct cpu_record *cr = (struct cpu_record *)(void *)(res + r);
+	char(*more)[RESULT_MSG] = (char(*)[RESULT_MSG])(void *)(cr + c);
+
+	pmh_memcpy(res, s->results, s->n_results * sizeof(*res));
+	pmh_memcpy(cr, s->cpus, s->n_cpus * sizeof(*cr));
+	pmh_memcpy(more, s->more, s->n_more * sizeof(*more));
+	if (s->mem && s->mem_free)
+		s->mem_free(s->mem_ctx, s->mem);
+	s->mem = b;
+	s->mem_free = p->free;
+	s->mem_ctx = p->ctx;
+	s->results = res;
+	s->cap_results = r;
+	s->cpus = cr;
+	s->cap_cpus = c;
+	s->more = more;
+	s->cap_more = r > SUITE_OWN_MORE ? r : SUITE_OWN_MORE;
+	return true;
+}
+
+/* Whether p has a block for k more CPUs of per results each (tried and
+ * given back). */
+static bool block_for(const struct suite *s, const struct platform *p, unsigned k, unsigned per)
+{
+	size_t n = block_size(s->n_results + k * per, s->n_cpus + k);
+	void *b = n ? p->alloc(p->ctx, n) : 0;
+
+	if (b)
+		p->free(p->ctx, b);
+	return b != 0;
+}
+
+unsigned suite_reserve(struct suite *s, unsigned k)
+{
+	const struct platform *p = s->platform;
+	unsigned per = suite_selected(s->opt) + SUITE_CPU_RUN_RESULTS;
+	unsigned r = (s->cap_results - s->n_results) / per, c = s->cap_cpus - s->n_cpus;
+	unsigned have = r < c ? r : c, lo = have, hi;
+
+	k = k < SUITE_MAX_CPUS ? k : SUITE_MAX_CPUS; /* the selection's limit */
+	if (have >= k || !p || !p->alloc || !p->free)
+		return have < k ? have : k;
+	if (move_tables(s, p, s->n_results + k * per, s->n_cpus + k))
+		return k;
+	/* the most that fit, halving what lies between: lo CPUs do, hi not */
+	for (hi = k; hi - lo > 1;) {
+		unsigned mid = lo + (hi - lo) / 2;
+		if (block_for(s, p, mid, per))
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (lo > have && move_tables(s, p, s->n_results + lo * per, s->n_cpus + lo))
+		return lo;
+	return have; /* no more than the tables hold now */
 }
 
 /* The bound CPU's identity into its record, as its run starts. */
@@ -248,7 +342,7 @@ static struct result *add_result(struct suite *s, const char *id, unsigned cpu, 
 		s->skipped++;
 		n->skipped++;
 	}
-	if (s->n_results >= SUITE_MAX_RESULTS) {
+	if (s->n_results >= s->cap_results) { /* the verdict is ERROR (suite_counts) */
 		s->dropped++;
 		return 0;
 	}
@@ -279,7 +373,7 @@ static void emit_more(struct suite *s, const char *id, const struct check_ctx *c
 			   s->more[c->more_first + k]);
 	if (c->more_lost)
 		suite_emit(s, "  %s: %u more failures not kept (the run's table of %u is full)", id,
-			   c->more_lost, SUITE_MAX_MORE);
+			   c->more_lost, s->cap_more);
 }
 
 static void record(struct suite *s, struct check_ctx *c)
@@ -348,8 +442,8 @@ static bool selected(const struct options *o, const struct check *k)
 
 unsigned suite_selected(const struct options *o)
 {
-	const struct check *list[256];
-	size_t n = suite_checks(list, 256);
+	const struct check *list[SUITE_MAX_CHECKS];
+	size_t n = suite_checks(list, SUITE_MAX_CHECKS);
 	unsigned k = 0;
 
 	for (size_t i = 0; i < n; i++)
@@ -359,8 +453,8 @@ unsigned suite_selected(const struct options *o)
 
 void suite_run(struct suite *s, unsigned cpu_index)
 {
-	const struct check *list[256];
-	size_t n = suite_checks(list, 256);
+	const struct check *list[SUITE_MAX_CHECKS];
+	size_t n = suite_checks(list, SUITE_MAX_CHECKS);
 	char caps[160];
 	unsigned n_sel = 0, i_sel = 0;
 	bool measures = false; /* a selected check measures the PMU */
@@ -408,76 +502,4 @@ void suite_run(struct suite *s, unsigned cpu_index)
 		}
 		record(s, &c);
 	}
-}
-
-void suite_cpu_identity(struct suite *s, unsigned cpu)
-{
-	const struct cpu_info *ci = s->cpu;
-	const struct pmu *p = s->pmu;
-	char hybrid[64] = "";
-
-	/* a hybrid part's CPUs differ: the core type and its own counters */
-	if (ci->ids.core_type)
-		pmh_fmt(hybrid, sizeof(hybrid), ", core_type 0x%x %s, counters %u gp + %u fixed",
-			ci->ids.core_type, cpu_core_type_name(ci->ids.core_type), p->n_gp,
-			p->n_fixed);
-	suite_emit(s, "cpu.%u.identity: apic.id 0x%x (%s), pmu.driver %s, pmu.status %s%s", cpu,
-		   s->apic->id, apic_mode_name(s->apic->mode), pmu_driver_name(ci->driver),
-		   pmu_status_name(p->status), hybrid);
-}
-
-void suite_run_other(struct suite *s, unsigned cpu, struct cpu_info *ci, struct pmu *p,
-		     struct apic_info *ai, struct sink out)
-{
-	cpu_identify(ci);
-	apic_detect(ai);
-	pmu_attach(p, ci);
-	suite_bind_cpu(s, &(struct suite_cpu){ ci, p, ai, out });
-	suite_cpu_identity(s, cpu);
-	suite_run(s, cpu);
-}
-
-static void warn_line(void *ctx, const char *msg)
-{
-	suite_emit(ctx, "warning: %s", msg);
-}
-
-unsigned suite_cpus_select(struct suite *s, const uint32_t *flags, unsigned n, uint16_t *sel,
-			   unsigned max)
-{
-	unsigned k = cpu_select(s->opt, flags, n, sel, max, warn_line, s);
-	char line[160];
-
-	if (!k) {
-		cpu_select_none(s->opt, line, sizeof(line));
-		suite_emit(s, "error: %s", line);
-	}
-	return k;
-}
-
-void suite_cpus_loop(struct suite *s, const uint32_t *flags, const uint16_t *sel, unsigned k,
-		     struct cpu_run *runs, suite_one_cpu one, void (*after)(void *ctx), void *ctx)
-{
-	char line[160];
-
-	for (unsigned i = 0; i < k; i++) {
-		struct run_counts before = suite_counts(s);
-		const struct pmu *own = one(ctx, sel[i], flags[sel[i]] & CPUSEL_BSP);
-		runs[i].cpu = sel[i];
-		runs[i].n = suite_share(s, &before);
-		runs[i].n.pmu_usable = own->status == PMU_FUNCTIONAL;
-	}
-	if (after)
-		after(ctx);
-	for (unsigned i = 0; i < k; i++) {
-		cpu_verdict_line(&runs[i], line, sizeof(line));
-		suite_emit(s, "%s", line);
-	}
-}
-
-void suite_run_cpus(struct suite *s, const uint32_t *flags, unsigned n, struct suite_cpus *w,
-		    suite_one_cpu one, void *ctx)
-{
-	unsigned k = suite_cpus_select(s, flags, n, w->sel, w->max);
-	suite_cpus_loop(s, flags, w->sel, k, w->runs, one, w->after, ctx);
 }

@@ -122,10 +122,22 @@ struct sink {
 	void (*progress)(void *ctx, const char *id, unsigned i, unsigned n, unsigned cpu);
 };
 
-#define SUITE_MAX_RESULTS 512
-/* The failures after the first of each failed check, for the whole run. */
-#define SUITE_MAX_MORE 256u
-#define SUITE_MAX_CPUS 256 /* CPUs one run reports on (boot/mp.c runs up to 256) */
+/* The check table's room (suite_checks' callers in suite.c). */
+#define SUITE_MAX_CHECKS 256
+/* CPUs one run reports on: the platforms' selection (README "Options",
+ * cpus); every result of each is kept (suite_reserve). */
+#define SUITE_MAX_CPUS 1024
+/* Results a CPU's run may add besides its checks': "cpu.run" failures, at
+ * most a failed run and a wrong IDTR after it (boot/mp.c run_ap). */
+#define SUITE_CPU_RUN_RESULTS 2
+/* The tables inside struct suite, used unless a run needs more (then the
+ * platform's allocator gives them, suite_reserve): every result of one CPU
+ * running the whole check table, a few CPUs' records, and the failures
+ * after the first of each failed check (an allocated table keeps one per
+ * result, never fewer than these). */
+#define SUITE_OWN_RESULTS (SUITE_MAX_CHECKS + SUITE_CPU_RUN_RESULTS)
+#define SUITE_OWN_CPUS	  8
+#define SUITE_OWN_MORE	  256u
 
 /* What a run decides a verdict from: a whole run or one CPU's share. */
 struct run_counts {
@@ -156,8 +168,18 @@ struct crash_record {
 };
 
 struct suite {
-	struct result results[SUITE_MAX_RESULTS];
-	unsigned n_results;
+	/* The results, the CPUs' records and the further failures: the own_
+	 * tables below, or one block from the platform's allocator (mem, given
+	 * back with mem_free) sized for the CPUs of a per-CPU run. */
+	struct result *results;
+	unsigned n_results, cap_results;
+	struct cpu_record *cpus;
+	unsigned n_cpus, cap_cpus;
+	char (*more)[RESULT_MSG]; /* result.more_first's messages */
+	unsigned n_more, cap_more;
+	void *mem;
+	void (*mem_free)(void *ctx, void *p);
+	void *mem_ctx;
 	/* event.semantics' rows and coverage lines; rows that did not fit are
 	 * counted in ev_dropped and reported, never silent. */
 	struct event_row ev_rows[SUITE_MAX_EVENT_ROWS];
@@ -166,7 +188,10 @@ struct suite {
 	unsigned n_ev_cov;
 	unsigned passed, failed, skipped;
 	unsigned pmu_passed; /* passes of checks that measured the PMU (needs_pmu) */
-	unsigned dropped; /* results that did not fit (reported, never silent) */
+	/* results missing: those that did not fit, and those of the CPUs not
+	 * run for want of memory for them (cpus_not_run); either makes the
+	 * verdict ERROR, said in the log and the JSON */
+	unsigned dropped, cpus_not_run;
 	/* the hypervisor's restrictions, bugs and host conditions, once each;
 	 * those that did not fit are counted, never silent */
 	struct hv_finding hv[SUITE_MAX_HV];
@@ -177,11 +202,7 @@ struct suite {
 	uint64_t hv_counted;
 	/* and those the census found moving while disabled: the host's */
 	uint64_t hv_taken;
-	char more[SUITE_MAX_MORE][RESULT_MSG]; /* result.more_first's messages */
-	unsigned n_more;
 	bool harness_error; /* the harness could not run (set by the platform) */
-	struct cpu_record cpus[SUITE_MAX_CPUS];
-	unsigned n_cpus;
 	/* The run's platform and start, for the JSON (report_start). */
 	const struct platform *platform;
 	uint64_t t0_us;
@@ -197,6 +218,9 @@ struct suite {
 	const struct cpu_info *cpu;
 	struct pmu *pmu;
 	const struct apic_info *apic;
+	struct result own_results[SUITE_OWN_RESULTS];
+	struct cpu_record own_cpus[SUITE_OWN_CPUS];
+	char own_more[SUITE_OWN_MORE][RESULT_MSG];
 };
 
 struct check_ctx {
@@ -232,8 +256,19 @@ void check_note(struct check_ctx *c, const char *f, ...) __attribute__((format(p
 
 /* All registered checks in run order; returns the count. */
 size_t suite_checks(const struct check **out, size_t max);
+/* A new run in s, its own tables in use. s is zeroed or was set up by an
+ * earlier suite_init: the tables that run allocated are given back. */
 void suite_init(struct suite *s, const struct options *o, const struct cpu_info *ci,
 		struct pmu *p, const struct apic_info *ai, struct sink out);
+/* Gives back what s allocated (its own tables in use again, emptied). */
+void suite_release(struct suite *s);
+/* An AP that may still run writes into s's tables: they are never given
+ * back (the platform says so when one timed out). */
+void suite_keep_tables(struct suite *s);
+/* Room for every result of k more CPUs, from s->platform's allocator where
+ * s's tables are too small: returns how many of the k fit (k, or fewer
+ * where memory ran out: the caller runs those alone). */
+unsigned suite_reserve(struct suite *s, unsigned k);
 /* How many registered checks the checks option selects. */
 unsigned suite_selected(const struct options *o);
 /* Runs the selected checks on the current CPU (index cpu_index). */
@@ -283,8 +318,10 @@ struct suite_cpus {
 void suite_run_cpus(struct suite *s, const uint32_t *flags, unsigned n, struct suite_cpus *w,
 		    suite_one_cpu one, void *ctx);
 /* Its two halves, for a platform that prepares between them: the
- * selection into sel (warnings and the error said; returns the count),
- * and the runs of sel[0..k) with the verdict lines. */
+ * selection into sel (warnings and the error said; room reserved for
+ * every result of the selected CPUs, and where memory runs out the error
+ * naming how many fit: only those are counted, in sel's order; returns
+ * the count), and the runs of sel[0..k) with the verdict lines. */
 unsigned suite_cpus_select(struct suite *s, const uint32_t *flags, unsigned n, uint16_t *sel,
 			   unsigned max);
 void suite_cpus_loop(struct suite *s, const uint32_t *flags, const uint16_t *sel, unsigned k,

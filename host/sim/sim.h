@@ -438,7 +438,7 @@ int sim_start_real(const char *model, enum sim_fault fault, uint32_t realism, ui
 /* Machines of several CPUs (sim_model.cpus): the number of CPUs, and CPU n
  * made the current one (sim), the state of the one before kept; a CPU is
  * powered on at its first switch. -1 when there is no CPU n. */
-#define SIM_MAX_CPUS 8
+#define SIM_MAX_CPUS 1024 /* as the suite's selection (tests/suite.h SUITE_MAX_CPUS) */
 unsigned sim_cpu_count(void);
 int sim_cpu_switch(unsigned n);
 /* The platform's run_cpus for such a machine (sim_mp.c): the suite on the

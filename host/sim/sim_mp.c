@@ -3,6 +3,7 @@
  * them, and per-CPU runs (the platform's run_cpus, tests/platform.h): the
  * cpus option through the per-CPU loop the UEFI path uses too
  * (tests/suite.h suite_run_cpus). */
+#include <stdlib.h>
 #include "sim.h"
 #include "uarch.h"
 #include "../../apic/apic.h"
@@ -10,9 +11,11 @@
 #include "../../tests/cpu_select.h"
 #include "../../tests/harness.h"
 
-/* The CPUs of the machine other than the current one, and whether each
- * was powered on; the fault and effects every CPU of a run gets. */
-static struct sim_cpu cpu_state[SIM_MAX_CPUS];
+/* The CPUs of the machine other than the current one, each allocated at
+ * its first switch away (a machine of 1,024 CPUs would hold some 11 MiB
+ * of them: only what a run uses is there), and whether each was powered
+ * on; the fault and effects every CPU of a run gets. */
+static struct sim_cpu *cpu_state[SIM_MAX_CPUS];
 static bool cpu_on[SIM_MAX_CPUS];
 static struct {
 	enum sim_fault fault;
@@ -78,13 +81,17 @@ unsigned sim_cpu_count(void)
 
 int sim_cpu_switch(unsigned n)
 {
+	unsigned me = sim.cpu_no;
+
 	if (n >= sim_cpu_count() || n >= SIM_MAX_CPUS)
 		return -1;
-	if (n == sim.cpu_no)
+	if (n == me)
 		return 0;
-	cpu_state[sim.cpu_no] = sim;
+	if (!cpu_state[me] && !(cpu_state[me] = calloc(1, sizeof(*cpu_state[me]))))
+		return -1; /* kept for the life of the program: reused by later runs */
+	*cpu_state[me] = sim;
 	if (cpu_on[n])
-		sim = cpu_state[n];
+		sim = *cpu_state[n];
 	else
 		power_on(sim.m, n);
 	return 0;

@@ -74,10 +74,10 @@ static void one_failure_as_before(void **st)
 static void table_full_is_counted(void **st)
 {
 	(void)st;
-	run_fails(SUITE_MAX_MORE + 11);
+	run_fails(SUITE_OWN_MORE + 11);
 	char want[128];
-	snprintf(want, sizeof(want), "failure %u of %u: gp%u:", SUITE_MAX_MORE + 1,
-		 SUITE_MAX_MORE + 11, SUITE_MAX_MORE);
+	snprintf(want, sizeof(want), "failure %u of %u: gp%u:", SUITE_OWN_MORE + 1,
+		 SUITE_OWN_MORE + 11, SUITE_OWN_MORE);
 	assert_non_null(strstr(log_text, want));
 	assert_non_null(strstr(log_text, "10 more failures not kept (the run's table of 256 "
 					 "is full)"));
