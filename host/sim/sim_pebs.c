@@ -76,21 +76,6 @@ static uint64_t reset_of(const struct sim_cpu *s, unsigned b)
 	return sim_ds_get(s, DS_RESET_FIXED(b - DS_FIXED_BIT));
 }
 
-/* One retired instruction as the counters saw it (sim_trace.c). */
-static void vector_of(const struct sim_step *st, struct workload_vector *v)
-{
-	*v = (struct workload_vector){.instructions = 1, .uops = 1, .cycles = 1};
-	if (st->kind == SMP_NONE)
-		return;
-	v->branches = 1;
-	v->taken = st->taken;
-	v->cond = st->kind == SMP_JCC;
-	v->calls = st->kind == SMP_CALL || st->kind == SMP_CALL_IND;
-	v->rets = st->kind == SMP_RET;
-	v->indirect = st->kind == SMP_JMP_IND;
-	v->branch_misses = st->mispred;
-}
-
 static uint64_t model_msr(struct sim_cpu *s, uint32_t msr)
 {
 	uint64_t v = 0;
@@ -217,7 +202,7 @@ void sim_pebs_step(struct sim_cpu *s, const struct sim_step *st)
 	uint64_t en = d->pebs_enable & cfg(s)->pebs_ctrs, fired = 0;
 	struct workload_vector v;
 
-	vector_of(st, &v);
+	sim_step_vector(st, &v);
 	for (unsigned b = 0; b < 64; b++) {
 		int i = (en >> b) & 1 ? ctr_of(s, b) : -1;
 		if (i < 0)

@@ -165,24 +165,6 @@ int sim_p4_pebs_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	return HW_OK;
 }
 
-/* One retired instruction as the counters saw it (sim_trace.c). */
-static void vector_of(const struct sim_step *st, struct workload_vector *v)
-{
-	*v = (struct workload_vector){.instructions = 1, .uops = 1, .cycles = 1};
-	if (st->kind == SMP_NONE)
-		return;
-	v->branches = 1;
-	v->taken = st->taken;
-	v->cond = st->kind == SMP_JCC;
-	v->calls = st->kind == SMP_CALL || st->kind == SMP_CALL_IND;
-	v->rets = st->kind == SMP_RET;
-	v->indirect = st->kind == SMP_JMP_IND;
-	v->branch_misses = st->mispred;
-	v->taken_misses = st->mispred && st->taken;
-	v->ret_misses = st->mispred && st->kind == SMP_RET;
-	v->indirect_misses = st->mispred && (st->kind == SMP_JMP_IND || st->kind == SMP_CALL_IND);
-}
-
 /* Writes the record of st at the PEBS index; true when the index reached
  * the interrupt threshold. Nothing past the absolute maximum. */
 static bool record(struct sim_cpu *s, const struct sim_step *st)
@@ -219,7 +201,7 @@ void sim_p4_pebs_step(struct sim_cpu *s, const struct sim_step *st)
 			d->armed |= bit; /* the next event writes the record */
 		return;
 	}
-	vector_of(st, &v);
+	sim_step_vector(st, &v);
 	if (!s->m->rate(s, i, &v))
 		return;
 	d->armed &= ~bit;

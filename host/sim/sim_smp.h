@@ -130,6 +130,10 @@ struct sim_step {
 	uint64_t wrapped;
 };
 
+/* What one retired instruction adds to the counters: a vector of one
+ * (sim_trace.c); what the samplers ask the model's rate about. */
+struct workload_vector;
+void sim_step_vector(const struct sim_step *st, struct workload_vector *v);
 /* Power-on state (sim.c after the model's reset). */
 void sim_smp_reset(struct sim_cpu *s);
 /* The sampling MSRs of the model: whether msr is one, and its access. */

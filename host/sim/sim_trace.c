@@ -211,22 +211,22 @@ static void one(struct tcpu *c, struct tins *t)
 	}
 }
 
-/* What one instruction adds to the counters: a vector of one. */
-static void vector_of(const struct tins *t, bool mispred, struct workload_vector *v)
+/* What one retired instruction adds to the counters: a vector of one. */
+void sim_step_vector(const struct sim_step *st, struct workload_vector *v)
 {
 	*v = (struct workload_vector){.instructions = 1, .uops = 1, .cycles = 1};
-	if (t->kind == SMP_NONE)
+	if (st->kind == SMP_NONE)
 		return;
 	v->branches = 1;
-	v->taken = t->taken;
-	v->cond = t->kind == SMP_JCC;
-	v->calls = t->kind == SMP_CALL || t->kind == SMP_CALL_IND;
-	v->rets = t->kind == SMP_RET;
-	v->indirect = t->kind == SMP_JMP_IND;
-	v->branch_misses = mispred;
-	v->taken_misses = mispred && t->taken;
-	v->ret_misses = mispred && t->kind == SMP_RET;
-	v->indirect_misses = mispred && (t->kind == SMP_JMP_IND || t->kind == SMP_CALL_IND);
+	v->taken = st->taken;
+	v->cond = st->kind == SMP_JCC;
+	v->calls = st->kind == SMP_CALL || st->kind == SMP_CALL_IND;
+	v->rets = st->kind == SMP_RET;
+	v->indirect = st->kind == SMP_JMP_IND;
+	v->branch_misses = st->mispred;
+	v->taken_misses = st->mispred && st->taken;
+	v->ret_misses = st->mispred && st->kind == SMP_RET;
+	v->indirect_misses = st->mispred && (st->kind == SMP_JMP_IND || st->kind == SMP_CALL_IND);
 }
 
 void sim_trace_run(struct sim_cpu *s, const struct workload *w, uint64_t iterations,
@@ -265,13 +265,13 @@ void sim_trace_run(struct sim_cpu *s, const struct workload *w, uint64_t iterati
 		bool mis =
 		    t.kind != SMP_NONE && sim_bp_mispredicts(&s->smp.bp, c.rip, t.kind, t.taken,
 							     t.next, c.sp ? c.stack[c.sp - 1] : 0);
+		struct sim_step st = {
+		    .ip = c.rip, .next = t.next, .kind = t.kind, .taken = t.taken, .mispred = mis};
 		struct workload_vector v;
-		vector_of(&t, mis, &v);
+		sim_step_vector(&st, &v);
 		for (unsigned i = 0; i < s->n_ctr; i++)
 			before[i] = s->ctr[i];
 		advance(s, &v, 1);
-		struct sim_step st = {
-		    .ip = c.rip, .next = t.next, .kind = t.kind, .taken = t.taken, .mispred = mis};
 		for (unsigned i = 0; i < s->n_ctr; i++)
 			if (s->ctr[i] < before[i])
 				st.wrapped |= 1ull << i;
