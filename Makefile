@@ -42,7 +42,7 @@ LIB_SRC    := lib/fmt.c lib/str.c
 PMU_SRC    := pmu/cpu.c pmu/hypervisor.c pmu/pmu.c pmu/intel_p6.c pmu/intel_arch.c \
               pmu/intel_arch_tables.c pmu/intel_netburst.c pmu/intel_netburst_tables.c \
               pmu/intel_knc.c pmu/amd.c pmu/amd_f15h.c pmu/cache.c pmu/cache_leaf2.c \
-              pmu/lbr.c pmu/ds.c pmu/ibs.c pmu/ds_netburst.c
+              pmu/lbr.c pmu/ds.c pmu/ibs.c pmu/ds_netburst.c pmu/percpu.c
 APIC_SRC   := apic/apic.c apic/isr.c apic/pmi.c
 EVENTS_SRC := events/events.c events/events_list.c events/workloads.c events/sample_walk.c \
               events/events_spec.c \
@@ -54,8 +54,9 @@ EVENTS_SRC := events/events.c events/events_list.c events/workloads.c events/sam
               events/intel_knc_sem.c events/pagewin.c
 # The suite that runs on the machine under test: runner, options, results,
 # measurement helpers and one file per check.
-SUITE_SRC  := tests/harness.c tests/suite.c tests/report.c tests/report_json.c tests/report_lava.c tests/screen.c tests/screen_events.c tests/smbios.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c tests/measure_pmi.c \
-              tests/cpu_select.c tests/hv_policy.c tests/lbr_rec.c tests/report_sampling.c tests/ds_area.c
+SUITE_SRC  := tests/harness.c tests/suite.c tests/suite_tables.c tests/report.c tests/report_json.c tests/report_lava.c tests/screen.c tests/screen_events.c tests/smbios.c tests/options.c tests/options_config.c tests/options_args.c tests/measure.c tests/measure_pmi.c \
+              tests/cpu_select.c tests/hv_policy.c tests/lbr_rec.c tests/report_sampling.c tests/ds_area.c \
+              tests/cpu_job.c tests/cpu_par.c
 CHECK_SRC  := $(addprefix tests/checks/, \
               pmu_probe.c msr_access.c counter_width.c counter_write_semantics.c rdpmc.c \
               count_enable.c count_instructions.c count_branches.c count_cycles.c count_fixed.c \
@@ -72,9 +73,8 @@ CHECK_SRC  := $(addprefix tests/checks/, \
               lbr_stack.c lbr_filter.c lbr_freeze.c lbr_callstack.c pebs_record.c bts_trace.c ibs_sample.c ibs_judge.c \
               pebs_netburst.c)
 SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHECK_SRC)
-# Target only: the UEFI platform and the real instructions behind pmu/hw.h;
-# tests/cpu_job.c, the shared half of a per-CPU run, needs pmh_setjmp.
-BOOT_SRC   := tests/cpu_job.c boot/efi_main.c boot/console.c boot/screen_efi.c boot/files.c boot/netboot.c boot/mp.c boot/smbios.c boot/hw_x86.c apic/idt_x86.c \
+# Target only: the UEFI platform and the real instructions behind pmu/hw.h.
+BOOT_SRC   := boot/efi_main.c boot/console.c boot/screen_efi.c boot/files.c boot/netboot.c boot/mp.c boot/smbios.c boot/hw_x86.c apic/idt_x86.c \
               boot/hw_user.c boot/hw_user_pg.c
 TARGET_SRC := $(SHARED_SRC) $(BOOT_SRC)
 TARGET_ASM := apic/entry.S events/workload.S apic/user_x86.S events/sample.S
@@ -82,7 +82,7 @@ TARGET_ASM := apic/entry.S events/workload.S apic/user_x86.S events/sample.S
 MINIMAL_SRC:= boot/minimal/minimal.c
 # The legacy BIOS kernel (bios/, `make i686`): the shared sources built for
 # i386 with the BIOS platform and the i386 halves of the real instructions.
-I686_SRC   := tests/cpu_job.c bios/bios_main.c bios/console.c bios/screen_vga.c bios/keyboard.c bios/acpi.c bios/mp.c bios/fat.c bios/disk.c bios/results.c boot/hw_x86.c apic/idt_i386.c \
+I686_SRC   := bios/bios_main.c bios/console.c bios/screen_vga.c bios/keyboard.c bios/acpi.c bios/mp.c bios/fat.c bios/disk.c bios/results.c boot/hw_x86.c apic/idt_i386.c \
               boot/hw_user.c
 I686_ASM   := bios/entry32.S bios/trampoline.S bios/realmode.S apic/entry_i386.S events/workload_i386.S apic/user_i386.S events/sample_i386.S
 # Every target source: `make layers` fails on one in the tree that is not here.
@@ -283,9 +283,12 @@ lava-check: deps $(EFI) $(I686) host
 	@host/lava/test_jobs.py
 	@host/lava/lava_check.py $(EFI)
 
-# The layer order, include cycles, the sources the Makefile names and the
-# length limits (scripts/layers.py), after the script's own self-test.
-layers:
+# The layer order, include cycles, the sources the Makefile names, the
+# length limits and state every CPU shares (scripts/layers.py), after the
+# script's own self-test. The last reads the target objects of what ships
+# but the platforms (boot/, bios/): no CPU's state may be in .data or .bss.
+LAYERS_STATE_SRC := $(filter-out boot/% bios/%,$(TARGET_SRC) $(TARGET_ASM))
+layers: $(patsubst %,$(BUILD)/efi/%.o,$(basename $(LAYERS_STATE_SRC)))
 	@scripts/layers.py --self-test
 	@scripts/layers.py
 

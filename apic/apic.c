@@ -1,33 +1,45 @@
 /* Local APIC access (facts §8): xAPIC MMIO at IA32_APIC_BASE, or x2APIC MSR
- * 0x800 + (offset >> 4). The mode is detected once and kept as the firmware
- * left it. */
+ * 0x800 + (offset >> 4). The mode is detected once on each CPU and kept as
+ * the firmware left it. */
 #include "apic.h"
 #include "../pmu/hw.h"
 #include "../pmu/msr.h"
+#include "../pmu/percpu.h"
 
-static enum apic_mode mode;
-static uint64_t base;
-static uint32_t self_id; /* xAPIC: 8-bit ID; x2APIC: 32-bit ID */
+/* Per CPU (pmu/percpu.h): each CPU reaches its own APIC, in the mode and
+ * with the ID apic_detect found there (APIC_MODE_DISABLED before). */
+struct apic_cpu {
+	enum apic_mode mode;
+	uint64_t base;
+	uint32_t self_id; /* xAPIC: 8-bit ID; x2APIC: 32-bit ID */
+};
+static struct apic_cpu apic_cpu PMH_PERCPU;
+
+static struct apic_cpu *cpu(void)
+{
+	return &PCPU(apic_cpu);
+}
 
 int apic_detect(struct apic_info *ai)
 {
+	struct apic_cpu *s = cpu();
 	uint64_t v = 0;
 	uint32_t ver;
 
 	ai->mode = APIC_MODE_DISABLED;
 	if (hw_rdmsr(MSR_IA32_APIC_BASE, &v) != HW_OK || !(v & APIC_BASE_ENABLE)) {
-		mode = APIC_MODE_DISABLED;
+		s->mode = APIC_MODE_DISABLED;
 		return -1;
 	}
-	mode = (v & APIC_BASE_X2APIC) ? APIC_MODE_X2APIC : APIC_MODE_XAPIC;
-	base = v & 0xffffff000ull;
-	ai->mode = mode;
-	ai->base = base;
+	s->mode = (v & APIC_BASE_X2APIC) ? APIC_MODE_X2APIC : APIC_MODE_XAPIC;
+	s->base = v & 0xffffff000ull;
+	ai->mode = s->mode;
+	ai->base = s->base;
 	ai->bsp = (v & APIC_BASE_BSP) != 0;
 	ai->id = apic_read(APIC_ID);
-	if (mode == APIC_MODE_XAPIC)
+	if (s->mode == APIC_MODE_XAPIC)
 		ai->id >>= 24;
-	self_id = ai->id;
+	s->self_id = ai->id;
 	ver = apic_read(APIC_VERSION);
 	ai->version = ver & 0xff;
 	ai->max_lvt = (ver >> 16) & 0xff;
@@ -41,30 +53,36 @@ const char *apic_mode_name(enum apic_mode m)
 
 uint32_t apic_read(uint32_t off)
 {
+	const struct apic_cpu *s = cpu();
 	uint64_t v = 0;
 
-	if (mode == APIC_MODE_X2APIC) {
+	if (s->mode == APIC_MODE_X2APIC) {
 		hw_rdmsr(MSR_X2APIC_BASE + (off >> 4), &v);
 		return (uint32_t)v;
 	}
-	if (mode == APIC_MODE_XAPIC)
-		return hw_mmio_read32(base + off);
+	if (s->mode == APIC_MODE_XAPIC)
+		return hw_mmio_read32(s->base + off);
 	return 0;
 }
 
 void apic_write(uint32_t off, uint32_t val)
 {
-	if (mode == APIC_MODE_X2APIC)
+	const struct apic_cpu *s = cpu();
+
+	if (s->mode == APIC_MODE_X2APIC)
 		hw_wrmsr(MSR_X2APIC_BASE + (off >> 4), val);
-	else if (mode == APIC_MODE_XAPIC)
-		hw_mmio_write32(base + off, val);
+	else if (s->mode == APIC_MODE_XAPIC)
+		hw_mmio_write32(s->base + off, val);
 }
 
-void apic_eoi(void) { apic_write(APIC_EOI, 0); }
+void apic_eoi(void)
+{
+	apic_write(APIC_EOI, 0);
+}
 
 bool apic_sw_enable(uint32_t *saved)
 {
-	if (mode == APIC_MODE_DISABLED)
+	if (cpu()->mode == APIC_MODE_DISABLED)
 		return false;
 	*saved = apic_read(APIC_SVR);
 	if (*saved & APIC_SVR_ENABLE)
@@ -73,9 +91,15 @@ bool apic_sw_enable(uint32_t *saved)
 	return true;
 }
 
-void apic_sw_restore(uint32_t saved) { apic_write(APIC_SVR, saved); }
+void apic_sw_restore(uint32_t saved)
+{
+	apic_write(APIC_SVR, saved);
+}
 
-enum apic_mode apic_current_mode(void) { return mode; }
+enum apic_mode apic_current_mode(void)
+{
+	return cpu()->mode;
+}
 
 const char *apic_lvt_pc_unusable(const struct apic_info *ai)
 {
@@ -86,9 +110,15 @@ const char *apic_lvt_pc_unusable(const struct apic_info *ai)
 	return 0;
 }
 
-uint32_t apic_lvt_pc_read(void) { return apic_read(APIC_LVT_PC); }
+uint32_t apic_lvt_pc_read(void)
+{
+	return apic_read(APIC_LVT_PC);
+}
 
-void apic_lvt_pc_write(uint32_t val) { apic_write(APIC_LVT_PC, val); }
+void apic_lvt_pc_write(uint32_t val)
+{
+	apic_write(APIC_LVT_PC, val);
+}
 
 uint32_t apic_tpr_swap(uint32_t tpr)
 {
@@ -124,18 +154,22 @@ bool apic_wait_us(bool (*done)(const void *arg), const void *arg, uint64_t us)
 static bool icr_sent(const void *arg)
 {
 	(void)arg;
-	return mode != APIC_MODE_XAPIC || !(apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING);
+	return cpu()->mode != APIC_MODE_XAPIC || !(apic_read(APIC_ICR_LO) & ICR_DELIVERY_PENDING);
 }
 
 /* How long the ICR may stay busy before a send is called failed. */
 #define ICR_IDLE_US 1000
 
-static int icr_idle(void) { return apic_wait_us(icr_sent, 0, ICR_IDLE_US) ? 0 : -1; }
+static int icr_idle(void)
+{
+	return apic_wait_us(icr_sent, 0, ICR_IDLE_US) ? 0 : -1;
+}
 
 /* Writes the ICR with interrupts off so that an interrupt handler cannot
  * change ICR_HI between the two xAPIC writes. */
 static int icr_send(uint32_t lo, uint32_t dest)
 {
+	enum apic_mode mode = cpu()->mode;
 	bool irq = hw_irq_enabled();
 	int rc;
 
@@ -159,7 +193,7 @@ static int icr_send(uint32_t lo, uint32_t dest)
 
 int apic_self_ipi(uint8_t vector)
 {
-	if (mode == APIC_MODE_X2APIC) {
+	if (cpu()->mode == APIC_MODE_X2APIC) {
 		/* SELF_IPI (0x83F): fixed delivery, vector only */
 		hw_wrmsr(MSR_X2APIC_BASE + (APIC_SELF_IPI >> 4), vector);
 		return 0;
@@ -167,4 +201,7 @@ int apic_self_ipi(uint8_t vector)
 	return icr_send(ICR_DEST_SELF | LVT_DM_FIXED | ICR_LEVEL_ASSERT | vector, 0);
 }
 
-int apic_self_nmi(void) { return icr_send(LVT_DM_NMI | ICR_LEVEL_ASSERT, self_id); }
+int apic_self_nmi(void)
+{
+	return icr_send(LVT_DM_NMI | ICR_LEVEL_ASSERT, cpu()->self_id);
+}

@@ -25,6 +25,8 @@ struct pmh_jmpbuf {
 
 typedef void (*isr_handler_fn)(struct int_frame *f);
 
+/* Every setting below is the running CPU's own (pmu/percpu.h): an
+ * interrupt is dispatched with the settings of the CPU that took it. */
 void isr_dispatch(struct int_frame *f);
 /* Install a handler for one of the harness's vectors (PMI, NMI, test). */
 void isr_set_handler(unsigned vector, isr_handler_fn fn);

@@ -23,49 +23,66 @@
 #include "../pmu/hw.h"
 #include "apic.h"
 #include "idt.h"
+#include "../pmu/percpu.h"
 
-static struct pmu *pmu;
-static enum pmi_delivery delivery;
-static uint32_t lvt_saved, lvt_armed;
-static bool armed;
-static uint64_t window; /* PMIs since pmi_arm */
-static uint64_t reload[PMU_MAX_COUNTERS];
-static bool seen_real;	   /* a PMI collected something since the reset */
-static uint64_t last_real; /* its TSC */
-static volatile struct pmi_stats stats;
-/* The outermost open PMI window: what pmi_disarm() puts back when an
- * exception left it open. */
-static struct pmi_window opened;
-static unsigned open_depth;
+/* This CPU's PMI service (pmu/percpu.h): a PMI is taken on the CPU whose
+ * counters overflowed, so the handler finds the state that CPU armed. */
+struct pmi_cpu {
+	struct pmu *pmu;
+	enum pmi_delivery delivery;
+	uint32_t lvt_saved, lvt_armed;
+	bool armed;
+	uint64_t window; /* PMIs since pmi_arm */
+	uint64_t reload[PMU_MAX_COUNTERS];
+	bool seen_real;	    /* a PMI collected something since the reset */
+	uint64_t last_real; /* its TSC */
+	volatile struct pmi_stats stats;
+	/* The outermost open PMI window: what pmi_disarm() puts back when an
+	 * exception left it open. */
+	struct pmi_window opened;
+	unsigned open_depth;
+	/* pmi_set_unmask_always(false); zero, the default, is "always" */
+	bool unmask_family_only;
+};
+static struct pmi_cpu pmi_cpu PMH_PERCPU;
 
-static bool unmask_always = true;
+static struct pmi_cpu *cpu(void)
+{
+	return &PCPU(pmi_cpu);
+}
 
-static void unmask(void) { apic_lvt_pc_write(lvt_armed); }
+static void unmask(struct pmi_cpu *s)
+{
+	apic_lvt_pc_write(s->lvt_armed);
+}
 
-void pmi_set_unmask_always(bool always) { unmask_always = always; }
+void pmi_set_unmask_always(bool always)
+{
+	cpu()->unmask_family_only = !always;
+}
 
 /* Records a driver op of the handler that failed, for pmi_trouble() to
  * name: a failed re-arm or restart would otherwise read as a lost PMI, a
  * failed collect as a spurious one. */
-static void op_result(int e, const char *what)
+static void op_result(struct pmi_cpu *s, int e, const char *what)
 {
 	if (e == HW_OK)
 		return;
-	stats.op_failed++;
-	stats.op_what = what;
-	stats.op_err = (uint32_t)e;
+	s->stats.op_failed++;
+	s->stats.op_what = what;
+	s->stats.op_err = (uint32_t)e;
 }
 
 /* The guard tripped: mask LVTPC first so the reset raises no PMI, then
  * reset the PMU (every counter off and zeroed, every flag acked) so that
  * the next check starts from a clean PMU. Every driver has the reset op
  * (PMU_DRIVER_OPS); a PMU without one is only stopped. */
-static void storm(struct pmu *p)
+static void storm(struct pmi_cpu *s, struct pmu *p)
 {
-	apic_lvt_pc_write(lvt_armed | LVT_MASKED);
-	stats.storm = true;
-	stats.storm_pmis = window;
-	stats.reset_err =
+	apic_lvt_pc_write(s->lvt_armed | LVT_MASKED);
+	s->stats.storm = true;
+	s->stats.storm_pmis = s->window;
+	s->stats.reset_err =
 	    (uint32_t)(p->ops->reset ? p->ops->reset(p) : p->ops->stop(p, pmu_all_mask(p)));
 }
 
@@ -73,7 +90,7 @@ static void storm(struct pmu *p)
  * PMU_PMI_MAX_ROUNDS rounds, facts §9) the flags still pending are stuck:
  * they are recorded and the overflows collected are kept. Any other error
  * is an op failure. Returns true when stuck. */
-static bool collect(struct pmu *p, uint64_t *mask)
+static bool collect(struct pmi_cpu *s, struct pmu *p, uint64_t *mask)
 {
 	uint64_t left = 0;
 	int e;
@@ -83,40 +100,40 @@ static bool collect(struct pmu *p, uint64_t *mask)
 	if (e == HW_OK)
 		return false;
 	if (*mask && p->ops->overflow_status(p, &left) == HW_OK && (left & *mask)) {
-		stats.stuck |= left & pmu_all_mask(p);
+		s->stats.stuck |= left & pmu_all_mask(p);
 		return true;
 	}
-	op_result(e, "collect"); /* an access fault, not a flag that stays */
+	op_result(s, e, "collect"); /* an access fault, not a flag that stays */
 	return false;
 }
 
-static void classify(uint32_t flags, uint64_t mask, uint64_t tsc)
+static void classify(struct pmi_cpu *s, uint32_t flags, uint64_t mask, uint64_t tsc)
 {
 	if (mask) {
-		seen_real = true;
-		last_real = tsc;
-	} else if ((flags & PMU_PMI_LATE_ECHO) && seen_real &&
-		   tsc - last_real < PMI_ECHO_US * hw_wait_ticks_per_us()) {
-		stats.echo++;
+		s->seen_real = true;
+		s->last_real = tsc;
+	} else if ((flags & PMU_PMI_LATE_ECHO) && s->seen_real &&
+		   tsc - s->last_real < PMI_ECHO_US * hw_wait_ticks_per_us()) {
+		s->stats.echo++;
 	} else {
-		stats.spurious++;
+		s->stats.spurious++;
 	}
 }
 
-static void count(struct pmu *p, uint64_t mask, uint64_t slot)
+static void count(struct pmi_cpu *s, struct pmu *p, uint64_t mask, uint64_t slot)
 {
-	stats.skid[slot] = 0;
+	s->stats.skid[slot] = 0;
 	for (unsigned i = 0; i < p->n && i < PMU_MAX_COUNTERS; i++) {
 		if (!(mask & (1ull << i)))
 			continue;
-		stats.overflows[i]++;
+		s->stats.overflows[i]++;
 		/* Counting is stopped here: what the lowest overflowed counter
 		 * holds past its wrap is the skid in its events. */
 		if (!(mask & ((1ull << i) - 1))) {
 			uint64_t v = 0;
 			if (p->ops->read(p, i, &v) == HW_OK) {
-				stats.skid[slot] = v;
-				stats.skid_sum += v;
+				s->stats.skid[slot] = v;
+				s->stats.skid_sum += v;
 			}
 		}
 	}
@@ -125,52 +142,54 @@ static void count(struct pmu *p, uint64_t mask, uint64_t slot)
 static void pmi_handler(struct int_frame *f)
 {
 	uint64_t tsc = hw_rdtsc();
-	struct pmu *p = pmu;
+	struct pmi_cpu *s = cpu(); /* the CPU that took the PMI */
+	struct pmu *p = s->pmu;
 	uint64_t mask = 0, slot;
 	uint32_t flags;
 
-	if (!armed || !p) {
+	if (!s->armed || !p) {
 		/* A late PMI after disarm: acknowledge it and leave. */
 		if (f->vector != VEC_NMI)
 			apic_eoi();
 		return;
 	}
 	flags = p->pmi_flags;
-	stats.total++;
-	slot = stats.n_log % PMI_LOG;
-	stats.rip[slot] = f->rip;
-	stats.tsc[slot] = tsc;
-	stats.n_log++;
+	s->stats.total++;
+	slot = s->stats.n_log % PMI_LOG;
+	s->stats.rip[slot] = f->rip;
+	s->stats.tsc[slot] = tsc;
+	s->stats.n_log++;
 	if (apic_lvt_pc_read() & LVT_MASKED) {
-		stats.lvt_masked_on_entry++;
+		s->stats.lvt_masked_on_entry++;
 		if (!(flags & PMU_PMI_AUTOMASK))
-			stats.lvt_masked_foreign++;
+			s->stats.lvt_masked_foreign++;
 	}
 
 	if ((flags & PMU_PMI_AUTOMASK) && !(flags & PMU_PMI_UNMASK_LATE))
-		unmask();
-	bool stuck = collect(p, &mask);
-	stats.mask[slot] = mask;
-	classify(flags, mask, tsc);
+		unmask(s);
+	bool stuck = collect(s, p, &mask);
+	s->stats.mask[slot] = mask;
+	classify(s, flags, mask, tsc);
 	if (mask && !(mask & p->active))
-		stats.after_stop++;
-	count(p, mask, slot);
-	window++;
-	if (stuck || window > PMI_STORM_LIMIT) {
+		s->stats.after_stop++;
+	count(s, p, mask, slot);
+	s->window++;
+	if (stuck || s->window > PMI_STORM_LIMIT) {
 		/* Counted, but not re-armed, unmasked or restarted. */
-		storm(p);
-		if (delivery == PMI_FIXED)
+		storm(s, p);
+		if (s->delivery == PMI_FIXED)
 			apic_eoi();
 		return;
 	}
 	for (unsigned i = 0; i < p->n && i < PMU_MAX_COUNTERS; i++)
-		if ((mask & (1ull << i)) && reload[i])
-			op_result(pmu_preload(p, i, reload[i]), "re-arm");
-	if ((flags & PMU_PMI_AUTOMASK) ? (flags & PMU_PMI_UNMASK_LATE) != 0 : unmask_always)
-		unmask(); /* a family that never masks: after the flags are clear */
-	if (delivery == PMI_FIXED)
+		if ((mask & (1ull << i)) && s->reload[i])
+			op_result(s, pmu_preload(p, i, s->reload[i]), "re-arm");
+	if ((flags & PMU_PMI_AUTOMASK) ? (flags & PMU_PMI_UNMASK_LATE) != 0
+				       : !s->unmask_family_only)
+		unmask(s); /* a family that never masks: after the flags are clear */
+	if (s->delivery == PMI_FIXED)
 		apic_eoi();
-	op_result(p->ops->start(p, p->active), "restart");
+	op_result(s, p->ops->start(p, p->active), "restart");
 }
 
 /* An interrupt in the PMI's class but not on LVTPC's vector while armed:
@@ -178,8 +197,10 @@ static void pmi_handler(struct int_frame *f)
  * acknowledged. */
 static void stray_handler(struct int_frame *f)
 {
-	stats.wrong_vector++;
-	stats.stray_vector = (uint32_t)f->vector;
+	struct pmi_cpu *s = cpu();
+
+	s->stats.wrong_vector++;
+	s->stats.stray_vector = (uint32_t)f->vector;
 	apic_eoi();
 }
 
@@ -199,53 +220,54 @@ static void watch_strays(bool on)
 /* What tripped the guard outlives pmi_reset_stats(): a check that resets
  * the counts between runs would otherwise read the masked LVTPC of the
  * next run as lost PMIs. Cleared when the service is armed again. */
-static void clear_trip(void)
+static void clear_trip(struct pmi_cpu *s)
 {
-	stats.stuck = 0;
-	stats.storm_pmis = 0;
-	stats.reset_err = 0;
-	stats.storm = false;
+	s->stats.stuck = 0;
+	s->stats.storm_pmis = 0;
+	s->stats.reset_err = 0;
+	s->stats.storm = false;
 }
 
 /* LVTPC and the handlers back, the service disarmed. */
-static void release(void)
+static void release(struct pmi_cpu *s)
 {
-	if (!armed)
+	if (!s->armed)
 		return;
-	apic_lvt_pc_write(lvt_saved);
-	armed = false;
-	isr_set_handler(delivery == PMI_NMI ? VEC_NMI : VEC_PMI, 0);
-	if (delivery == PMI_FIXED)
+	apic_lvt_pc_write(s->lvt_saved);
+	s->armed = false;
+	isr_set_handler(s->delivery == PMI_NMI ? VEC_NMI : VEC_PMI, 0);
+	if (s->delivery == PMI_FIXED)
 		watch_strays(false);
-	pmu = 0;
+	s->pmu = 0;
 }
 
 int pmi_arm(struct pmu *p, enum pmi_delivery mode)
 {
+	struct pmi_cpu *s = cpu();
 	uint32_t back;
 
 	if (!p || !p->ops || !p->ops->pmi_collect || !p->ops->start || !p->ops->stop ||
 	    apic_current_mode() == APIC_MODE_DISABLED)
 		return -1;
-	release();
-	pmu = p;
-	delivery = mode;
-	window = 0;
+	release(s);
+	s->pmu = p;
+	s->delivery = mode;
+	s->window = 0;
 	for (unsigned i = 0; i < PMU_MAX_COUNTERS; i++)
-		reload[i] = 0;
+		s->reload[i] = 0;
 	pmi_reset_stats();
-	clear_trip();
-	lvt_saved = apic_lvt_pc_read();
+	clear_trip(s);
+	s->lvt_saved = apic_lvt_pc_read();
 	/* Linux programs NMI delivery with vector field 0 (facts §8). */
-	lvt_armed = mode == PMI_NMI ? LVT_DM_NMI : (LVT_DM_FIXED | VEC_PMI);
+	s->lvt_armed = mode == PMI_NMI ? LVT_DM_NMI : (LVT_DM_FIXED | VEC_PMI);
 	isr_set_handler(mode == PMI_NMI ? VEC_NMI : VEC_PMI, pmi_handler);
 	if (mode == PMI_FIXED)
 		watch_strays(true);
-	armed = true;
-	apic_lvt_pc_write(lvt_armed);
+	s->armed = true;
+	apic_lvt_pc_write(s->lvt_armed);
 	back = apic_lvt_pc_read() & (LVT_VECTOR_MASK | LVT_DM_MASK | LVT_MASKED);
-	if (back != lvt_armed) {
-		release();
+	if (back != s->lvt_armed) {
+		release(s);
 		return -2; /* LVTPC did not take the value */
 	}
 	return 0;
@@ -253,68 +275,80 @@ int pmi_arm(struct pmu *p, enum pmi_delivery mode)
 
 void pmi_disarm(void)
 {
+	struct pmi_cpu *s = cpu();
+
 	/* An exception inside a window unwinds past its close: the firmware
 	 * must not get the CPU back with its timer held off by the TPR. */
-	if (open_depth) {
-		open_depth = 1;
-		pmi_window_close(&opened);
+	if (s->open_depth) {
+		s->open_depth = 1;
+		pmi_window_close(&s->opened);
 	}
 	/* An exception inside the PMI handler itself leaves its vector in
 	 * service without an EOI: every vector of its class and below, the
 	 * firmware's timer too, would stay blocked (SDM Vol. 3A 11.8.3). */
 	if (apic_current_mode() != APIC_MODE_DISABLED && apic_in_service(VEC_PMI))
 		apic_eoi();
-	release();
+	release(s);
 }
 
 void pmi_set_reload(unsigned ctr, uint64_t n)
 {
 	if (ctr < PMU_MAX_COUNTERS)
-		reload[ctr] = n;
+		cpu()->reload[ctr] = n;
 }
 
 void pmi_reset_stats(void)
 {
-	stats.total = 0;
-	stats.spurious = 0;
-	stats.echo = 0;
+	struct pmi_cpu *s = cpu();
+	volatile struct pmi_stats *t = &s->stats;
+
+	t->total = 0;
+	t->spurious = 0;
+	t->echo = 0;
 	for (unsigned i = 0; i < PMU_MAX_COUNTERS; i++)
-		stats.overflows[i] = 0;
-	stats.n_log = 0;
+		t->overflows[i] = 0;
+	t->n_log = 0;
 	for (unsigned i = 0; i < PMI_LOG; i++) {
-		stats.rip[i] = 0;
-		stats.tsc[i] = 0;
-		stats.mask[i] = 0;
-		stats.skid[i] = 0;
+		t->rip[i] = 0;
+		t->tsc[i] = 0;
+		t->mask[i] = 0;
+		t->skid[i] = 0;
 	}
-	stats.skid_sum = 0;
-	stats.lvt_masked_on_entry = 0;
-	stats.lvt_masked_foreign = 0;
-	stats.after_stop = 0;
-	stats.wrong_vector = 0;
-	stats.stray_vector = 0;
-	stats.op_failed = 0;
-	stats.op_what = 0;
-	stats.op_err = 0;
-	seen_real = false;
+	t->skid_sum = 0;
+	t->lvt_masked_on_entry = 0;
+	t->lvt_masked_foreign = 0;
+	t->after_stop = 0;
+	t->wrong_vector = 0;
+	t->stray_vector = 0;
+	t->op_failed = 0;
+	t->op_what = 0;
+	t->op_err = 0;
+	s->seen_real = false;
 }
 
-const volatile struct pmi_stats *pmi_stats(void) { return &stats; }
+const volatile struct pmi_stats *pmi_stats(void)
+{
+	return &cpu()->stats;
+}
 
 void pmi_window_open(struct pmi_window *w)
 {
+	struct pmi_cpu *s = cpu();
+
 	w->irq = hw_irq_enabled();
 	w->tpr = apic_current_mode() == APIC_MODE_DISABLED ? 0 : apic_tpr_swap(PMI_TPR);
-	if (!open_depth++)
-		opened = *w;
+	if (!s->open_depth++)
+		s->opened = *w;
 	hw_irq_enable();
 }
 
 void pmi_window_close(const struct pmi_window *w)
 {
+	struct pmi_cpu *s = cpu();
+
 	hw_irq_disable();
-	if (open_depth)
-		open_depth--;
+	if (s->open_depth)
+		s->open_depth--;
 	if (apic_current_mode() != APIC_MODE_DISABLED)
 		apic_tpr_swap(w->tpr);
 	if (w->irq)
@@ -323,14 +357,15 @@ void pmi_window_close(const struct pmi_window *w)
 
 static bool pmis_reached(const void *total)
 {
-	return stats.total >= *(const uint64_t *)total;
+	return cpu()->stats.total >= *(const uint64_t *)total;
 }
 
 bool pmi_wait(uint64_t total, uint64_t timeout_us)
 {
+	struct pmi_cpu *s = cpu();
 	/* A fixed-vector PMI cannot arrive with IF = 0, which is how firmware
 	 * may run an AP procedure: open a PMI window for the wait only. */
-	bool open = armed && delivery == PMI_FIXED && !hw_irq_enabled();
+	bool open = s->armed && s->delivery == PMI_FIXED && !hw_irq_enabled();
 	struct pmi_window w;
 	bool ok;
 

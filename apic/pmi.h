@@ -5,7 +5,8 @@
  * delivery, EOIs fixed-vector deliveries and restarts counting. It also
  * tells apart what real silicon does around a PMI: a documented late PMI
  * (echo) from a spurious one, a status bit that will not clear (stuck), and
- * an interrupt that came on the wrong vector. */
+ * an interrupt that came on the wrong vector. Each CPU has its own service
+ * (pmu/percpu.h): every call below is about the CPU that makes it. */
 #ifndef PMH_APIC_PMI_H
 #define PMH_APIC_PMI_H
 
@@ -15,7 +16,7 @@
 #include "pmi_mode.h"
 #include "isr.h"
 
-#define PMI_LOG 64
+#define PMI_LOG		64
 #define PMI_STORM_LIMIT 10000 /* PMIs in one arm/disarm window: a storm */
 /* The task priority of a PMI window: every fixed interrupt in a class below
  * the PMI vector's is held off (SDM Vol. 3A 11.8.3), the firmware's timer
@@ -27,7 +28,7 @@
  * back on disarm: an interrupt there is a PMI on the wrong vector, counted
  * instead of reaching a gate of the firmware's. */
 #define PMI_STRAY_FIRST ((unsigned)VEC_PMI & 0xf0u)
-#define PMI_STRAY_LAST (PMI_STRAY_FIRST | 0xfu)
+#define PMI_STRAY_LAST	(PMI_STRAY_FIRST | 0xfu)
 /* Linux's AMD window for late NMIs (perf_nmi_window = 100 ms, facts §9). */
 #define PMI_ECHO_US 100000
 
@@ -38,14 +39,14 @@ struct pmi_stats {
 	 * on a family documented to send them (PMU_PMI_LATE_ECHO) */
 	uint64_t echo;
 	uint64_t overflows[PMU_MAX_COUNTERS]; /* overflows collected per counter */
-	uint64_t n_log;	     /* entries written to rip/tsc/mask logs (wraps at PMI_LOG) */
+	uint64_t n_log;		/* entries written to rip/tsc/mask logs (wraps at PMI_LOG) */
 	uint64_t rip[PMI_LOG];	/* interrupted RIP per PMI */
 	uint64_t tsc[PMI_LOG];	/* TSC at handler entry per PMI */
-	uint64_t mask[PMI_LOG];	/* overflow mask collected per PMI */
+	uint64_t mask[PMI_LOG]; /* overflow mask collected per PMI */
 	/* events the lowest overflowed counter held past its wrap when the
 	 * handler had stopped counting: the skid, in that counter's events */
 	uint64_t skid[PMI_LOG];
-	uint64_t skid_sum; /* the same summed over every PMI that collected one */
+	uint64_t skid_sum;	      /* the same summed over every PMI that collected one */
 	uint64_t lvt_masked_on_entry; /* PMIs that found LVTPC masked (auto-mask seen) */
 	/* of those, PMIs on a family whose local APIC does not mask LVTPC on
 	 * delivery (no PMU_PMI_AUTOMASK): something else masked it (KVM
@@ -55,7 +56,7 @@ struct pmi_stats {
 	 * when the window ended (Linux p4_pmu_handle_irq, facts §9), so none
 	 * of the handler's own instructions were counted */
 	uint64_t after_stop;
-	uint64_t stuck;	       /* counters whose overflow flag would not clear */
+	uint64_t stuck; /* counters whose overflow flag would not clear */
 	/* PMIs in the arm/disarm window when the guard tripped (storm or a
 	 * stuck flag), and the enum hw_err of the driver reset it ran then */
 	uint64_t storm_pmis;

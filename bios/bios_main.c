@@ -100,19 +100,41 @@ static struct {
 	uint32_t size, used, top; /* top: the last block's offset, or NO_BLK */
 } arena = { 0, 0, 0, NO_BLK };
 
+/* The CPUs of a parallel run (bios/mp.c) allocate at once: a spin lock
+ * around the arena's bookkeeping. */
+static volatile int arena_lock;
+
+static void arena_enter(void)
+{
+	while (__atomic_exchange_n(&arena_lock, 1, __ATOMIC_ACQUIRE))
+		__asm__ volatile("pause");
+}
+
+static void arena_leave(void)
+{
+	__atomic_store_n(&arena_lock, 0, __ATOMIC_RELEASE);
+}
+
 static void *b_alloc(void *ctx, size_t n)
 {
-	struct blk *b;
+	struct blk *b = 0;
 	(void)ctx;
 
-	if (n > arena.size || (n = (n + 15) & ~(size_t)15) + sizeof(*b) > arena.size - arena.used)
+	if (n > arena.size)
 		return 0;
-	b = (struct blk *)(void *)(arena.base + arena.used);
-	b->size = (uint32_t)n;
-	b->prev = arena.top;
-	b->free = 0;
-	arena.top = arena.used;
-	arena.used += (uint32_t)(sizeof(*b) + n);
+	n = (n + 15) & ~(size_t)15;
+	arena_enter();
+	if (n + sizeof(*b) <= arena.size - arena.used) {
+		b = (struct blk *)(void *)(arena.base + arena.used);
+		b->size = (uint32_t)n;
+		b->prev = arena.top;
+		b->free = 0;
+		arena.top = arena.used;
+		arena.used += (uint32_t)(sizeof(*b) + n);
+	}
+	arena_leave();
+	if (!b)
+		return 0;
 	pmh_memset(b + 1, 0, n);
 	return b + 1;
 }
@@ -122,13 +144,16 @@ static void b_free(void *ctx, void *p)
 	uint8_t *q = p;
 	(void)ctx;
 
-	if (!q || q < arena.base + sizeof(struct blk) || q > arena.base + arena.used)
-		return;
-	((struct blk *)(void *)q - 1)->free = 1;
-	while (arena.top != NO_BLK && ((struct blk *)(void *)(arena.base + arena.top))->free) {
-		arena.used = arena.top;
-		arena.top = ((struct blk *)(void *)(arena.base + arena.top))->prev;
+	arena_enter();
+	if (q && q >= arena.base + sizeof(struct blk) && q <= arena.base + arena.used) {
+		((struct blk *)(void *)q - 1)->free = 1;
+		while (arena.top != NO_BLK &&
+		       ((struct blk *)(void *)(arena.base + arena.top))->free) {
+			arena.used = arena.top;
+			arena.top = ((struct blk *)(void *)(arena.base + arena.top))->prev;
+		}
 	}
+	arena_leave();
 }
 
 /* Where the arena may lie: RAM from 1 MiB (below: the BIOS's data, the

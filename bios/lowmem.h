@@ -22,6 +22,14 @@
 #define RM_LIMIT 0x7000
 #define TRAMP_BASE 0x8000
 
+/* The trampoline's own APIC ID: the xAPIC ID register, the ID in bits
+ * 31:24 (SDM Vol. 3A 11.4.6); and one slot of bios/mp.c's table per ID,
+ * the stack top and the argument, 32 bits each. */
+#define XAPIC_ID_REG 0x20
+#define XAPIC_ID_SHIFT 24
+#define TRAMP_SLOT_BYTES 8
+#define TRAMP_SLOTS 256 /* 8-bit xAPIC IDs */
+
 #ifdef __ASSEMBLER__
 /* All data segment registers and SS to one selector (through AX). */
 .macro load_data_segments sel

@@ -1,9 +1,12 @@
 /* Per-CPU runs on a BIOS machine: the processors from the ACPI MADT
- * (bios/acpi.c), each selected AP started in turn with INIT-SIPI-SIPI
- * (SDM Vol. 3A 8.4.4.1) into bios/trampoline.S, which brings it to 32-bit
- * protected mode on a stack of ours; there it loads our IDT and runs the
- * suite into a buffer (tests/cpu_job.c), then halts for good. The BSP
- * waits, bounded, and prints the AP's lines. */
+ * (bios/acpi.c), the selected APs started with INIT-SIPI-SIPI (SDM Vol.
+ * 3A 8.4.4.1) into bios/trampoline.S, which brings each to 32-bit
+ * protected mode on a stack of ours: the one its APIC ID's slot offers.
+ * There it loads our IDT and runs the suite into a buffer, then halts for
+ * good. cpus = all (or a list) runs every selected CPU at once, the BSP
+ * among them, each on its own stack of the run (tests/cpu_job.h
+ * cpu_par_*); cpus = serial, or where the parallel run cannot be set up,
+ * starts one AP after another on one shared stack (cpu_jobs_run). */
 #include "acpi.h"
 #include "bios.h"
 #include "lowmem.h"
@@ -12,7 +15,9 @@
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 #include "../pmu/hw.h"
+#include "../pmu/percpu.h"
 #include "../tests/cpu_job.h"
+#include "../tests/options.h"
 
 /* Where the trampoline runs: below 1 MiB, 4 KiB aligned, free memory on
  * a PC (above the boot sector, below the EBDA); the SIPI's vector is its
@@ -30,22 +35,49 @@
 #define AP_TIMEOUT_US 30000000ull /* the whole suite on one AP, as on UEFI */
 #define US_PER_S      1000000u
 #define AP_STACK      (64 * 1024)
-/* Local APIC enable in the spurious-vector register, which INIT clears;
- * the spurious vector 0xff as the BIOS leaves it on the BSP (SDM Vol. 3A
- * 11.9). */
+#define NOT_ANSWERED  "the AP did not answer INIT-SIPI-SIPI"
 
-extern char tramp_start[], tramp_end[], tramp_gdtr[], tramp_stack[], tramp_entry[], tramp_arg[];
+extern char tramp_start[], tramp_end[], tramp_gdtr[], tramp_apic[], tramp_slots[], tramp_entry[];
+
+/* The trampoline's table (trampoline.S), one slot per xAPIC ID: the AP
+ * with that ID takes the stack by an atomic exchange that leaves 0, and
+ * the BSP takes back one never claimed the same way. */
+struct tramp_slot {
+	uint32_t stack; /* the stack top; 0: nothing to start on */
+	uint32_t arg;	/* tramp_entry's argument */
+};
+_Static_assert(sizeof(struct tramp_slot) == TRAMP_SLOT_BYTES, "trampoline.S's slot size");
+static struct tramp_slot slots[TRAMP_SLOTS];
+
+/* One AP to start: its APIC ID, why it was not (NULL: it claimed its
+ * slot) and whether it reached C. */
+struct ap_start {
+	uint8_t id;
+	bool ap; /* false: the BSP's place in a parallel run */
+	const char *why;
+	volatile int started;
+};
 
 struct ap_job {
 	struct cpu_job job;
 	char *stack_top;
-	volatile int started; /* the AP reached ap_main */
+	struct ap_start st;
 };
 
 /* The per-CPU run's state on the BSP. */
 struct bios_mp {
 	uint8_t ids[SUITE_MAX_CPUS]; /* APIC IDs in MADT order */
-	bool stuck;		     /* an AP may still be on the shared stack */
+	bool stuck;		     /* an AP may still run (the shared stack, or a share) */
+	uint64_t apic_base;	     /* the BSP's xAPIC page, every AP's after INIT */
+};
+
+/* A parallel run: the platform-neutral part, the BSP's slot (-1: not
+ * selected), the bound of the wait from t0, and each slot's start. */
+struct par_run {
+	struct cpu_par p;
+	int bsp;
+	uint64_t t0, ticks;
+	struct ap_start st[SUITE_MAX_CPUS];
 };
 
 static void delay_us(uint64_t us)
@@ -66,16 +98,32 @@ static bool wait_flag(volatile int *flag, uint64_t us)
 	return *flag != 0;
 }
 
-/* Runs on the AP (cdecl, from the trampoline), never returns. */
+/* The AP's own state for a run: our IDT, its local APIC found (in a
+ * parallel run the AP's per-CPU APIC state starts zeroed: no APIC, and
+ * apic_read/apic_write would not reach it) and software-enabled (INIT
+ * clears the SVR's enable; SDM Vol. 3A 11.9). */
+static void ap_own_state(void)
+{
+	struct apic_info ai;
+
+	idt_load_ap();
+	if (apic_detect(&ai) == 0)
+		apic_write(APIC_SVR, apic_read(APIC_SVR) | APIC_SVR_ENABLE | APIC_SVR_VECTOR);
+}
+
+static void ap_halt(void)
+{
+	hw_halt();
+}
+
+/* A serial run's AP (cdecl, from the trampoline), never returns. */
 static void ap_main(struct ap_job *j)
 {
-	j->started = 1;
-	idt_load_ap();
-	apic_write(APIC_SVR, apic_read(APIC_SVR) | APIC_SVR_ENABLE | APIC_SVR_VECTOR);
+	j->st.started = 1;
+	ap_own_state();
 	cpu_job_run(&j->job);
 	j->job.done = 1;
-	for (;;)
-		__asm__ volatile("cli; hlt");
+	ap_halt();
 }
 
 static bool icr_send(uint8_t dest, uint32_t lo)
@@ -101,32 +149,83 @@ static void put32(const char *sym, uint32_t v)
 	pmh_memcpy(in_copy(sym), &v, sizeof(v));
 }
 
-/* The trampoline below 1 MiB with the kernel's GDT and the job's stack
- * and entry, then INIT-SIPI-SIPI to the AP; NULL or why it could not be
- * sent. */
-static const char *ap_start(struct ap_job *j, uint8_t id)
+/* The trampoline below 1 MiB with the kernel's GDT, the BSP's APIC base
+ * (every AP's after INIT), the empty table and the entry. */
+static void tramp_setup(uint64_t apic_base, uintptr_t entry)
 {
 	struct {
 		uint16_t limit;
 		uint32_t base;
 	} __attribute__((packed)) gdtr;
 
+	pmh_memset(slots, 0, sizeof(slots));
 	pmh_memcpy(in_copy(tramp_start), tramp_start,
 		   (uintptr_t)tramp_end - (uintptr_t)tramp_start);
 	__asm__ volatile("sgdt %0" : "=m"(gdtr));
 	pmh_memcpy(in_copy(tramp_gdtr), &gdtr, sizeof(gdtr));
-	put32(tramp_stack, (uint32_t)(uintptr_t)j->stack_top);
-	put32(tramp_entry, (uint32_t)(uintptr_t)ap_main);
-	put32(tramp_arg, (uint32_t)(uintptr_t)j);
-	if (!icr_send(id, ICR_DM_INIT | ICR_LEVEL_ASSERT))
-		return "the INIT IPI was not sent (the ICR stayed busy)";
+	put32(tramp_apic, (uint32_t)apic_base);
+	put32(tramp_slots, (uint32_t)(uintptr_t)slots);
+	put32(tramp_entry, (uint32_t)entry);
+}
+
+/* The stack and argument for the AP with APIC ID id (the argument first:
+ * the stack is what it claims). */
+static void slot_offer(uint8_t id, void *top, uint32_t arg)
+{
+	slots[id].arg = arg;
+	__atomic_store_n(&slots[id].stack, (uint32_t)(uintptr_t)top, __ATOMIC_SEQ_CST);
+}
+
+/* Takes back the slot of APIC ID id: true when its AP had not claimed it
+ * (it never will now: it halts in the trampoline if it comes). */
+static bool slot_take_back(uint8_t id)
+{
+	return __atomic_exchange_n(&slots[id].stack, 0, __ATOMIC_SEQ_CST) != 0;
+}
+
+/* INIT, then START-UP twice (SDM Vol. 3A 8.4.4.1) to the APs of a[0..n),
+ * each step to all of them before its wait; an AP whose IPI could not be
+ * sent gets why. */
+static void ipi_start(struct ap_start *a, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (a[i].ap && !icr_send(a[i].id, ICR_DM_INIT | ICR_LEVEL_ASSERT))
+			a[i].why = "the INIT IPI was not sent (the ICR stayed busy)";
 	delay_us(INIT_WAIT_US);
-	for (int i = 0; i < 2; i++) {
-		if (!icr_send(id, ICR_DM_STARTUP | SIPI_VECTOR))
-			return "the START-UP IPI was not sent (the ICR stayed busy)";
+	for (int r = 0; r < 2; r++) {
+		for (unsigned i = 0; i < n; i++)
+			if (a[i].ap && !a[i].why &&
+			    !icr_send(a[i].id, ICR_DM_STARTUP | SIPI_VECTOR))
+				a[i].why = "the START-UP IPI was not sent (the ICR stayed busy)";
 		delay_us(SIPI_WAIT_US);
 	}
-	return NULL;
+}
+
+/* After ipi_start: waits (bounded) for the APs of a[0..n) to reach C,
+ * then takes back the slots never claimed; why stays NULL exactly for an
+ * AP that claimed its slot (it runs). True when every AP did. */
+static bool ap_started(struct ap_start *a, unsigned n)
+{
+	uint64_t t0 = hw_rdtsc(), ticks = START_WAIT_US * hw_wait_ticks_per_us();
+	bool all = true;
+	unsigned i = 0;
+
+	while (i < n && hw_rdtsc() - t0 < ticks)
+		if (!a[i].ap || a[i].why || a[i].started)
+			i++;
+		else
+			__asm__ volatile("pause");
+	for (i = 0; i < n; i++) {
+		if (!a[i].ap || a[i].started)
+			continue;
+		if (slot_take_back(a[i].id)) {
+			a[i].why = a[i].why ? a[i].why : NOT_ANSWERED;
+			all = false;
+		} else {
+			a[i].why = NULL; /* it claimed the slot just now: it runs */
+		}
+	}
+	return all;
 }
 
 /* One AP's run, then its lines on the BSP; true when it may still run. */
@@ -137,30 +236,36 @@ static bool run_ap(void *ctx, struct cpu_job *job, unsigned cpu)
 	struct suite *s = job->s;
 	struct suite_cpu bsp = suite_bound(s);
 	const char *why = NULL;
+	bool runs = false;
 	char msg[160];
 
 	cpu_job_reset(job, cpu);
-	j->started = 0;
+	j->st = (struct ap_start){.id = m->ids[cpu], .ap = true};
 	if (m->stuck)
-		why = "not started: an earlier AP may still be running on the shared stack";
+		why = "not started: an AP of an earlier run may still be running";
 	else if (apic_current_mode() != APIC_MODE_XAPIC)
 		why = "not started: INIT-SIPI-SIPI is sent through the xAPIC, and the boot CPU's "
 		      "APIC is not in xAPIC mode";
-	else if (!(why = ap_start(j, m->ids[cpu])) && !wait_flag(&j->started, START_WAIT_US))
-		why = "the AP did not answer INIT-SIPI-SIPI";
-	else if (!why && !wait_flag(&job->done, AP_TIMEOUT_US))
-		pmh_fmt(msg, sizeof(msg), "the run did not finish within %u s",
-			(unsigned)(AP_TIMEOUT_US / US_PER_S));
+	else {
+		tramp_setup(m->apic_base, (uintptr_t)ap_main);
+		slot_offer(j->st.id, j->stack_top, (uint32_t)(uintptr_t)j);
+		ipi_start(&j->st, 1);
+		ap_started(&j->st, 1);
+		runs = !(why = j->st.why);
+		if (runs && !wait_flag(&job->done, AP_TIMEOUT_US)) {
+			pmh_fmt(msg, sizeof(msg), "the run did not finish within %u s",
+				(unsigned)(AP_TIMEOUT_US / US_PER_S));
+			why = msg;
+		}
+	}
 	suite_bind_cpu(s, &bsp);
 	bios_fatal_rearm();
 	cpu_job_emit(job);
-	if (!why && j->started && !job->done)
-		why = msg;
-	else if (!why && job->crashed)
+	if (!why && job->crashed)
 		why = "the run stopped after an unexpected exception (see above)";
 	if (why)
 		suite_fail_cpu(s, cpu, why);
-	m->stuck |= j->started && !job->done;
+	m->stuck |= runs && !job->done;
 	return m->stuck;
 }
 
@@ -200,8 +305,9 @@ static unsigned mp_flags(struct bios_mp *m, struct harness *h, uint32_t *fl)
 	return (unsigned)n;
 }
 
-/* One run's state, static: an AP that never came back keeps its stack,
- * and later runs start no AP on it. */
+/* One run's state, static: an AP that never came back keeps its stack
+ * (the shared one, or its stack of a parallel run), and later runs start
+ * no AP. */
 static struct bios_mp mp;
 static uint32_t flags[SUITE_MAX_CPUS];
 static uint16_t sel[SUITE_MAX_CPUS];
@@ -209,6 +315,84 @@ static struct cpu_run runs[SUITE_MAX_CPUS];
 static struct ap_job job;
 static char job_buf[CPU_JOB_BUF];
 static char job_stack[AP_STACK] __attribute__((aligned(16)));
+static struct par_run par;
+
+/* A parallel run's AP (cdecl, from the trampoline, on stack i of the
+ * run), never returns. */
+static void par_ap_main(uint32_t i)
+{
+	par.st[i].started = 1;
+	ap_own_state();
+	cpu_par_enter(&par.p, i);
+	ap_halt();
+}
+
+/* The BSP's part: its own share (on its stack of the run) where it is
+ * selected, then the bounded wait for the others. The wait touches no
+ * per-CPU state (it also runs on the kernel's stack when the BSP is not
+ * selected): the jobs' done flags and the TSC. */
+static void par_bsp(void *arg)
+{
+	struct par_run *r = arg;
+
+	if (r->bsp >= 0)
+		cpu_par_enter(&r->p, (unsigned)r->bsp);
+	while (!cpu_par_all_done(&r->p) && hw_rdtsc() - r->t0 < r->ticks)
+		__asm__ volatile("pause");
+}
+
+/* Every selected AP offered its stack of the run and started at once. An
+ * AP that did not fails now, in its place (its job done), and the wait is
+ * for those that did. */
+static void par_start(struct par_run *r, const uint32_t *fl)
+{
+	tramp_setup(mp.apic_base, (uintptr_t)par_ap_main);
+	r->bsp = -1;
+	for (unsigned i = 0; i < r->p.k; i++) {
+		unsigned cpu = r->p.sel[i];
+		r->st[i] = (struct ap_start){.id = mp.ids[cpu], .ap = !(fl[cpu] & CPUSEL_BSP)};
+		if (!r->st[i].ap)
+			r->bsp = (int)i;
+		else
+			slot_offer(r->st[i].id, pcpu_stack_top(r->p.stacks, i), i);
+	}
+	r->t0 = hw_rdtsc();
+	r->ticks = CPU_PAR_TIMEOUT_US * hw_wait_ticks_per_us();
+	ipi_start(r->st, r->p.k);
+	(void)ap_started(r->st, r->p.k);
+	for (unsigned i = 0; i < r->p.k; i++)
+		if (r->st[i].why)
+			cpu_par_not_started(&r->p, i, r->st[i].why);
+}
+
+/* cpus = all (or a list) at once; false when the run could not be set up
+ * (cpu_par_prepare said why): the caller runs the CPUs serially. */
+static bool par_run(struct harness *h, const uint16_t *sl, unsigned k)
+{
+	struct par_run *r = &par;
+
+	if (!cpu_par_prepare(&r->p, h->suite, sl, k))
+		return false;
+	par_start(r, flags);
+	/* the BSP's share keeps the run's own state, on the kernel's stack
+	 * (tests/cpu_par.c cpu_par_enter) */
+	par_bsp(r);
+	bios_fatal_rearm();
+	apic_detect(&h->apic); /* the APIC globals: the BSP's again */
+	for (unsigned i = 0; i < k; i++)
+		mp.stuck |= !r->st[i].why && !r->p.jobs[i].done;
+	cpu_par_finish(&r->p, flags, runs, (unsigned)(CPU_PAR_TIMEOUT_US / US_PER_S));
+	return true;
+}
+
+/* Whether the selection runs at once: not with cpus = serial, nor for the
+ * boot CPU alone, nor where the APs cannot be started (the serial runs
+ * then say why, CPU by CPU). */
+static bool par_wanted(const struct suite *s, unsigned k)
+{
+	return !s->opt->cpus_serial && k > 0 && cpu_jobs_need_ap(flags, sel, k) && !mp.stuck &&
+	       apic_current_mode() == APIC_MODE_XAPIC;
+}
 
 void bios_mp_run(void *ctx, struct harness *h)
 {
@@ -221,10 +405,13 @@ void bios_mp_run(void *ctx, struct harness *h)
 	}
 	unsigned n = mp_flags(&mp, h, flags);
 	unsigned k = suite_cpus_select(s, flags, n, sel, SUITE_MAX_CPUS);
-	job.job.s = s;
-	job.job.buf = job_buf;
-	job.stack_top = job_stack + AP_STACK;
-	cpu_jobs_run(&(struct cpu_jobs){run_ap, &mp, &job.job}, h, flags, sel, k, runs);
+	mp.apic_base = h->apic.base;
+	if (!par_wanted(s, k) || !par_run(h, sel, k)) {
+		job.job.s = s;
+		job.job.buf = job_buf;
+		job.stack_top = job_stack + AP_STACK;
+		cpu_jobs_run(&(struct cpu_jobs){run_ap, &mp, &job.job}, h, flags, sel, k, runs);
+	}
 	if (mp.stuck) /* an AP may still write the results tables */
 		suite_keep_tables(s);
 }

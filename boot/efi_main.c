@@ -8,6 +8,7 @@
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 #include "../pmu/hw.h"
+#include "../pmu/percpu.h"
 #include "../tests/harness.h"
 #include "hw_user.h"
 
@@ -171,6 +172,15 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	};
 
 	InitializeLib(image, systab);
+	/* the boot CPU's per-CPU state, before anything touches it: the image
+	 * carries none (pmu/percpu.h) */
+	void *pcpu = AllocateZeroPool(pcpu_size());
+	if (!pcpu) {
+		Print(L"pmuharness: error: no memory for the harness's state (%lu bytes)\r\n",
+		      (UINT64)pcpu_size());
+		return EFI_OUT_OF_RESOURCES;
+	}
+	pcpu_set_boot_block(pcpu);
 	out_init();
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
 	if (ST->ConIn) {
@@ -190,6 +200,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	user_pg_setup(0, 0);
 	if (pg)
 		FreePool(pg);
+	pcpu_set_boot_block(NULL);
+	FreePool(pcpu);
 	/* Esc and ERROR send the boot manager on to its next boot option. */
 	if (end == HARNESS_NO_MEMORY)
 		return EFI_OUT_OF_RESOURCES;

@@ -12,12 +12,20 @@
  * harness's TSS stays loaded, its selector past the firmware GDT's limit,
  * and hw_cpu_tables shows it. The CPU uses a TSS only on a privilege change
  * or an IST gate (SDM Vol. 3A 7.7), neither of which CPL-0 firmware without
- * a TR of its own can take. */
+ * a TR of its own can take.
+ *
+ * Several CPUs at once (a parallel per-CPU run): the GDT, TSS, CPL 3's
+ * stack, the context and the page tables are each CPU's own (PMH_PERCPU,
+ * pmu/percpu.h; RSP0 is the CPU's own stack at the excursion). What the
+ * CPUs share, the DPL-3 gate of our one IDT, the CPL-3 fault hook and
+ * apic/user_x86.S's pointer to the excursion's context, allows one CPU at
+ * CPL 3 at a time: the time at CPL 3 is taken under a lock (excl_lock). */
 #include "hw_user.h"
 #include "../events/workload.h"
 #include "../apic/idt.h"
 #include "../apic/isr.h"
 #include "../lib/str.h"
+#include "../pmu/percpu.h"
 
 _Static_assert(HW_USER_VECTOR == 0x81, "apic/user_*.S raise INT 0x81");
 
@@ -78,10 +86,31 @@ struct tss {
 #endif
 _Static_assert(sizeof(struct tss) == 104, "the architectural TSS size");
 
-static uint64_t gdt[GDT_COPY_MAX + 2 + TSS_SLOTS] __attribute__((aligned(16)));
-static struct tss tss __attribute__((aligned(16)));
-static uint8_t user_stack[USER_STACK] __attribute__((aligned(64)));
-static struct user_ctx ctx;
+/* One CPU's excursion tables: zeroed at the start (pmu/percpu.h), filled by
+ * each excursion. A per-CPU copy keeps the alignments (up to 64 bytes). */
+struct user_cpu {
+	uint64_t gdt[GDT_COPY_MAX + 2 + TSS_SLOTS] __attribute__((aligned(16)));
+	struct tss tss __attribute__((aligned(16)));
+	uint8_t stack[USER_STACK] __attribute__((aligned(64)));
+	struct user_ctx ctx;
+};
+static struct user_cpu user_cpu PMH_PERCPU __attribute__((aligned(64)));
+#define UC (&PCPU(user_cpu))
+
+/* The one CPU at CPL 3 (the file's comment); interrupts are off while it
+ * is held. */
+static char excl;
+
+static void excl_lock(void)
+{
+	while (__atomic_test_and_set(&excl, __ATOMIC_ACQUIRE))
+		hw_relax();
+}
+
+static void excl_unlock(void)
+{
+	__atomic_clear(&excl, __ATOMIC_RELEASE);
+}
 
 /* What an excursion changes, as it found it. */
 struct excursion {
@@ -157,9 +186,9 @@ void hw_cpu_tables(struct hw_cpu_tables *t)
 }
 
 /* The TSS descriptor of tss at d (SDM Vol. 3A 7.2.2, 7.2.3). */
-static void tss_desc(uint64_t *d)
+static void tss_desc(uint64_t *d, const struct tss *tss)
 {
-	uint64_t b = (uint64_t)(uintptr_t)&tss, lim = sizeof(tss) - 1;
+	uint64_t b = (uint64_t)(uintptr_t)tss, lim = sizeof(*tss) - 1;
 
 	d[0] = (lim & 0xffff) | (b & 0xffffff) << 16 | DESC_TSS << 40 | (lim >> 16 & 0xf) << 48 |
 	       (b >> 24 & 0xff) << 56;
@@ -174,28 +203,29 @@ static void tss_desc(uint64_t *d)
 static bool gdt_build(struct excursion *x)
 {
 	unsigned n = ((unsigned)x->gdtr.limit + 8u) / 8u;
+	struct user_cpu *u = UC;
 	uint16_t ss;
 
 	if (n > GDT_COPY_MAX)
 		return false;
-	pmh_memset(gdt, 0, sizeof(gdt));
-	pmh_memcpy(gdt, (const void *)(uintptr_t)x->gdtr.base, (size_t)x->gdtr.limit + 1);
-	gdt[n] = DESC_USER_DATA;
-	gdt[n + 1] = DESC_USER_CODE;
-	tss_desc(&gdt[n + 2]);
-	pmh_memset(&tss, 0, sizeof(tss));
-	tss.iomap = sizeof(tss); /* no I/O bitmap: IN/OUT at CPL 3 fault */
+	pmh_memset(u->gdt, 0, sizeof(u->gdt));
+	pmh_memcpy(u->gdt, (const void *)(uintptr_t)x->gdtr.base, (size_t)x->gdtr.limit + 1);
+	u->gdt[n] = DESC_USER_DATA;
+	u->gdt[n + 1] = DESC_USER_CODE;
+	tss_desc(&u->gdt[n + 2], &u->tss);
+	pmh_memset(&u->tss, 0, sizeof(u->tss));
+	u->tss.iomap = sizeof(u->tss); /* no I/O bitmap: IN/OUT at CPL 3 fault */
 	__asm__ volatile("mov %%ss, %0" : "=r"(ss));
 #ifdef __i386__
-	tss.ss0 = ss; /* 64-bit mode loads a null SS instead (SDM Vol. 3A 6.14.2) */
+	u->tss.ss0 = ss; /* 64-bit mode loads a null SS instead (SDM Vol. 3A 6.14.2) */
 #endif
-	ctx.ss = (n << 3) | RPL3;
-	ctx.cs = ((n + 1) << 3) | RPL3;
-	ctx.rsp0_at = (uint64_t)(uintptr_t)&tss.rsp0;
+	u->ctx.ss = (n << 3) | RPL3;
+	u->ctx.cs = ((n + 1) << 3) | RPL3;
+	u->ctx.rsp0_at = (uint64_t)(uintptr_t)&u->tss.rsp0;
 	x->tss_sel = (uint16_t)((n + 2) << 3);
 	pmh_memset(&x->ours, 0, sizeof(x->ours));
 	x->ours.limit = (uint16_t)((n + 2 + TSS_SLOTS) * 8 - 1);
-	x->ours.base = (uint64_t)(uintptr_t)gdt;
+	x->ours.base = (uint64_t)(uintptr_t)u->gdt;
 	return true;
 }
 
@@ -232,14 +262,17 @@ static void gdt_restore(const struct excursion *x)
 }
 
 /* isr_dispatch's hook for an exception raised at CPL 3: the IRET lands at
- * CPL 0 on pmh_user_fault_landing with the vector in EAX, interrupts off. */
+ * CPL 0 on pmh_user_fault_landing with the vector in EAX, interrupts off.
+ * It runs on RSP0, this CPU's own stack: UC is this CPU's. */
 static void user_fault(struct int_frame *f)
 {
+	const struct user_ctx *c = &UC->ctx;
+
 	f->rax = f->vector;
 	f->rip = (uint64_t)(uintptr_t)pmh_user_fault_landing;
-	f->cs = ctx.k_cs;
-	f->ss = ctx.k_ss;
-	f->rsp = ctx.k_rsp;
+	f->cs = c->k_cs;
+	f->ss = c->k_ss;
+	f->rsp = c->k_rsp;
 	f->rflags = RFLAGS_FIXED;
 }
 
@@ -263,9 +296,35 @@ static int prepare(struct excursion *x, const struct user_range *r, unsigned nr)
 #endif
 }
 
-/* One excursion to ctx.rip at CPL 3; pce: CR4.PCE for it (-1: as it is).
+/* CPL 3 and back with what prepare built; pce: CR4.PCE (-1: as it is).
  * CR4.SMEP/SMAP go off (CPL 0 runs beside user pages), and PGE off and on
  * again flushes the TLB, global entries included (SDM Vol. 3A 4.10.4.1). */
+static int at_cpl3(struct excursion *x, int pce)
+{
+	unsigned long cr4 = x->cr4 & ~(CR4_SMEP | CR4_SMAP | CR4_PGE);
+	int st;
+
+	if (pce >= 0)
+		cr4 = pce ? cr4 | CR4_PCE : cr4 & ~CR4_PCE;
+	cr4_write(cr4);
+#ifndef __i386__
+	(void)hw_paging_load(&x->user_pg);
+#endif
+	lgdt_ltr(&x->ours, x->tss_sel);
+	isr_set_user_fault(user_fault);
+	st = pmh_user_enter(&UC->ctx);
+	isr_set_user_fault(0);
+	gdt_restore(x);
+#ifndef __i386__
+	(void)hw_paging_load(&x->pg);
+#endif
+	cr4_write(x->cr4);
+	return st;
+}
+
+/* One excursion to the context's rip at CPL 3 (pce: at_cpl3's). The
+ * tables are built first, then the gate, the hook and CPL 3 are this
+ * CPU's alone until it is back (the file's comment). */
 static int excursion(const struct user_range *r, unsigned nr, int pce)
 {
 	struct excursion x;
@@ -273,29 +332,16 @@ static int excursion(const struct user_range *r, unsigned nr, int pce)
 
 	x.irq = hw_irq_enabled();
 	hw_irq_disable();
-	if (!idt_user_gate(HW_USER_VECTOR, pmh_user_gate)) {
-		st = HW_UNSUPPORTED; /* not on the harness's IDT */
-	} else {
-		st = prepare(&x, r, nr);
-		if (st == HW_OK) {
-			unsigned long cr4 = x.cr4 & ~(CR4_SMEP | CR4_SMAP | CR4_PGE);
-			if (pce >= 0)
-				cr4 = pce ? cr4 | CR4_PCE : cr4 & ~CR4_PCE;
-			cr4_write(cr4);
-#ifndef __i386__
-			(void)hw_paging_load(&x.user_pg);
-#endif
-			lgdt_ltr(&x.ours, x.tss_sel);
-			isr_set_user_fault(user_fault);
-			st = pmh_user_enter(&ctx);
-			isr_set_user_fault(0);
-			gdt_restore(&x);
-#ifndef __i386__
-			(void)hw_paging_load(&x.pg);
-#endif
-			cr4_write(x.cr4);
+	st = prepare(&x, r, nr);
+	if (st == HW_OK) {
+		excl_lock();
+		if (!idt_user_gate(HW_USER_VECTOR, pmh_user_gate)) {
+			st = HW_UNSUPPORTED; /* not on the harness's IDT */
+		} else {
+			st = at_cpl3(&x, pce);
+			(void)idt_user_gate(HW_USER_VECTOR, 0);
 		}
-		(void)idt_user_gate(HW_USER_VECTOR, 0);
+		excl_unlock();
 	}
 	if (x.irq)
 		hw_irq_enable();
@@ -306,12 +352,14 @@ static int excursion(const struct user_range *r, unsigned nr, int pce)
  * sets ctx's entry. Returns the ranges filled (2). */
 static unsigned user_base(struct user_range *r, char *entry)
 {
+	struct user_cpu *u = UC;
+
 	r[0] = (struct user_range){(uintptr_t)pmh_user_text,
 				   (uintptr_t)pmh_user_text_end - (uintptr_t)pmh_user_text};
-	r[1] = (struct user_range){(uintptr_t)user_stack, sizeof(user_stack)};
-	ctx.rip = (uintptr_t)entry;
-	ctx.rsp = (uintptr_t)(user_stack + sizeof(user_stack));
-	ctx.out = 0;
+	r[1] = (struct user_range){(uintptr_t)u->stack, sizeof(u->stack)};
+	u->ctx.rip = (uintptr_t)entry;
+	u->ctx.rsp = (uintptr_t)(u->stack + sizeof(u->stack));
+	u->ctx.out = 0;
 	return 2;
 }
 
@@ -329,9 +377,9 @@ int hw_user_run(const struct workload *w, uint64_t iterations)
 		if (a->buf)
 			r[nr++] = (struct user_range){(uintptr_t)a->buf, BUF_SPAN};
 	}
-	ctx.a0 = iterations;
-	ctx.a1 = (uintptr_t)a;
-	ctx.a2 = (uint64_t)(uintptr_t)w->run;
+	UC->ctx.a0 = iterations;
+	UC->ctx.a1 = (uintptr_t)a;
+	UC->ctx.a2 = (uint64_t)(uintptr_t)w->run;
 	return excursion(r, nr, -1);
 }
 
@@ -341,8 +389,8 @@ int hw_user_rdpmc(uint32_t ecx, bool pce, uint64_t *val)
 	unsigned nr = user_base(r, pmh_user_rdpmc_tramp);
 	int st;
 
-	ctx.a0 = ecx;
+	UC->ctx.a0 = ecx;
 	st = excursion(r, nr, pce);
-	*val = st == HW_OK ? ctx.out : 0;
+	*val = st == HW_OK ? UC->ctx.out : 0;
 	return st;
 }

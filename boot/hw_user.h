@@ -42,8 +42,10 @@ struct user_range {
 int user_pg_build(const struct hw_paging *fw, const struct user_range *r, unsigned n,
 		  struct hw_paging *out);
 /* The tables user_pg_build copies into: USER_PG_POOL pages of 4 KiB from
- * mem[0..bytes) (aligned within it), given once at start-up on the boot
- * CPU (boot services); without them user_pg_build is HW_UNSUPPORTED. */
+ * mem[0..bytes) (aligned within it) for the CPU that calls it (per CPU,
+ * pmu/percpu.h): given once at start-up on the boot CPU (boot services),
+ * and by a parallel run (boot/mp.c) to each of its CPUs on that CPU's
+ * stack; without them user_pg_build is HW_UNSUPPORTED. */
 #define USER_PG_POOL	   6
 #define USER_PG_POOL_BYTES ((USER_PG_POOL + 1) * 4096u)
 void user_pg_setup(void *mem, uint64_t bytes);

@@ -8,6 +8,7 @@
  * attributes, so the harness's interrupt handlers run unchanged. */
 #include "hw_user.h"
 #include "../lib/str.h"
+#include "../pmu/percpu.h"
 
 #define PT_ENTRIES 512
 #define PT_PAGE	   4096u
@@ -20,36 +21,43 @@
  * for a workload's arguments elsewhere; more: HW_UNSUPPORTED. The tables
  * come from the firmware at start-up (user_pg_setup), not from the image:
  * its .bss is file-backed (linker/pmuharness.lds), and zero-filled buffers
- * stay out of the file. */
-static uint64_t (*pool)[PT_ENTRIES];
-static unsigned used;
+ * stay out of the file. Each CPU of a parallel run builds its own tables at
+ * once with the others: the pool and its count are per CPU (pmu/percpu.h),
+ * each CPU's pool given by the platform on that CPU's stack. */
+struct pg_pool {
+	uint64_t (*page)[PT_ENTRIES];
+	unsigned used;
+};
+static struct pg_pool pg PMH_PERCPU;
 
 void user_pg_setup(void *mem, uint64_t bytes)
 {
 	uint64_t a = ((uint64_t)(uintptr_t)mem + PT_PAGE - 1) & ~(uint64_t)(PT_PAGE - 1);
+	struct pg_pool *p = &PCPU(pg);
 
-	pool = 0; /* no pool: every excursion is HW_UNSUPPORTED */
+	p->page = 0; /* no pool: every excursion is HW_UNSUPPORTED */
+	p->used = 0;
 	if (mem && a + USER_PG_POOL * PT_PAGE <= (uint64_t)(uintptr_t)mem + bytes)
-		pool = (uint64_t(*)[PT_ENTRIES])(uintptr_t)a;
+		p->page = (uint64_t(*)[PT_ENTRIES])(uintptr_t)a;
 }
 
-static uint64_t *copy_table(uint64_t phys)
+static uint64_t *copy_table(struct pg_pool *p, uint64_t phys)
 {
-	if (!pool || used == USER_PG_POOL)
+	if (!p->page || p->used == USER_PG_POOL)
 		return 0;
-	uint64_t *t = pool[used++];
-	pmh_memcpy(t, (const void *)(uintptr_t)phys, sizeof(pool[0]));
+	uint64_t *t = p->page[p->used++];
+	pmh_memcpy(t, (const void *)(uintptr_t)phys, sizeof(p->page[0]));
 	return t;
 }
 
-static bool is_copy(uint64_t phys)
+static bool is_copy(const struct pg_pool *p, uint64_t phys)
 {
-	return pool && phys >= (uintptr_t)pool && phys < (uintptr_t)(pool + USER_PG_POOL);
+	return p->page && phys >= (uintptr_t)p->page && phys < (uintptr_t)(p->page + USER_PG_POOL);
 }
 
 /* U/S on every entry of va's walk from top (`levels` levels), each table
  * on the way copied first where it is still the firmware's. */
-static bool user_page(uint64_t *top, unsigned levels, uint64_t va)
+static bool user_page(struct pg_pool *p, uint64_t *top, unsigned levels, uint64_t va)
 {
 	uint64_t *t = top;
 
@@ -61,8 +69,8 @@ static bool user_page(uint64_t *top, unsigned levels, uint64_t va)
 		/* PS means a leaf in a PDPTE or PDE only (l 2 and 1) */
 		if (l == 0 || ((l == 1 || l == 2) && (*e & PG_PS)))
 			return true;
-		if (!is_copy(*e & PG_ADDR)) {
-			uint64_t *c = copy_table(*e & PG_ADDR);
+		if (!is_copy(p, *e & PG_ADDR)) {
+			uint64_t *c = copy_table(p, *e & PG_ADDR);
 			if (!c)
 				return false;
 			*e = (*e & ~PG_ADDR) | (uint64_t)(uintptr_t)c;
@@ -76,18 +84,19 @@ int user_pg_build(const struct hw_paging *fw, const struct user_range *r, unsign
 		  struct hw_paging *out)
 {
 	unsigned levels = fw->mode == HW_PG_LEVEL5 ? 5 : 4;
+	struct pg_pool *p = &PCPU(pg);
 	uint64_t *top;
 
 	if (fw->mode != HW_PG_LEVEL4 && fw->mode != HW_PG_LEVEL5)
 		return HW_UNSUPPORTED;
-	used = 0;
-	top = copy_table(fw->root);
+	p->used = 0;
+	top = copy_table(p, fw->root);
 	if (!top)
 		return HW_UNSUPPORTED;
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t va = r[i].va & ~(uint64_t)(PT_PAGE - 1);
 		for (; va < r[i].va + r[i].bytes; va += PT_PAGE)
-			if (!user_page(top, levels, va))
+			if (!user_page(p, top, levels, va))
 				return HW_UNSUPPORTED;
 	}
 	*out = *fw;

@@ -2,6 +2,7 @@
  * i386 (bios/). rdmsr/wrmsr/rdpmc with fault fixup live in apic/entry.S
  * (apic/entry_i386.S). */
 #include "../pmu/hw.h"
+#include "../pmu/percpu.h"
 #include "../events/workload.h"
 #include "../apic/isr.h"
 
@@ -87,6 +88,12 @@ bool hw_irq_enabled(void)
 	return (f & RFLAGS_IF) != 0;
 }
 
+void hw_halt(void)
+{
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
 void hw_relax(void)
 {
 	__asm__ volatile("pause" ::: "memory");
@@ -95,6 +102,21 @@ void hw_relax(void)
 uint64_t hw_tsc_per_us(void)
 {
 	return pmh_tsc_per_us;
+}
+
+#ifdef __i386__
+#define PMH_SP "esp"
+#else
+#define PMH_SP "rsp"
+#endif
+
+/* The block of the aligned stack this code runs on (pmu/percpu.h). */
+void *hw_cpu_local(void)
+{
+	uintptr_t sp;
+
+	__asm__ volatile("mov %%" PMH_SP ", %0" : "=r"(sp));
+	return pcpu_block_of_stack(sp);
 }
 
 void hw_run_workload(const struct workload *w, uint64_t iterations)

@@ -1,13 +1,23 @@
 /* Per-CPU runs through the firmware's MP Services protocol (PI spec Vol. 2,
  * EFI_MP_SERVICES_PROTOCOL). The AP procedure calls no UEFI service (none is
- * MP-safe): on a stack of ours it loads our IDT, identifies its own APIC and
- * PMU, runs the checks into a buffer the BSP allocated, and puts its own
- * IDTR back. The BSP waits (bounded by a timeout), then prints the lines. */
+ * MP-safe) but WhoAmI, which the PI spec lets APs call: on a stack of ours
+ * it loads our IDT, identifies its own APIC and PMU, runs the checks into a
+ * buffer the BSP allocated, and puts its own IDTR back. The BSP waits
+ * (bounded by a timeout), then prints the lines.
+ *
+ * Two ways (README "Options", cpus): every selected CPU at once (cpus =
+ * all or a list naming an AP: StartupAllAPs non-blocking, the boot CPU's
+ * own share meanwhile, tests/cpu_job.h "A parallel run"), or one after
+ * another (cpus = serial, a selection of the boot CPU only, or a parallel
+ * run that cannot be set up: StartupThisAP per AP). */
 #include "platform.h"
+#include "hw_user.h"
+#include "../apic/apic.h"
 #include "../apic/idt.h"
 #include "../apic/pmi.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "../pmu/percpu.h"
 #include "../tests/cpu_job.h"
 
 typedef struct pmh_mp_services PMH_MP_SERVICES;
@@ -41,12 +51,26 @@ struct pmh_mp_services {
 static EFI_GUID mp_guid = {
     0x3fdda605, 0xa76e, 0x4f46, {0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08}};
 
-#define MP_MAX SUITE_MAX_CPUS	  /* CPUs in one run */
-#define MP_NUMBERS 0xffff	  /* processor numbers the selection can hold (uint16_t) */
-#define AP_TIMEOUT_US 30000000ull /* the whole suite on one AP */
-#define IDTR_TIMEOUT_US 1000000u  /* the second call that reads the AP's IDTR */
-#define US_PER_S 1000000u
-#define AP_STACK (64 * 1024)	  /* the firmware's AP stacks can be small */
+#define MP_MAX		SUITE_MAX_CPUS /* CPUs in one run */
+#define MP_NUMBERS	0xffff	       /* processor numbers the selection can hold (uint16_t) */
+#define AP_TIMEOUT_US	30000000ull    /* the whole suite on one AP */
+#define IDTR_TIMEOUT_US 1000000u       /* the second call that reads the AP's IDTR */
+#define US_PER_S	1000000u
+#define AP_STACK	(64 * 1024) /* the firmware's AP stacks can be small */
+
+/* Runs fn(arg) on the stack whose top is top (16-byte aligned), System V
+ * convention, and comes back to this one (rbx keeps it). */
+static void on_stack(void *top, void (*fn)(void *), void *arg)
+{
+	__asm__ volatile("mov %%rsp, %%rbx\n\t"
+			 "mov %[top], %%rsp\n\t"
+			 "call *%[fn]\n\t"
+			 "mov %%rbx, %%rsp"
+			 : "+D"(arg)
+			 : [fn] "r"(fn), [top] "r"(top)
+			 : "rbx", "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "memory",
+			   "cc");
+}
 
 /* One AP run: the shared job (tests/cpu_job.h) and the AP's own IDTR
  * around it, allocated by the BSP. */
@@ -57,8 +81,9 @@ struct ap_job {
 };
 
 /* Runs on the AP, on our stack (System V convention). */
-static void ap_run(struct ap_job *j)
+static void ap_run(void *arg)
 {
+	struct ap_job *j = arg;
 	struct idtr fw;
 
 	idt_read(&fw);
@@ -80,17 +105,8 @@ static void EFIAPI ap_read_idtr(VOID *arg)
 static void EFIAPI ap_entry(VOID *arg)
 {
 	struct ap_job *j = arg;
-	void (*fn)(struct ap_job *) = ap_run;
 
-	/* Switch to our stack for the run and back (rbx keeps the old one). */
-	__asm__ volatile("mov %%rsp, %%rbx\n\t"
-			 "mov %[top], %%rsp\n\t"
-			 "call *%[fn]\n\t"
-			 "mov %%rbx, %%rsp"
-			 : "+D"(j)
-			 : [fn] "r"(fn), [top] "r"(j->stack_top)
-			 : "rbx", "rax", "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "memory",
-			   "cc");
+	on_stack(j->stack_top, ap_run, j);
 }
 
 /* Why an AP's run failed as a whole, into msg; false when it did not. */
@@ -110,11 +126,30 @@ static bool ap_failure(const struct cpu_job *j, EFI_STATUS st, char *msg, size_t
 	return true;
 }
 
+/* Whether AP cpu's IDTR after the run (a, read by a call that returned st)
+ * is the one it had before (b): the line that says so into msg, or why
+ * not (false: the run's FAIL). */
+static bool idtr_back(unsigned cpu, const struct idtr *b, const struct idtr *a, EFI_STATUS st,
+		      char *msg, size_t n)
+{
+	if (st == EFI_SUCCESS && a->base == b->base && a->limit == b->limit) {
+		pmh_fmt(msg, n, "cpu.%u.idtr: 0x%llx/0x%x before and after the run", cpu,
+			(unsigned long long)b->base, b->limit);
+		return true;
+	}
+	pmh_fmt(msg, n,
+		"expected the AP's IDTR 0x%llx/0x%x back after the run, got "
+		"0x%llx/0x%x (EFI status 0x%llx)",
+		(unsigned long long)b->base, b->limit, (unsigned long long)a->base, a->limit,
+		(unsigned long long)st);
+	return false;
+}
+
 /* After a finished run the AP's own IDTR must be back: a second call
  * reads it. */
 static void ap_check_idtr(PMH_MP_SERVICES *mp, struct ap_job *j, unsigned cpu)
 {
-	struct idtr *b = &j->idtr_before, *a = &j->idtr_after;
+	struct idtr *a = &j->idtr_after;
 	char msg[160];
 	EFI_STATUS st;
 
@@ -122,17 +157,10 @@ static void ap_check_idtr(PMH_MP_SERVICES *mp, struct ap_job *j, unsigned cpu)
 	a->limit = 0;
 	st = uefi_call_wrapper(mp->StartupThisAP, 7, mp, ap_read_idtr, (UINTN)cpu, NULL,
 			       (UINTN)IDTR_TIMEOUT_US, j, NULL);
-	if (st == EFI_SUCCESS && a->base == b->base && a->limit == b->limit) {
-		suite_emit(j->job.s, "cpu.%u.idtr: 0x%llx/0x%x before and after the run", cpu,
-			   (unsigned long long)b->base, b->limit);
-		return;
-	}
-	pmh_fmt(msg, sizeof(msg),
-		"expected the AP's IDTR 0x%llx/0x%x back after the run, got "
-		"0x%llx/0x%x (EFI status 0x%llx)",
-		(unsigned long long)b->base, b->limit, (unsigned long long)a->base, a->limit,
-		(unsigned long long)st);
-	suite_fail_cpu(j->job.s, cpu, msg);
+	if (idtr_back(cpu, &j->idtr_before, a, st, msg, sizeof(msg)))
+		suite_emit(j->job.s, "%s", msg);
+	else
+		suite_fail_cpu(j->job.s, cpu, msg);
 }
 
 /* The per-CPU run's state on the BSP. */
@@ -225,12 +253,288 @@ static struct ap_job *job_alloc(struct suite *s)
 	return j;
 }
 
-void mp_run_suite(void *ctx, struct harness *h)
+/* The selected CPUs one after another (today's way, and cpus = serial). */
+static void run_serial(struct mp_run *m, struct harness *h, const uint32_t *flags,
+		       const uint16_t *sel, unsigned k, struct cpu_run *runs)
 {
-	struct mp_run m = { ctx, NULL };
 	struct suite *s = h->suite;
 	struct ap_job *job = NULL; /* NULL: no AP selected, or out of memory */
-	bool stuck = false; /* an AP may still be running: its job stays allocated */
+	bool stuck;		   /* an AP may still be running: its job stays allocated */
+
+	if (cpu_jobs_need_ap(flags, sel, k))
+		job = job_alloc(s);
+	stuck = cpu_jobs_run(&(struct cpu_jobs){run_ap, m, job ? &job->job : NULL}, h, flags, sel,
+			     k, runs);
+	/* An AP that timed out may still be on its stack or writing its
+	 * buffer and the results tables: those stay allocated then. */
+	if (stuck)
+		suite_keep_tables(s);
+	if (job && !stuck) {
+		FreePool(job->job.buf);
+		FreePool(job->stack_top - AP_STACK);
+		FreePool(job);
+	}
+}
+
+/* Every selected CPU at once. Each AP finds its slot i (WhoAmI, then sel),
+ * moves to stack i, loads our IDT and runs job i; the boot CPU runs its
+ * share on its stack of the run and waits there (its interrupts find its
+ * per-CPU state from the stack, pmu/percpu.h). A boot CPU not selected
+ * waits on the firmware's stack: its per-CPU state is the template, which
+ * no AP uses. */
+#define PAR_GRACE_US 2000000ull /* the firmware's signal after every CPU is back */
+#define PG_BYTES     (USER_PG_POOL * 4096u)
+
+/* One AP's run, beside its job: its own IDTR before the run and at a
+ * later call, and whether it is back on the firmware's stack. */
+struct par_ap {
+	struct idtr before, after; /* after: 0/0 until read */
+	volatile int back;
+};
+
+/* Allocated from pool memory in one piece (par_alloc): an AP that never
+ * came back may still read it, and the firmware may still signal ev. */
+struct par_run {
+	struct cpu_par p;
+	PMH_MP_SERVICES *mp;
+	uint16_t *sel;		    /* the selection's copy, for the APs */
+	struct par_ap *ap;	    /* [k] */
+	EFI_PHYSICAL_ADDRESS pools; /* each CPU's page tables (hw_user.h) */
+	EFI_EVENT ev;		    /* StartupAllAPs signals it when all are back */
+	unsigned k, bsp;	    /* the boot CPU's slot, k when not selected */
+	uint64_t t0;		    /* the start, TSC */
+	bool started, ended;	    /* ended: the firmware is done with it (signalled, idle) */
+};
+
+struct par_call { /* a call on one CPU: the run and the CPU's slot */
+	struct par_run *r;
+	unsigned i;
+};
+
+/* The slot of the CPU running this (an AP's, by WhoAmI), k for none. */
+static unsigned par_slot(const struct par_run *r)
+{
+	UINTN n;
+
+	if (uefi_call_wrapper(r->mp->WhoAmI, 2, r->mp, &n) != EFI_SUCCESS)
+		return r->k;
+	for (unsigned i = 0; i < r->k; i++)
+		if (r->sel[i] == n)
+			return i;
+	return r->k;
+}
+
+/* Slot i's share of the run: its page tables, then its job. On stack i. */
+static void par_share(struct par_run *r, unsigned i)
+{
+	user_pg_setup((void *)(uintptr_t)(r->pools + (EFI_PHYSICAL_ADDRESS)i * PG_BYTES), PG_BYTES);
+	cpu_par_enter(&r->p, i);
+}
+
+/* On the AP, on stack i: our IDT around its share, then its own back. */
+static void par_ap_run(void *arg)
+{
+	struct par_call *c = arg;
+
+	idt_load_ap();
+	par_share(c->r, c->i);
+	__asm__ volatile("lidt %0" : : "m"(c->r->ap[c->i].before));
+}
+
+/* The AP procedure of the run (every enabled AP runs it). */
+static void EFIAPI par_ap_entry(VOID *arg)
+{
+	struct par_run *r = arg;
+	struct par_call c = {r, par_slot(r)};
+
+	if (c.i >= r->k)
+		return; /* not selected */
+	idt_read(&r->ap[c.i].before);
+	on_stack(pcpu_stack_top(r->p.stacks, c.i), par_ap_run, &c);
+	__atomic_store_n(&r->ap[c.i].back, 1, __ATOMIC_RELEASE);
+}
+
+static bool par_aps_back(const struct par_run *r)
+{
+	for (unsigned i = 0; i < r->k; i++)
+		if (i != r->bsp && !__atomic_load_n(&r->ap[i].back, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+/* Whether the firmware has signalled the end of the run (every AP back,
+ * or, at its timeout, reset: those jobs never finish). */
+static bool par_signaled(struct par_run *r)
+{
+	if (!r->ended && uefi_call_wrapper(BS->CheckEvent, 1, r->ev) == EFI_SUCCESS)
+		r->ended = true;
+	return r->ended;
+}
+
+/* Until every job is done and every AP back on the firmware's stack, or
+ * the firmware signals the end, bounded by the TSC: the timeout from the
+ * start and a little more (the firmware's own comes first). */
+static void par_wait(struct par_run *r)
+{
+	uint64_t limit = (CPU_PAR_TIMEOUT_US + PAR_GRACE_US) * hw_wait_ticks_per_us();
+
+	while (!(cpu_par_all_done(&r->p) && par_aps_back(r)) && !par_signaled(r) &&
+	       hw_rdtsc() - r->t0 < limit)
+		for (unsigned n = 0; n < 64; n++)
+			hw_relax();
+}
+
+/* The boot CPU, on the firmware's stack: its share with the run's own
+ * state (tests/cpu_par.c cpu_par_enter; its page tables efi_main's),
+ * then the wait. */
+static void par_bsp_run(struct par_run *r)
+{
+	if (r->bsp < r->k)
+		cpu_par_enter(&r->p, r->bsp);
+	if (r->started)
+		par_wait(r);
+}
+
+/* A later call on every AP: the IDTR its run left. */
+static void EFIAPI par_ap_idtr(VOID *arg)
+{
+	struct par_run *r = arg;
+	unsigned i = par_slot(r);
+
+	if (i >= r->k)
+		return;
+	idt_read(&r->ap[i].after);
+}
+
+/* One more call on every AP at once, blocking: each one's IDTR. A firmware
+ * that has not yet seen the APs back (EFI_NOT_READY; EDK2 looks at each
+ * call and on a timer) gets PAR_GRACE_US to signal the end. */
+static EFI_STATUS par_read_idtr(struct par_run *r)
+{
+	uint64_t t0 = hw_rdtsc(), grace = PAR_GRACE_US * hw_wait_ticks_per_us();
+	EFI_STATUS st;
+
+	for (;;) {
+		st = uefi_call_wrapper(r->mp->StartupAllAPs, 7, r->mp, par_ap_idtr, FALSE, NULL,
+				       (UINTN)IDTR_TIMEOUT_US, r, NULL);
+		if (st != EFI_NOT_READY || hw_rdtsc() - t0 >= grace)
+			break;
+		while (!par_signaled(r) && hw_rdtsc() - t0 < grace)
+			hw_relax();
+	}
+	if (st == EFI_SUCCESS)
+		r->ended = true;
+	return st;
+}
+
+/* After the run every AP that came back must have its own IDTR again. */
+static void par_check_idtr(struct par_run *r)
+{
+	EFI_STATUS st = par_read_idtr(r);
+	char msg[160];
+
+	for (unsigned i = 0; i < r->k; i++) {
+		struct par_ap *a = &r->ap[i];
+		struct cpu_job *j = &r->p.jobs[i];
+		if (i == r->bsp || !a->back || !j->done)
+			continue; /* cpu_par_finish names a run that did not finish */
+		if (idtr_back(j->cpu, &a->before, &a->after, st, msg, sizeof(msg)))
+			cpu_par_note(&r->p, i, msg);
+		else
+			cpu_par_fail(&r->p, i, msg);
+	}
+}
+
+/* The run's memory besides cpu_par's: NULL (nothing kept) when short. */
+static struct par_run *par_alloc(PMH_MP_SERVICES *mp, const uint32_t *flags, const uint16_t *sel,
+				 unsigned k)
+{
+	struct par_run *r =
+	    AllocateZeroPool(sizeof(*r) + k * (sizeof(struct par_ap) + sizeof(uint16_t)));
+
+	if (!r)
+		return NULL;
+	r->mp = mp;
+	r->k = k;
+	r->bsp = k;
+	r->ap = (struct par_ap *)(r + 1);
+	r->sel = (uint16_t *)(r->ap + k);
+	for (unsigned i = 0; i < k; i++) {
+		r->sel[i] = sel[i];
+		if (flags[sel[i]] & CPUSEL_BSP)
+			r->bsp = i;
+	}
+	if (uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData,
+			      (UINTN)k * USER_PG_POOL, &r->pools) == EFI_SUCCESS) {
+		/* a plain event (no notification): CheckEvent polls it */
+		if (uefi_call_wrapper(BS->CreateEvent, 5, 0, TPL_CALLBACK, NULL, NULL, &r->ev) ==
+		    EFI_SUCCESS)
+			return r;
+		uefi_call_wrapper(BS->FreePages, 2, r->pools, (UINTN)k * USER_PG_POOL);
+	}
+	FreePool(r);
+	return NULL;
+}
+
+static void par_free(struct par_run *r)
+{
+	uefi_call_wrapper(BS->CloseEvent, 1, r->ev);
+	uefi_call_wrapper(BS->FreePages, 2, r->pools, (UINTN)r->k * USER_PG_POOL);
+	FreePool(r);
+}
+
+/* Every AP started at once, non-blocking, the firmware bounding it too;
+ * then the boot CPU's share and the wait. */
+static void par_go(struct par_run *r, struct suite *s)
+{
+	EFI_STATUS st;
+
+	r->t0 = hw_rdtsc();
+	st = uefi_call_wrapper(r->mp->StartupAllAPs, 7, r->mp, par_ap_entry, FALSE, r->ev,
+			       (UINTN)CPU_PAR_TIMEOUT_US, r, NULL);
+	r->started = st == EFI_SUCCESS;
+	if (!r->started)
+		suite_emit(s, "error: cpus: StartupAllAPs failed (EFI status 0x%llx): no AP ran",
+			   (unsigned long long)st);
+	par_bsp_run(r);
+}
+
+/* The parallel run; false, with the line that says why, when it cannot be
+ * set up (nothing ran: the caller runs the CPUs one after another). */
+static bool run_parallel(struct mp_run *m, struct harness *h, const uint32_t *flags,
+			 const uint16_t *sel, unsigned k, struct cpu_run *runs)
+{
+	struct suite *s = h->suite;
+	struct par_run *r = par_alloc(m->mp, flags, sel, k);
+
+	if (!r) {
+		suite_emit(s,
+			   "warning: cpus: no memory (or no event) to run %u CPUs at once: "
+			   "running them one after another",
+			   k);
+		return false;
+	}
+	if (!cpu_par_prepare(&r->p, s, r->sel, k)) {
+		par_free(r);
+		return false;
+	}
+	par_go(r, s);
+	/* the APIC globals are the boot CPU's again (as after a serial run) */
+	apic_detect(&h->apic);
+	if (r->started)
+		par_check_idtr(r);
+	cpu_par_finish(&r->p, flags, runs, (unsigned)(CPU_PAR_TIMEOUT_US / US_PER_S));
+	if (r->p.kept)
+		suite_keep_tables(s); /* a CPU still running may write them */
+	else if (r->ended || !r->started)
+		par_free(r); /* else the firmware may still signal ev */
+	return true;
+}
+
+void mp_run_suite(void *ctx, struct harness *h)
+{
+	struct mp_run m = {ctx, NULL};
+	struct suite *s = h->suite;
 	UINTN n;
 
 	if (!cpu_select_requested(s->opt)) {
@@ -246,19 +550,10 @@ void mp_run_suite(void *ctx, struct harness *h)
 		suite_run(s, 0);
 	} else {
 		unsigned k = suite_cpus_select(s, flags, (unsigned)n, sel, MP_MAX);
-		if (cpu_jobs_need_ap(flags, sel, k))
-			job = job_alloc(s);
-		stuck = cpu_jobs_run(&(struct cpu_jobs){ run_ap, &m, job ? &job->job : NULL }, h,
-				     flags, sel, k, runs);
-	}
-	/* An AP that timed out may still be on its stack or writing its
-	 * buffer and the results tables: those stay allocated then. */
-	if (stuck)
-		suite_keep_tables(s);
-	if (job && !stuck) {
-		FreePool(job->job.buf);
-		FreePool(job->stack_top - AP_STACK);
-		FreePool(job);
+		/* at once unless asked not to, or only the boot CPU runs */
+		bool par = m.mp && !h->opt.cpus_serial && cpu_jobs_need_ap(flags, sel, k);
+		if (!par || !run_parallel(&m, h, flags, sel, k, runs))
+			run_serial(&m, h, flags, sel, k, runs);
 	}
 	if (flags)
 		FreePool(flags);

@@ -5,7 +5,11 @@
 #include <stdlib.h>
 
 #include "sim/sim.h"
+#include "../pmu/percpu.h"
 #include "../tests/harness.h"
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
 
 /* The simulator's exit status (README "Exit codes"): the verdict's values
  * where they mean the same, its own for what only the simulator has. */
@@ -393,6 +397,27 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *cl)
 	return -1;
 }
 
+/* The boot CPU's per-CPU state in a block of its own, as the EFI image
+ * has it (pmu/percpu.h); under ASan the section itself is poisoned, so a
+ * per-CPU variable reached without PCPU is a report, not a shared state. */
+static void boot_block(void)
+{
+	extern char __start_pmh_percpu[], __stop_pmh_percpu[];
+	void *b = calloc(1, pcpu_size());
+
+	if (!b) {
+		fprintf(stderr, "pmuharness-sim: out of memory\n");
+		exit(SIM_EXIT_ERROR);
+	}
+	pcpu_set_boot_block(b);
+#ifdef __SANITIZE_ADDRESS__
+	ASAN_POISON_MEMORY_REGION(__start_pmh_percpu, __stop_pmh_percpu - __start_pmh_percpu);
+#else
+	(void)__start_pmh_percpu;
+	(void)__stop_pmh_percpu;
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	static struct harness h;
@@ -400,6 +425,7 @@ int main(int argc, char **argv)
 	static struct cmdline cl = {.fault = "none", .realism = "all", .seed = 1, .seeds = 1};
 	struct sim_run r;
 
+	boot_block();
 	h.suite = &suite;
 	options_default(&h.opt);
 	h.opt.on_finish = FINISH_RETURN;

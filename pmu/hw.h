@@ -40,6 +40,10 @@ void hw_mmio_write32(uint64_t addr, uint32_t val);
 void hw_irq_enable(void);
 void hw_irq_disable(void);
 bool hw_irq_enabled(void);
+/* Stops this CPU for good (interrupts off, HLT), after an exception
+ * nothing recovers from. The simulator stops that CPU's share of a
+ * parallel run (its job never done), and otherwise the program. */
+void hw_halt(void) __attribute__((noreturn));
 /* One spin-wait step (PAUSE); the simulator advances its clock here. */
 void hw_relax(void);
 
@@ -109,6 +113,14 @@ void hw_cpu_tables(struct hw_cpu_tables *t);
 
 /* TSC ticks per microsecond as calibrated at start-up (0 = unknown). */
 uint64_t hw_tsc_per_us(void);
+
+/* Per-CPU state (pmu/percpu.h): the block of the CPU running this code
+ * during a parallel per-CPU run, or NULL where it has none (a serial run,
+ * the boot CPU outside its share of a parallel run): the state is then
+ * the one template every serial run uses. The target finds the block at
+ * the base of the aligned stack the run is on (boot/hw_x86.c); the
+ * simulator keeps it with each simulated CPU. */
+void *hw_cpu_local(void);
 
 /* The name an error is printed by ("ok", "#GP", "refused", ...). */
 static inline const char *hw_err_name(int e)

@@ -93,6 +93,13 @@ static int init(struct pmu *p)
 	p->pmi_flags = PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE;
 	p->global_ctrl_msr = p->global_status_msr = p->global_ovf_msr = 0;
 	p->global_status_set_msr = 0;
+	/* With Hyper-Threading both logical processors share the ESCRs and
+	 * CCCRs, told apart only by their T0/T1 bits (SDM Vol. 3B 18.16,
+	 * "Performance Monitoring and Intel Hyper-Threading Technology in
+	 * Processors Based on Intel NetBurst Microarchitecture"; Linux
+	 * arch/x86/include/asm/perf_event_p4.h) */
+	p->smt_shared = (p->cpu->ids.leaf1.edx & CPUID_1_EDX_HTT) &&
+			CPUID_1_EBX_LOGICAL(p->cpu->ids.leaf1.ebx) > 1;
 	return HW_OK;
 }
 

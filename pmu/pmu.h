@@ -203,6 +203,10 @@ struct pmu {
 	uint32_t legacy_ctl_msr, legacy_ctr_msr;
 	unsigned n_legacy;
 	uint32_t spflt_msr; /* KNC PERF_SPFLT_CONTROL (0: none) */
+	/* One register file for every logical processor of a core: the
+	 * suite on two of them at once would program each other's counters,
+	 * so a parallel run goes one CPU after another (tests/cpu_par.c) */
+	bool smt_shared;
 	struct pmu_counter ctr[PMU_MAX_COUNTERS];
 	uint64_t active; /* counters started by the harness */
 	uint64_t armed;	 /* sign-overflow families: counters preloaded with top bit set */

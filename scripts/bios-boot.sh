@@ -16,6 +16,8 @@
 #                (make tftp); KERNEL and --cfg are unused
 #   --no-start-check  skip the start-up check below (make bench times the boot
 #                alone; a QEMU that fails to start then exits 1, as PASS does)
+# Under TCG (no --kvm) the vCPUs run on host threads of their own
+# (-accel tcg,thread=multi).
 # QEMU is qemu-system-i386 (32-bit CPU models as they are, no long mode);
 # QEMU=qemu-system-x86_64 for models only that one has.
 # Exit status as qemu-boot.sh's: QEMU's ((debug-exit value << 1) | 1), 124 on
@@ -60,7 +62,9 @@ if [ ${#disk[@]} -eq 0 ]; then
     disk+=(-initrd "$tmp/pmuharness.cfg")
   fi
 fi
-cpuarg=(-cpu "$cpu")
+# Without KVM: multi-threaded TCG, one host thread per guest CPU, so that
+# the CPUs of a parallel per-CPU run (cpus = all) do run at once.
+cpuarg=(-cpu "$cpu" -accel tcg,thread=multi)
 if [ "$kvm" = 1 ]; then
   [ -r /dev/kvm ] && [ -w /dev/kvm ] || { echo "error: KVM=1 but /dev/kvm is missing or not usable here" >&2; exit 64; }
   cpuarg=(-enable-kvm -cpu host)

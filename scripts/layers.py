@@ -13,6 +13,13 @@ offender, one line each, then a total; exits 1 when there is any.
       LAYERS_SRC, and every name there exists.
   (d) no shipped function longer than 80 lines (from its opening brace to
       its closing one), no shipped file longer than 600 lines.
+  (e) no state every CPU shares: the target object of each source in the
+      Makefile's LAYERS_STATE_SRC (what ships, but the platforms boot/ and
+      bios/) defines no symbol in a writable section (.bss*, .data,
+      .data.* but .data.rel.ro*, COMMON, or any other writable one) but
+      pmh_percpu, where PMH_PERCPU (pmu/percpu.h) puts a CPU's own state,
+      unless SHARED_OK below says why that one may be shared. `make layers`
+      builds the objects first; a missing one is an offender.
 
 Usage: layers.py [--root DIR] [--soft] | --self-test [-v]
   --soft       also lists what is past the house targets (functions over 60
@@ -39,6 +46,30 @@ FREESTANDING = {"stdint.h", "stdbool.h", "stddef.h", "stdarg.h", "limits.h", "fl
 FIRMWARE = {"efi.h", "efilib.h", "efishell.h"}
 FUNC_MAX, FILE_MAX = 80, 600
 FUNC_SOFT, FILE_SOFT = 60, 500
+# Rule (e): the one section writable state may be in, and the writable
+# sections that hold only constants (written by the relocations alone).
+PERCPU_SECTION = "pmh_percpu"
+CONST_WRITABLE = {"pmh_checks": "const pointers to the check table (tests/suite.h PMH_CHECK)"}
+# Rule (e): (source, symbol) -> why every CPU may share it.
+SHARED_OK = {
+    ("apic/idt_x86.c", "idt"): "the one IDT every CPU loads, built once before any other CPU "
+    "runs; its gates change only under gate_lock",
+    ("apic/idt_x86.c", "built"): "set once, under gate_lock, when idt is built",
+    ("apic/idt_x86.c", "table_src"): "the boot CPU's firmware IDTR: written once, with idt, "
+    "under gate_lock",
+    ("apic/idt_x86.c", "gate_lock"): "the spin lock over idt's shared gates (atomic)",
+    ("apic/idt_x86.c", "claims"): "per-gate holders of the PMI class, under gate_lock",
+    ("apic/idt_x86.c", "user_holders"): "holders of the ring-3 gate, under gate_lock",
+    ("apic/idt_x86.c", "user_vector"): "the ring-3 gate's vector, under gate_lock",
+    ("apic/idt_x86.c", "user_saved"): "the gate the ring-3 gate replaced, under gate_lock",
+    ("apic/user_x86.S", "cur"): "the context of the one excursion at CPL 3: boot/hw_user.c lets "
+    "one CPU at a time there (excl_lock)",
+    ("pmu/percpu.c", "stacks_lo"): "the registered stacks: written by the boot CPU before it "
+    "starts the others and after all are back",
+    ("pmu/percpu.c", "stacks_span"): "as stacks_lo",
+    ("pmu/percpu.c", "boot_block"): "the boot CPU's block: set once by the platform before any "
+    "other CPU starts (and cleared after all are back)",
+}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
 
@@ -150,6 +181,78 @@ def named_sources(root):
     return p.stdout.split(), None
 
 
+def state_sources(root):
+    """The Makefile's BUILD and LAYERS_STATE_SRC, or None with the reason."""
+    p = subprocess.run(["make", "-C", root, "-s", "--no-print-directory", "--eval",
+                        "layers-print-state: ; @echo $(BUILD) $(LAYERS_STATE_SRC)",
+                        "layers-print-state"], capture_output=True, text=True)
+    words = p.stdout.split()
+    if p.returncode or not words:
+        return None, None, p.stderr.strip() or "make failed"
+    return words[0], words[1:], None
+
+
+def readelf(args, obj):
+    p = subprocess.run(["readelf", "-W"] + args + [obj], capture_output=True, text=True)
+    return p.stdout.split("\n") if p.returncode == 0 else None
+
+
+def writable_symbols(obj):
+    """(symbol, section) of each symbol obj defines in a writable section
+    that may hold state ("COMMON" for a common one), or None when obj
+    cannot be read."""
+    sections, syms = readelf(["-S"], obj), readelf(["-s"], obj)
+    if sections is None or syms is None:
+        return None
+    writable = {}
+    for line in sections:
+        m = re.match(r"\s*\[\s*(\d+)\]\s+(\S+)\s+(.*)$", line)
+        if not m or m.group(2) == "NULL":
+            continue
+        rest = m.group(3).split()  # type, address, offset, size, entry size, [flags], ...
+        flags = rest[5] if len(rest) == 9 else ""
+        name = m.group(2)
+        if "W" in flags and name != PERCPU_SECTION and name not in CONST_WRITABLE and \
+                not name.startswith(".data.rel.ro"):
+            writable[m.group(1)] = name
+    out = []
+    for line in syms:
+        f = line.split()
+        if len(f) < 8 or not f[0].endswith(":") or f[3] in ("SECTION", "FILE", "FUNC"):
+            continue
+        if f[6] == "COM":
+            out.append((f[7], "COMMON"))
+        elif f[6] in writable:
+            out.append((f[7], writable[f[6]]))
+    return out
+
+
+def shared_state(root, shared_ok):
+    """Rule (e)'s offender lines."""
+    build, srcs, err = state_sources(root)
+    if srcs is None:
+        return [f"cannot read LAYERS_STATE_SRC from the Makefile: {err}"]
+    out, seen = [], set()
+    for src in srcs:
+        obj = os.path.join(root, build, "efi", os.path.splitext(src)[0] + ".o")
+        found = writable_symbols(obj) if os.path.exists(obj) else None
+        if found is None:
+            out.append(f"{src}: no object {os.path.relpath(obj, root)} to read (make layers "
+                       "builds it)")
+            continue
+        for sym, sec in found:
+            name = sym.split(".")[0]  # a function-local static is name.N
+            seen.add((src, name))
+            if (src, name) not in shared_ok:
+                out.append(f"{src}: {sym} in {sec}: state every CPU shares (define it "
+                           "PMH_PERCPU, pmu/percpu.h, or say in layers.py SHARED_OK why "
+                           "it may be shared)")
+    for src, name in sorted(set(shared_ok) - seen):
+        if src in srcs:
+            out.append(f"{src}: SHARED_OK names {name}, which it no longer defines")
+    return out
+
+
 def functions(path_abs):
     """(name, first line, length) of each function definition: the body
     from a line that is only "{" to the next line that is only "}" (the
@@ -172,9 +275,10 @@ def functions(path_abs):
     return out
 
 
-def check(root, soft=False):
-    """Returns the offender lines, by rule letter."""
-    found = {"a": [], "b": [], "c": [], "d": [], "soft": []}
+def check(root, soft=False, shared_ok=None, state=True):
+    """Returns the offender lines, by rule letter (rule (e) only with
+    state)."""
+    found = {"a": [], "b": [], "c": [], "d": [], "e": [], "soft": []}
     files = sources(root)
     graph = {}
     for src in files:
@@ -212,29 +316,35 @@ def check(root, soft=False):
                     found["d"].append(f"{f}:{line}: {name}() {length} lines (limit {FUNC_MAX})")
                 elif soft and length > FUNC_SOFT:
                     found["soft"].append(f"{f}:{line}: {name}() {length} lines (target {FUNC_SOFT})")
+    if state:
+        found["e"] = shared_state(root, SHARED_OK if shared_ok is None else shared_ok)
     return found
 
 
 TITLES = {"a": "include points up or across the layers", "b": "include cycle",
-          "c": "sources and the Makefile disagree", "d": "function or file too long"}
+          "c": "sources and the Makefile disagree", "d": "function or file too long",
+          "e": "state shared by every CPU"}
+RULES = "abcde"
 
 
 def report(found):
     total = 0
-    for k in "abcd":
+    for k in RULES:
         for line in found[k]:
             print(f"layers ({k}) {TITLES[k]}: {line}")
         total += len(found[k])
     for line in found["soft"]:
         print(f"layers (soft): {line}")
-    counts = ", ".join(f"({k}) {len(found[k])}" for k in "abcd")
+    counts = ", ".join(f"({k}) {len(found[k])}" for k in RULES)
     print(f"layers: {total} problems: {counts}" if total else "layers: ok")
     return 1 if total else 0
 
 
 # ---- self-test ---------------------------------------------------------------
 BASE_TREE = {
-    "Makefile": "LAYERS_SRC := lib/str.c pmu/pmu.c tests/suite.c boot/main.c\n",
+    # LAYERS_SRC last: a case appends to it
+    "Makefile": "BUILD := build\nLAYERS_STATE_SRC := lib/str.c pmu/pmu.c tests/suite.c apic/idt.c\n"
+    "LAYERS_SRC := lib/str.c pmu/pmu.c tests/suite.c apic/idt.c boot/main.c\n",
     "lib/str.h": "#include <stddef.h>\n",
     "lib/str.c": '#include "str.h"\n',
     "pmu/hw.h": "#include <stdint.h>\n",
@@ -244,7 +354,13 @@ BASE_TREE = {
     "tests/suite.c": '#include "suite.h"\n',
     "boot/main.c": '#include <efi.h>\n#include "../tests/suite.h"\n',
     "host/unit/t.c": '#include <stdio.h>\n#include "../../boot/main.c"\n',
+    "apic/idt.c": "static int table[4];\nint *idt_table(void);\nint *idt_table(void) { return table; }\n",
 }
+FIXTURE_OK = {("apic/idt.c", "table"): "the fixture's shared table"}
+# Rule (e)'s cases build the objects (as the target does: -fpic puts
+# constant pointer tables in .data.rel.ro; -fcommon makes COMMON symbols).
+FIXTURE_CC = ["cc", "-c", "-O2", "-fpic", "-fdata-sections", "-fcommon", "-w"]
+STATIC_FN = "int f(void);\nint f(void) { return n++; }\n"
 # Each case: files changed over the base tree, and the rule that must fire.
 CASES = [
     ("clean tree", {}, None),
@@ -258,19 +374,50 @@ CASES = [
     ("missing source", {"Makefile": BASE_TREE["Makefile"].rstrip() + " pmu/gone.c\n"}, "c"),
     ("long function", {"tests/suite.c": "void f(void)\n{\n" + "\tx();\n" * 80 + "}\n"}, "d"),
     ("long file", {"boot/main.c": "\n" * 601}, "d"),
+    # (e): objects built
+    ("clean objects", {}, None, True),
+    ("shared static", {"pmu/pmu.c": '#include "pmu.h"\nstatic int n;\n' + STATIC_FN}, "e", True),
+    ("function-local static",
+     {"lib/str.c": '#include "str.h"\nint g(void);\nint g(void) { static int k; return k++; }\n'},
+     "e", True),
+    ("initialised global", {"tests/suite.c": '#include "suite.h"\nint on = 1;\n'}, "e", True),
+    ("common symbol", {"tests/suite.c": '#include "suite.h"\nint tentative;\n'}, "e", True),
+    ("per-CPU static", {"pmu/pmu.c": '#include "pmu.h"\n'
+                        'static int n __attribute__((section("pmh_percpu")));\n' + STATIC_FN},
+     None, True),
+    ("constant tables", {"pmu/pmu.c": 'static const char *const names[] = {"a", "b"};\n'
+                         "static const int sizes[] = {1, 2};\nconst char *name(int i);\n"
+                         "const char *name(int i) { return sizes[i] ? names[i] : 0; }\n"},
+     None, True),
+    ("allowlisted symbol gone", {"apic/idt.c": ""}, "e", True),
+    ("object not built", {"pmu/pmu.c": "#error not built\n"}, "e", True),
 ]
+
+
+def build_fixture(root):
+    """The fixture's rule (e) objects; one that does not compile is left
+    out (rule (e) names it)."""
+    build, srcs, _ = state_sources(root)
+    for src in srcs or ():
+        obj = os.path.join(root, build, "efi", os.path.splitext(src)[0] + ".o")
+        os.makedirs(os.path.dirname(obj), exist_ok=True)
+        subprocess.run(FIXTURE_CC + [os.path.join(root, src), "-o", obj], capture_output=True)
 
 
 def self_test(verbose):
     bad = 0
-    for title, changes, rule in CASES:
+    for title, changes, rule, *objects in CASES:
         with tempfile.TemporaryDirectory(prefix="pmh-layers-") as root:
             for path, text in {**BASE_TREE, **changes}.items():
                 os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
                 with open(os.path.join(root, path), "w") as f:
                     f.write(text)
-            found = check(root)
-            fired = {k for k in "abcd" if found[k]}
+            if objects:
+                build_fixture(root)
+            found = check(root, shared_ok=FIXTURE_OK, state=bool(objects))
+            fired = {k for k in RULES if found[k]}
+            if verbose and found["e"]:
+                print("  " + "\n  ".join(found["e"]))
             ok = fired == ({rule} if rule else set())
             bad += not ok
             if not ok or verbose:

@@ -3,7 +3,7 @@
 # Usage: qemu-boot.sh EFI [--cpu MODEL] [--smp N] [--kvm] [--esp DIR]
 #                        [--cfg TEXT] [--serial FILE|-|unix:PATH] [--timeout S]
 #                        [--prepared] [--usb IMG] [--ro] [--secboot] [--tftp DIR]
-#                        [-- extra qemu args]
+#                        [--mttcg] [-- extra qemu args]
 #   --prepared  boot the --esp folder as it is (EFI is not copied, no cfg is
 #               written), e.g. a folder without BOOTX64.EFI so that OVMF falls
 #               through to its UEFI shell and runs startup.nsh; the whole
@@ -17,13 +17,16 @@
 #   --secboot   Secure Boot firmware with Debian's snakeoil keys enrolled
 #               (SMM, secure pflash); only binaries signed with them boot
 #   --serial unix:PATH  COM1 on a listening socket (QEMU waits for a client)
+#   --mttcg     TCG with one host thread per vCPU (-accel tcg,thread=multi), so
+#               that CPUs of the guest run at once (x86 guests on x86 hosts
+#               support it); without it QEMU chooses (no effect with --kvm)
 # Exit status: QEMU's ((debug-exit value << 1) | 1), 124 on timeout, 64 when KVM
 # was asked for and /dev/kvm is missing or unusable, 66 when QEMU failed to
 # start (its message on stderr), never 1 (PASS) for that.
 set -euo pipefail
 efi=$1; shift
 cpu=qemu64; smp=1; kvm=0; esp=""; cfg="on_finish = qemu-exit"; serial=-; tmo=60; prepared=0
-usb=""; ro=0; secboot=0; tftp=""
+usb=""; ro=0; secboot=0; tftp=""; mttcg=0
 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
     --ro) ro=1; shift ;;
     --secboot) secboot=1; shift ;;
     --tftp) tftp=$2; shift 2 ;;
+    --mttcg) mttcg=1; shift ;;
     --) shift; extra=("$@"); break ;;
     *) echo "qemu-boot.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -81,7 +85,7 @@ if [ -z "$usb$tftp" ]; then
   disk=(-drive format=raw,file="$img"$ronly)
 fi
 
-accel=(-accel tcg)
+accel=(-accel tcg); [ "$mttcg" = 1 ] && accel=(-accel tcg,thread=multi)
 cpuarg=(-cpu "$cpu")
 if [ "$kvm" = 1 ]; then
   if [ ! -e /dev/kvm ]; then echo "error: KVM=1 but /dev/kvm does not exist on this machine" >&2; exit 64; fi

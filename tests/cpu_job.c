@@ -3,7 +3,10 @@
 #include "../apic/pmi.h"
 #include "../lib/str.h"
 
-static struct cpu_job *cur_job; /* for the fatal-exception report on the AP */
+#include "../pmu/percpu.h"
+
+/* for the fatal-exception report on the CPU that took it */
+static struct cpu_job *cur_job PMH_PERCPU;
 
 static void job_line(void *ctx, const char *s)
 {
@@ -18,10 +21,42 @@ static void job_line(void *ctx, const char *s)
 	j->len += n;
 }
 
+/* The boot CPU's share shows its progress on the screen. */
+static void job_progress(void *ctx, const char *id, unsigned i, unsigned n, unsigned cpu)
+{
+	const struct cpu_job *j = ctx;
+
+	if (j->fwd.progress)
+		j->fwd.progress(j->fwd.ctx, id, i, n, cpu);
+}
+
+void cpu_job_note(struct cpu_job *j, const char *line)
+{
+	job_line(j, line);
+}
+
+void cpu_job_fail(struct cpu_job *j, const struct suite_cpu *b, const char *why)
+{
+	suite_bind_cpu(j->s, &(struct suite_cpu){ b->cpu, b->pmu, b->apic,
+						  (struct sink){ job_line, j, 0 } });
+	suite_fail_cpu(j->s, j->cpu, why);
+	suite_bind_cpu(j->s, b);
+}
+
+void cpu_job_run_bound(struct cpu_job *j, const struct suite_cpu *b)
+{
+	j->fwd = b->out;
+	suite_bind_cpu(j->s, &(struct suite_cpu){ b->cpu, b->pmu, b->apic,
+						  (struct sink){ job_line, j, job_progress } });
+	j->pmu = *b->pmu; /* what the verdict line reads */
+	suite_run(j->s, j->cpu);
+	suite_bind_cpu(j->s, b);
+}
+
 static void job_fatal(const char *s)
 {
-	if (cur_job)
-		job_line(cur_job, s);
+	if (PCPU(cur_job))
+		job_line(PCPU(cur_job), s);
 }
 
 void cpu_job_reset(struct cpu_job *j, unsigned cpu)
@@ -31,6 +66,8 @@ void cpu_job_reset(struct cpu_job *j, unsigned cpu)
 	j->lost = 0;
 	j->done = 0;
 	j->crashed = 0;
+	j->have_fatal = false;
+	j->crashed_in = 0;
 	j->pmu.status = PMU_ABSENT; /* until this AP has probed its own PMU */
 }
 
@@ -38,9 +75,14 @@ void cpu_job_run(struct cpu_job *j)
 {
 	struct pmh_jmpbuf jb;
 
-	cur_job = j;
+	PCPU(cur_job) = j;
 	if (pmh_setjmp(&jb)) {
+		const struct int_frame *f = isr_last_fatal(); /* this CPU's own */
 		j->crashed = 1;
+		j->crashed_in = suite_running(j->s);
+		j->have_fatal = f != 0;
+		if (f)
+			j->fatal = *f;
 		goto out;
 	}
 	isr_set_fatal(job_fatal, &jb);
@@ -55,7 +97,7 @@ out:
 	pmi_disarm();	      /* also closes a PMI window a crash left open (TPR, IF) */
 	pmu_release(&j->pmu); /* this AP's TSX force-abort and LIMIT_CPUID */
 	cpu_restore(&j->ci);
-	cur_job = NULL;
+	PCPU(cur_job) = NULL;
 }
 
 void cpu_job_emit(const struct cpu_job *j)
@@ -66,7 +108,7 @@ void cpu_job_emit(const struct cpu_job *j)
 		suite_emit(j->s, "warning: cpu.%u: %u output lines did not fit in the buffer",
 			   j->cpu, j->lost);
 	if (j->crashed) /* the AP's exception, for the log and the results JSON */
-		report_crash(j->s, isr_last_fatal());
+		report_crash_in(j->s, j->have_fatal ? &j->fatal : 0, j->crashed_in);
 }
 
 bool cpu_jobs_need_ap(const uint32_t *flags, const uint16_t *sel, unsigned k)
@@ -94,11 +136,11 @@ static const struct pmu *run_one(void *ctx, unsigned cpu, bool bsp)
 
 	if (bsp) {
 		suite_run(s, cpu);
-		return s->pmu;
+		return suite_bound(s).pmu;
 	}
 	if (!r->m->job) {
 		suite_fail_cpu(s, cpu, "out of memory for the AP's stack and output buffer");
-		return s->pmu;
+		return suite_bound(s).pmu;
 	}
 	r->stuck |= r->m->run_ap(r->m->ctx, r->m->job, cpu);
 	r->ran_ap = true;

@@ -2,20 +2,38 @@
 #include "ds_area.h"
 #include "checks/pmi_common.h"
 #include "../lib/str.h"
+#include "../pmu/percpu.h"
 
-struct ds_save ds_area __attribute__((aligned(64)));
-uint64_t ds_records[DS_RECORDS_BYTES / 8] __attribute__((aligned(64)));
-struct ds_pmi ds_pmi;
+/* Per CPU (pmu/percpu.h): each CPU's DS area, records and handler. */
+static struct ds_save area PMH_PERCPU __attribute__((aligned(64)));
+static uint64_t records[DS_RECORDS_BYTES / 8] PMH_PERCPU __attribute__((aligned(64)));
+static struct ds_pmi pmi PMH_PERCPU;
 
-static struct {
+struct ds_handler {
 	struct pmu *p;
 	uint32_t lvt;
 	bool nmi;
-} h;
+};
+static struct ds_handler h PMH_PERCPU;
+
+struct ds_save *ds_area(void)
+{
+	return &PCPU(area);
+}
+
+uint64_t *ds_records(void)
+{
+	return PCPU(records);
+}
+
+struct ds_pmi *ds_pmi(void)
+{
+	return &PCPU(pmi);
+}
 
 void ds_area_set(struct ds_buf *b, void *buf, uint64_t bytes)
 {
-	pmh_memset(&ds_area, 0, sizeof(ds_area));
+	pmh_memset(ds_area(), 0, sizeof(area));
 	b->base = b->index = (uint64_t)(uintptr_t)buf;
 	b->max = b->threshold = b->base + bytes;
 }
@@ -39,35 +57,39 @@ bool ds_fw_restore(struct check_ctx *c, const struct ds_fw *fw)
 /* GLOBAL_STATUS first, all of it acked, LVTPC unmasked, EOI. */
 static void handler(struct int_frame *f)
 {
+	const struct ds_handler *d = &PCPU(h); /* the CPU that took the PMI */
+	struct ds_pmi *s = ds_pmi();
 	uint64_t st = 0;
 
 	(void)f;
-	if (hw_rdmsr(h.p->global_status_msr, &st) == HW_OK && st) {
-		int e = hw_wrmsr(h.p->global_ovf_msr, st); /* the status is what is judged */
+	if (hw_rdmsr(d->p->global_status_msr, &st) == HW_OK && st) {
+		int e = hw_wrmsr(d->p->global_ovf_msr, st); /* the status is what is judged */
 		(void)e;
 	}
-	if (!ds_pmi.pmis++)
-		ds_pmi.status = st;
-	if (ds_pmi.pmis < DS_PMI_STORM) /* a status that will not clear: LVTPC stays masked */
-		apic_lvt_pc_write(h.lvt);
-	if (!h.nmi)
+	if (!s->pmis++)
+		s->status = st;
+	if (s->pmis < DS_PMI_STORM) /* a status that will not clear: LVTPC stays masked */
+		apic_lvt_pc_write(d->lvt);
+	if (!d->nmi)
 		apic_eoi();
 }
 
 bool ds_pmi_begin(struct check_ctx *c)
 {
-	h.p = c->pmu;
-	h.nmi = c->opt->pmi == PMI_NMI;
+	struct ds_handler *d = &PCPU(h);
+
+	d->p = c->pmu;
+	d->nmi = c->opt->pmi == PMI_NMI;
 	if (!pmi_begin(c))
 		return false;
-	h.lvt = apic_lvt_pc_read(); /* armed, unmasked */
-	isr_set_handler(h.nmi ? VEC_NMI : VEC_PMI, handler);
+	d->lvt = apic_lvt_pc_read(); /* armed, unmasked */
+	isr_set_handler(d->nmi ? VEC_NMI : VEC_PMI, handler);
 	return true;
 }
 
 static bool pmis_reach(const void *arg)
 {
-	return ds_pmi.pmis >= *(const uint64_t *)arg;
+	return ds_pmi()->pmis >= *(const uint64_t *)arg;
 }
 
 static void wait_pmis(uint64_t want)
@@ -84,9 +106,11 @@ static void wait_pmis(uint64_t want)
 
 void ds_window_open(struct check_ctx *c, struct ds_window *w)
 {
+	struct ds_pmi *s = ds_pmi();
+
 	w->smi = m_smi_count(c, &w->smi0);
 	w->irq = hw_irq_enabled();
-	ds_pmi.pmis = ds_pmi.status = 0;
+	s->pmis = s->status = 0;
 	hw_irq_disable();
 }
 

@@ -29,13 +29,16 @@ struct ds_save {
 	uint64_t reset[8 + 4]; /* PEBS: GP counters 0-7, fixed 0-3 */
 };
 
-extern struct ds_save ds_area;
+/* This CPU's save area (pmu/percpu.h: the hardware writes each CPU's
+ * records where that CPU's area points). */
+struct ds_save *ds_area(void);
 
-/* The records' memory, one buffer for whichever check runs (they run one
- * after the other): the image keeps its zero-filled buffers in the file
- * (linker/pmuharness.lds), so the three checks share one. 64-byte aligned. */
+/* This CPU's records' memory, one buffer for whichever check runs (they
+ * run one after the other): the image keeps its zero-filled buffers in the
+ * file (linker/pmuharness.lds), so the three checks share one. 64-byte
+ * aligned, DS_RECORDS_BYTES long. */
 #define DS_RECORDS_BYTES 3840
-extern uint64_t ds_records[DS_RECORDS_BYTES / 8];
+uint64_t *ds_records(void);
 
 /* Zeroes the save area, then points buffer b at bytes of buf, its index at
  * the base and its threshold at the absolute maximum. */
@@ -54,18 +57,18 @@ struct ds_fw {
 bool ds_fw_save(struct check_ctx *c, struct ds_fw *fw, bool pebs, bool data_cfg);
 bool ds_fw_restore(struct check_ctx *c, const struct ds_fw *fw);
 
-/* What the handler saw since the window opened. */
+/* What the handler saw since the window opened, on this CPU. */
 struct ds_pmi {
 	volatile uint64_t pmis, status;
 };
-extern struct ds_pmi ds_pmi;
+struct ds_pmi *ds_pmi(void);
 
 /* Arms the PMI service (pmi_begin) and puts the handler on the configured
  * delivery's vector; false where pmi_begin SKIPped or FAILed. pmi_end
  * disarms it. */
 bool ds_pmi_begin(struct check_ctx *c);
 
-/* A window the hardware writes the DS buffer in: open clears ds_pmi, reads
+/* A window the hardware writes the DS buffer in: open clears ds_pmi(), reads
  * MSR_SMI_COUNT where there is one and turns interrupts off; close waits
  * for the PMI b's threshold owes where pmis (one where the index reached
  * it, none where not: up to PMI_WAIT_US, then a quiet PMI_QUIET_US for one

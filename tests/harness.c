@@ -332,8 +332,9 @@ enum harness_end harness_main(const struct platform *p)
  * the selection with room for its results, and the loop. */
 void suite_cpu_identity(struct suite *s, unsigned cpu)
 {
-	const struct cpu_info *ci = s->cpu;
-	const struct pmu *p = s->pmu;
+	const struct suite_cpu b = suite_bound(s);
+	const struct cpu_info *ci = b.cpu;
+	const struct pmu *p = b.pmu;
 	char hybrid[64] = "";
 
 	/* a hybrid part's CPUs differ: the core type and its own counters */
@@ -342,7 +343,7 @@ void suite_cpu_identity(struct suite *s, unsigned cpu)
 			ci->ids.core_type, cpu_core_type_name(ci->ids.core_type), p->n_gp,
 			p->n_fixed);
 	suite_emit(s, "cpu.%u.identity: apic.id 0x%x (%s), pmu.driver %s, pmu.status %s%s", cpu,
-		   s->apic->id, apic_mode_name(s->apic->mode), pmu_driver_name(ci->driver),
+		   b.apic->id, apic_mode_name(b.apic->mode), pmu_driver_name(ci->driver),
 		   pmu_status_name(p->status), hybrid);
 }
 

@@ -94,12 +94,12 @@ static bool fixed_reference(struct check_ctx *c, unsigned f, int64_t *ref, unsig
 void hv_counted(struct check_ctx *c, unsigned ctr)
 {
 	if (under_hv(c) && c->s && ctr < PMU_MAX_COUNTERS)
-		c->s->hv_counted |= 1ull << ctr;
+		suite_hv_state(c->s)->counted |= 1ull << ctr;
 }
 
 bool hv_is_taken(const struct check_ctx *c, unsigned ctr)
 {
-	return c->s && ctr < PMU_MAX_COUNTERS && (c->s->hv_taken >> ctr & 1);
+	return c->s && ctr < PMU_MAX_COUNTERS && (suite_hv_state(c->s)->taken >> ctr & 1);
 }
 
 /* Counter i, programmed but not started and zeroed, moves over a window
@@ -119,7 +119,7 @@ static void host_holds(struct check_ctx *c, unsigned i)
 	char why[RESULT_MSG];
 	bool pmc3 = c->pmu->ctr[i].index == 3 && c->cpu->vendor == VENDOR_INTEL;
 
-	c->s->hv_taken |= 1ull << i;
+	suite_hv_state(c->s)->taken |= 1ull << i;
 	pmh_fmt(why, sizeof(why),
 		"%s moves while disabled: the host counts on it, and it is left out of every "
 		"measurement%s",
@@ -133,20 +133,21 @@ static void host_holds(struct check_ctx *c, unsigned i)
 void hv_census(struct suite *s, unsigned cpu_index)
 {
 	static const struct check census = {.id = "hv.census"};
+	const struct suite_cpu b = suite_bound(s);
 	struct check_ctx c = {.s = s,
 			      .chk = &census,
-			      .pmu = s->pmu,
-			      .cpu = s->cpu,
+			      .pmu = b.pmu,
+			      .cpu = b.cpu,
 			      .opt = s->opt,
-			      .apic = s->apic,
+			      .apic = b.apic,
 			      .cpu_index = cpu_index,
 			      .v = V_NONE};
 	int64_t n;
 
-	if (!under_hv(&c) || !s->pmu || s->pmu->status != PMU_FUNCTIONAL)
+	if (!under_hv(&c) || !b.pmu || b.pmu->status != PMU_FUNCTIONAL)
 		return;
-	for (unsigned i = 0; i < s->pmu->n && i < PMU_MAX_COUNTERS; i++) {
-		if (s->pmu->ctr[i].kind != PMU_CTR_GP)
+	for (unsigned i = 0; i < b.pmu->n && i < PMU_MAX_COUNTERS; i++) {
+		if (b.pmu->ctr[i].kind != PMU_CTR_GP)
 			continue;
 		if (moves_disabled(&c, i))
 			host_holds(&c, i);
@@ -162,7 +163,7 @@ static bool host_took(struct check_ctx *c, unsigned i, char *why, size_t n)
 {
 	int64_t ref;
 
-	if (!c->s || i >= PMU_MAX_COUNTERS || !(c->s->hv_counted >> i & 1) ||
+	if (!c->s || i >= PMU_MAX_COUNTERS || !(suite_hv_state(c->s)->counted >> i & 1) ||
 	    c->pmu->ctr[i].kind != PMU_CTR_GP || hv_counter_counts(c, i, &ref))
 		return false;
 	pmh_fmt(why, n,
@@ -316,22 +317,28 @@ void hv_record(struct suite *s, unsigned cpu, enum hv_kind kind, enum hv_group g
 	static const char head[][24] = {[HV_POLICY] = "pmu.restricted",
 					[HV_BUG] = "pmu.hypervisor_bug",
 					[HV_HOST] = "pmu.host"};
+	struct hv_finding *h = 0;
+	bool known = false;
+
 	if (!s)
 		return;
-	for (unsigned i = 0; i < s->n_hv; i++)
-		if (s->hv[i].kind == kind && !pmh_strcmp(s->hv[i].what, what))
-			return; /* once per run */
-	suite_emit(s, "%s: %s: %s", head[kind], what, why);
-	if (s->n_hv >= SUITE_MAX_HV) {
+	suite_lock(s); /* every CPU of a parallel run adds to one table */
+	for (unsigned i = 0; i < s->n_hv && !known; i++)
+		known = s->hv[i].kind == kind && !pmh_strcmp(s->hv[i].what, what);
+	if (!known && s->n_hv >= SUITE_MAX_HV)
 		s->hv_lost++;
-		return;
+	else if (!known)
+		h = &s->hv[s->n_hv++];
+	if (h) {
+		h->cpu = cpu;
+		h->kind = kind;
+		h->group = group;
+		pmh_strlcpy(h->what, what, sizeof(h->what));
+		pmh_strlcpy(h->why, why, sizeof(h->why));
 	}
-	struct hv_finding *h = &s->hv[s->n_hv++];
-	h->cpu = cpu;
-	h->kind = kind;
-	h->group = group;
-	pmh_strlcpy(h->what, what, sizeof(h->what));
-	pmh_strlcpy(h->why, why, sizeof(h->why));
+	suite_unlock(s);
+	if (!known) /* once per run */
+		suite_emit(s, "%s: %s: %s", head[kind], what, why);
 }
 
 /* "fixed1, fixed2": the findings of a kind (and group: HVG_COUNT any) into

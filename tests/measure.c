@@ -3,6 +3,7 @@
 #include "../pmu/msr.h"
 #include "../lib/str.h"
 #include "../lib/fmt.h"
+#include "../pmu/percpu.h"
 #include "../apic/pmi.h"
 #include "../pmu/intel_arch.h"
 
@@ -238,9 +239,10 @@ int m_window_write(struct check_ctx *c, uint64_t mask, uint32_t msr, uint64_t va
 	return M_OK;
 }
 
-/* One buffer for every repeated measurement: the checks run one at a time,
- * and the image's .data carries it in full. */
-static uint64_t m_buf[MAX_REPEAT];
+/* One buffer for every repeated measurement: the checks run one at a time
+ * on a CPU (one buffer per CPU, pmu/percpu.h), and the image's .data
+ * carries it in full. */
+static uint64_t m_buf[MAX_REPEAT] PMH_PERCPU;
 
 static unsigned repeats(const struct check_ctx *c)
 {
@@ -308,7 +310,7 @@ static int diff_rep(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t 
 		    struct mdiff *out)
 {
 	unsigned sh = 64 - c->pmu->ctr[ctr].width;
-	int64_t *d = (int64_t *)m_buf; /* the signed view of the same words */
+	int64_t *d = (int64_t *)PCPU(m_buf); /* the signed view of the same words */
 
 	for (unsigned r = 0; r < rep; r++) {
 		uint64_t a, b;
@@ -410,7 +412,7 @@ _Static_assert(M_CLEAN_K *M_CLEAN_MAX <= MAX_REPEAT, "m_buf holds every sample")
 int m_median_clean(struct check_ctx *c, unsigned rep, unsigned k, m_sample_fn fn, void *arg,
 		   struct stat3 *out)
 {
-	uint64_t v[M_CLEAN_K];
+	uint64_t v[M_CLEAN_K], *buf = PCPU(m_buf);
 	unsigned got = 0;
 
 	rep = rep < 1 ? 1 : rep > M_CLEAN_MAX ? M_CLEAN_MAX : rep;
@@ -422,11 +424,11 @@ int m_median_clean(struct check_ctx *c, unsigned rep, unsigned k, m_sample_fn fn
 		if (st)
 			continue; /* an SMI was counted: not a sample */
 		for (unsigned j = 0; j < k; j++)
-			m_buf[j * M_CLEAN_MAX + got] = v[j];
+			buf[j * M_CLEAN_MAX + got] = v[j];
 		got++;
 	}
 	for (unsigned j = 0; j < k; j++)
-		m_stat(&m_buf[j * M_CLEAN_MAX], got, &out[j]);
+		m_stat(&buf[j * M_CLEAN_MAX], got, &out[j]);
 	if (got)
 		check_figures(c, (int64_t)out[0].min, (int64_t)out[0].med, (int64_t)out[0].max);
 	return (int)got;

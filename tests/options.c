@@ -41,6 +41,7 @@ void options_default(struct options *o)
 	o->on_finish = FINISH_WAIT;
 	pmh_strlcpy(o->checks, "*", sizeof(o->checks));
 	o->all_cpus = false; /* the boot CPU unless told otherwise */
+	o->cpus_serial = false;
 	o->repeat = REPEAT_DEFAULT;
 	o->pmi = PMI_FIXED;
 	o->n_preloads = N_DEFAULT_PRELOADS;
@@ -176,13 +177,14 @@ static int set_checks(struct options *o, const char *val, char *err, size_t errl
 static int set_cpus(struct options *o, const char *val, char *err, size_t errlen)
 {
 	struct options saved = *o;
-	o->all_cpus = !pmh_strcasecmp(val, "all");
+	o->cpus_serial = !pmh_strcasecmp(val, "serial");
+	o->all_cpus = o->cpus_serial || !pmh_strcasecmp(val, "all");
 	o->n_cpus = 0;
 	if (o->all_cpus)
 		return 0;
 	if (for_each_item(val, add_cpu, o)) {
 		*o = saved;
-		pmh_fmt(err, errlen, "cpus: \"%s\" is not \"all\" or a list of CPU numbers", val);
+		pmh_fmt(err, errlen, "cpus: \"%s\" is not \"all\", \"serial\" or a list of CPU numbers", val);
 		return -1;
 	}
 	return 0;

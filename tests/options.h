@@ -21,7 +21,8 @@ struct options {
 	enum on_finish on_finish;
 	bool on_finish_set;	      /* given explicitly (file or argument) */
 	char checks[128];	      /* comma-separated id globs, "*" = all */
-	bool all_cpus;		      /* cpus = all */
+	bool all_cpus;		      /* cpus = all (or serial) */
+	bool cpus_serial;	      /* cpus = serial: every CPU, one after another */
 	unsigned n_cpus;	      /* cpus = 0,2,3 (when !all_cpus) */
 	uint16_t cpus[OPT_MAX_CPUS];
 	unsigned repeat;	      /* measurement repetitions (median of N) */

@@ -8,9 +8,10 @@
 
 void report_identity(struct suite *s)
 {
-	const struct cpu_info *ci = s->cpu;
-	const struct pmu *p = s->pmu;
-	const struct apic_info *ai = s->apic;
+	const struct suite_cpu b = suite_bound(s);
+	const struct cpu_info *ci = b.cpu;
+	const struct pmu *p = b.pmu;
+	const struct apic_info *ai = b.apic;
 	char hv[192];
 
 	suite_emit(s, "pmuharness: %s", PMH_VERSION);
@@ -81,9 +82,10 @@ struct run_counts suite_counts(const struct suite *s)
 {
 	/* results missing (s->dropped) make it ERROR: never a verdict, PASS
 	 * or FAIL, that the results kept cannot show */
+	const struct pmu *p = suite_bound(s).pmu;
 	struct run_counts c = { s->passed,	s->failed,
 				s->skipped,	s->pmu_passed,
-				s->pmu && s->pmu->status == PMU_FUNCTIONAL,
+				p && p->status == PMU_FUNCTIONAL,
 				s->harness_error || s->dropped };
 	return c;
 }
@@ -128,6 +130,7 @@ enum pmh_exit run_verdict_exit(enum run_verdict v)
 static void verdict_reason(const struct suite *s, enum run_verdict v, char *buf, size_t n)
 {
 	char r[120];
+	const struct suite_cpu b = suite_bound(s);
 	/* a PASS under a hypervisor's restrictions says what was not measured
 	 * beside what was (tests/hv_policy.c) */
 	bool restricted = hv_restricted_summary(s, r, sizeof(r) - 2);
@@ -148,7 +151,7 @@ static void verdict_reason(const struct suite *s, enum run_verdict v, char *buf,
 		break;
 	case RV_NO_PMU:
 		pmh_fmt(buf, n, "no usable PMU to validate: %s",
-			s->pmu && s->pmu->reason[0] ? s->pmu->reason : "no driver");
+			b.pmu && b.pmu->reason[0] ? b.pmu->reason : "no driver");
 		break;
 	case RV_NO_VERDICT:
 		pmh_fmt(buf, n, "no check that measures the PMU ran (%u selected checks passed)",

@@ -87,7 +87,7 @@ static void options_obj(struct pmh_sb *sb, const struct options *o)
 	pmh_sb_add(sb, ",\n  \"options\": {\"checks\": ");
 	pmh_sb_json_str(sb, o->checks);
 	if (o->all_cpus) {
-		pmh_sb_add(sb, ", \"cpus\": \"all\"");
+		pmh_sb_add(sb, ", \"cpus\": \"%s\"", o->cpus_serial ? "serial" : "all");
 	} else if (!o->n_cpus) {
 		pmh_sb_add(sb, ", \"cpus\": \"boot\"");
 	} else {
@@ -214,19 +214,28 @@ static const char reg_names[CRASH_REGS][7] = {
 
 void report_crash(struct suite *s, const struct int_frame *f)
 {
-	struct crash_record *c = &s->crash;
+	report_crash_in(s, f, suite_running(s));
+}
 
-	if (!f || c->set)
+void report_crash_in(struct suite *s, const struct int_frame *f, const char *check)
+{
+	struct crash_record *c = &s->crash;
+	bool first;
+
+	suite_lock(s); /* the CPUs of a parallel run share the record */
+	first = f && !c->set;
+	c->set |= first;
+	suite_unlock(s);
+	if (!first)
 		return; /* not known, or not the first (each went to COM1) */
 	const uint64_t r[CRASH_REGS] = {f->rax, f->rbx, f->rcx, f->rdx, f->rsi,	  f->rdi,
 					f->rbp, f->rsp, f->r8,	f->r9,	f->r10,	  f->r11,
 					f->r12, f->r13, f->r14, f->r15, f->rflags};
-	c->set = true;
 	c->vector = f->vector;
 	c->error = f->error;
 	c->rip = f->rip;
 	pmh_memcpy(c->regs, r, sizeof(r));
-	pmh_strlcpy(c->check, s->running ? s->running : "", sizeof(c->check));
+	pmh_strlcpy(c->check, check ? check : "", sizeof(c->check));
 	suite_emit(s, "crash: vector %llu error 0x%llx rip 0x%llx rsp 0x%llx in %s",
 		   (unsigned long long)c->vector, (unsigned long long)c->error,
 		   (unsigned long long)c->rip, (unsigned long long)f->rsp,

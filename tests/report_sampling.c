@@ -70,7 +70,8 @@ static void why(struct pmh_sb *sb, bool has, const char *w)
 
 void report_json_sampling(struct pmh_sb *sb, const struct suite *s)
 {
-	const struct pmu_sampling *m = s->pmu ? &s->pmu->smp : 0;
+	const struct pmu *p = suite_bound(s).pmu;
+	const struct pmu_sampling *m = p ? &p->smp : 0;
 
 	if (!m || !m->detected) {
 		pmh_sb_add(sb, ",\n  \"sampling\": null");

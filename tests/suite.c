@@ -6,6 +6,7 @@
 #include "report_lava.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "../pmu/percpu.h"
 
 extern const struct check *const __start_pmh_checks[];
 extern const struct check *const __stop_pmh_checks[];
@@ -35,30 +36,68 @@ size_t suite_checks(const struct check **out, size_t max)
 	return n;
 }
 
-/* The suite's own tables in use, empty. */
-static void own_tables(struct suite *s)
+/* The running CPU's part of a run (suite.h "The CPU a run reports
+ * from"): in a serial run the template, as every run had it; in a
+ * parallel run each CPU's own. */
+struct suite_here {
+	const struct cpu_info *cpu;
+	struct pmu *pmu;
+	const struct apic_info *apic;
+	struct sink out;
+	const char *running;
+	struct suite_hv_state hv;
+	/* a parallel run's share (res NULL: the run's tables) */
+	struct result *res;
+	unsigned n_res, cap_res;
+	char (*more)[RESULT_MSG];
+	unsigned n_more, cap_more;
+};
+static struct suite_here here PMH_PERCPU;
+
+#define HERE (&PCPU(here))
+
+const char *suite_running(const struct suite *s)
 {
-	s->results = s->own_results;
-	s->cap_results = SUITE_OWN_RESULTS;
-	s->cpus = s->own_cpus;
-	s->cap_cpus = SUITE_OWN_CPUS;
-	s->more = s->own_more;
-	s->cap_more = SUITE_OWN_MORE;
-	s->n_results = s->n_cpus = s->n_more = 0;
+	(void)s;
+	return HERE->running;
 }
 
-void suite_release(struct suite *s)
+struct suite_hv_state *suite_hv_state(const struct suite *s)
 {
-	if (s->mem && s->mem_free)
-		s->mem_free(s->mem_ctx, s->mem);
-	s->mem = 0;
-	s->mem_free = 0;
-	own_tables(s);
+	(void)s;
+	return &HERE->hv;
 }
 
-void suite_keep_tables(struct suite *s)
+/* A count every CPU of a parallel run adds to. */
+static void count_up(unsigned *n)
 {
-	s->mem_free = 0; /* suite_release forgets the block, never frees it */
+	__atomic_fetch_add(n, 1u, __ATOMIC_RELAXED);
+}
+
+void suite_share_begin(struct suite *s, struct result *res, unsigned cap,
+		       char (*more)[RESULT_MSG], unsigned cap_more)
+{
+	struct suite_here *h = HERE;
+
+	(void)s;
+	h->res = res;
+	h->n_res = 0;
+	h->cap_res = cap;
+	h->more = more;
+	h->n_more = 0;
+	h->cap_more = cap_more;
+}
+
+unsigned suite_share_end(struct suite *s)
+{
+	struct suite_here *h = HERE;
+	unsigned n = h->n_res;
+
+	(void)s;
+	h->res = 0;
+	h->more = 0;
+	h->n_res = h->cap_res = h->n_more = h->cap_more = 0;
+	return n;
 }
 
 void suite_init(struct suite *s, const struct options *o, const struct cpu_info *ci,
@@ -66,26 +105,30 @@ void suite_init(struct suite *s, const struct options *o, const struct cpu_info 
 {
 	suite_release(s);
 	pmh_memset(s, 0, sizeof(*s));
-	own_tables(s);
+	suite_own_tables(s);
 	s->opt = o;
-	s->cpu = ci;
-	s->pmu = p;
-	s->apic = ai;
-	s->out = out;
+	pmh_memset(HERE, 0, sizeof(*HERE));
+	suite_bind_cpu(s, &(struct suite_cpu){ ci, p, ai, out });
 }
 
 struct suite_cpu suite_bound(const struct suite *s)
 {
-	struct suite_cpu c = { s->cpu, s->pmu, s->apic, s->out };
+	const struct suite_here *h = HERE;
+	struct suite_cpu c = { h->cpu, h->pmu, h->apic, h->out };
+
+	(void)s;
 	return c;
 }
 
 void suite_bind_cpu(struct suite *s, const struct suite_cpu *c)
 {
-	s->cpu = c->cpu;
-	s->pmu = c->pmu;
-	s->apic = c->apic;
-	s->out = c->out;
+	struct suite_here *h = HERE;
+
+	(void)s;
+	h->cpu = c->cpu;
+	h->pmu = c->pmu;
+	h->apic = c->apic;
+	h->out = c->out;
 }
 
 void suite_emit(struct suite *s, const char *f, ...)
@@ -96,8 +139,9 @@ void suite_emit(struct suite *s, const char *f, ...)
 	va_start(ap, f);
 	pmh_vfmt(line, sizeof(line), f, ap);
 	va_end(ap);
-	if (s->out.line)
-		s->out.line(s->out.ctx, line);
+	(void)s;
+	if (HERE->out.line)
+		HERE->out.line(HERE->out.ctx, line);
 }
 
 static void set_msg(struct check_ctx *c, const char *f, va_list ap)
@@ -121,6 +165,19 @@ void check_pass(struct check_ctx *c, const char *f, ...)
 static void more_msg(struct check_ctx *c, const char *f, va_list ap)
 {
 	struct suite *s = c->s;
+	struct suite_here *h = HERE;
+
+	if (s && h->more) { /* a parallel run's share: its own slice */
+		if (h->n_more >= h->cap_more) {
+			c->more_lost++;
+			return;
+		}
+		if (!c->n_more)
+			c->more_first = (unsigned)(h->more - s->more) + h->n_more;
+		pmh_vfmt(h->more[h->n_more++], RESULT_MSG, f, ap);
+		c->n_more++;
+		return;
+	}
 	if (!s || s->n_more >= s->cap_more) {
 		c->more_lost++;
 		return;
@@ -194,120 +251,26 @@ static const char *cap_names(uint32_t caps, char *buf, size_t n)
 	return buf;
 }
 
-/* CPU cpu's record, a new one (not identified) when it has none; NULL
- * when the table is full. */
-static struct cpu_record *cpu_rec(struct suite *s, unsigned cpu)
-{
-	for (unsigned i = 0; i < s->n_cpus; i++)
-		if (s->cpus[i].cpu == cpu)
-			return &s->cpus[i];
-	if (s->n_cpus >= s->cap_cpus)
-		return 0;
-	struct cpu_record *r = &s->cpus[s->n_cpus++];
-	pmh_memset(r, 0, sizeof(*r));
-	r->cpu = cpu;
-	return r;
-}
-
-/* Bytes of a block of r results, c CPUs' records and the further
- * failures: one per result, never fewer than the own table holds; 0 past
- * what a size_t holds. */
-static size_t block_size(unsigned r, unsigned c)
-{
-	uint64_t m = r > SUITE_OWN_MORE ? r : SUITE_OWN_MORE;
-	uint64_t n = r * (uint64_t)sizeof(struct result) + c * (uint64_t)sizeof(struct cpu_record) +
-		     m * RESULT_MSG;
-
-	return n == (size_t)n ? (size_t)n : 0;
-}
-
-/* s's tables moved into a new block from p with room for r results and c
- * records, what they hold copied; false when p has no such block. */
-static bool move_tables(struct suite *s, const struct platform *p, unsigned r, unsigned c)
-{
-	size_t n = block_size(r, c);
-	char *b = n ? p->alloc(p->ctx, n) : 0;
-
-	if (!b)
-		return false;
-	/* results first: their size keeps the records after them aligned */
-	struct result *res = (struct result *)(void *)b;
-	struct cpu_record *cr = (struct cpu_record *)(void *)(res + r);
-	char(*more)[RESULT_MSG] = (char(*)[RESULT_MSG])(void *)(cr + c);
-
-	pmh_memcpy(res, s->results, s->n_results * sizeof(*res));
-	pmh_memcpy(cr, s->cpus, s->n_cpus * sizeof(*cr));
-	pmh_memcpy(more, s->more, s->n_more * sizeof(*more));
-	if (s->mem && s->mem_free)
-		s->mem_free(s->mem_ctx, s->mem);
-	s->mem = b;
-	s->mem_free = p->free;
-	s->mem_ctx = p->ctx;
-	s->results = res;
-	s->cap_results = r;
-	s->cpus = cr;
-	s->cap_cpus = c;
-	s->more = more;
-	s->cap_more = r > SUITE_OWN_MORE ? r : SUITE_OWN_MORE;
-	return true;
-}
-
-/* Whether p has a block for k more CPUs of per results each (tried and
- * given back). */
-static bool block_for(const struct suite *s, const struct platform *p, unsigned k, unsigned per)
-{
-	size_t n = block_size(s->n_results + k * per, s->n_cpus + k);
-	void *b = n ? p->alloc(p->ctx, n) : 0;
-
-	if (b)
-		p->free(p->ctx, b);
-	return b != 0;
-}
-
-unsigned suite_reserve(struct suite *s, unsigned k)
-{
-	const struct platform *p = s->platform;
-	unsigned per = suite_selected(s->opt) + SUITE_CPU_RUN_RESULTS;
-	unsigned r = (s->cap_results - s->n_results) / per, c = s->cap_cpus - s->n_cpus;
-	unsigned have = r < c ? r : c, lo = have, hi;
-
-	k = k < SUITE_MAX_CPUS ? k : SUITE_MAX_CPUS; /* the selection's limit */
-	if (have >= k || !p || !p->alloc || !p->free)
-		return have < k ? have : k;
-	if (move_tables(s, p, s->n_results + k * per, s->n_cpus + k))
-		return k;
-	/* the most that fit, halving what lies between: lo CPUs do, hi not */
-	for (hi = k; hi - lo > 1;) {
-		unsigned mid = lo + (hi - lo) / 2;
-		if (block_for(s, p, mid, per))
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (lo > have && move_tables(s, p, s->n_results + lo * per, s->n_cpus + lo))
-		return lo;
-	return have; /* no more than the tables hold now */
-}
-
 /* The bound CPU's identity into its record, as its run starts. */
 static void note_cpu(struct suite *s, unsigned cpu)
 {
-	struct cpu_record *r = cpu_rec(s, cpu);
-	const struct pmu *p = s->pmu;
+	struct cpu_record *r = suite_cpu_rec(s, cpu, !HERE->res);
+	const struct suite_here *h = HERE;
+	const struct pmu *p = h->pmu;
 
 	if (!r)
 		return;
 	r->identified = true;
-	r->ci = *s->cpu;
-	r->apic_mode = s->apic->mode;
-	r->apic_id = s->apic->id;
+	r->ci = *h->cpu;
+	r->apic_mode = h->apic->mode;
+	r->apic_id = h->apic->id;
 	r->status = p->status;
 	r->version = p->version;
 	r->n_gp = p->n_gp;
 	r->gp_width = p->n_gp ? p->ctr[0].width : 0;
 	r->n_fixed = p->n_fixed;
 	r->fixed_width = p->n_fixed ? p->ctr[p->n_gp].width : 0;
-	pmh_strlcpy(r->reason, p->status == PMU_FUNCTIONAL ? s->cpu->driver_reason : p->reason,
+	pmh_strlcpy(r->reason, p->status == PMU_FUNCTIONAL ? h->cpu->driver_reason : p->reason,
 		    sizeof(r->reason));
 	r->n.pmu_usable = p->status == PMU_FUNCTIONAL;
 }
@@ -328,25 +291,27 @@ static void ctr_names(const struct pmu *p, uint64_t mask, char *buf, size_t n)
 static struct result *add_result(struct suite *s, const char *id, unsigned cpu, enum verdict v,
 				 const char *msg)
 {
-	struct cpu_record *cr = cpu_rec(s, cpu);
+	struct cpu_record *cr = suite_cpu_rec(s, cpu, !HERE->res);
 	struct run_counts dummy = { 0 }; /* a CPU past the table: counted in the run only */
 	struct run_counts *n = cr ? &cr->n : &dummy;
+	struct suite_here *h = HERE;
+	struct result *r;
 
 	if (v == V_PASS) {
-		s->passed++;
+		count_up(&s->passed);
 		n->passed++;
 	} else if (v == V_FAIL) {
-		s->failed++;
+		count_up(&s->failed);
 		n->failed++;
 	} else {
-		s->skipped++;
+		count_up(&s->skipped);
 		n->skipped++;
 	}
-	if (s->n_results >= s->cap_results) { /* the verdict is ERROR (suite_counts) */
-		s->dropped++;
+	if (h->res ? h->n_res >= h->cap_res : s->n_results >= s->cap_results) {
+		count_up(&s->dropped); /* the verdict is ERROR (suite_counts) */
 		return 0;
 	}
-	struct result *r = &s->results[s->n_results++];
+	r = h->res ? &h->res[h->n_res++] : &s->results[s->n_results++];
 	pmh_memset(r, 0, sizeof(*r));
 	pmh_strlcpy(r->id, id, sizeof(r->id));
 	r->cpu = cpu;
@@ -392,8 +357,8 @@ static void record(struct suite *s, struct check_ctx *c)
 		pmh_strlcpy(id, c->chk->id, sizeof(id));
 
 	if (c->v == V_PASS && c->chk->needs_pmu) {
-		struct cpu_record *cr = cpu_rec(s, c->cpu_index);
-		s->pmu_passed++;
+		struct cpu_record *cr = suite_cpu_rec(s, c->cpu_index, !HERE->res);
+		count_up(&s->pmu_passed);
 		if (cr)
 			cr->n.pmu_passed++;
 	}
@@ -458,14 +423,15 @@ void suite_run(struct suite *s, unsigned cpu_index)
 	char caps[160];
 	unsigned n_sel = 0, i_sel = 0;
 	bool measures = false; /* a selected check measures the PMU */
+	struct suite_here *h = HERE;
 
-	s->running = 0; /* an AP's crash left its check named */
+	h->running = 0; /* an AP's crash left its check named */
 	for (size_t i = 0; i < n; i++) {
 		bool sel = selected(s->opt, list[i]);
 		n_sel += sel;
 		measures |= sel && list[i]->needs_pmu;
 	}
-	s->hv_counted = s->hv_taken = 0; /* this CPU's counters */
+	h->hv.counted = h->hv.taken = 0; /* this CPU's counters */
 	if (measures)
 		hv_census(s, cpu_index);
 	note_cpu(s, cpu_index);
@@ -474,29 +440,29 @@ void suite_run(struct suite *s, unsigned cpu_index)
 		struct check_ctx c = {
 			.s = s,
 			.chk = k,
-			.pmu = s->pmu,
-			.cpu = s->cpu,
+			.pmu = h->pmu,
+			.cpu = h->cpu,
 			.opt = s->opt,
-			.apic = s->apic,
+			.apic = h->apic,
 			.cpu_index = cpu_index,
 			.v = V_NONE,
 		};
 
 		if (!selected(s->opt, k))
 			continue;
-		if (s->out.progress)
-			s->out.progress(s->out.ctx, k->id, ++i_sel, n_sel, cpu_index);
+		if (h->out.progress)
+			h->out.progress(h->out.ctx, k->id, ++i_sel, n_sel, cpu_index);
 		lava_case_start(s, k->id, cpu_index);
-		if (k->needs_pmu && s->pmu->status != PMU_FUNCTIONAL) {
-			check_skip(&c, "pmu.status %s: %s", pmu_status_name(s->pmu->status),
-				   s->pmu->reason);
-		} else if (k->needs_pmu && (s->pmu->caps & k->needs_caps) != k->needs_caps) {
-			check_skip(&c, "%s has no %s", s->pmu->name,
-				   cap_names(k->needs_caps & ~s->pmu->caps, caps, sizeof(caps)));
+		if (k->needs_pmu && h->pmu->status != PMU_FUNCTIONAL) {
+			check_skip(&c, "pmu.status %s: %s", pmu_status_name(h->pmu->status),
+				   h->pmu->reason);
+		} else if (k->needs_pmu && (h->pmu->caps & k->needs_caps) != k->needs_caps) {
+			check_skip(&c, "%s has no %s", h->pmu->name,
+				   cap_names(k->needs_caps & ~h->pmu->caps, caps, sizeof(caps)));
 		} else {
-			s->running = k->id; /* named in a crash record */
+			h->running = k->id; /* named in a crash record */
 			k->run(&c);
-			s->running = 0;
+			h->running = 0;
 			if (c.v == V_FAIL)
 				hv_failed(&c); /* a known bug, or a counter gone to the host */
 		}

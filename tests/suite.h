@@ -196,12 +196,9 @@ struct suite {
 	 * those that did not fit are counted, never silent */
 	struct hv_finding hv[SUITE_MAX_HV];
 	unsigned n_hv, hv_lost;
-	/* under a hypervisor, the counters (bit i: pmu->ctr[i]) of the CPU
-	 * being run that have counted in this run: one that stops counting
-	 * later was taken by the host (hv_failed) */
-	uint64_t hv_counted;
-	/* and those the census found moving while disabled: the host's */
-	uint64_t hv_taken;
+	/* appends to the tables every CPU shares in a parallel run (event
+	 * rows and coverage, findings, the crash record): suite_lock */
+	volatile int lock;
 	bool harness_error; /* the harness could not run (set by the platform) */
 	/* The run's platform and start, for the JSON (report_start). */
 	const struct platform *platform;
@@ -211,13 +208,12 @@ struct suite {
 	 * screen and the JSON; have_sys false without a table. */
 	struct smbios_info sys;
 	bool have_sys;
-	const char *running; /* the check running now, or NULL */
 	struct crash_record crash;
-	struct sink out;
 	const struct options *opt;
-	const struct cpu_info *cpu;
-	struct pmu *pmu;
-	const struct apic_info *apic;
+	/* The CPU a run reports from, its sink, the check it runs, its
+	 * hypervisor counters and its share of the tables are the running
+	 * CPU's own (suite.c, per CPU): suite_bound, suite_running,
+	 * suite_hv_state. */
 	struct result own_results[SUITE_OWN_RESULTS];
 	struct cpu_record own_cpus[SUITE_OWN_CPUS];
 	char own_more[SUITE_OWN_MORE][RESULT_MSG];
@@ -286,6 +282,43 @@ struct suite_cpu {
 };
 struct suite_cpu suite_bound(const struct suite *s);
 void suite_bind_cpu(struct suite *s, const struct suite_cpu *c);
+/* The check the running CPU is in (NULL between checks). */
+const char *suite_running(const struct suite *s);
+/* Under a hypervisor, the running CPU's counters (bit i: pmu->ctr[i])
+ * that have counted in its run (one that stops counting later was taken
+ * by the host: hv_failed), and those the census found moving while
+ * disabled (the host's). */
+struct suite_hv_state {
+	uint64_t counted, taken;
+};
+struct suite_hv_state *suite_hv_state(const struct suite *s);
+/* The lock of the tables every CPU of a parallel run appends to (event
+ * rows and coverage, findings, the crash record). */
+void suite_lock(struct suite *s);
+void suite_unlock(struct suite *s);
+/* A parallel run's share of the running CPU: its results go to
+ * res[0..cap) and its further failures to more[0..cap_more) (NULL: the
+ * run's tables, as in a serial run); suite_share_used says how many. */
+void suite_share_begin(struct suite *s, struct result *res, unsigned cap,
+		       char (*more)[RESULT_MSG], unsigned cap_more);
+unsigned suite_share_end(struct suite *s);
+/* After a parallel run: k shares of per results from base gathered after
+ * the results so far, in order (n[i] results each), into new tables where
+ * fresh (a CPU still running keeps writing the old ones, never given
+ * back); the rows and findings sorted by CPU, as a serial run orders
+ * them. */
+void suite_gather_shares(struct suite *s, unsigned base, unsigned per, const unsigned *n,
+			 unsigned k, bool fresh);
+/* Between suite.c and suite_tables.c: the suite's own tables in use,
+ * emptied; CPU cpu's record, a new one where it has none and make (a
+ * parallel run's are all made before it starts: suite_note_cpu); NULL
+ * when the table is full or make is false. */
+void suite_own_tables(struct suite *s);
+struct cpu_record *suite_cpu_rec(struct suite *s, unsigned cpu, bool make);
+/* CPU cpu's record, made (not yet identified) where it has none, before a
+ * parallel run starts; and the record (NULL: none). */
+void suite_note_cpu(struct suite *s, unsigned cpu);
+const struct cpu_record *suite_cpu_record(const struct suite *s, unsigned cpu);
 /* A FAIL that is no check's, for a CPU's run as a whole (id "cpu.run"):
  * counted, kept in the results and printed as "FAIL cpu.N: msg". */
 void suite_fail_cpu(struct suite *s, unsigned cpu, const char *msg);
@@ -370,6 +403,8 @@ void report_start(struct suite *s, const struct platform *p, uint64_t t0_us);
  * line that says it into the log; the first of a run is kept (an AP's
  * does not stop the run, so more may follow). */
 void report_crash(struct suite *s, const struct int_frame *f);
+/* The same for an exception in check (NULL: none) on another CPU. */
+void report_crash_in(struct suite *s, const struct int_frame *f, const char *check);
 /* Why the run's verdict is what it is (the verdict line's reason). */
 void report_verdict_reason(const struct suite *s, char *buf, size_t n);
 /* The JSON results document (schema pmuharness-results/2,

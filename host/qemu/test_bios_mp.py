@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """Per-CPU runs on the legacy BIOS kernel (build/pmuharness-i686.elf): the
-processors from the ACPI MADT, each AP started with INIT-SIPI-SIPI into the
+processors from the ACPI MADT, the APs started with INIT-SIPI-SIPI into the
 real-mode trampoline, under qemu-system-i386 -kernel -smp 4 on a Pentium
-III. With cpus = all every apic.* check and idt.restore PASS on cpu0..cpu3,
-each AP names its own APIC ID, one cpu.N.verdict line per CPU agrees with
-that CPU's check lines and the closing line with their sum; cpus = 0,7
+III with multi-threaded TCG (one host thread per CPU). cpus = all runs
+every CPU at once: every apic.* check and idt.restore PASS on cpu0..cpu3,
+each AP names its own APIC ID, the check lines come in CPU order, one
+cpu.N.verdict line per CPU (in CPU order) agrees with that CPU's check
+lines and the closing line with their sum; cpus = serial (one CPU after
+another) gives the same results ids; -smp 16 runs all 16; cpus = 0,7
 warns about CPU 7 and runs cpu0 only; an exception on an AP is that CPU's
-FAIL and the next AP still runs; without ACPI the Intel MP table is read;
+FAIL and the other AP still runs; without ACPI the Intel MP table is read;
 R at the end prompt starts the halted APs again.
 Usage: test_bios_mp.py [build/pmuharness.efi] (the kernel is beside it)"""
 import os
@@ -27,15 +30,17 @@ NAME = "bios-mp"
 CPU = "pentium3"
 SMP = 4
 FAIL_EXIT = 3  # debug-exit value 1 (FAIL): QEMU exits with (1 << 1) | 1
+MTTCG = ["-accel", "tcg,thread=multi"]  # the CPUs of a parallel run at once
+ELAPSED = re.compile(r"^harness\.elapsed_us: (\d+)$")
 
 
-def boot(kernel, args, machine="pc"):
-    """(QEMU status, COM1 lines) of one -kernel boot with -smp SMP."""
+def boot(kernel, args, machine="pc", smp=SMP):
+    """(QEMU status, COM1 lines) of one -kernel boot with -smp smp."""
     d = tempfile.mkdtemp(prefix="pmh-bios-mp-")
     serial = os.path.join(d, "serial.log")
     try:
-        p = subprocess.run(["timeout", str(q.LIMIT_S), "qemu-system-i386", "-machine", machine, "-cpu", CPU,
-                            "-smp", str(SMP), "-kernel", kernel,
+        p = subprocess.run(["timeout", str(q.LIMIT_S), "qemu-system-i386", "-machine", machine, "-cpu", CPU]
+                           + MTTCG + ["-smp", str(smp), "-kernel", kernel,
                             "-append", "on_finish=qemu-exit " + args,
                             "-serial", "file:" + serial,
                             "-device", "isa-debug-exit,iobase=0xf4,iosize=4",
@@ -66,11 +71,25 @@ def verdicts(lines, got, cpus, word):
     return errs, tuple(tot)
 
 
-def all_cpus(kernel):
-    rc, lines = boot(kernel, "cpus=all")
+def in_cpu_order(lines, got):
+    """The check lines and the cpu.N.identity lines come CPU by CPU."""
+    errs = []
+    seq = [x[2] for x in got if x[2] is not None]
+    if seq != sorted(seq):
+        errs.append(f"check lines not in CPU order: cpus {seq}")
+    ident = [int(m.group(1)) for m in map(re.compile(r"^cpu\.(\d+)\.identity: ").match, lines)
+             if m]
+    if ident != sorted(ident):
+        errs.append(f"identity lines not in CPU order: cpus {ident}")
+    return errs
+
+
+def every_cpu(kernel, args, smp):
+    """cpus = all (or serial) on smp CPUs: (errors, check lines, elapsed us)."""
+    rc, lines = boot(kernel, args, smp=smp)
     errs, c = mp.common(rc, lines)
     got = mp.checks(lines)
-    cpus = list(range(SMP))
+    cpus = list(range(smp))
     for cpu in cpus:
         for cid in mp.REQUIRED:
             v = [x[0] for x in got if x[1] == cid and x[2] == cpu]
@@ -81,13 +100,45 @@ def all_cpus(kernel):
     ident = [re.match(r"^cpu\.(\d+)\.identity: apic\.id (0x[0-9a-f]+) \(xapic\), "
                       r"pmu\.driver intel-p6", l) for l in lines]
     ids = {int(m.group(1)): m.group(2) for m in ident if m}
-    if sorted(ids) != cpus[1:] or len(set(ids.values())) != SMP - 1 or "0x0" in ids.values():
-        errs.append(f"AP identity lines {ids}, expected distinct non-zero APIC IDs for 1..3")
+    # the boot CPU's own share may name it too (APIC ID 0x0 under QEMU)
+    aps = {c: i for c, i in ids.items() if c != 0}
+    if sorted(aps) != cpus[1:] or len(set(aps.values())) != smp - 1 or "0x0" in aps.values() \
+            or ids.get(0, "0x0") != "0x0":
+        errs.append(f"identity lines {ids}, expected distinct non-zero APIC IDs for "
+                    f"1..{smp - 1} (and 0x0 for 0 if it has one)")
+    errs += in_cpu_order(lines, got)
     e, tot = verdicts(lines, got, cpus, "NO PMU")
     errs += e
     if c and tot != c:
         errs.append(f"per-CPU verdicts add up to {tot}, closing line says {c}")
+    us = [int(m.group(1)) for m in map(ELAPSED.match, lines) if m]
+    return errs, got, us[0] if us else None
+
+
+def all_cpus(kernel):
+    return every_cpu(kernel, "cpus=all", SMP)[0]
+
+
+def serial_same_ids(kernel):
+    """cpus = serial runs the CPUs one after another: the same results
+    (check id and CPU) as cpus = all, which runs them at once."""
+    errs, par, t_par = every_cpu(kernel, "cpus=all", SMP)
+    e, ser, t_ser = every_cpu(kernel, "cpus=serial", SMP)
+    errs += [f"cpus=serial: {x}" for x in e]
+    a, b = {(x[1], x[2]) for x in par}, {(x[1], x[2]) for x in ser}
+    if a != b:
+        errs.append(f"results only with cpus=all: {sorted(a - b, key=str)[:8]}, only with "
+                    f"cpus=serial: {sorted(b - a, key=str)[:8]} (at most 8 each)")
+    if len(par) != len(ser):
+        errs.append(f"{len(par)} results with cpus=all, {len(ser)} with cpus=serial")
+    print(f"  {NAME}: -smp {SMP} harness.elapsed_us cpus=all {t_par}, cpus=serial {t_ser}",
+          flush=True)
     return errs
+
+
+def sixteen_cpus(kernel):
+    """cpus = all on -smp 16: all 16 at once, every one's lines and verdict."""
+    return every_cpu(kernel, "cpus=all", 16)[0]
 
 
 def list_with_unknown(kernel):
@@ -104,7 +155,8 @@ def list_with_unknown(kernel):
 
 def ap_exception_recovered(kernel):
     """An unexpected #UD on an AP (the test trigger) is reported, counted as
-    that CPU's FAIL, and the next AP still starts and runs."""
+    that CPU's FAIL, and the other AP still runs (both at once, the boot CPU
+    not selected: it only waits); the lines in CPU order."""
     rc, lines = boot(kernel, "cpus=1,2 checks=apic.fatal-trigger,apic.nmi")
     errs = []
     if rc != FAIL_EXIT:
@@ -120,6 +172,7 @@ def ap_exception_recovered(kernel):
         errs.append("expected one #UD report per AP")
     if q.closing(lines) != (2, 2, 0):
         errs.append(f"closing line {q.closing(lines)}, expected (2, 2, 0)")
+    errs += in_cpu_order(lines, mp.checks(lines))
     return errs
 
 
@@ -143,7 +196,8 @@ def run_again(kernel):
     run, start again with INIT-SIPI-SIPI and run the suite a second time."""
     d = tempfile.mkdtemp(prefix="pmh-bios-mp-")
     serial, mon = os.path.join(d, "serial.log"), os.path.join(d, "mon.sock")
-    p = subprocess.Popen(["qemu-system-i386", "-cpu", CPU, "-smp", str(SMP), "-kernel", kernel,
+    p = subprocess.Popen(["qemu-system-i386", "-cpu", CPU] + MTTCG + ["-smp", str(SMP),
+                          "-kernel", kernel,
                           "-append", "cpus=all checks=apic.nmi countdown=1",
                           "-serial", "file:" + serial, "-monitor", f"unix:{mon},server,nowait",
                           "-display", "none", "-no-reboot", "-nodefaults"],
@@ -178,8 +232,8 @@ def main():
     if kernel is None:
         return 1
     t = q.Tally(NAME)
-    for case in (all_cpus, list_with_unknown, ap_exception_recovered, mp_table_without_acpi,
-                 run_again):
+    for case in (all_cpus, serial_same_ids, sixteen_cpus, list_with_unknown,
+                 ap_exception_recovered, mp_table_without_acpi, run_again):
         t.case(case, kernel)
     return t.done()
 

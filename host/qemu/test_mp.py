@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Per-CPU runs through the firmware's MP Services: Skylake-Client with
--smp 4 under TCG. With cpus = all every apic.* check and idt.restore PASS on
-cpu0..cpu3, one cpu.N.verdict line per CPU agrees with that CPU's check
-lines, and the closing line and the JSON results (with cpu numbers) agree;
-cpus = 0,7 warns about CPU 7 and runs cpu0 only; without the option only
-the boot CPU runs, with plain ids; an exception on an AP is that CPU's FAIL
-and the next CPU still runs.
+-smp 4 under TCG, one host thread per vCPU (--mttcg), so that the CPUs of
+a parallel run really run at once. With cpus = all (every CPU at once)
+every apic.* check and idt.restore PASS on cpu0..cpu3, the lines come in
+CPU order, one cpu.N.verdict line per CPU agrees with that CPU's check
+lines, and the closing line and the JSON results (every result of every
+CPU, in CPU order, with cpu numbers) agree; cpus = serial (one CPU after
+another) gives the same results; two parallel runs and a serial one from
+the UEFI shell in one boot leave the shell working; cpus = 0,7 warns
+about CPU 7 and runs cpu0 only; without the option only the boot CPU
+runs, with plain ids; an exception on an AP is that CPU's FAIL and the
+other CPU still runs.
 Usage: test_mp.py build/pmuharness.efi"""
 import json
 import os
@@ -36,7 +41,7 @@ def run(extra_cfg):
     esp = os.path.join(d, "esp")
     serial = os.path.join(d, "serial.log")
     try:
-        p = subprocess.run([q.BOOT, EFI, "--cpu", CPU, "--smp", str(SMP), "--esp", esp,
+        p = subprocess.run([q.BOOT, EFI, "--cpu", CPU, "--smp", str(SMP), "--mttcg", "--esp", esp,
                             "--cfg", "on_finish = qemu-exit\n" + extra_cfg, "--serial", serial,
                             "--timeout", str(q.LIMIT_S)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -78,8 +83,12 @@ def common(rc, lines):
     return errs, c
 
 
-def all_cpus():
-    rc, lines, doc = run("cpus = all\n")
+def per_cpu_run(cfg):
+    """One run of every CPU (cpus = all or serial): the checks that need no
+    PMU PASS on each, the lines in CPU order, a verdict line per CPU that
+    agrees with its lines and the JSON. Returns (errors, JSON results as
+    sorted (id, cpu, verdict))."""
+    rc, lines, doc = run(cfg)
     errs, c = common(rc, lines)
     got = checks(lines)
     cpus = list(range(SMP))
@@ -90,10 +99,16 @@ def all_cpus():
                 errs.append(f"{cid}@cpu{cpu}: {v}, expected one PASS")
     if any(x[2] is None for x in got):
         errs.append("a check line without @cpuN in a per-CPU run")
+    order = [x[2] for x in got if x[2] is not None]
+    if order != sorted(order):
+        errs.append("check lines not in CPU order")
+    # each AP's identity (the boot CPU's may be there too: its own APIC)
     ident = [re.match(r"^cpu\.(\d+)\.identity: apic\.id (0x[0-9a-f]+)", l) for l in lines]
     ids = {int(m.group(1)): m.group(2) for m in ident if m}
-    if sorted(ids) != cpus[1:] or len(set(ids.values())) != SMP - 1 or "0x0" in ids.values():
-        errs.append(f"AP identity lines {ids}, expected distinct non-zero APIC IDs for 1..3")
+    aps = {k: v for k, v in ids.items() if k != 0}
+    if sorted(aps) != cpus[1:] or len(set(aps.values())) != SMP - 1 or "0x0" in aps.values() \
+            or ids.get(0, "0x0") != "0x0":
+        errs.append(f"identity lines {ids}, expected distinct non-zero APIC IDs for 1..3")
     # each AP's own IDTR (not the BSP's, not ours) is back after its run
     idtr = [re.match(r"^cpu\.(\d+)\.idtr: (0x[0-9a-f]+/0x[0-9a-f]+) before and after the run$",
                      l) for l in lines]
@@ -119,18 +134,45 @@ def all_cpus():
         errs.append(f"per-CPU verdicts add up to {tuple(tot)}, closing line says {c}")
     if doc is None:
         errs.append("no results JSON on the boot volume")
-    else:
-        res = doc["results"]
-        if sorted({r["cpu"] for r in res}) != cpus:
-            errs.append(f"JSON results carry cpus {sorted({r['cpu'] for r in res})}")
-        s = doc["summary"]
-        if c and (s["passed"], s["failed"], s["skipped"]) != c:
-            errs.append(f"JSON summary {s} differs from the closing line {c}")
-        for cpu in cpus:
-            for cid in REQUIRED:
-                v = [r["verdict"] for r in res if r["id"] == cid and r["cpu"] == cpu]
-                if v != ["PASS"]:
-                    errs.append(f"JSON {cid} cpu {cpu}: {v}, expected one PASS")
+        return errs, []
+    res = doc["results"]
+    if sorted({r["cpu"] for r in res}) != cpus:
+        errs.append(f"JSON results carry cpus {sorted({r['cpu'] for r in res})}")
+    if [r["cpu"] for r in res] != sorted(r["cpu"] for r in res):
+        errs.append("JSON results not in CPU order")
+    if c and len(res) != sum(c):
+        errs.append(f"{len(res)} JSON results, the closing line counts {sum(c)}")
+    ids0 = sorted(r["id"] for r in res if r["cpu"] == 0)
+    for cpu in cpus[1:]:
+        if sorted(r["id"] for r in res if r["cpu"] == cpu) != ids0:
+            errs.append(f"JSON results of cpu {cpu} are not the checks cpu 0 ran")
+    s = doc["summary"]
+    if c and (s["passed"], s["failed"], s["skipped"]) != c:
+        errs.append(f"JSON summary {s} differs from the closing line {c}")
+    for cpu in cpus:
+        for cid in REQUIRED:
+            v = [r["verdict"] for r in res if r["id"] == cid and r["cpu"] == cpu]
+            if v != ["PASS"]:
+                errs.append(f"JSON {cid} cpu {cpu}: {v}, expected one PASS")
+    return errs, sorted((r["id"], r["cpu"], r["verdict"]) for r in res)
+
+
+PARALLEL = []  # all_cpus' results, for serial_same
+
+
+def all_cpus():
+    errs, res = per_cpu_run("cpus = all\n")
+    PARALLEL[:] = res
+    return errs
+
+
+def serial_same():
+    """cpus = serial: the same checks, one CPU after another, and the same
+    results as every CPU at once."""
+    errs, res = per_cpu_run("cpus = serial\n")
+    if PARALLEL and res and res != PARALLEL:
+        diff = sorted(set(res) ^ set(PARALLEL))[:6]
+        errs.append(f"results differ from cpus = all's: {diff}")
     return errs
 
 
@@ -156,7 +198,8 @@ def list_with_unknown():
 
 def ap_exception_recovered():
     """An unexpected #UD on an AP (the test trigger) is reported, counted as
-    that CPU's FAIL, and the next CPU still runs."""
+    that CPU's FAIL, and the other CPU still runs (both at once, the boot
+    CPU waiting)."""
     rc, lines, doc = run("cpus = 1,2\nchecks = apic.fatal-trigger,apic.nmi\n")
     errs = []
     if rc != 3:
@@ -180,6 +223,39 @@ def ap_exception_recovered():
     return errs
 
 
+def parallel_twice_from_shell():
+    """Two runs of every CPU at once, then one after another, in one boot
+    from the UEFI shell (on_finish = return): each ends with its verdict
+    lines, and the shell runs on after them (what a run leaves on the APs,
+    their IDT, stacks and state, does not break the next one)."""
+    d = tempfile.mkdtemp(prefix="pmh-mp-shell-")
+    esp, serial = os.path.join(d, "esp"), os.path.join(d, "serial.log")
+    os.mkdir(esp)
+    shutil.copy(EFI, os.path.join(esp, "pmuharness.efi"))
+    with open(os.path.join(esp, "pmuharness.cfg"), "w") as f:
+        f.write("on_finish = return\ncpus = all\n")
+    with open(os.path.join(esp, "startup.nsh"), "w", newline="") as f:
+        f.write("\r\n".join(["@echo -off", "fs0:", "\\pmuharness.efi", "\\pmuharness.efi",
+                             "\\pmuharness.efi cpus=serial", "set M ALIVE",
+                             "echo SHELL-STILL-%M%", "reset -s", ""]))
+    try:
+        subprocess.run([q.BOOT, EFI, "--prepared", "--esp", esp, "--cpu", CPU, "--smp", str(SMP),
+                        "--mttcg", "--serial", serial, "--timeout", str(q.LIMIT_S)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=dict(q.ENV, TMPDIR=d))
+        raw = open(serial, "rb").read() if os.path.exists(serial) else b""
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    lines = q.plain(raw)
+    errs = [f"unexpected {l}" for l in lines if l.startswith(("FAIL ", "fatal", "error"))]
+    verdicts = [int(m.group(1)) for m in map(VERDICT_LINE.match, lines) if m]
+    if verdicts != list(range(SMP)) * 3:
+        errs.append(f"verdict lines for {verdicts}, expected 0..3 three times")
+    if "SHELL-STILL-ALIVE" not in raw.decode("ascii", "replace"):
+        errs.append("the shell did not run on after the three runs")
+    return errs
+
+
 def default_boot_cpu_only():
     rc, lines, doc = run("")
     errs, c = common(rc, lines)
@@ -197,7 +273,8 @@ def main():
     global EFI
     EFI = sys.argv[1]
     t = q.Tally(NAME)
-    for case in (all_cpus, list_with_unknown, ap_exception_recovered, default_boot_cpu_only):
+    for case in (all_cpus, serial_same, list_with_unknown, ap_exception_recovered,
+                 parallel_twice_from_shell, default_boot_cpu_only):
         t.case(case)
     return t.done()
 

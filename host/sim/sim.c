@@ -1,6 +1,8 @@
 /* The simulator core: the hw.h seam on the host. The workload engine
  * (exact overflow points, the reference clock) is sim_engine.c, the local
  * APIC and PMI delivery sim_apic.c. */
+#include <stdio.h>
+#include <stdlib.h>
 #include "sim.h"
 #include "../../apic/apic.h"
 #include "../../apic/isr.h"
@@ -327,6 +329,7 @@ static int pkrs_write(struct sim_cpu *s, uint64_t val)
 
 int hw_rdmsr(uint32_t msr, uint64_t *val)
 {
+	sim_par_tick(); /* another CPU of a parallel run may go first */
 	sim_real_access(&sim, SA_RDMSR, msr);
 	*val = 0;
 	if (msr == MSR_SMI_COUNT && sim.m->si && sim.m->si->smi_count) {
@@ -410,6 +413,7 @@ static bool refused(struct sim_cpu *s, uint32_t msr, uint64_t val)
 
 int hw_wrmsr(uint32_t msr, uint64_t val)
 {
+	sim_par_tick();
 	sim_real_access(&sim, SA_WRMSR, msr);
 	if (refused(&sim, msr, val))
 		return HW_FAULT_GP;
@@ -433,6 +437,7 @@ int hw_wrmsr(uint32_t msr, uint64_t val)
 
 int hw_rdpmc(uint32_t ecx, uint64_t *val)
 {
+	sim_par_tick();
 	sim_real_access(&sim, SA_RDPMC, ecx);
 	*val = 0;
 	if (!sim.m->rdpmc)
@@ -486,9 +491,38 @@ uint64_t hw_tsc_per_us(void)
 	return 1000; /* the simulated TSC runs at 1 GHz */
 }
 
+/* Each simulated CPU keeps the block its parallel run gave it. */
+void *hw_cpu_local(void)
+{
+	return sim.pcpu;
+}
+
 /* No real instructions run in the simulator, so no fault needs a fixup. */
 uint64_t isr_fixup_for(uint64_t rip)
 {
 	(void)rip;
 	return 0;
+}
+
+/* Nor does an exception come back through a recovery point: setting one
+ * returns once (apic/isr.h pmh_setjmp), and a jump to it is a defect of
+ * the simulator. */
+int pmh_setjmp(struct pmh_jmpbuf *b)
+{
+	(void)b;
+	return 0;
+}
+
+void hw_halt(void)
+{
+	sim_par_halt(); /* returns only outside a parallel run's share */
+	fprintf(stderr, "pmuharness-sim: CPU %u halted for good\n", sim.cpu_no);
+	abort();
+}
+
+void pmh_longjmp(struct pmh_jmpbuf *b, int v)
+{
+	(void)b;
+	fprintf(stderr, "pmuharness-sim: pmh_longjmp(%d) without an exception\n", v);
+	abort();
 }

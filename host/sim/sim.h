@@ -335,6 +335,9 @@ int sim_realism_scale_parse(const char *s, unsigned *k, char *err, unsigned errl
 struct sim_cpu {
 	const struct sim_model *m;
 	enum sim_fault fault;
+	/* the harness's per-CPU block in a parallel run (hw_cpu_local), NULL
+	 * in a serial one */
+	void *pcpu;
 	struct sim_cpuid cpuid[SIM_MAX_CPUID];
 	unsigned n_cpuid;
 	/* counters, by the model's own numbering */
@@ -441,6 +444,17 @@ int sim_start_real(const char *model, enum sim_fault fault, uint32_t realism, ui
 #define SIM_MAX_CPUS 1024 /* as the suite's selection (tests/suite.h SUITE_MAX_CPUS) */
 unsigned sim_cpu_count(void);
 int sim_cpu_switch(unsigned n);
+/* A parallel run's fibers (sim_par.c): run every job of p, taking turns
+ * from seed; tick: a seam call, where the running fiber's turn may end. */
+struct cpu_par;
+void sim_par_run(struct cpu_par *p, const uint32_t *flags, uint64_t seed);
+void sim_par_tick(void);
+/* The running fiber's CPU stopped for good (hw_halt): its job is never
+ * done and it never runs again; returns at once outside a parallel run. */
+void sim_par_halt(void);
+/* A fault for the tests: every AP of a parallel run on one per-CPU block,
+ * as if the harness's state were shared between CPUs. */
+void sim_par_share_blocks(bool on);
 /* The platform's run_cpus for such a machine (sim_mp.c): the suite on the
  * CPUs the cpus option selects, CPU 0 the boot CPU; ctx unused. */
 struct harness;

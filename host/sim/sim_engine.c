@@ -295,6 +295,7 @@ void sim_workload_at(struct sim_cpu *s, const struct workload *w, uint64_t itera
 
 void hw_run_workload(const struct workload *w, uint64_t iterations)
 {
+	sim_par_tick();
 	sim_workload_at(&sim, w, iterations, 0);
 }
 

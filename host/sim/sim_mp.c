@@ -8,6 +8,7 @@
 #include "uarch.h"
 #include "../../apic/apic.h"
 #include "../../lib/str.h"
+#include "../../tests/cpu_job.h"
 #include "../../tests/cpu_select.h"
 #include "../../tests/harness.h"
 
@@ -110,7 +111,7 @@ static const struct pmu *sim_one_cpu(void *ctx, unsigned cpu, bool bsp)
 
 	if (bsp) {
 		suite_run(s, cpu);
-		return s->pmu;
+		return suite_bound(s).pmu;
 	}
 	sim_cpu_switch(cpu);
 	suite_run_other(s, cpu, &ci, &pmu, &apic, boot.out);
@@ -120,6 +121,9 @@ static const struct pmu *sim_one_cpu(void *ctx, unsigned cpu, bool bsp)
 	suite_bind_cpu(s, &boot);
 	return &pmu;
 }
+
+static void sim_run_parallel(struct harness *h, const uint32_t *flags, unsigned n,
+			     struct suite_cpus *w);
 
 /* The simulator's run_cpus for a machine of several CPUs (the model's
  * cpus): each CPU enabled and healthy, CPU 0 the boot CPU. */
@@ -138,5 +142,27 @@ void sim_run_cpus(void *ctx, struct harness *h)
 	}
 	for (unsigned i = 0; i < n; i++)
 		flags[i] = CPUSEL_ENABLED | CPUSEL_HEALTHY | (i ? 0 : CPUSEL_BSP);
-	suite_run_cpus(h->suite, flags, n, &w, sim_one_cpu, h);
+	if (h->opt.cpus_serial) {
+		suite_run_cpus(h->suite, flags, n, &w, sim_one_cpu, h);
+		return;
+	}
+	sim_run_parallel(h, flags, n, &w);
+}
+
+/* cpus = all (or a list): every selected CPU at once, as fibers taking
+ * turns (sim_par.c); the boot CPU alone, or no memory for the run, goes
+ * the serial way. */
+static void sim_run_parallel(struct harness *h, const uint32_t *flags, unsigned n,
+			     struct suite_cpus *w)
+{
+	struct suite *s = h->suite;
+	unsigned k = suite_cpus_select(s, flags, n, w->sel, w->max);
+	struct cpu_par p;
+
+	if (!cpu_jobs_need_ap(flags, w->sel, k) || !cpu_par_prepare(&p, s, w->sel, k)) {
+		suite_cpus_loop(s, flags, w->sel, k, w->runs, sim_one_cpu, NULL, h);
+		return;
+	}
+	sim_par_run(&p, flags, machine.seed);
+	cpu_par_finish(&p, flags, w->runs, (unsigned)(CPU_PAR_TIMEOUT_US / 1000000u));
 }

@@ -524,7 +524,7 @@ static void suite_cpu_api(void **st)
 	struct suite_cpu bsp = suite_bound(&s);
 	struct run_counts before = suite_counts(&s);
 	suite_bind_cpu(&s, &(struct suite_cpu){ &ci, &ap_pmu, &ai, { f_screen, 0 } });
-	assert_ptr_equal(s.pmu, &ap_pmu);
+	assert_ptr_equal(suite_bound(&s).pmu, &ap_pmu);
 	suite_emit(&s, "on the AP");
 	suite_fail_cpu(&s, 2, "the run did not finish");
 	suite_bind_cpu(&s, &bsp);
@@ -532,7 +532,7 @@ static void suite_cpu_api(void **st)
 	assert_string_equal(events[0], "screen: on the AP");
 	assert_string_equal(events[1], "screen: FAIL cpu.2: the run did not finish");
 	assert_string_equal(events[2], "line: on the BSP");
-	assert_ptr_equal(s.pmu, &p);
+	assert_ptr_equal(suite_bound(&s).pmu, &p);
 	assert_int_equal(s.n_results, 1);
 	assert_string_equal(s.results[0].id, "cpu.run");
 	assert_int_equal(s.results[0].cpu, 2);

@@ -32,7 +32,7 @@ static void record_once_and_summary(void **st)
 
 	memset(&s, 0, sizeof(s));
 	n_lines = 0;
-	s.out.line = keep;
+	suite_bind_cpu(&s, &(struct suite_cpu){.out = {.line = keep}});
 	assert_false(hv_restricted_summary(&s, buf, sizeof(buf)));
 	hv_record(&s, 0, HV_POLICY, HVG_EVENT_ZERO, "BR_MISP_RETIRED", "counted 0");
 	hv_record(&s, 0, HV_POLICY, HVG_EVENT_ZERO, "BR_MISP_RETIRED", "counted 0 again");

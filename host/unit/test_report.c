@@ -122,8 +122,7 @@ static void crash_record(void **state)
 			      .rip = 0xfffff80012345678ull};
 	(void)state;
 	make(&p);
-	s.running = "apic.fatal-trigger";
-	report_crash(&s, &f);
+	report_crash_in(&s, &f, "apic.fatal-trigger");
 	report_crash(&s, NULL); /* not known: the record stays */
 	struct int_frame later = { .vector = 6 };
 	report_crash(&s, &later); /* a second one: the first stays */

@@ -252,7 +252,7 @@ static const struct pmu *on_boot_cpu(void *ctx, unsigned cpu, bool bsp)
 	struct suite *s = ctx;
 	(void)bsp;
 	suite_run(s, cpu);
-	return s->pmu;
+	return suite_bound(s).pmu;
 }
 
 static void suite_holds_1024_cpus(void **st)

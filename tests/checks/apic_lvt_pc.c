@@ -3,16 +3,21 @@
  * modes and the mask bit, and gets the firmware's value back afterwards. */
 #include "../../apic/apic.h"
 #include "../../apic/isr.h"
+#include "../../pmu/percpu.h"
 #include "../suite.h"
 
 #define LVT_FIELDS (LVT_VECTOR_MASK | LVT_DM_MASK | LVT_MASKED)
 
-static volatile unsigned stray; /* interrupts taken on the test vector */
+/* Interrupts taken on the test vector, per CPU (pmu/percpu.h). */
+struct lvt_seen {
+	volatile unsigned stray;
+};
+static struct lvt_seen seen PMH_PERCPU;
 
 static void count_stray(struct int_frame *f)
 {
 	(void)f;
-	stray++;
+	PCPU(seen).stray++;
 	apic_eoi();
 }
 
@@ -35,7 +40,7 @@ static void run(struct check_ctx *c)
 		return;
 	}
 	orig = apic_lvt_pc_read();
-	stray = 0;
+	PCPU(seen).stray = 0;
 	isr_set_handler(VEC_SPURIOUS_TEST, count_stray);
 	for (unsigned i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++) {
 		apic_lvt_pc_write(patterns[i]);
@@ -56,7 +61,7 @@ static void run(struct check_ctx *c)
 		check_pass(
 		    c, "%u/%u values (vector, fixed/NMI, mask) read back; original 0x%x restored%s",
 		    ok, (unsigned)(sizeof(patterns) / sizeof(patterns[0])), orig,
-		    stray ? " (an interrupt arrived while unmasked)" : "");
+		    PCPU(seen).stray ? " (an interrupt arrived while unmasked)" : "");
 }
 
 PMH_CHECK(apic_lvt_pc, .id = "apic.lvt-pc",

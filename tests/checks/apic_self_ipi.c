@@ -7,25 +7,30 @@
 #include "../../apic/apic.h"
 #include "../../apic/isr.h"
 #include "../../pmu/hw.h"
+#include "../../pmu/percpu.h"
 #include "../suite.h"
 
 #define WAIT_US	  10000 /* delivery is immediate; 10 ms is generous */
 #define SETTLE_US 1000	/* extra time in which a duplicate would show */
 
-static volatile unsigned hits, in_service;
+/* Per CPU (pmu/percpu.h): the handler counts on the CPU it runs on. */
+struct ipi_seen {
+	volatile unsigned hits, in_service;
+};
+static struct ipi_seen seen PMH_PERCPU;
 
 static void on_ipi(struct int_frame *f)
 {
 	(void)f;
-	hits++;
+	PCPU(seen).hits++;
 	if (apic_in_service(VEC_SPURIOUS_TEST))
-		in_service++;
+		PCPU(seen).in_service++;
 	apic_eoi();
 }
 
 static bool reached(const void *n)
 {
-	return hits >= *(const unsigned *)n;
+	return PCPU(seen).hits >= *(const unsigned *)n;
 }
 
 /* The highest vector in service (ISR bits 255:0 as eight 32-bit registers
@@ -57,7 +62,7 @@ static void run(struct check_ctx *c)
 		check_skip(c, "the local APIC is disabled (IA32_APIC_BASE enable bit clear)");
 		return;
 	}
-	hits = in_service = 0;
+	PCPU(seen).hits = PCPU(seen).in_service = 0;
 	isr_set_handler(VEC_SPURIOUS_TEST, on_ipi);
 	if (!irq)
 		hw_irq_enable(); /* a fixed interrupt needs IF = 1 */
@@ -65,13 +70,13 @@ static void run(struct check_ctx *c)
 		check_fail(c, "expected the ICR to go idle, got delivery status still pending");
 	wait_hits(1, WAIT_US);
 	wait_hits(2, SETTLE_US);
-	first = hits;
+	first = PCPU(seen).hits;
 	isr_after = apic_in_service(VEC_SPURIOUS_TEST);
 	if (apic_self_ipi(VEC_SPURIOUS_TEST))
 		check_fail(c, "expected the ICR to go idle, got delivery status still pending");
 	wait_hits(first + 1, WAIT_US);
 	wait_hits(first + 2, SETTLE_US);
-	second = hits - first;
+	second = PCPU(seen).hits - first;
 	if (!irq)
 		hw_irq_disable();
 	isr_set_handler(VEC_SPURIOUS_TEST, 0);
@@ -82,9 +87,9 @@ static void run(struct check_ctx *c)
 		    "expected 1 delivery of vector 0x%x within %u us, got %u (TPR 0x%x, highest "
 		    "vector in service 0x%x)",
 		    VEC_SPURIOUS_TEST, WAIT_US, first, apic_read(APIC_TPR), highest_in_service());
-	if (in_service != hits)
+	if (PCPU(seen).in_service != PCPU(seen).hits)
 		check_fail(c, "expected vector 0x%x in service in its handler, got %u of %u",
-			   VEC_SPURIOUS_TEST, in_service, hits);
+			   VEC_SPURIOUS_TEST, PCPU(seen).in_service, PCPU(seen).hits);
 	if (isr_after)
 		check_fail(c, "expected ISR bit 0x%x clear after EOI, got set", VEC_SPURIOUS_TEST);
 	if (second != 1)

@@ -14,6 +14,7 @@
 #include "../hv_policy.h"
 #include "../../lib/fmt.h"
 #include "../../lib/str.h"
+#include "../../pmu/percpu.h"
 
 /* The events tried, each counter taking the least used one it can count:
  * the two whose count on wl_loop is exact on Intel, and the two clocks. */
@@ -38,7 +39,7 @@ struct set {
 	int64_t med[PMU_MAX_COUNTERS];	 /* the last measurement together */
 };
 
-static int64_t buf[PMU_MAX_COUNTERS][REP_MAX];
+static int64_t buf[PMU_MAX_COUNTERS][REP_MAX] PMH_PERCPU; /* per CPU (pmu/percpu.h) */
 
 static bool is_clock(const struct set *s, unsigned k)
 {
@@ -129,6 +130,7 @@ static int together(struct check_ctx *c, struct set *s, int ovf, uint64_t period
 	unsigned rep =
 	    c->opt->repeat < 1 ? 1 : (c->opt->repeat > REP_MAX ? REP_MAX : c->opt->repeat);
 	uint64_t a[PMU_MAX_COUNTERS], b[PMU_MAX_COUNTERS];
+	int64_t(*d)[REP_MAX] = PCPU(buf);
 
 	for (unsigned r = 0; r < rep; r++) {
 		int st = window(c, s, ovf, period, msr, val, M_N_ITERS, a);
@@ -138,11 +140,11 @@ static int together(struct check_ctx *c, struct set *s, int ovf, uint64_t period
 			return st;
 		for (unsigned k = 0; k < s->n; k++) {
 			unsigned sh = 64 - c->pmu->ctr[s->ctr[k]].width;
-			buf[k][r] = (int64_t)((b[k] - a[k]) << sh) >> sh;
+			d[k][r] = (int64_t)((b[k] - a[k]) << sh) >> sh;
 		}
 	}
 	for (unsigned k = 0; k < s->n; k++)
-		s->med[k] = m_median(buf[k], rep, 0);
+		s->med[k] = m_median(d[k], rep, 0);
 	return M_OK;
 }
 
@@ -248,18 +250,19 @@ static bool build(struct check_ctx *c, struct set *s)
 
 static void run(struct check_ctx *c)
 {
-	static struct set s;
+	static struct set set PMH_PERCPU;
+	struct set *s = &PCPU(set);
 	bool global = (c->pmu->caps & PMU_CAP_GLOBAL_CTRL) && c->pmu->global_ctrl_msr;
 
 	m_quiesce(c);
-	bool ok = build(c, &s);
-	if (ok && s.n < 2) {
+	bool ok = build(c, s);
+	if (ok && s->n < 2) {
 		m_quiesce(c);
 		check_skip(c, "needs two counters that count one of the generic events, has %u",
-			   s.n);
+			   s->n);
 		return;
 	}
-	ok = ok && (!global || global_subset(c, &s)) && all_and_overflow(c, &s);
+	ok = ok && (!global || global_subset(c, s)) && all_and_overflow(c, s);
 	m_quiesce(c);
 	c->fig.tolerance = m_slack_text(c);
 	if (!ok)
@@ -267,7 +270,7 @@ static void run(struct check_ctx *c)
 	check_pass(c,
 		   "%u counters at once count as alone (%s, 4 windows; clocks +-1/%u, ours); %s "
 		   "overflowing stops none; %s",
-		   s.n, m_slack_text(c), CLOCK_DIV, c->pmu->ctr[s.ctr[0]].name,
+		   s->n, m_slack_text(c), CLOCK_DIV, c->pmu->ctr[s->ctr[0]].name,
 		   global ? "global enable for half: only those count" : "no global enable");
 }
 

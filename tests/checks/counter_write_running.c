@@ -9,6 +9,7 @@
  * (K8 BKDG §10.1), a clock within CLOCK_DIV. */
 #include "pmi_common.h"
 #include "../hv_policy.h"
+#include "../../pmu/percpu.h"
 
 /* Below bit 31 (no legacy write sign-extends it) and far from any wrap. */
 #define WRITTEN 0x12345678ull
@@ -61,7 +62,8 @@ struct pair {
 /* The two windows of counter i, repeated. M_OK or written_window()'s. */
 static int measure(struct check_ctx *c, unsigned i, struct pair *out)
 {
-	static int64_t d[REP_MAX], after[REP_MAX];
+	static int64_t d_cpu[REP_MAX] PMH_PERCPU, after_cpu[REP_MAX] PMH_PERCPU;
+	int64_t *d = PCPU(d_cpu), *after = PCPU(after_cpu);
 	unsigned rep =
 	    c->opt->repeat < 1 ? 1 : (c->opt->repeat > REP_MAX ? REP_MAX : c->opt->repeat);
 	unsigned sh = 64 - c->pmu->ctr[i].width;

@@ -62,10 +62,12 @@ static void keep_row(struct check_ctx *c, const struct event_row *row)
 	struct suite *s = c->s;
 	char exp[48];
 
+	suite_lock(s); /* the CPUs of a parallel run share the table */
 	if (s->n_ev_rows < SUITE_MAX_EVENT_ROWS)
 		s->ev_rows[s->n_ev_rows++] = *row;
 	else
 		s->ev_dropped++;
+	suite_unlock(s);
 	if (row->v == V_SKIP) {
 		suite_emit(s, "  event: SKIP %s %s: %s", row->table, row->name, row->note);
 		return;
@@ -155,8 +157,10 @@ static void run_table(struct check_ctx *c, struct sem_run *st, const struct even
 	cov.passed = tt.pass;
 	cov.failed = tt.fail;
 	cov.skipped = tt.skip;
+	suite_lock(c->s);
 	if (c->s->n_ev_cov < SUITE_MAX_EVENT_COVERAGE)
 		c->s->ev_cov[c->s->n_ev_cov++] = cov;
+	suite_unlock(c->s);
 	suite_emit(c->s,
 		   "  event.coverage: %s: %u of %u events validated, %u not validatable; rules "
 		   "%u pass, %u fail, %u skip",

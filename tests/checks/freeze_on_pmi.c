@@ -26,6 +26,7 @@
 #include "../../pmu/cpuid.h"
 #include "../../lib/fmt.h"
 #include "../../lib/str.h"
+#include "../../pmu/percpu.h"
 
 #define FZ_ITERS 2000 /* 6000 instructions of wl_loop, the overflow at 1000 */
 
@@ -38,8 +39,9 @@ struct fz_run {
 	uint64_t after, cleared, leak, resumed;
 };
 
-/* The handler's view, filled at the first PMI of a run. */
-static struct {
+/* The handler's view, filled at the first PMI of a run; per CPU
+ * (pmu/percpu.h): the handler runs on the CPU whose counters froze. */
+struct fz_view {
 	struct pmu *p;
 	unsigned a, b;
 	uint32_t lvt;
@@ -47,41 +49,46 @@ static struct {
 	volatile unsigned pmis;
 	int err;
 	uint64_t ctrl, status, a1, b1, b2;
-} fz;
+};
+static struct fz_view fz_cpu PMH_PERCPU;
 
 static void handler(struct int_frame *f)
 {
-	struct pmu *p = fz.p;
+	struct fz_view *fz = &PCPU(fz_cpu);
+	struct pmu *p = fz->p;
 	int e = HW_OK;
 
 	(void)f;
-	if (fz.pmis++ == 0) { /* the reads first: nothing of the handler before them */
-		e = hw_rdmsr(p->global_ctrl_msr, &fz.ctrl);
-		e = pmu_first_err(e, hw_rdmsr(p->global_status_msr, &fz.status));
-		e = pmu_first_err(e, p->ops->read(p, fz.a, &fz.a1));
-		e = pmu_first_err(e, p->ops->read(p, fz.b, &fz.b1));
-		e = pmu_first_err(e, p->ops->read(p, fz.b, &fz.b2));
+	if (fz->pmis++ == 0) { /* the reads first: nothing of the handler before them */
+		e = hw_rdmsr(p->global_ctrl_msr, &fz->ctrl);
+		e = pmu_first_err(e, hw_rdmsr(p->global_status_msr, &fz->status));
+		e = pmu_first_err(e, p->ops->read(p, fz->a, &fz->a1));
+		e = pmu_first_err(e, p->ops->read(p, fz->b, &fz->b1));
+		e = pmu_first_err(e, p->ops->read(p, fz->b, &fz->b2));
 	}
 	/* A's overflow acknowledged, CTR_FRZ left as it is, then LVTPC
 	 * unmasked (late_ack: not before the flag is clear, facts §9) */
-	fz.err = pmu_first_err(fz.err, pmu_first_err(e, p->ops->ack(p, 1ull << fz.a)));
-	apic_lvt_pc_write(fz.lvt);
-	if (!fz.nmi)
+	fz->err = pmu_first_err(fz->err, pmu_first_err(e, p->ops->ack(p, 1ull << fz->a)));
+	apic_lvt_pc_write(fz->lvt);
+	if (!fz->nmi)
 		apic_eoi();
 }
 
 static bool pmi_seen(const void *arg)
 {
+	struct fz_view *fz = &PCPU(fz_cpu);
+
 	(void)arg;
-	return fz.pmis != 0;
+	return fz->pmis != 0;
 }
 
 /* The PMI of a run that has not come by the end of its window. */
 static void wait_pmi(void)
 {
+	struct fz_view *fz = &PCPU(fz_cpu);
 	struct pmi_window w;
 
-	if (fz.pmis)
+	if (fz->pmis)
 		return;
 	pmi_window_open(&w);
 	apic_wait_us(pmi_seen, 0, PMI_WAIT_US);
@@ -92,32 +99,33 @@ static void wait_pmi(void)
  * back to dbg0 after it. False when an op failed (FAILed). */
 static bool one_run(struct check_ctx *c, uint64_t dbg0, uint64_t dbg, struct fz_run *r)
 {
-	uint64_t both = (1ull << fz.a) | (1ull << fz.b);
+	struct fz_view *fz = &PCPU(fz_cpu);
+	uint64_t both = (1ull << fz->a) | (1ull << fz->b);
 
-	if (!m_setup_or_fail(c, fz.a, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT) ||
-	    !m_setup_or_fail(c, fz.b, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR) ||
-	    !m_ack(c, pmu_all_mask(c->pmu)) || !m_preload(c, fz.a, M_PMI_PERIOD) ||
+	if (!m_setup_or_fail(c, fz->a, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR | PMU_F_INT) ||
+	    !m_setup_or_fail(c, fz->b, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR) ||
+	    !m_ack(c, pmu_all_mask(c->pmu)) || !m_preload(c, fz->a, M_PMI_PERIOD) ||
 	    !m_wrmsr(c, MSR_DEBUGCTL, dbg))
 		return false;
-	fz.pmis = 0;
-	fz.err = HW_OK;
+	fz->pmis = 0;
+	fz->err = HW_OK;
 	int st = pmi_run(c, both, &wl_loop, FZ_ITERS);
 	wait_pmi();
 	bool back = m_wrmsr(c, MSR_DEBUGCTL, dbg0);
-	if (st == M_FAULT || !back || !m_read(c, fz.a, &r->ea) || !m_read(c, fz.b, &r->eb))
+	if (st == M_FAULT || !back || !m_read(c, fz->a, &r->ea) || !m_read(c, fz->b, &r->eb))
 		return false;
-	r->pmis = fz.pmis;
-	r->ctrl = fz.ctrl;
-	r->status = fz.status;
-	r->a1 = fz.a1;
-	r->b1 = fz.b1;
-	r->b2 = fz.b2;
-	if (fz.err != HW_OK)
+	r->pmis = fz->pmis;
+	r->ctrl = fz->ctrl;
+	r->status = fz->status;
+	r->a1 = fz->a1;
+	r->b1 = fz->b1;
+	r->b2 = fz->b2;
+	if (fz->err != HW_OK)
 		check_fail(c,
 			   "an op in the PMI handler (reading %s, %s, the global registers, or "
 			   "the ack) failed: %s",
-			   c->pmu->ctr[fz.a].name, c->pmu->ctr[fz.b].name, hw_err_name(fz.err));
-	return fz.err == HW_OK;
+			   c->pmu->ctr[fz->a].name, c->pmu->ctr[fz->b].name, hw_err_name(fz->err));
+	return fz->err == HW_OK;
 }
 
 /* v4+: GLOBAL_STATUS_RESET (390H) bit 59 clears CTR_FRZ; the result is
@@ -136,14 +144,15 @@ static void clear_ctr_frz(struct check_ctx *c)
  * judge_ctr_frz. False when an op failed (FAILed). */
 static bool ctr_frz_run(struct check_ctx *c, struct fz_run *r)
 {
+	struct fz_view *fz = &PCPU(fz_cpu);
 	struct pmu *p = c->pmu;
 	uint64_t v0 = 0, v1 = 0, v2 = 0;
 
-	if (!m_rdmsr(c, p->global_status_msr, &r->after) || !m_read(c, fz.b, &v0) ||
-	    m_window(c, 1ull << fz.b, &wl_loop, M_N_ITERS) == M_FAULT || !m_read(c, fz.b, &v1) ||
+	if (!m_rdmsr(c, p->global_status_msr, &r->after) || !m_read(c, fz->b, &v0) ||
+	    m_window(c, 1ull << fz->b, &wl_loop, M_N_ITERS) == M_FAULT || !m_read(c, fz->b, &v1) ||
 	    !m_wrmsr(c, p->global_ovf_msr, GLOBAL_STATUS_CTR_FRZ) ||
 	    !m_rdmsr(c, p->global_status_msr, &r->cleared) ||
-	    m_window(c, 1ull << fz.b, &wl_loop, M_N_ITERS) == M_FAULT || !m_read(c, fz.b, &v2))
+	    m_window(c, 1ull << fz->b, &wl_loop, M_N_ITERS) == M_FAULT || !m_read(c, fz->b, &v2))
 		return false;
 	r->leak = v1 - v0;
 	r->resumed = v2 - v1;
@@ -153,7 +162,8 @@ static bool ctr_frz_run(struct check_ctx *c, struct fz_run *r)
 /* The streamlined freeze held until 390H bit 59 cleared it, and no longer. */
 static void judge_ctr_frz(struct check_ctx *c, const struct fz_run *r)
 {
-	const char *n = c->pmu->ctr[fz.b].name;
+	struct fz_view *fz = &PCPU(fz_cpu);
+	const char *n = c->pmu->ctr[fz->b].name;
 
 	if (!(r->after & GLOBAL_STATUS_CTR_FRZ))
 		check_fail(c,
@@ -180,12 +190,14 @@ static void judge_ctr_frz(struct check_ctx *c, const struct fz_run *r)
  * this check's handler; DEBUGCTL back to dbg0 whatever happens. */
 static bool runs(struct check_ctx *c, uint64_t dbg0, struct fz_run *on, struct fz_run *off)
 {
-	fz.p = c->pmu;
-	fz.nmi = c->opt->pmi == PMI_NMI;
+	struct fz_view *fz = &PCPU(fz_cpu);
+
+	fz->p = c->pmu;
+	fz->nmi = c->opt->pmi == PMI_NMI;
 	if (!pmi_begin(c))
 		return false;
-	fz.lvt = apic_lvt_pc_read(); /* armed, unmasked */
-	isr_set_handler(fz.nmi ? VEC_NMI : VEC_PMI, handler);
+	fz->lvt = apic_lvt_pc_read(); /* armed, unmasked */
+	isr_set_handler(fz->nmi ? VEC_NMI : VEC_PMI, handler);
 	bool ok = one_run(c, dbg0, dbg0 | DEBUGCTL_FREEZE_PERFMON_ON_PMI, on);
 	if (ok && (c->pmu->caps & PMU_CAP_FREEZE_CTR_FRZ))
 		ok = ctr_frz_run(c, on);
@@ -202,6 +214,7 @@ static bool runs(struct check_ctx *c, uint64_t dbg0, struct fz_run *on, struct f
 /* A and B: the first two counters that count instructions. */
 static bool pick(struct check_ctx *c)
 {
+	struct fz_view *fz = &PCPU(fz_cpu);
 	int a = m_counter_for(c, GEN_INSTRUCTIONS, 0);
 	int b = a < 0 ? -1 : m_counter_for(c, GEN_INSTRUCTIONS, (unsigned)a + 1);
 
@@ -210,8 +223,8 @@ static bool pick(struct check_ctx *c)
 			   c->pmu->name, a < 0 ? "none" : "one");
 		return false;
 	}
-	fz.a = (unsigned)a;
-	fz.b = (unsigned)b;
+	fz->a = (unsigned)a;
+	fz->b = (unsigned)b;
 	return true;
 }
 
@@ -282,8 +295,9 @@ static bool probe_debugctl(struct check_ctx *c, uint64_t *dbg0, char *smm, size_
 static void judge(struct check_ctx *c, const struct fz_run *on, const struct fz_run *off,
 		  const char *smm)
 {
+	struct fz_view *fz = &PCPU(fz_cpu);
 	struct pmu *p = c->pmu;
-	const char *an = p->ctr[fz.a].name, *bn = p->ctr[fz.b].name;
+	const char *an = p->ctr[fz->a].name, *bn = p->ctr[fz->b].name;
 	bool frz = (p->caps & PMU_CAP_FREEZE_CTR_FRZ) != 0;
 	int64_t after = (int64_t)(wl_loop.per_iter.instructions * FZ_ITERS) - M_PMI_PERIOD;
 	int64_t need = after - (int64_t)p->ops->skid_limit, by = (int64_t)(off->eb - on->eb);

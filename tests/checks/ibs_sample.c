@@ -29,6 +29,7 @@
 #include "../../events/sample.h"
 #include "../../lib/fmt.h"
 #include "../../lib/str.h"
+#include "../../pmu/percpu.h"
 #include "../suite.h"
 
 #define VEC_IBS	    VEC_SPURIOUS_TEST /* the extended LVT entry's vector */
@@ -59,8 +60,9 @@
 #define APIC_EILVT(n)	 (0x500 + 0x10 * (n))
 #define LVT_FIELDS	 (LVT_VECTOR_MASK | LVT_DM_MASK | LVT_MASKED)
 
-/* One run's interrupts, as the handler saw them. */
-static volatile struct {
+/* One run's interrupts, as the handler saw them (per CPU, pmu/percpu.h:
+ * the handler runs on the CPU that samples). */
+struct ibs_run {
 	struct ibs_rec rec[SAMPLES_MAX];
 	unsigned n;	 /* interrupts with Val set: samples */
 	unsigned lvtpc;	 /* of them, on LVTPC's vector */
@@ -69,7 +71,8 @@ static volatile struct {
 	bool running, fetch, target, storm;
 	bool in_service; /* the vector still in service after the run */
 	uint64_t arm;	 /* the control value a re-arm writes */
-} g;
+};
+static struct ibs_run seen PMH_PERCPU; /* reached as volatile (g) */
 
 /* What the check found and must put back. */
 struct saved {
@@ -80,20 +83,21 @@ struct saved {
 
 static void record(unsigned vec)
 {
-	unsigned i = g.n++;
+	volatile struct ibs_run *g = &PCPU(seen);
+	unsigned i = g->n++;
 
 	if (vec != VEC_IBS)
-		g.lvtpc++;
+		g->lvtpc++;
 	if (i >= SAMPLES_MAX)
 		return;
-	volatile struct ibs_rec *r = &g.rec[i];
+	volatile struct ibs_rec *r = &g->rec[i];
 	uint64_t a = 0, d = 0, t = 0;
-	if (g.fetch) {
+	if (g->fetch) {
 		(void)hw_rdmsr(MSR_AMD_IBS_FETCH_LINADDR, &a);
 	} else {
 		(void)hw_rdmsr(MSR_AMD_IBS_OP_RIP, &a);
 		(void)hw_rdmsr(MSR_AMD_IBS_OP_DATA, &d);
-		if (g.target)
+		if (g->target)
 			(void)hw_rdmsr(MSR_AMD_IBS_BR_TARGET, &t);
 	}
 	r->addr = a;
@@ -107,24 +111,25 @@ static void record(unsigned vec)
  * perf_ibs_handle_irq); disabled once the run is over or in a storm. */
 static void on_irq(struct int_frame *f)
 {
-	uint32_t msr = g.fetch ? MSR_AMD_IBS_FETCH_CTL : MSR_AMD_IBS_OP_CTL;
+	volatile struct ibs_run *g = &PCPU(seen);
+	uint32_t msr = g->fetch ? MSR_AMD_IBS_FETCH_CTL : MSR_AMD_IBS_OP_CTL;
 	uint64_t ctl = 0;
 
-	g.irqs++;
-	if (hw_rdmsr(msr, &ctl) != HW_OK || !(ctl & (g.fetch ? F_VAL : O_VAL))) {
-		if (f->vector == VEC_IBS && g.running)
-			g.no_val++;
+	g->irqs++;
+	if (hw_rdmsr(msr, &ctl) != HW_OK || !(ctl & (g->fetch ? F_VAL : O_VAL))) {
+		if (f->vector == VEC_IBS && g->running)
+			g->no_val++;
 		apic_eoi();
 		return;
 	}
 	record((unsigned)f->vector);
-	if (g.irqs >= IRQ_MAX)
-		g.storm = true;
-	uint64_t again = g.fetch ? g.arm : g.arm | (ctl & O_CUR_RAND);
-	bool on = g.running && !g.storm;
+	if (g->irqs >= IRQ_MAX)
+		g->storm = true;
+	uint64_t again = g->fetch ? g->arm : g->arm | (ctl & O_CUR_RAND);
+	bool on = g->running && !g->storm;
 	/* some families keep IbsFetchCnt on a write with IbsFetchEn set: a
 	 * write without it first (Linux ibs.c fetch_count_reset_broken) */
-	if (on && g.fetch)
+	if (on && g->fetch)
 		(void)hw_wrmsr(msr, again & ~F_EN);
 	(void)hw_wrmsr(msr, on ? again : 0);
 	apic_eoi();
@@ -229,22 +234,23 @@ static bool sample_run(struct check_ctx *c, bool fetch, uint64_t iters)
 {
 	uint32_t msr = fetch ? MSR_AMD_IBS_FETCH_CTL : MSR_AMD_IBS_OP_CTL;
 	uint32_t caps = pmu_sampling(c->pmu)->ibs.caps;
+	volatile struct ibs_run *g = &PCPU(seen);
 	struct pmi_window w;
 
-	g.n = g.lvtpc = g.no_val = g.irqs = 0;
-	g.storm = false;
-	g.fetch = fetch;
-	g.target = (caps & CAPS_BRNTRGT) != 0;
-	g.arm = fetch ? F_EN | F_RAND_EN | PERIOD >> 4
-		      : O_EN | ((caps & CAPS_OPCNT) ? O_CNT_CTL : 0) | PERIOD >> 4;
+	g->n = g->lvtpc = g->no_val = g->irqs = 0;
+	g->storm = false;
+	g->fetch = fetch;
+	g->target = (caps & CAPS_BRNTRGT) != 0;
+	g->arm = fetch ? F_EN | F_RAND_EN | PERIOD >> 4
+		       : O_EN | ((caps & CAPS_OPCNT) ? O_CNT_CTL : 0) | PERIOD >> 4;
 	pmi_window_open(&w);
-	g.running = true;
-	int e = hw_wrmsr(msr, g.arm);
+	g->running = true;
+	int e = hw_wrmsr(msr, g->arm);
 	hw_run_workload(&wl_sample, iters);
-	g.running = false;
+	g->running = false;
 	int off = hw_wrmsr(msr, 0);
 	apic_wait_us(0, 0, DRAIN_US);
-	g.in_service = apic_in_service(VEC_IBS);
+	g->in_service = apic_in_service(VEC_IBS);
 	pmi_window_close(&w);
 	if (e == HW_OK)
 		e = off;
@@ -258,31 +264,33 @@ static bool sample_run(struct check_ctx *c, bool fetch, uint64_t iters)
 static bool judge_irqs(struct check_ctx *c, const struct saved *sv, const char *what,
 		       uint64_t iters)
 {
-	if (g.in_service)
+	volatile struct ibs_run *g = &PCPU(seen);
+
+	if (g->in_service)
 		check_fail(c,
 			   "IBS %s: vector 0x%x still in service after the run: an EOI did not "
 			   "retire it, so later sample interrupts were held off (%u taken)",
-			   what, VEC_IBS, g.n);
-	if (g.storm)
+			   what, VEC_IBS, g->n);
+	if (g->storm)
 		check_fail(c, "IBS %s: %u interrupts in one run, a storm (re-arming stopped)", what,
-			   g.irqs);
-	if (g.lvtpc)
+			   g->irqs);
+	if (g->lvtpc)
 		check_fail(c,
 			   "IBS %s: %u of %u sample interrupts arrived on LVTPC's vector 0x%x, not "
 			   "on extended LVT entry %u's vector 0x%x (IBS_CTL 0x%llx)",
-			   what, g.lvtpc, g.n, VEC_PMI, sv->off, VEC_IBS,
+			   what, g->lvtpc, g->n, VEC_PMI, sv->off, VEC_IBS,
 			   (unsigned long long)sv->ctl);
-	if (g.no_val)
+	if (g->no_val)
 		check_fail(c,
 			   "IBS %s: %u interrupts on vector 0x%x with the sample's Val bit clear",
-			   what, g.no_val, VEC_IBS);
-	if (!g.n)
+			   what, g->no_val, VEC_IBS);
+	if (!g->n)
 		check_fail(
 		    c,
 		    "IBS %s: no sample interrupt in %llu kernel iterations at a period of %u "
 		    "(extended LVT entry %u, vector 0x%x)",
 		    what, (unsigned long long)iters, PERIOD, sv->off, VEC_IBS);
-	return g.n != 0;
+	return g->n != 0;
 }
 
 /* Op sampling: the samples, their count against ops/period where the
@@ -293,6 +301,7 @@ static bool op_judged(struct check_ctx *c, const struct saved *sv, struct ibs_ta
 {
 	uint64_t expect = ops / PERIOD, lo = expect / 2, hi = 2 * expect + 2;
 	bool counted = (pmu_sampling(c->pmu)->ibs.caps & CAPS_OPCNT) != 0;
+	volatile struct ibs_run *g = &PCPU(seen);
 
 	if (counted)
 		pmh_fmt(range, n, "%llu..%llu", (unsigned long long)lo, (unsigned long long)hi);
@@ -300,13 +309,13 @@ static bool op_judged(struct check_ctx *c, const struct saved *sv, struct ibs_ta
 		pmh_fmt(range, n, "cycles counted: any");
 	if (!sample_run(c, false, ITERS) || !judge_irqs(c, sv, "op", ITERS))
 		return false;
-	ibs_judge_addrs(c, t, g.rec, g.n < SAMPLES_MAX ? g.n : SAMPLES_MAX, false, g.target,
+	ibs_judge_addrs(c, t, g->rec, g->n < SAMPLES_MAX ? g->n : SAMPLES_MAX, false, g->target,
 			"IBS_OP_RIP");
-	if (counted && (g.n < lo || g.n > hi))
+	if (counted && (g->n < lo || g->n > hi))
 		check_fail(c,
 			   "IBS op: %u samples in %llu kernel ops at a period of %u, expected "
 			   "%llu..%llu (ops/period x [1/2, 2])",
-			   g.n, (unsigned long long)ops, PERIOD, (unsigned long long)lo,
+			   g->n, (unsigned long long)ops, PERIOD, (unsigned long long)lo,
 			   (unsigned long long)hi);
 	return true;
 }
@@ -314,21 +323,25 @@ static bool op_judged(struct check_ctx *c, const struct saved *sv, struct ibs_ta
 /* Fetch sampling on half the iterations: addresses and at least a few. */
 static unsigned fetch_judged(struct check_ctx *c, const struct saved *sv, struct ibs_tab *t)
 {
+	volatile struct ibs_run *g = &PCPU(seen);
+
 	if (!sample_run(c, true, ITERS / 2) || !judge_irqs(c, sv, "fetch", ITERS / 2))
 		return 0;
-	ibs_judge_addrs(c, t, g.rec, g.n < SAMPLES_MAX ? g.n : SAMPLES_MAX, true, g.target,
+	ibs_judge_addrs(c, t, g->rec, g->n < SAMPLES_MAX ? g->n : SAMPLES_MAX, true, g->target,
 			"IBS_FETCH_LINADDR");
-	if (g.n < FETCH_MIN)
+	if (g->n < FETCH_MIN)
 		check_fail(c,
 			   "IBS fetch: %u samples in %u kernel iterations at a period of %u, at "
 			   "least %u expected",
-			   g.n, ITERS / 2, PERIOD, FETCH_MIN);
-	return g.n;
+			   g->n, ITERS / 2, PERIOD, FETCH_MIN);
+	return g->n;
 }
 
 static void run(struct check_ctx *c)
 {
-	static struct ibs_tab t;
+	static struct ibs_tab tab PMH_PERCPU;
+	struct ibs_tab *t = &PCPU(tab);
+	volatile struct ibs_run *g = &PCPU(seen);
 	struct saved sv;
 	unsigned op_n = 0, fetch_n = 0;
 	bool fetch = (pmu_sampling(c->pmu)->ibs.caps & CAPS_FETCHSAM) != 0;
@@ -336,12 +349,12 @@ static void run(struct check_ctx *c)
 
 	if (!usable(c, &sv))
 		return;
-	t.n = 0;
-	uint64_t ops = smp_walk(ITERS, ibs_tab_add, &t);
-	if (program(c, &sv) && op_judged(c, &sv, &t, ops, range, sizeof(range))) {
-		op_n = g.n;
+	t->n = 0;
+	uint64_t ops = smp_walk(ITERS, ibs_tab_add, t);
+	if (program(c, &sv) && op_judged(c, &sv, t, ops, range, sizeof(range))) {
+		op_n = g->n;
 		if (fetch)
-			fetch_n = fetch_judged(c, &sv, &t);
+			fetch_n = fetch_judged(c, &sv, t);
 	}
 	put_back(c, &sv);
 	check_pass(c,

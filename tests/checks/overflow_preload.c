@@ -18,6 +18,7 @@
  * with whether the value read wrapped. */
 #include "pmi_common.h"
 #include "../../lib/fmt.h"
+#include "../../pmu/percpu.h"
 
 #define TRIES	3  /* windows per case: an SMI the CPU cannot count is one-off */
 #define REF_MAX 31 /* reference windows at most (odd: the median is one) */
@@ -45,12 +46,12 @@ enum { TROUBLE = -3, ALL_SMI = -2, STOP = -1, HELD = 0, OFF = 1, UNUSED = 2, SHO
  * K8 BKDG §10.1), the family's bound for two identical windows (m_slack)
  * plus the spread the counter's own reference windows showed (a window
  * outside that spread by more than the bound is off, not inexact); 0 on
- * exact families. Set per counter by reference(). */
-static uint64_t spread;
+ * exact families. Set per counter by reference(); per CPU (pmu/percpu.h). */
+static uint64_t spread PMH_PERCPU;
 static uint64_t tol(struct check_ctx *c)
 {
 	uint64_t t = m_slack(c);
-	return t ? t + spread : 0;
+	return t ? t + PCPU(spread) : 0;
 }
 
 /* Preloads -n; FAILs naming the period and the longest the driver takes. */
@@ -228,7 +229,7 @@ static int reference(struct check_ctx *c, unsigned i, uint64_t *e)
 	if (got <= 0)
 		return got < 0 ? STOP : ALL_SMI;
 	*e = st.med;
-	spread = st.max - st.min;
+	PCPU(spread) = st.max - st.min;
 	return HELD;
 }
 

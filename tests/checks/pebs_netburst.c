@@ -34,6 +34,7 @@
 #include "../../events/sample.h"
 #include "../../lib/fmt.h"
 #include "../../lib/str.h"
+#include "../../pmu/percpu.h"
 #include "../../pmu/intel_netburst.h"
 #include "../../pmu/sampling.h"
 
@@ -55,7 +56,7 @@
 #define DBGA_TR_BTS  0xcull /* MSR_DEBUGCTLA TR (2), BTS (3): SDM Vol. 3B 18.5.1 */
 #define EFLAGS_FIXED 0x2ull
 #define EFLAGS_IF    0x200ull
-#define NB_NEXT	     0 /* wk.hits: by the next instruction's IP, R + 1 apart */
+#define NB_NEXT	     0 /* nb_walk.hits: by the next instruction's IP, R + 1 apart */
 #define NB_OWN	     1 /* by the sampled instruction's own IP */
 #define NB_EARLY     2 /* by the next's, R apart */
 _Static_assert(4 * NB_ITERS > NB_R + NB_RECS * NB_STEP && NB_RECS <= 16,
@@ -71,8 +72,9 @@ _Static_assert(4 * NB_ITERS > NB_R + NB_RECS * NB_STEP && NB_RECS <= 16,
 #define DS_PEBS_MAX   6
 #define DS_PEBS_THR   7
 #define DS_RESET      8
-static uint8_t area[0x50] __attribute__((aligned(64)));
-#define buf ((uint8_t *)ds_records) /* tests/ds_area.h: the DS checks' shared records */
+/* Per CPU (pmu/percpu.h), as every piece of state below. */
+static uint8_t nb_area[0x50] PMH_PERCPU __attribute__((aligned(64)));
+#define buf ((uint8_t *)ds_records()) /* tests/ds_area.h: this CPU's DS checks' records */
 _Static_assert(NB_RECS * NB_REC64 <= DS_RECORDS_BYTES, "the records fit the shared buffer");
 
 struct plan {
@@ -94,24 +96,27 @@ struct nb_fw {
 
 /* The PMI handler: NetBurst has no status to read or ack; LVTPC, masked on
  * delivery (facts §8), unmasked again; EOI. */
-static struct {
+struct nb_handler {
 	uint32_t lvt;
 	bool nmi;
 	volatile uint64_t pmis;
-} h;
+};
+static struct nb_handler nb_h PMH_PERCPU;
 
 static void handler(struct int_frame *f)
 {
+	struct nb_handler *h = &PCPU(nb_h); /* the CPU that took the PMI */
+
 	(void)f;
-	if (++h.pmis < PMI_STORM)
-		apic_lvt_pc_write(h.lvt);
-	if (!h.nmi)
+	if (++h->pmis < PMI_STORM)
+		apic_lvt_pc_write(h->lvt);
+	if (!h->nmi)
 		apic_eoi();
 }
 
 static bool pmis_reach(const void *arg)
 {
-	return h.pmis >= *(const uint64_t *)arg;
+	return PCPU(nb_h).pmis >= *(const uint64_t *)arg;
 }
 
 /* PMIs up to want within PMI_WAIT_US, then a quiet PMI_QUIET_US for one
@@ -133,12 +138,13 @@ static void wait_pmis(uint64_t want)
  * offset o and bit j, whether the kernel's record j is explained by the
  * call or return o + j(R + 1) (hits[NB_NEXT], [NB_OWN]) or o + jR
  * ([NB_EARLY]); the one numbered want (its addresses for a message). */
-static struct {
+struct nb_walk {
 	const struct obs *o;
 	uint64_t t, n, first_br, want;
 	uint16_t hits[3][NB_STEP];
 	struct smp_step at;
-} wk;
+};
+static struct nb_walk walk PMH_PERCPU;
 
 static bool memory_step(const struct smp_step *st)
 {
@@ -147,38 +153,43 @@ static bool memory_step(const struct smp_step *st)
 
 static void on_count(void *ctx, const struct smp_step *st)
 {
-	(void)ctx;
-	if (!wk.first_br && st->kind != SMP_NONE)
-		wk.first_br = st->ip;
-	wk.n += memory_step(st);
+	struct nb_walk *wk = ctx;
+
+	if (!wk->first_br && st->kind != SMP_NONE)
+		wk->first_br = st->ip;
+	wk->n += memory_step(st);
 }
 
-static void hit(unsigned which, unsigned step, const struct smp_step *st, bool own)
+static void hit(struct nb_walk *wk, unsigned which, unsigned step, const struct smp_step *st,
+		bool own)
 {
-	uint64_t j = wk.t / step;
+	uint64_t j = wk->t / step;
 
-	if (j < wk.o->n - wk.o->lead && wk.o->ip[wk.o->lead + j] == (own ? st->ip : st->next))
-		wk.hits[which][wk.t % step] |= (uint16_t)(1u << j);
+	if (j < wk->o->n - wk->o->lead && wk->o->ip[wk->o->lead + j] == (own ? st->ip : st->next))
+		wk->hits[which][wk->t % step] |= (uint16_t)(1u << j);
 }
 
 static void on_judge(void *ctx, const struct smp_step *st)
 {
-	(void)ctx;
+	struct nb_walk *wk = ctx;
+
 	if (!memory_step(st))
 		return;
-	hit(NB_NEXT, NB_STEP, st, false);
-	hit(NB_OWN, NB_STEP, st, true);
-	hit(NB_EARLY, NB_R, st, false);
-	if (wk.t++ == wk.want)
-		wk.at = *st;
+	hit(wk, NB_NEXT, NB_STEP, st, false);
+	hit(wk, NB_OWN, NB_STEP, st, true);
+	hit(wk, NB_EARLY, NB_R, st, false);
+	if (wk->t++ == wk->want)
+		wk->at = *st;
 }
 
 static void walk_judge(const struct obs *o, uint64_t want)
 {
-	wk.o = o;
-	wk.t = 0;
-	wk.want = want;
-	smp_walk(NB_ITERS, on_judge, 0);
+	struct nb_walk *wk = &PCPU(walk);
+
+	wk->o = o;
+	wk->t = 0;
+	wk->want = want;
+	smp_walk(NB_ITERS, on_judge, wk);
 }
 
 /* The ESCR of the pair at addr0 that feeds counter ctr (the driver's
@@ -207,7 +218,7 @@ static void plan(const struct pmu_ds *d, struct plan *pl)
 
 static void area_put(const struct plan *pl, unsigned k, uint64_t v, unsigned n)
 {
-	pmh_memcpy(area + k * pl->word, &v, n);
+	pmh_memcpy(PCPU(nb_area) + k * pl->word, &v, n);
 }
 
 static bool save(struct check_ctx *c, const struct plan *pl, struct nb_fw *fw)
@@ -239,12 +250,13 @@ static bool arm(struct check_ctx *c, const struct plan *pl)
 	uint64_t tag = (uint64_t)UOP_TYPE << ESCR_EVENT_SHIFT |
 		       (uint64_t)TAG_LDST << ESCR_MASK_SHIFT | (pl->t1 ? ESCR_T1_OS : ESCR_T0_OS);
 	uint64_t base = (uint64_t)(uintptr_t)buf;
+	uint8_t *area = PCPU(nb_area);
 
 	pmh_strlcpy(ev.name, pl->d->pebs_event_name, sizeof(ev.name));
 	if (!m_op(c, p->ops->program(p, pl->ctr, &ev, PMU_F_OS), MO_PROGRAM, 1ull << pl->ctr, 0))
 		return false;
 	pmh_memset(buf, 0, NB_RECS * NB_REC64);
-	pmh_memset(area, 0, sizeof(area));
+	pmh_memset(area, 0, sizeof(nb_area));
 	for (unsigned k = DS_PEBS_BASE; k <= DS_PEBS_THR; k++)
 		area_put(pl, k, k < DS_PEBS_MAX ? base : base + NB_RECS * pl->size, pl->word);
 	area_put(pl, DS_RESET, (0 - (uint64_t)NB_R) & pmu_width_mask(p->ctr[pl->ctr].width), 8);
@@ -267,9 +279,10 @@ static uint64_t word(const struct plan *pl, const uint8_t *at)
 static void collect(const struct plan *pl, struct obs *o)
 {
 	uint64_t lo, hi, base = (uint64_t)(uintptr_t)buf;
+	const struct nb_walk *wk = &PCPU(walk);
 
 	smp_bounds(&lo, &hi);
-	o->index = word(pl, area + DS_PEBS_INDEX * pl->word);
+	o->index = word(pl, PCPU(nb_area) + DS_PEBS_INDEX * pl->word);
 	o->n = o->index >= base ? (unsigned)((o->index - base) / pl->size) : 0;
 	if (o->n > NB_RECS)
 		o->n = NB_RECS;
@@ -278,7 +291,7 @@ static void collect(const struct plan *pl, struct obs *o)
 		o->ip[j] = word(pl, buf + j * pl->size + pl->word);
 	}
 	while (o->lead < o->n &&
-	       (o->ip[o->lead] < lo || o->ip[o->lead] >= hi || o->ip[o->lead] <= wk.first_br))
+	       (o->ip[o->lead] < lo || o->ip[o->lead] >= hi || o->ip[o->lead] <= wk->first_br))
 		o->lead++;
 }
 
@@ -289,9 +302,10 @@ static bool window(struct check_ctx *c, const struct plan *pl, struct obs *o)
 	struct pmu *p = c->pmu;
 	uint64_t bit = 1ull << pl->ctr, thr = (uint64_t)(uintptr_t)buf + NB_RECS * pl->size;
 	bool irq = hw_irq_enabled();
+	struct nb_handler *h = &PCPU(nb_h);
 
 	pmh_memset(o, 0, sizeof(*o));
-	h.pmis = 0;
+	h->pmis = 0;
 	if (!arm(c, pl))
 		return false;
 	hw_irq_disable();
@@ -300,11 +314,11 @@ static bool window(struct check_ctx *c, const struct plan *pl, struct obs *o)
 	int off = p->ops->stop(p, bit);
 	int pe = hw_wrmsr(MSR_IA32_PEBS_ENABLE, 0); /* judged by the write after */
 	(void)pe;
-	wait_pmis(word(pl, area + DS_PEBS_INDEX * pl->word) >= thr ? 1 : 0);
+	wait_pmis(word(pl, PCPU(nb_area) + DS_PEBS_INDEX * pl->word) >= thr ? 1 : 0);
 	if (irq)
 		hw_irq_enable();
 	collect(pl, o);
-	o->pmis = h.pmis;
+	o->pmis = h->pmis;
 	return m_op(c, on, MO_START, bit, 0) && m_op(c, off, MO_STOP, bit, 0) &&
 	       m_wrmsr(c, MSR_IA32_PEBS_ENABLE, 0);
 }
@@ -323,8 +337,10 @@ static unsigned bits(unsigned v)
 /* The first offset that explains every kernel record in hits[which], or -1. */
 static int64_t offset(const struct obs *o, unsigned which, unsigned step)
 {
+	const struct nb_walk *wk = &PCPU(walk);
+
 	for (unsigned off = 0; off < step; off++)
-		if (wk.hits[which][off] == (1u << (o->n - o->lead)) - 1)
+		if (wk->hits[which][off] == (1u << (o->n - o->lead)) - 1)
 			return off;
 	return -1;
 }
@@ -332,6 +348,7 @@ static int64_t offset(const struct obs *o, unsigned which, unsigned step)
 /* No offset fits: what the records are instead, named. */
 static void mismatch(struct check_ctx *c, const struct obs *o)
 {
+	const struct nb_walk *wk = &PCPU(walk);
 	unsigned k = o->n - o->lead, best = 0, at = 0, j = 0;
 
 	if (offset(o, NB_OWN, NB_STEP) >= 0) {
@@ -347,24 +364,26 @@ static void mismatch(struct check_ctx *c, const struct obs *o)
 		return;
 	}
 	for (unsigned off = 0; off < NB_STEP; off++)
-		if (bits(wk.hits[NB_NEXT][off]) > best) {
-			best = bits(wk.hits[NB_NEXT][off]);
+		if (bits(wk->hits[NB_NEXT][off]) > best) {
+			best = bits(wk->hits[NB_NEXT][off]);
 			at = off;
 		}
-	while (j + 1 < k && ((wk.hits[NB_NEXT][at] >> j) & 1))
+	while (j + 1 < k && ((wk->hits[NB_NEXT][at] >> j) & 1))
 		j++;
 	walk_judge(o, at + (uint64_t)j * NB_STEP);
 	check_fail(c,
 		   "PEBS: no offset fits every record's IP: record %u IP 0x%llx, call/return %llu "
 		   "at 0x%llx next 0x%llx (offset %u: %u of %u fit)",
-		   o->lead + j, (unsigned long long)o->ip[o->lead + j], (unsigned long long)wk.want,
-		   (unsigned long long)wk.at.ip, (unsigned long long)wk.at.next, at, best, k);
+		   o->lead + j, (unsigned long long)o->ip[o->lead + j],
+		   (unsigned long long)wk->want, (unsigned long long)wk->at.ip,
+		   (unsigned long long)wk->at.next, at, best, k);
 }
 
 /* As many records as the walk has calls and returns for, up to the buffer. */
 static void count(struct check_ctx *c, const struct obs *o, uint64_t off)
 {
-	uint64_t pred = off < wk.n ? (wk.n - 1 - off) / NB_STEP + 1 : 0;
+	const struct nb_walk *wk = &PCPU(walk);
+	uint64_t pred = off < wk->n ? (wk->n - 1 - off) / NB_STEP + 1 : 0;
 	uint64_t want = o->lead + pred < NB_RECS ? o->lead + pred : NB_RECS;
 
 	if (o->n == want)
@@ -449,12 +468,12 @@ static void judge(struct check_ctx *c, const struct plan *pl, const struct obs *
 /* Why this CPU cannot run the check, or NULL. */
 static const char *cannot(const struct check_ctx *c, const struct plan *pl)
 {
-	static char why[112];
+	static char why[112] PMH_PERCPU;
 	uint64_t dbg = 0;
 
 	if (!pl->d->pebs) {
-		pmh_fmt(why, sizeof(why), "no NetBurst PEBS: %s", pl->d->why_pebs);
-		return why;
+		pmh_fmt(PCPU(why), sizeof(why), "no NetBurst PEBS: %s", pl->d->why_pebs);
+		return PCPU(why);
 	}
 	if (!pl->cru || !pl->rat || pl->ctr >= c->pmu->n)
 		return "the PEBS counter has no CRU_ESCR2/3 and RAT_ESCR0/1 in the driver's table";
@@ -478,15 +497,18 @@ static void run(struct check_ctx *c)
 		check_skip(c, "%s", why);
 		return;
 	}
-	pmh_memset(&wk, 0, sizeof(wk));
-	smp_walk(NB_ITERS, on_count, 0);
+	struct nb_walk *wk = &PCPU(walk);
+	struct nb_handler *h = &PCPU(nb_h);
+
+	pmh_memset(wk, 0, sizeof(*wk));
+	smp_walk(NB_ITERS, on_count, wk);
 	if (!save(c, &pl, &fw))
 		return;
-	h.nmi = c->opt->pmi == PMI_NMI;
+	h->nmi = c->opt->pmi == PMI_NMI;
 	bool ok = pmi_begin(c);
 	if (ok) {
-		h.lvt = apic_lvt_pc_read(); /* armed, unmasked */
-		isr_set_handler(h.nmi ? VEC_NMI : VEC_PMI, handler);
+		h->lvt = apic_lvt_pc_read(); /* armed, unmasked */
+		isr_set_handler(h->nmi ? VEC_NMI : VEC_PMI, handler);
 		ok = window(c, &pl, &o);
 		pmi_end(c);
 	}

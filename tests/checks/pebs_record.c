@@ -31,6 +31,7 @@
 #include "../../events/sample.h"
 #include "../../lib/fmt.h"
 #include "../../lib/str.h"
+#include "../../pmu/percpu.h"
 
 #define PEBS_R		508 /* the reset value -R: a record every R + 1 = 509 instructions */
 #define PEBS_STEP	(PEBS_R + 1)
@@ -42,11 +43,12 @@
 #define CFG_GROUPS	0x3ull /* PEBS_DATA_CFG: memory info (bit 0), GPRs (bit 1) */
 enum { HAS_EIP = 1, HAS_RIP = 2, HAS_APP = 4, HAS_TSC = 8 }; /* the fields a record has */
 
-#define buf ((uint8_t *)ds_records) /* tests/ds_area.h */
+#define buf ((uint8_t *)ds_records()) /* tests/ds_area.h: this CPU's */
 _Static_assert(PEBS_RECS * PEBS_SLOT <= DS_RECORDS_BYTES, "the records fit the shared buffer");
 /* bit j: record j agrees with step o + j(R + 1) in every field (hits), in
- * its EventingIP (its RIP without one) alone (hits_ip) */
-static uint16_t hits[PEBS_STEP], hits_ip[PEBS_STEP];
+ * its EventingIP (its RIP without one) alone (hits_ip); per CPU
+ * (pmu/percpu.h) */
+static uint16_t hits[PEBS_STEP] PMH_PERCPU, hits_ip[PEBS_STEP] PMH_PERCPU;
 _Static_assert(PEBS_RECS <= 16, "a bit per record in hits");
 
 /* What the records must look like on this CPU. */
@@ -115,6 +117,7 @@ static bool arm(struct check_ctx *c, struct plan *pl)
 	const struct pmu_ds *d = dsi(c);
 	struct pmu_event ev = {.code = d->pebs_event, .umask = d->pebs_umask};
 	uint64_t bit = 1ull << pl->ctr;
+	struct ds_save *a = ds_area();
 
 	pmh_strlcpy(ev.name, d->pebs_event_name, sizeof(ev.name));
 	if (!m_op(c, p->ops->program(p, pl->ctr, &ev, PMU_F_OS | PMU_F_USR), MO_PROGRAM, bit, 0))
@@ -123,10 +126,10 @@ static bool arm(struct check_ctx *c, struct plan *pl)
 		pl->held = set_adaptive(&p->ctr[pl->ctr]);
 	layout(d, pl);
 	pmh_memset(buf, 0, (size_t)PEBS_RECS * PEBS_SLOT);
-	ds_area_set(&ds_area.pebs, buf, (uint64_t)PEBS_RECS * pl->size);
-	ds_area.reset[pl->ctr] = (0 - (uint64_t)PEBS_R) & pmu_width_mask(p->ctr[pl->ctr].width);
+	ds_area_set(&a->pebs, buf, (uint64_t)PEBS_RECS * pl->size);
+	a->reset[pl->ctr] = (0 - (uint64_t)PEBS_R) & pmu_width_mask(p->ctr[pl->ctr].width);
 	return m_preload(c, pl->ctr, PEBS_R) &&
-	       m_wrmsr(c, MSR_IA32_DS_AREA, (uint64_t)(uintptr_t)&ds_area) &&
+	       m_wrmsr(c, MSR_IA32_DS_AREA, (uint64_t)(uintptr_t)a) &&
 	       (!d->pebs_baseline || m_wrmsr(c, MSR_PEBS_DATA_CFG, CFG_GROUPS)) &&
 	       m_wrmsr(c, MSR_DEBUGCTL, 0) && m_wrmsr(c, MSR_IA32_PEBS_ENABLE, bit);
 }
@@ -141,7 +144,7 @@ static uint64_t q(unsigned j, const struct plan *pl, unsigned off)
 /* The records as the index left them; the harness's before the kernel's. */
 static void collect(const struct plan *pl, struct obs *o)
 {
-	const struct ds_buf *b = &ds_area.pebs;
+	const struct ds_buf *b = &ds_area()->pebs;
 	uint64_t lo, hi;
 
 	smp_bounds(&lo, &hi);
@@ -180,10 +183,10 @@ static bool window(struct check_ctx *c, struct plan *pl, struct obs *o)
 	int off = p->ops->stop(p, bit);
 	int pe = hw_wrmsr(MSR_IA32_PEBS_ENABLE, 0); /* judged by the write after */
 	(void)pe;
-	o->smi = ds_window_close(c, &w, &ds_area.pebs, true);
+	o->smi = ds_window_close(c, &w, &ds_area()->pebs, true);
 	collect(pl, o);
-	o->pmis = ds_pmi.pmis;
-	o->status = ds_pmi.status;
+	o->pmis = ds_pmi()->pmis;
+	o->status = ds_pmi()->status;
 	return m_op(c, on, MO_START, bit, 0) && m_op(c, off, MO_STOP, bit, 0) &&
 	       m_wrmsr(c, MSR_IA32_PEBS_ENABLE, 0);
 }
@@ -203,6 +206,7 @@ struct walk_ctx {
 	bool trap;
 	uint64_t t, want; /* the step's index; the one step_at wants */
 	struct smp_step at;
+	uint16_t *hits, *hits_ip; /* this CPU's */
 };
 
 /* Step t is offset t % (R + 1) of record t / (R + 1) (o <= R). */
@@ -214,9 +218,9 @@ static void on_step(void *ctx, const struct smp_step *st)
 	if (j < w->o->n - w->o->lead) {
 		const struct rec *r = &w->o->r[w->o->lead + j];
 		if (agree(r, st, w->pl, w->trap))
-			hits[off] |= (uint16_t)(1u << j);
+			w->hits[off] |= (uint16_t)(1u << j);
 		if (r->eip == ((w->pl->has & HAS_EIP) || !w->trap ? st->ip : st->next))
-			hits_ip[off] |= (uint16_t)(1u << j);
+			w->hits_ip[off] |= (uint16_t)(1u << j);
 	}
 	w->t++;
 }
@@ -236,7 +240,7 @@ static void mismatch(struct check_ctx *c, struct walk_ctx *w, uint64_t off, unsi
 	unsigned k = w->o->n - w->o->lead, j = 0;
 	bool ip_fits = agreed == k;
 
-	while (j + 1 < k && ((hits[off] >> j) & 1))
+	while (j + 1 < k && ((w->hits[off] >> j) & 1))
 		j++;
 	const struct rec *r = &w->o->r[w->o->lead + j];
 	w->t = 0;
@@ -267,16 +271,20 @@ static unsigned bits(unsigned v)
 /* The offset o that explains every kernel record, or -1 (FAILed). */
 static int64_t match(struct check_ctx *c, const struct plan *pl, const struct obs *o)
 {
-	struct walk_ctx w = {.o = o, .pl = pl, .trap = dsi(c)->pebs_trap};
+	struct walk_ctx w = {.o = o,
+			     .pl = pl,
+			     .trap = dsi(c)->pebs_trap,
+			     .hits = PCPU(hits),
+			     .hits_ip = PCPU(hits_ip)};
 	unsigned k = o->n - o->lead, best = 0;
 	uint64_t best_off = 0;
 
-	pmh_memset(hits, 0, sizeof(hits));
-	pmh_memset(hits_ip, 0, sizeof(hits_ip));
+	pmh_memset(w.hits, 0, sizeof(hits));
+	pmh_memset(w.hits_ip, 0, sizeof(hits_ip));
 	smp_walk(PEBS_ITERS, on_step, &w);
 	for (uint64_t off = 0; off < PEBS_STEP; off++) {
-		unsigned fit = bits(hits_ip[off]);
-		if (hits[off] == (1u << k) - 1)
+		unsigned fit = bits(w.hits_ip[off]);
+		if (w.hits[off] == (1u << k) - 1)
 			return (int64_t)off;
 		if (fit > best) {
 			best = fit;
@@ -337,7 +345,7 @@ static void count(struct check_ctx *c, const struct obs *o, uint64_t off)
  * where it did not. */
 static void threshold(struct check_ctx *c, const struct obs *o)
 {
-	bool reached = o->index >= ds_area.pebs.threshold;
+	bool reached = o->index >= ds_area()->pebs.threshold;
 
 	if (reached && !o->pmis)
 		check_fail(c,
@@ -360,7 +368,7 @@ static void threshold(struct check_ctx *c, const struct obs *o)
 static void judge(struct check_ctx *c, const struct plan *pl, const struct obs *o)
 {
 	const struct pmu_ds *d = dsi(c);
-	const struct ds_buf *b = &ds_area.pebs;
+	const struct ds_buf *b = &ds_area()->pebs;
 	int64_t off = -1;
 
 	if (o->index < b->base || o->index > b->max || (o->index - b->base) % pl->size)
@@ -405,11 +413,11 @@ static void judge(struct check_ctx *c, const struct plan *pl, const struct obs *
 static const char *cannot(const struct check_ctx *c)
 {
 	const struct pmu_ds *d = dsi(c);
-	static char why[112];
+	static char why[112] PMH_PERCPU;
 
 	if (!d->pebs) {
-		pmh_fmt(why, sizeof(why), "no PEBS: %s", d->why_pebs);
-		return why;
+		pmh_fmt(PCPU(why), sizeof(why), "no PEBS: %s", d->why_pebs);
+		return PCPU(why);
 	}
 	if (c->pmu->ops->id == PMU_DRV_INTEL_NETBURST)
 		return "NetBurst PEBS (IQ_COUNTER4, no record format): pebs.netburst checks it";

@@ -1,0 +1,266 @@
+/* Every selected CPU at once (tests/cpu_par.c, host/sim/sim_par.c): the
+ * simulated CPUs' shares run as fibers that take turns inside checks, so
+ * a run in parallel must give what the same run one CPU after another
+ * gives (ids, CPUs, verdicts, in CPU order; lines grouped per CPU), and
+ * the per-CPU state (pmu/percpu.h) is what makes it so: with every AP on
+ * one shared block, the same interleaved run goes wrong. Also: the PMU a
+ * core's threads share runs the CPUs one after another, and a run
+ * without the memory for it says so and runs them serially. */
+/* cmocka.h needs these first */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../pmu/percpu.h"
+#include "../../tests/cpu_job.h"
+#include "../../tests/harness.h"
+#include "../sim/sim.h"
+
+#define MAX_LINES 6000
+#define LINE_MAX  320
+#define SEEDS	  4
+
+static char lines[MAX_LINES][LINE_MAX];
+static unsigned n_lines;
+static bool no_alloc; /* the allocator refuses everything */
+
+static void rec(void *ctx, const char *s)
+{
+	(void)ctx;
+	if (n_lines < MAX_LINES)
+		snprintf(lines[n_lines++], LINE_MAX, "%s", s);
+}
+
+static void *t_alloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	return no_alloc ? NULL : calloc(1, n);
+}
+
+static void t_free(void *ctx, void *p)
+{
+	(void)ctx;
+	free(p);
+}
+
+static void opt_err(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fail_msg("option refused: %s", msg);
+}
+
+static struct harness h;
+static struct suite suite;
+
+/* One run's results as "id cpu verdict" lines, in the suite's order. */
+struct outcome {
+	char (*row)[64];
+	unsigned n, failed;
+};
+
+static void run(const char *model, const char *cpus, uint64_t seed, struct outcome *o)
+{
+	static struct platform p = {.line = rec, .run_cpus = sim_run_cpus};
+	char cpus_arg[32], *argv[3] = {cpus_arg, "events=none", "repeat=3"};
+
+	p.alloc = t_alloc;
+	p.free = t_free;
+	snprintf(cpus_arg, sizeof(cpus_arg), "cpus=%s", cpus);
+	n_lines = 0;
+	memset(&h, 0, sizeof(h));
+	h.suite = &suite;
+	options_default(&h.opt);
+	h.opt.on_finish = FINISH_RETURN;
+	assert_int_equal(options_parse_args(&h.opt, 3, argv, opt_err, 0), 0);
+	assert_int_equal(sim_start_real(model, SF_NONE, SIM_REALISM_ALL, seed), 0);
+	harness_run(&p, &h);
+	o->n = suite.n_results;
+	o->failed = suite.failed;
+	o->row = calloc(o->n ? o->n : 1, sizeof(*o->row));
+	assert_non_null(o->row);
+	for (unsigned i = 0; i < o->n; i++)
+		snprintf(o->row[i], sizeof(o->row[i]), "%s %u %s", suite.results[i].id,
+			 suite.results[i].cpu, verdict_name(suite.results[i].v));
+}
+
+static int line_of(const char *prefix)
+{
+	for (unsigned i = 0; i < n_lines; i++)
+		if (!strncmp(lines[i], prefix, strlen(prefix)))
+			return (int)i;
+	return -1;
+}
+
+/* The first FAIL line, for a message that says what went wrong. */
+static const char *first_fail(void)
+{
+	for (unsigned i = 0; i < n_lines; i++)
+		if (!strncmp(lines[i], "FAIL ", 5))
+			return lines[i];
+	return "(none)";
+}
+
+/* The hybrid part, healthy, over several seeds: the parallel run's results
+ * are the serial run's, one for one and in order, and nothing fails. */
+static void parallel_equals_serial(void **st)
+{
+	(void)st;
+	for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+		struct outcome a, b;
+		run("alderlake", "serial", seed, &a);
+		assert_int_equal(line_of("warning: cpus"), -1);
+		run("alderlake", "all", seed, &b);
+		if (b.failed)
+			fail_msg("seed %llu: %s", (unsigned long long)seed, first_fail());
+		assert_int_equal(line_of("warning: cpus"), -1); /* it did run at once */
+		assert_int_equal(a.n, b.n);
+		assert_true(a.n > 4 * 40); /* every CPU's every check */
+		for (unsigned i = 0; i < a.n; i++)
+			assert_string_equal(a.row[i], b.row[i]);
+		assert_int_equal(a.failed, 0);
+		free(a.row);
+		free(b.row);
+	}
+}
+
+/* The lines come CPU by CPU: CPU n's identity after every line of CPU
+ * n - 1's checks, and the verdict lines after all of them, in order. */
+static void lines_in_cpu_order(void **st)
+{
+	struct outcome o;
+	char want[32];
+	int last = -1;
+
+	(void)st;
+	run("alderlake", "all", 3, &o);
+	for (unsigned n = 1; n < 4; n++) {
+		snprintf(want, sizeof(want), "cpu.%u.identity:", n);
+		int at = line_of(want);
+		assert_true(at > last);
+		for (unsigned i = (unsigned)last + 1; last >= 0 && i < (unsigned)at; i++)
+			assert_null(strstr(lines[i], want)); /* nothing of CPU n before */
+		last = at;
+	}
+	for (unsigned n = 0; n < 4; n++) {
+		snprintf(want, sizeof(want), "cpu.%u.verdict: PASS", n);
+		int at = line_of(want);
+		assert_true(at > last);
+		last = at;
+	}
+	free(o.row);
+}
+
+/* The fault the per-CPU state exists for: every AP on one shared block
+ * (state shared between CPUs, as a global would be), the same interleaved
+ * run fails or loses results on every seed. */
+static void shared_state_is_caught(void **st)
+{
+	(void)st;
+	for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+		struct outcome a, b;
+		run("alderlake", "serial", seed, &a);
+		sim_par_share_blocks(true);
+		run("alderlake", "all", seed, &b);
+		sim_par_share_blocks(false);
+		bool same = a.n == b.n && b.failed == 0;
+		for (unsigned i = 0; same && i < a.n; i++)
+			same = !strcmp(a.row[i], b.row[i]);
+		if (same)
+			fail_msg("seed %llu: one block shared by every AP went unnoticed",
+				 (unsigned long long)seed);
+		free(a.row);
+		free(b.row);
+	}
+}
+
+/* 256 CPUs at once: every result of every CPU, none dropped. */
+static void manycore_at_once(void **st)
+{
+	struct outcome o;
+	unsigned per[256] = {0};
+
+	(void)st;
+	run("manycore", "all", 1, &o);
+	assert_int_equal(line_of("warning: cpus"), -1);
+	assert_int_equal(suite.dropped, 0);
+	assert_int_equal(o.failed, 0);
+	for (unsigned i = 0; i < suite.n_results; i++) {
+		assert_true(suite.results[i].cpu < 256);
+		/* in CPU order */
+		assert_true(i == 0 || suite.results[i - 1].cpu <= suite.results[i].cpu);
+		per[suite.results[i].cpu]++;
+	}
+	for (unsigned c = 1; c < 256; c++)
+		assert_int_equal(per[c], per[0]);
+	assert_true(per[0] > 40);
+	free(o.row);
+}
+
+/* No memory for the stacks and buffers: said, and the CPUs run serially
+ * with every result kept. */
+static void no_memory_runs_serially(void **st)
+{
+	struct outcome a, b;
+
+	(void)st;
+	run("alderlake", "serial", 2, &a);
+	no_alloc = true;
+	run("alderlake", "all", 2, &b);
+	no_alloc = false;
+	assert_true(line_of("warning: cpus: no memory to run 4 CPUs at once") >= 0);
+	assert_int_equal(a.n, b.n);
+	for (unsigned i = 0; i < a.n; i++)
+		assert_string_equal(a.row[i], b.row[i]);
+	free(a.row);
+	free(b.row);
+}
+
+/* A PMU the logical processors of a core share (NetBurst with HT) makes
+ * cpu_par_prepare refuse, saying why. */
+static void smt_shared_pmu_runs_serially(void **st)
+{
+	struct platform p = {.line = rec, .alloc = t_alloc, .free = t_free};
+	struct options o;
+	struct cpu_info ci = {0};
+	struct pmu pmu = {.smt_shared = true, .name = "intel-netburst"};
+	struct apic_info ai = {0};
+	static struct suite s;
+	struct cpu_par par;
+	uint16_t sel[2] = {0, 1};
+
+	(void)st;
+	options_default(&o);
+	o.all_cpus = true;
+	n_lines = 0;
+	suite_init(&s, &o, &ci, &pmu, &ai, (struct sink){rec, 0, 0});
+	s.platform = &p;
+	assert_int_equal(suite_reserve(&s, 2), 2);
+	assert_false(cpu_par_prepare(&par, &s, sel, 2));
+	assert_true(line_of("cpus: intel-netburst's counters are shared by the logical processors "
+			    "of a core: running the CPUs one after another") >= 0);
+	pmu.smt_shared = false;
+	assert_true(cpu_par_prepare(&par, &s, sel, 2));
+	pcpu_stacks_register(0, 0);
+	free(par.stack_mem);
+	free(par.mem);
+	suite_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(parallel_equals_serial),
+	    cmocka_unit_test(lines_in_cpu_order),
+	    cmocka_unit_test(shared_state_is_caught),
+	    cmocka_unit_test(manycore_at_once),
+	    cmocka_unit_test(no_memory_runs_serially),
+	    cmocka_unit_test(smt_shared_pmu_runs_serially),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
