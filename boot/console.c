@@ -172,7 +172,7 @@ static UINTN line_attr(const char *s)
  * COM1, then the layout repainted (after COM1: see scr_paint). The colour
  * goes back after the COM1 line: a firmware mirroring the console to COM1
  * would put its escape codes at the start of our line. */
-static void emit(const char *s)
+static void emit(const char *s, bool paint_now)
 {
 	bool scroll = !scr_active();
 
@@ -186,20 +186,23 @@ static void emit(const char *s)
 	if (scroll)
 		uefi_call_wrapper(ST->ConOut->SetAttribute, 2, ST->ConOut,
 				  EFI_LIGHTGRAY | EFI_BACKGROUND_BLACK);
-	scr_paint();
+	if (paint_now)
+		scr_paint();
+	else
+		scr_paint_soon();
 }
 
 void out_line(const char *s)
 {
 	scr_line(s);
-	emit(s);
+	emit(s, false);
 	log_append(s);
 }
 
 void out_screen(const char *s)
 {
 	scr_prompt(s);
-	emit(s);
+	emit(s, true); /* a prompt is seen at once */
 }
 
 void out_attach_log(EFI_FILE_HANDLE f)

@@ -174,13 +174,14 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	InitializeLib(image, systab);
 	/* the boot CPU's per-CPU state, before anything touches it: the image
 	 * carries none (pmu/percpu.h) */
-	void *pcpu = AllocateZeroPool(pcpu_size());
+	void *pcpu = AllocateZeroPool(pcpu_size() + PCPU_ALIGN);
 	if (!pcpu) {
 		Print(L"pmuharness: error: no memory for the harness's state (%lu bytes)\r\n",
 		      (UINT64)pcpu_size());
 		return EFI_OUT_OF_RESOURCES;
 	}
-	pcpu_set_boot_block(pcpu);
+	/* as aligned as the section (a pool gives 8 bytes) */
+	pcpu_set_boot_block((void *)(((uintptr_t)pcpu + PCPU_ALIGN - 1) & ~(uintptr_t)(PCPU_ALIGN - 1)));
 	out_init();
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
 	if (ST->ConIn) {

@@ -48,6 +48,8 @@ void scr_line(const char *s);
 void scr_prompt(const char *s);
 void scr_fatal(const char *s);
 void scr_paint(void);
+/* The same unless the last repaint is under PAINT_GAP_US old (lines). */
+void scr_paint_soon(void);
 void scr_status(void *ctx, const struct screen_event *ev);
 /* The keyboard for the seam's key_flush and key_wait (NULL ctx). */
 void key_flush(void *ctx);

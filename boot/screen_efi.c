@@ -4,15 +4,22 @@
  * console scrolls the lines as before. */
 #include "platform.h"
 #include "../lib/str.h"
+#include "../pmu/hw.h"
 
 /* Below this the layout does not fit; the lines scroll instead. */
 #define MIN_COLS 40
 #define MIN_ROWS 12
 #define SEG_MAX	 256 /* characters per OutputString call */
+/* Lines come faster than a person reads them (a parallel run prints every
+ * CPU's at its end, and the console's repaint, mirrored to the serial port
+ * by OVMF, costs about a millisecond a line under QEMU): the layout is
+ * repainted for them at most this often; events and prompts at once. */
+#define PAINT_GAP_US 50000u
 
 static struct screen *scr;
 static struct screen_cell *shown; /* what the console shows now */
 static bool painted;		  /* the console shows the layout */
+static uint64_t painted_at;	  /* the TSC at the last repaint */
 
 void scr_init(void)
 {
@@ -88,6 +95,7 @@ void scr_paint(void)
 
 	if (!scr_active())
 		return;
+	painted_at = hw_rdtsc();
 	screen_render(scr);
 	if (!painted) {
 		uefi_call_wrapper(o->EnableCursor, 2, o, FALSE);
@@ -118,6 +126,15 @@ void scr_paint(void)
 		uefi_call_wrapper(o->SetCursorPosition, 3, o, (UINTN)0, (UINTN)0);
 		uefi_call_wrapper(o->OutputString, 2, o, L"\r\n");
 	}
+}
+
+void scr_paint_soon(void)
+{
+	uint64_t now = hw_rdtsc(), gap = (uint64_t)PAINT_GAP_US * hw_tsc_per_us();
+
+	if (painted_at && now - painted_at < gap)
+		return; /* the next line, event or prompt paints it */
+	scr_paint();
 }
 
 void scr_status(void *ctx, const struct screen_event *ev)

@@ -403,12 +403,14 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *cl)
 static void boot_block(void)
 {
 	extern char __start_pmh_percpu[], __stop_pmh_percpu[];
-	void *b = calloc(1, pcpu_size());
+	size_t n = (pcpu_size() + PCPU_ALIGN - 1) & ~(size_t)(PCPU_ALIGN - 1);
+	void *b = aligned_alloc(PCPU_ALIGN, n);
 
 	if (!b) {
 		fprintf(stderr, "pmuharness-sim: out of memory\n");
 		exit(SIM_EXIT_ERROR);
 	}
+	memset(b, 0, n);
 	pcpu_set_boot_block(b);
 #ifdef __SANITIZE_ADDRESS__
 	ASAN_POISON_MEMORY_REGION(__start_pmh_percpu, __stop_pmh_percpu - __start_pmh_percpu);

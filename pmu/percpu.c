@@ -37,10 +37,11 @@ void *pcpu_addr(const void *v)
 	return b ? b + ((const char *)v - __start_pmh_percpu) : (void *)(uintptr_t)v;
 }
 
-/* Where a stack's block starts: after its base, 64-byte aligned. */
+/* Where a stack's block starts: after its base, as aligned as the
+ * section. */
 static size_t block_offset(void)
 {
-	return (sizeof(struct pcpu_base) + 63u) & ~(size_t)63u;
+	return (sizeof(struct pcpu_base) + PCPU_ALIGN - 1) & ~(size_t)(PCPU_ALIGN - 1);
 }
 
 size_t pcpu_region_bytes(unsigned k)

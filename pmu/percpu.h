@@ -20,6 +20,9 @@
 #include <stdint.h>
 
 #define PMH_PERCPU __attribute__((section("pmh_percpu")))
+/* The alignment every block keeps (the section's, the link maps'): a
+ * variable aligned up to it keeps its alignment in every copy. */
+#define PCPU_ALIGN 64u
 #define PCPU(v)	   (*(__typeof__(&(v)))pcpu_addr(&(v)))
 
 /* The running CPU's copy of the PMH_PERCPU variable at v (its template). */

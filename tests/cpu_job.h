@@ -96,6 +96,7 @@ struct cpu_par {
 	void *mem, *stack_mem; /* the run's allocations, from s->platform */
 	struct suite_cpu boot; /* the boot CPU's binding, the run's own */
 	unsigned results_base, more_base, more_per; /* the shares' places */
+	uint64_t t0; /* the TSC when the jobs were ready, for cpus.elapsed_us */
 	/* a job that never came back keeps its memory (kept = true) */
 	bool kept;
 };

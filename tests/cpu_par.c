@@ -84,6 +84,7 @@ bool cpu_par_prepare(struct cpu_par *p, struct suite *s, const uint16_t *sel, un
 		cpu_job_reset(j, sel[i]);
 		suite_note_cpu(s, sel[i]); /* every record made before any CPU runs */
 	}
+	p->t0 = hw_rdtsc();
 	return true;
 }
 
@@ -210,6 +211,7 @@ void cpu_par_finish(struct cpu_par *p, const uint32_t *flags, struct cpu_run *ru
 		suite_fail_cpu(s, p->sel[i], line);
 	}
 	counts(p, runs);
+	suite_cpus_elapsed(s, p->t0, p->k, "at once");
 	for (unsigned i = 0; i < p->k; i++) {
 		cpu_verdict_line(&runs[i], line, sizeof(line));
 		suite_emit(s, "%s", line);

@@ -89,6 +89,8 @@ extern const struct uarch_cfg arch_ua_skylake, arch_ua_core2, arch_ua_yonah;
 #define HYBRID_CPUS 4
 extern const struct sim_model arch_alderlake;
 const struct arch_cfg *arch_hybrid_cfg(const struct sim_cpu *s);
+/* Alder Lake's numbers, for a machine built of its CPUs (manycore). */
+extern const struct sim_silicon si_alderlake;
 
 /* Power-on under realism "firmware"; globals: arch perfmon v2+, tfa: the
  * microcode has TSX_FORCE_ABORT. */

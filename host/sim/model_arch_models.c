@@ -95,7 +95,7 @@ static const struct sim_silicon si_skylake =
 	       .turbo_x100 = 120,  /* i7-6700: 1.18; 1.20 ours */
     );
 /* Alder Lake and Arrow Lake: Skylake's numbers with rr's larger bound. */
-static const struct sim_silicon si_alderlake = {
+const struct sim_silicon si_alderlake = {
     .insn_min = 12,	/* ours: objdump */
     .insn_max = 60,	/* ours: objdump */
     .cpi_x10 = 8,	/* ours */

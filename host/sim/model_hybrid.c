@@ -45,5 +45,7 @@ static const struct arch_cfg adl[] = {
 
 const struct arch_cfg *arch_hybrid_cfg(const struct sim_cpu *s)
 {
-	return &adl[s->cpu_no >= ADL_FIRST_ATOM];
+	unsigned first_atom = s->hybrid_first_atom ? s->hybrid_first_atom : ADL_FIRST_ATOM;
+
+	return &adl[s->cpu_no >= first_atom];
 }

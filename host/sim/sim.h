@@ -338,6 +338,9 @@ struct sim_cpu {
 	/* the harness's per-CPU block in a parallel run (hw_cpu_local), NULL
 	 * in a serial one */
 	void *pcpu;
+	/* a hybrid machine larger than alderlake's (model_manycore.c): its
+	 * first E-core (0: alderlake's own split) */
+	unsigned hybrid_first_atom;
 	struct sim_cpuid cpuid[SIM_MAX_CPUID];
 	unsigned n_cpuid;
 	/* counters, by the model's own numbering */
