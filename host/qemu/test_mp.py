@@ -35,13 +35,14 @@ VERDICT_LINE = re.compile(r"^cpu\.(\d+)\.verdict: (PASS|FAIL|NO PMU|NO VERDICT) 
                           r"\((\d+) passed, (\d+) failed, (\d+) skipped\)$")
 
 
-def run(extra_cfg):
-    """Boots with the cfg; returns (rc, lines, JSON document or None)."""
+def run(extra_cfg, smp=SMP, keep=None):
+    """Boots with the cfg; returns (rc, lines, JSON document or None); keep:
+    a path the JSON file is copied to."""
     d = tempfile.mkdtemp(prefix="pmh-mp-")
     esp = os.path.join(d, "esp")
     serial = os.path.join(d, "serial.log")
     try:
-        p = subprocess.run([q.BOOT, EFI, "--cpu", CPU, "--smp", str(SMP), "--mttcg", "--esp", esp,
+        p = subprocess.run([q.BOOT, EFI, "--cpu", CPU, "--smp", str(smp), "--mttcg", "--esp", esp,
                             "--cfg", "on_finish = qemu-exit\n" + extra_cfg, "--serial", serial,
                             "--timeout", str(q.LIMIT_S)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -51,6 +52,8 @@ def run(extra_cfg):
         jsons = sorted(f for f in os.listdir(boot_dir) if f.endswith(".json")) \
             if os.path.isdir(boot_dir) else []
         doc = json.load(open(os.path.join(boot_dir, jsons[-1]))) if jsons else None
+        if keep and jsons:
+            shutil.copy(os.path.join(boot_dir, jsons[-1]), keep)
         return p.returncode, q.plain(raw), doc
     finally:
         shutil.rmtree(d, ignore_errors=True)
@@ -256,6 +259,48 @@ def parallel_twice_from_shell():
     return errs
 
 
+REPORT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report",
+                      "pmuharness-report")
+LAVA_CASE = re.compile(r"^<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=(\S+) RESULT=(\w+)")
+
+
+def sixty_four_cpus():
+    """64 CPUs at once with output = lava: every result of every CPU in the
+    JSON (the same checks on each), one LAVA test case per result of the
+    checks' set, one JUnit test case per result from the report tool, and
+    the closing line's counts (what the screen's end shows) the JSON's."""
+    smp = 64
+    d = tempfile.mkdtemp(prefix="pmh-mp-64-")
+    try:
+        keep = os.path.join(d, "run.json")
+        rc, lines, doc = run("cpus = all\noutput = lava\n", smp=smp, keep=keep)
+        errs, c = common(rc, lines)
+        if doc is None:
+            return errs + ["no results JSON on the boot volume"]
+        res = doc["results"]
+        per = {cpu: sorted(r["id"] for r in res if r["cpu"] == cpu) for cpu in range(smp)}
+        if any(per[cpu] != per[0] or not per[0] for cpu in per) or len(res) != smp * len(per[0]):
+            errs.append(f"{len(res)} JSON results, not {len(per[0])} on each of {smp} CPUs")
+        if c and (sum(c), c) != (len(res), (doc["summary"]["passed"], doc["summary"]["failed"],
+                                            doc["summary"]["skipped"])):
+            errs.append(f"closing line {c}, JSON {len(res)} results, summary {doc['summary']}")
+        # the checks' set only: the identity set follows its STOP
+        stop = next((i for i, l in enumerate(lines) if l.startswith(
+            "<LAVA_SIGNAL_TESTSET STOP")), len(lines))
+        cases = [m for m in map(LAVA_CASE.match, lines[:stop]) if m]
+        if len(cases) != len(res):
+            errs.append(f"{len(cases)} LAVA test cases, {len(res)} JSON results")
+        junit = os.path.join(d, "run.xml")
+        subprocess.run([REPORT, "--junit", junit, keep], check=True,
+                       stdout=subprocess.DEVNULL)
+        n = open(junit).read().count("<testcase ")
+        if n < len(res):
+            errs.append(f"{n} JUnit test cases for {len(res)} results")
+        return errs
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def default_boot_cpu_only():
     rc, lines, doc = run("")
     errs, c = common(rc, lines)
@@ -274,7 +319,7 @@ def main():
     EFI = sys.argv[1]
     t = q.Tally(NAME)
     for case in (all_cpus, serial_same, list_with_unknown, ap_exception_recovered,
-                 parallel_twice_from_shell, default_boot_cpu_only):
+                 parallel_twice_from_shell, sixty_four_cpus, default_boot_cpu_only):
         t.case(case)
     return t.done()
 
