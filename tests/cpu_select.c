@@ -62,7 +62,7 @@ void cpu_select_none(const struct options *o, char *buf, size_t n)
 	pmh_sb_init(&sb, buf, n);
 	pmh_sb_add(&sb, "cpus = ");
 	if (o->all_cpus)
-		pmh_sb_add(&sb, "all");
+		pmh_sb_add(&sb, o->cpus_serial ? "serial" : "all");
 	for (unsigned i = 0; !o->all_cpus && i < o->n_cpus; i++)
 		pmh_sb_add(&sb, "%s%u", i ? "," : "", o->cpus[i]);
 	pmh_sb_add(&sb, ": matches no CPU that can run (see the warnings above); no check ran");

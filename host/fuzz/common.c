@@ -39,6 +39,7 @@ void fuzz_require_sane(const struct options *o)
 	fuzz_require(o->checks[0] != 0, "checks is never empty");
 	fuzz_require(o->n_cpus <= OPT_MAX_CPUS, "cpus fit their array");
 	fuzz_require(!o->all_cpus || !o->n_cpus, "cpus = all holds no list");
+	fuzz_require(!o->cpus_serial || o->all_cpus, "cpus = serial is every CPU");
 	fuzz_require(o->repeat >= 1 && o->repeat <= OPT_REPEAT_MAX, "repeat within 1-1001");
 	fuzz_require(o->n_preloads >= 1 && o->n_preloads <= OPT_MAX_PRELOADS, "1 to 8 preloads");
 	fuzz_require(o->countdown <= OPT_COUNTDOWN_MAX, "countdown within 0-60");
@@ -56,6 +57,7 @@ bool fuzz_options_equal(const struct options *a, const struct options *b)
 {
 	return a->on_finish == b->on_finish && a->on_finish_set == b->on_finish_set &&
 	       !strcmp(a->checks, b->checks) && a->all_cpus == b->all_cpus &&
+	       a->cpus_serial == b->cpus_serial &&
 	       a->n_cpus == b->n_cpus &&
 	       !memcmp(a->cpus, b->cpus, a->n_cpus * sizeof(a->cpus[0])) &&
 	       a->repeat == b->repeat && a->pmi == b->pmi && a->n_preloads == b->n_preloads &&

@@ -316,6 +316,20 @@ static void bad_value_keeps_previous(void **st)
 	assert_int_equal(o.on_finish, FINISH_QEMU_EXIT);
 	assert_int_equal(o.pmi, PMI_NMI);
 	assert_true(o.all_cpus);
+	assert_false(o.cpus_serial);
+	/* serial: every CPU, one after another; a later value replaces it,
+	 * and a bad one leaves it */
+	assert_int_equal(parse(&o, "cpus = Serial\n"), 0);
+	assert_true(o.all_cpus);
+	assert_true(o.cpus_serial);
+	assert_int_equal(parse(&o, "cpus = serial\ncpus = serially\n"), 1);
+	assert_true(o.cpus_serial);
+	assert_int_equal(parse(&o, "cpus = serial\ncpus = all\n"), 0);
+	assert_true(o.all_cpus);
+	assert_false(o.cpus_serial);
+	assert_int_equal(parse(&o, "cpus = serial\ncpus = 0,1\n"), 0);
+	assert_false(o.all_cpus);
+	assert_false(o.cpus_serial);
 }
 
 /* A bad event spec is a config error with its line (the run goes on); an
