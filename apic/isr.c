@@ -38,6 +38,14 @@ void isr_set_fatal(void (*report)(const char *line), struct pmh_jmpbuf *recover)
 	s->fatal_recover = recover;
 }
 
+struct isr_fatal isr_fatal_now(void)
+{
+	const struct isr_cpu *s = cpu();
+	struct isr_fatal f = { s->fatal_report, s->fatal_recover };
+
+	return f;
+}
+
 void isr_set_user_fault(isr_handler_fn fn)
 {
 	cpu()->user_fault = fn;

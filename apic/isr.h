@@ -32,6 +32,12 @@ void isr_dispatch(struct int_frame *f);
 void isr_set_handler(unsigned vector, isr_handler_fn fn);
 /* Where an unexpected exception is reported and recovered (may be null). */
 void isr_set_fatal(void (*report)(const char *line), struct pmh_jmpbuf *recover);
+/* This CPU's report and recovery as isr_set_fatal left them, to put back. */
+struct isr_fatal {
+	void (*report)(const char *line);
+	struct pmh_jmpbuf *recover;
+};
+struct isr_fatal isr_fatal_now(void);
 /* Where an exception raised at CPL 3 goes (the ring-3 excursion of
  * pmu/hw.h hw_user_*, while one runs; NULL otherwise): fn rewrites the
  * frame so that its IRET lands back at CPL 0. NMIs at CPL 3 are serviced

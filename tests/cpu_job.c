@@ -43,15 +43,6 @@ void cpu_job_fail(struct cpu_job *j, const struct suite_cpu *b, const char *why)
 	suite_bind_cpu(j->s, b);
 }
 
-void cpu_job_run_bound(struct cpu_job *j, const struct suite_cpu *b)
-{
-	j->fwd = b->out;
-	suite_bind_cpu(j->s, &(struct suite_cpu){ b->cpu, b->pmu, b->apic,
-						  (struct sink){ job_line, j, job_progress } });
-	j->pmu = *b->pmu; /* what the verdict line reads */
-	suite_run(j->s, j->cpu);
-	suite_bind_cpu(j->s, b);
-}
 
 static void job_fatal(const char *s)
 {
@@ -71,18 +62,48 @@ void cpu_job_reset(struct cpu_job *j, unsigned cpu)
 	j->pmu.status = PMU_ABSENT; /* until this AP has probed its own PMU */
 }
 
+/* After a recovered exception: what it was and where, kept on the CPU
+ * that took it (each CPU has its own interrupt state). */
+static void job_crashed(struct cpu_job *j)
+{
+	const struct int_frame *f = isr_last_fatal();
+
+	j->crashed = 1;
+	j->crashed_in = suite_running(j->s);
+	j->have_fatal = f != 0;
+	if (f)
+		j->fatal = *f;
+}
+
+void cpu_job_run_bound(struct cpu_job *j, const struct suite_cpu *b)
+{
+	struct pmh_jmpbuf jb;
+
+	j->fwd = b->out;
+	j->pmu = *b->pmu; /* what the verdict line reads */
+	j->fatal_was = isr_fatal_now(); /* the platform's, back afterwards */
+	PCPU(cur_job) = j;
+	suite_bind_cpu(j->s, &(struct suite_cpu){ b->cpu, b->pmu, b->apic,
+						  (struct sink){ job_line, j, job_progress } });
+	if (pmh_setjmp(&jb)) {
+		job_crashed(j);
+		pmi_disarm(); /* also closes a PMI window the crash left open */
+	} else {
+		isr_set_fatal(job_fatal, &jb);
+		suite_run(j->s, j->cpu);
+	}
+	isr_set_fatal(j->fatal_was.report, j->fatal_was.recover);
+	PCPU(cur_job) = NULL;
+	suite_bind_cpu(j->s, b);
+}
+
 void cpu_job_run(struct cpu_job *j)
 {
 	struct pmh_jmpbuf jb;
 
 	PCPU(cur_job) = j;
 	if (pmh_setjmp(&jb)) {
-		const struct int_frame *f = isr_last_fatal(); /* this CPU's own */
-		j->crashed = 1;
-		j->crashed_in = suite_running(j->s);
-		j->have_fatal = f != 0;
-		if (f)
-			j->fatal = *f;
+		job_crashed(j);
 		goto out;
 	}
 	isr_set_fatal(job_fatal, &jb);

@@ -33,6 +33,7 @@ struct cpu_job {
 	 * CPU's share sends its progress (the screen) */
 	unsigned n_results;
 	struct sink fwd;
+	struct isr_fatal fatal_was; /* the boot CPU's share: the platform's */
 	/* never started (cpu_par_not_started), or stopped for good with no
 	 * way back (a platform that knows: cpu_par_halted); either way
 	 * nothing of it runs any more */
@@ -47,8 +48,9 @@ void cpu_job_reset(struct cpu_job *j, unsigned cpu);
  * caller sets done once the AP is back in its own state. */
 void cpu_job_run(struct cpu_job *j);
 /* The same on a CPU that keeps the binding b (the boot CPU's share of a
- * parallel run on its own stack, percpu.h): no identification, b's
- * progress kept; an exception goes where the platform sends it. */
+ * parallel run, on the firmware's stack with the run's own state:
+ * percpu.h): no identification, b's progress kept; an exception ends the
+ * share as it ends an AP's, and the platform's recovery comes back. */
 void cpu_job_run_bound(struct cpu_job *j, const struct suite_cpu *b);
 /* On the boot CPU: CPU j->cpu's run as a whole failed for why, its FAIL
  * line into j's buffer (b: the binding to come back to). */

@@ -226,6 +226,26 @@ def ap_exception_recovered():
     return errs
 
 
+def boot_cpu_exception_recovered():
+    """Every CPU at once with the test trigger: the boot CPU's #UD ends its
+    share as an AP's does (its FAIL, its crash record), the platform's
+    recovery comes back, and the AP's run and the next check go on."""
+    rc, lines, doc = run("cpus = all\nchecks = apic.fatal-trigger,apic.nmi\n", smp=2)
+    errs = []
+    if rc != 3:
+        errs.append(f"QEMU exit status {rc}, expected 3 (debug-exit value 1: failures)")
+    for cpu in (0, 1):
+        for w in (f"PASS apic.nmi@cpu{cpu}",
+                  f"FAIL cpu.{cpu}: the run stopped after an unexpected exception"):
+            if not any(l.startswith(w) for l in lines):
+                errs.append(f"no line {w!r}")
+    if doc is None or doc["crash"] is None or doc["crash"]["check"] != "apic.fatal-trigger":
+        errs.append("no crash record naming apic.fatal-trigger in the JSON")
+    if q.closing(lines) != (2, 2, 0):
+        errs.append(f"closing line {q.closing(lines)}, expected (2, 2, 0)")
+    return errs
+
+
 def parallel_twice_from_shell():
     """Two runs of every CPU at once, then one after another, in one boot
     from the UEFI shell (on_finish = return): each ends with its verdict
@@ -319,7 +339,7 @@ def main():
     EFI = sys.argv[1]
     t = q.Tally(NAME)
     for case in (all_cpus, serial_same, list_with_unknown, ap_exception_recovered,
-                 parallel_twice_from_shell, sixty_four_cpus, default_boot_cpu_only):
+                 boot_cpu_exception_recovered, parallel_twice_from_shell, sixty_four_cpus, default_boot_cpu_only):
         t.case(case)
     return t.done()
 
