@@ -323,11 +323,19 @@ deps:
 	@scripts/deps.sh
 
 # ---- USB stick and Secure Boot ---------------------------------------------
+# make usb USB_CPUS=N: the BIOS kernel's results slots (PMHBIOS.LOG, .JSN)
+# sized for N CPUs (scripts/usb-image.sh --cpus; README "Legacy BIOS"). The
+# value is kept in a file that changes only with it, so that a new one
+# rebuilds the image.
+USB_CPUS ?= 512
+USB_CPUS_STAMP := $(BUILD)/usb-cpus.txt
+$(shell mkdir -p $(BUILD); [ "$$(cat $(USB_CPUS_STAMP) 2>/dev/null)" = "$(USB_CPUS)" ] || \
+  echo "$(USB_CPUS)" > $(USB_CPUS_STAMP))
 usb: deps $(USBIMG)
 
 $(USBIMG): $(EFI) $(I686) scripts/usb-image.sh boot/usb/pmuharness.cfg boot/usb/README.TXT \
-	  boot/usb/syslinux.cfg
-	@scripts/usb-image.sh $(EFI) $@ --kernel $(I686)
+	  boot/usb/syslinux.cfg bios/fat.h $(USB_CPUS_STAMP)
+	@scripts/usb-image.sh $(EFI) $@ --kernel $(I686) --cpus $(USB_CPUS)
 
 # make sign KEY=db.key CERT=db.crt [KEYPASS=...]: build/pmuharness.signed.efi
 # and the USB image's BOOTX64.EFI, both signed with sbsign.

@@ -4,6 +4,7 @@
 #define PMH_BIOS_BIOS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "../tests/platform.h"
 
@@ -51,6 +52,13 @@ void bios_mp_run(void *ctx, struct harness *h);
 void bios_fatal_rearm(void);
 /* An AP that never finished may still run: no BIOS call then. */
 bool bios_mp_ap_busy(void);
+
+/* The heap of the platform's alloc (bios_main.c: the largest stretch of
+ * RAM the memory map lists): n bytes, zeroed and 16-byte aligned, NULL
+ * where they are not there; kept until freed with the platform's free. The
+ * largest n an allocation could have now. */
+void *bios_heap_alloc(size_t n);
+size_t bios_heap_room(void);
 
 /* The results slots (results.c): every line of the run into the log
  * kept for PMHBIOS.LOG; the seam's results_open and results_close. */

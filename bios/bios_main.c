@@ -139,6 +139,22 @@ static void *b_alloc(void *ctx, size_t n)
 	return b + 1;
 }
 
+void *bios_heap_alloc(size_t n)
+{
+	return b_alloc(0, n);
+}
+
+size_t bios_heap_room(void)
+{
+	size_t room = 0;
+
+	arena_enter();
+	if (arena.size - arena.used > sizeof(struct blk))
+		room = (arena.size - arena.used - sizeof(struct blk)) & ~(size_t)15;
+	arena_leave();
+	return room;
+}
+
 static void b_free(void *ctx, void *p)
 {
 	uint8_t *q = p;

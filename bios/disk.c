@@ -166,11 +166,34 @@ static bool disk_rw(struct disk *d, bool write, uint32_t lba, uint32_t n)
 	return false;
 }
 
+/* The walk's sectors (MBR, BPB, FAT, root directory) read ahead, a
+ * transfer buffer's worth at a time where the extensions are there: the FAT
+ * of a slot made for 512 CPUs is 640 sectors, each one INT 13h of its own
+ * otherwise (seconds over a BIOS's USB). Emptied before every walk and
+ * every write. */
+static struct {
+	uint8_t drive;
+	uint32_t lba, n; /* [lba, lba + n) in buf; n 0: empty */
+	uint8_t buf[RM_BUF_SECTORS * FAT_SECTOR];
+} ahead;
+
 static bool read_sector(void *ctx, uint32_t lba, uint8_t *buf)
 {
-	if (!disk_rw(ctx, false, lba, 1))
-		return false;
-	pmh_memcpy(buf, low(RM_BUF), FAT_SECTOR);
+	struct disk *d = ctx;
+
+	if (!ahead.n || ahead.drive != d->drive || lba < ahead.lba || lba - ahead.lba >= ahead.n) {
+		ahead.n = 0;
+		if (d->edd && disk_rw(d, false, lba, RM_BUF_SECTORS))
+			ahead.n = RM_BUF_SECTORS;
+		else if (disk_rw(d, false, lba, 1)) /* CHS, or the disk's end */
+			ahead.n = 1;
+		else
+			return false;
+		ahead.lba = lba;
+		ahead.drive = d->drive;
+		pmh_memcpy(ahead.buf, low(RM_BUF), ahead.n * FAT_SECTOR);
+	}
+	pmh_memcpy(buf, ahead.buf + (lba - ahead.lba) * FAT_SECTOR, FAT_SECTOR);
 	return true;
 }
 
@@ -183,6 +206,7 @@ bool disk_find_slots(struct disk *d, struct fat_slot *slot, unsigned n, char *wh
 	/* RM_BASE + size stays under RM_LIMIT: copied over nothing of ours. */
 	pmh_memcpy(low(RM_BASE), rm_start, (size_t)(rm_end - rm_start));
 	save_apic();
+	ahead.n = 0;
 	pmh_fmt(why, cap, "the BIOS lists no hard disk (0040:0075 is 0)");
 	for (unsigned i = 0; i < disks && i < 0x7f; i++) {
 		if (!disk_probe(d, (uint8_t)(DRIVE_FIRST + i))) {
@@ -203,27 +227,93 @@ bool disk_find_slots(struct disk *d, struct fat_slot *slot, unsigned n, char *wh
 	return false;
 }
 
+/* n sectors at lba read into RM_BUF and compared with want; *diff: the
+ * first byte that differs, n * FAT_SECTOR where none; false with why on a
+ * read error. */
+static bool read_cmp(struct disk *d, uint32_t lba, uint32_t n, const uint8_t *want, uint32_t *diff,
+		     char *why, size_t cap)
+{
+	const uint8_t *got = low(RM_BUF);
+
+	if (!disk_rw(d, false, lba, n))
+		return pmh_fmt(why, cap, "read error at sector %u", lba), false;
+	*diff = n * FAT_SECTOR;
+	for (uint32_t j = 0; j < n * FAT_SECTOR; j++)
+		if (got[j] != want[j]) {
+			*diff = j;
+			break;
+		}
+	return true;
+}
+
+/* want[0, n sectors) written at lba, read back and compared. */
+static bool write_verify(struct disk *d, uint32_t lba, uint32_t n, const uint8_t *want, char *why,
+			 size_t cap)
+{
+	uint32_t diff;
+
+	pmh_memcpy(low(RM_BUF), want, n * FAT_SECTOR);
+	if (!disk_rw(d, true, lba, n))
+		return pmh_fmt(why, cap, "write error at sector %u", lba), false;
+	pmh_memset(low(RM_BUF), 0, n * FAT_SECTOR);
+	if (!read_cmp(d, lba, n, want, &diff, why, cap))
+		return false;
+	if (diff < n * FAT_SECTOR)
+		return pmh_fmt(why, cap, "read-back differs at sector %u", lba + diff / FAT_SECTOR),
+		       false;
+	return true;
+}
+
+/* Each part read first and written only where it differs, then read back.
+ * The first part, where the document starts, goes last, and before the
+ * first other part that differs its first sector becomes a slot magic
+ * line that says a write is under way: a write cut short leaves a slot
+ * that is no document at all (and that the next run finds again), never
+ * the start of one run's document over the rest of another's. Past the
+ * text, the first part that already holds only the padding ends the walk:
+ * a slot is a text then spaces (usb-image.sh's, or a write of ours that
+ * finished), and no text of ours has a part's worth of spaces, so the rest
+ * is padding too; a slot whose first sector says a write did not finish is
+ * walked to its end. A slot made for many CPUs costs a small run no more
+ * than its own text and the previous one's. */
 bool disk_write_slot(struct disk *d, const struct fat_slot *s, const char *text, size_t len,
 		     char *why, size_t cap)
 {
 	static uint8_t want[RM_BUF_SECTORS * FAT_SECTOR];
+	static const char busy[] =
+	    SLOT_MAGIC "pmuharness BIOS results slot: a write did not finish; nothing here\n";
 	uint32_t size = s->sectors * FAT_SECTOR, step = d->edd ? RM_BUF_SECTORS : 1;
+	uint32_t first = s->sectors < step ? s->sectors : step, diff0, diff;
+	bool marked, unfinished;
 
-	for (uint32_t k = 0; k < s->sectors; k += step) {
+	ahead.n = 0; /* what was read ahead may be written now */
+	slot_fill(want, 0, first * FAT_SECTOR, text, len, size);
+	if (!read_cmp(d, s->lba, first, want, &diff0, why, cap))
+		return false;
+	unfinished = !pmh_strncmp((const char *)low(RM_BUF), busy, sizeof(busy) - 1);
+	marked = false;
+	for (uint32_t k = first; k < s->sectors; k += step) {
 		uint32_t n = s->sectors - k < step ? s->sectors - k : step;
 		slot_fill(want, k * FAT_SECTOR, n * FAT_SECTOR, text, len, size);
-		pmh_memcpy(low(RM_BUF), want, n * FAT_SECTOR);
-		if (!disk_rw(d, true, s->lba + k, n))
-			return pmh_fmt(why, cap, "write error at sector %u", s->lba + k), false;
-		pmh_memset(low(RM_BUF), 0, n * FAT_SECTOR);
-		if (!disk_rw(d, false, s->lba + k, n))
-			return pmh_fmt(why, cap, "read error at sector %u", s->lba + k), false;
-		const uint8_t *got = low(RM_BUF);
-		for (uint32_t j = 0; j < n * FAT_SECTOR; j++)
-			if (got[j] != want[j])
-				return pmh_fmt(why, cap, "read-back differs at sector %u",
-					       s->lba + k + j / FAT_SECTOR),
-				       false;
+		if (!read_cmp(d, s->lba + k, n, want, &diff, why, cap))
+			return false;
+		if (diff == n * FAT_SECTOR) {
+			if (k * FAT_SECTOR >= len && !unfinished)
+				break; /* padding from here on */
+			continue;
+		}
+		if (!marked && !unfinished) {
+			uint8_t mark[FAT_SECTOR];
+			slot_fill(mark, 0, FAT_SECTOR, busy, sizeof(busy) - 1, 0);
+			if (!write_verify(d, s->lba, 1, mark, why, cap))
+				return false;
+		}
+		marked = true;
+		if (!write_verify(d, s->lba + k, n, want, why, cap))
+			return false;
 	}
+	slot_fill(want, 0, first * FAT_SECTOR, text, len, size);
+	if (marked || unfinished || diff0 < first * FAT_SECTOR)
+		return write_verify(d, s->lba, first, want, why, cap);
 	return true;
 }

@@ -19,8 +19,10 @@ void disk_save_pic(void);
 /* The slots on the first BIOS hard disk that has them all; false with
  * why (for "NOTHING ... saved") otherwise. */
 bool disk_find_slots(struct disk *d, struct fat_slot *slot, unsigned n, char *why, size_t cap);
-/* text[0, len) padded to the slot (slot_fill) written and read back;
- * false with why ("read-back differs at sector N") otherwise. */
+/* text[0, len) padded to the slot (slot_fill): each part read first,
+ * written where it differs and read back, the first part last (a write cut
+ * short leaves a slot magic line there, no document); false with why
+ * ("read-back differs at sector N") otherwise. */
 bool disk_write_slot(struct disk *d, const struct fat_slot *s, const char *text, size_t len,
 		     char *why, size_t cap);
 

@@ -18,6 +18,15 @@
  * slot a previous run filled is overwritten too. */
 #define SLOT_JSON_START "{\n  \"schema\": \"pmuharness-results/"
 #define SLOT_COUNT	2
+/* The slots' sizes for a stick made for N CPUs (`make usb USB_CPUS=N`):
+ * SLOT_FIXED_KIB + N * SLOT_*_PER_CPU_KIB, rounded up to SLOT_ROUND_KIB.
+ * scripts/usb-image.sh reads these numbers from here (one formula for the
+ * script and for the kernel's "make usb USB_CPUS=N" advice); its comment
+ * and README "Legacy BIOS" give the measured figures behind them. */
+#define SLOT_FIXED_KIB	      64u
+#define SLOT_JSON_PER_CPU_KIB 48u
+#define SLOT_LOG_PER_CPU_KIB  32u
+#define SLOT_ROUND_KIB	      64u
 
 /* One 512-byte sector at lba (from the disk's start) into buf; false on
  * a read error. */

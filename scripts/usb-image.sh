@@ -9,12 +9,39 @@
 # Layout: MBR + one active FAT32 (LBA) partition, type 0x0C, from 1 MiB. The
 # FAT file system is made as a separate file, checked with fsck.fat -n and
 # spliced in at that offset.
-# BIOS results slots: PMHBIOS.LOG and PMHBIOS.JSN in the root, SLOT_KIB each,
-# copied first onto the new file system (so contiguous: checked below
-# through the FAT), each a magic line (bios/fat.h SLOT_MAGIC) and spaces up to
-# a final newline; the BIOS kernel overwrites them with INT 13h in place.
-# Usage: usb-image.sh EFI OUT.img [--kernel ELF] [--cfg FILE] [--size-mib N]
-#   --kernel  the Multiboot kernel (default: pmuharness-i686.elf beside EFI)
+# BIOS results slots: PMHBIOS.LOG and PMHBIOS.JSN in the root, sized for
+# --cpus N CPUs (below), copied first onto the new file system (so
+# contiguous: checked below through the FAT), each a magic line (bios/fat.h
+# SLOT_MAGIC) and spaces up to a final newline; the BIOS kernel overwrites
+# them with INT 13h in place. A JSON that does not fit is refused, not cut,
+# and a log that does not fit is cut (bios/results.c).
+# Slot sizes, in KiB, for N CPUs (the numbers are bios/fat.h's SLOT_*_KIB,
+# read from there: the kernel's "make usb USB_CPUS=N" advice uses them too):
+#   PMHBIOS.JSN = 64 + 48 * N,  PMHBIOS.LOG = 64 + 32 * N,  each rounded up to 64 KiB
+# Source figures (build/host/pmuharness-sim-fast, this tree, 2026-12): bytes a
+# CPU adds to a cpus=all run, (size with all CPUs - size with CPU 0) / (CPUs - 1):
+#   alderlake (4 CPUs):   JSON 16,792, log lines (stdout) 8,721
+#   manycore (256 CPUs):  JSON 12,901, log lines          8,707
+# and, since a CPU's share depends on its family and its findings, one CPU's
+# whole run (fixed part included) on every model, healthy and under each of
+# the 59 faults: at most JSON 45,630 (opteron, narrow-counter; healthy:
+# opteron 42,524) and log 28,794 (pentium4, narrow-counter; healthy: 22,358);
+# `output = lava` nearly doubles the log (38,534 on opteron). The BIOS kernel
+# itself (host/qemu/test_bios_results.py: pentium3, TCG, -smp 64, every check):
+# JSON 13,567 and log 9,859 a CPU.
+# Allowance: JSON 48 KiB a CPU (the largest, 45,630 with its fixed part,
+# + 8 %; the multi-CPU runs' 16,792 x 2.9), log 32 KiB (28,794 + 14 %: only
+# LAVA output on the largest models may be cut); fixed part 64 KiB each (the run's own lines and
+# objects, measured 1.6 KiB JSON and 0.7 KiB log, + the identification,
+# warnings and findings a real machine adds).
+# The image is 64 MiB, or where the slots need more, the slots + 32 MiB
+# (the other files, about 2 MiB, and UEFI's numbered results files), rounded
+# up to 16 MiB: 80 MiB at the default 512 CPUs (slots 24,640 + 16,448 KiB).
+# Usage: usb-image.sh EFI OUT.img [--kernel ELF] [--cfg FILE] [--cpus N] [--size-mib N]
+#   --kernel    the Multiboot kernel (default: pmuharness-i686.elf beside EFI)
+#   --cpus N    size the BIOS results slots for N CPUs, 1-1024 (default 512;
+#               `make usb USB_CPUS=N`)
+#   --size-mib  the image's size (default: as above; at least what the slots need)
 # Prints the partition offset in bytes (for mtools: mcopy -i OUT.img@@OFFSET).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,12 +50,13 @@ kernel=$(dirname "$efi")/pmuharness-i686.elf
 cfg=$here/../boot/usb/pmuharness.cfg
 readme=$here/../boot/usb/README.TXT
 sylcfg=$here/../boot/usb/syslinux.cfg
-size_mib=64
-slot_kib=256      # per slot; a JSON that does not fit is refused, not cut (bios/results.c)
+size_mib=""
+cpus=512
 while [ $# -gt 0 ]; do
   case $1 in
     --kernel) kernel=$2; shift 2 ;;
     --cfg) cfg=$2; shift 2 ;;
+    --cpus) cpus=$2; shift 2 ;;
     --size-mib) size_mib=$2; shift 2 ;;
     *) echo "usb-image.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -43,9 +71,25 @@ mods=$sysl/modules/bios
 for f in "$kernel" "$mbr" "$mods/mboot.c32" "$mods/libcom32.c32"; do
   [ -f "$f" ] || { echo "usb-image.sh: $f not found (make i686; syslinux-common)" >&2; exit 1; }
 done
+[[ $cpus =~ ^[1-9][0-9]*$ ]] && [ "$cpus" -ge 1 ] && [ "$cpus" -le 1024 ] ||
+  { echo "usb-image.sh: --cpus must be a number of CPUs from 1 to 1024, not '$cpus'" >&2; exit 2; }
+fath=$here/../bios/fat.h
+kib() { local v; v=$(sed -n "s/^#define $1[[:space:]]\{1,\}\([0-9]\{1,\}\)u\{0,1\}[[:space:]]*\$/\1/p" "$fath")
+        [ -n "$v" ] || { echo "usb-image.sh: $1 not found in $fath" >&2; exit 1; }; echo "$v"; }
+fixed_kib=$(kib SLOT_FIXED_KIB); round_kib=$(kib SLOT_ROUND_KIB)
+json_kib=$(( (fixed_kib + cpus * $(kib SLOT_JSON_PER_CPU_KIB) + round_kib - 1) / round_kib * round_kib ))
+log_kib=$(( (fixed_kib + cpus * $(kib SLOT_LOG_PER_CPU_KIB) + round_kib - 1) / round_kib * round_kib ))
 # FAT32 needs at least 65525 clusters: with 512-byte clusters that is 32 MiB,
-# so 64 MiB leaves room for the results of many runs.
-[ "$size_mib" -ge 40 ] || { echo "usb-image.sh: --size-mib must be at least 40 for FAT32" >&2; exit 2; }
+# so 64 MiB leaves room for the results of many runs; larger slots add to it.
+slots_mib=$(( (json_kib + log_kib + 1023) / 1024 ))
+if [ -z "$size_mib" ]; then
+  size_mib=64
+  [ $((slots_mib + 32)) -le 64 ] || size_mib=$(( (slots_mib + 32 + 15) / 16 * 16 ))
+fi
+[[ $size_mib =~ ^[1-9][0-9]*$ ]] && [ "$size_mib" -ge 40 ] || { echo "usb-image.sh: --size-mib must be at least 40 for FAT32" >&2; exit 2; }
+# the slots, the 1 MiB before the partition, the FATs (1 %) and the files
+[ "$size_mib" -ge $((slots_mib + 8)) ] ||
+  { echo "usb-image.sh: --size-mib $size_mib is too small for the results slots of $cpus CPUs (at least $((slots_mib + 8)) MiB)" >&2; exit 2; }
 start=2048                                 # 1 MiB alignment, sectors of 512 bytes
 total=$((size_mib * 2048))
 sectors=$((total - start))                 # the partition runs to the disk's end
@@ -73,8 +117,10 @@ printf '\x55\xaa' | dd of="$disk" bs=1 seek=510 conv=notrunc status=none
 # -h: hidden sectors = the partition's first LBA; syslinux's boot sector and
 # firmware use it to find the file system on the disk.
 mkfs.fat -F 32 -s 1 -S 512 -h "$start" -n PMUHARNESS -C "$part" $((sectors / 2)) >/dev/null
+cpuw="$cpus CPUs"; [ "$cpus" = 1 ] && cpuw="1 CPU"
 for slot in LOG JSN; do
-  hdr="PMHBIOS-SLOT/1 pmuharness BIOS results slot ($slot), $slot_kib KiB: the BIOS kernel writes its results here"
+  slot_kib=$log_kib; [ "$slot" = JSN ] && slot_kib=$json_kib
+  hdr="PMHBIOS-SLOT/1 pmuharness BIOS results slot ($slot), $slot_kib KiB for $cpuw: the BIOS kernel writes its results here"
   { printf '%s\n' "$hdr"; head -c $((slot_kib * 1024 - ${#hdr} - 2)) /dev/zero | tr '\0' ' '; printf '\n'; } > "$tmp/PMHBIOS.$slot"
   mcopy -i "$part" "$tmp/PMHBIOS.$slot" ::/PMHBIOS.$slot
 done
@@ -111,4 +157,4 @@ fsck.fat -n "$part" >"$tmp/fsck" 2>&1 || { cat "$tmp/fsck" >&2; echo "usb-image.
 dd if="$part" of="$disk" bs=512 seek="$start" conv=notrunc,sparse status=none
 mkdir -p "$(dirname "$out")"
 mv "$disk" "$out"
-echo "$out: $size_mib MiB MBR disk, FAT32 at byte offset $((start * 512)) (mcopy -i $out@@$((start * 512)))"
+echo "$out: $size_mib MiB MBR disk, FAT32 at byte offset $((start * 512)) (mcopy -i $out@@$((start * 512))); BIOS results slots for $cpuw: PMHBIOS.JSN $json_kib KiB, PMHBIOS.LOG $log_kib KiB"

@@ -22,6 +22,7 @@ import time
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemulib as q  # noqa: E402
+import test_bios_results as br  # noqa: E402  (bios/fat.h's slot sizes)
 
 BIOS_BOOT = os.path.join(q.ROOT, "scripts", "bios-boot.sh")
 RUN = os.path.join(q.ROOT, "scripts", "qemu-run.sh")
@@ -34,9 +35,13 @@ CFG = b"on_finish = qemu-exit\nchecks = apic.*\n"
 APIC_CHECKS = ["apic.lvt-pc", "apic.self-ipi", "apic.nmi"]
 CHECK = re.compile(r"^(?:PASS|FAIL|SKIP) ([^\s:]+)")
 CHECK_V = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:]+)")
-# The BIOS kernel's results slots (README "Legacy BIOS"): fixed size, the
-# text then spaces up to a final newline; the log's first line the magic.
-SLOT_BYTES = 256 * 1024
+# The BIOS kernel's results slots (README "Legacy BIOS"): sized for the CPUs
+# the stick is made for (usb-image.sh --cpus, default 512 as make usb's
+# USB_CPUS), the text then spaces up to a final newline; the log's first
+# line the magic.
+STICK_CPUS = 512
+JSN_BYTES, LOG_BYTES = br.SLOTS(STICK_CPUS)
+SLOT_BYTES = {"PMHBIOS.LOG": LOG_BYTES, "PMHBIOS.JSN": JSN_BYTES}
 SLOT_MAGIC = b"PMHBIOS-SLOT/1 "
 FILES = "results.files: PMHBIOS.LOG PMHBIOS.JSN"
 SAVED = "results.saved: PMHBIOS.LOG written and verified; PMHBIOS.JSN written and verified"
@@ -109,9 +114,10 @@ def slot_errs(st, lines):
     close = q.closing(lines)
     for name, data in (("PMHBIOS.LOG", log), ("PMHBIOS.JSN", js)):
         text = data[:-1].rstrip(b" ")  # the padding: spaces, the slot's last byte \n
-        if len(data) != SLOT_BYTES or not data.endswith(b"\n") or b"\0" in data \
-                or not text.endswith(b"\n") or len(text) > SLOT_BYTES // 2:
-            errs.append(f"{name}: not {SLOT_BYTES} bytes of text, spaces and a final newline")
+        if len(data) != SLOT_BYTES[name] or not data.endswith(b"\n") or b"\0" in data \
+                or not text.endswith(b"\n") or len(text) > SLOT_BYTES[name] // 2:
+            errs.append(f"{name}: not {SLOT_BYTES[name]} bytes of text, spaces and a final "
+                        "newline")
     if not log.startswith(SLOT_MAGIC) or not close \
             or ("%d passed, %d failed, %d skipped" % close).encode() not in log:
         errs.append("PMHBIOS.LOG: no magic first line or no closing line")
@@ -128,7 +134,7 @@ def slot_errs(st, lines):
 
 def damaged_magic(st, how):
     """Garbage over the JSON slot's first bytes: nothing saved, its bytes kept."""
-    q.put(st.img, st.off, b"garbage" + b" " * (SLOT_BYTES - 8) + b"\n", "/PMHBIOS.JSN")
+    q.put(st.img, st.off, b"garbage" + b" " * (JSN_BYTES - 8) + b"\n", "/PMHBIOS.JSN")
     before = q.get(st.img, st.off, "/PMHBIOS.JSN")
     _, _, lines = bios_boot(st, how + [st.img])
     errs = []
