@@ -366,6 +366,7 @@ help:
 	  '  make lava-check  LAVA job files and signals vs results (README: LAVA)' \
 	  '  make bench       benchmarks (never timed tests)' \
 	  '  make usb         build/pmuharness-usb.img, a stick image for dd: boots UEFI and BIOS' \
+	  '                   USB_CPUS=N sizes its BIOS results files for N CPUs (default 512)' \
 	  '  make i686        build/pmuharness-i686.elf, the Multiboot kernel for BIOS machines' \
 	  '  make tftp        build/tftp: the files a TFTP server serves for a network boot' \
 	  '  make sign KEY=db.key CERT=db.crt [KEYPASS=...]   signed image for Secure Boot' \
