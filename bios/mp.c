@@ -276,6 +276,23 @@ static const uint8_t *phys_map(void *ctx, uint32_t phys, uint32_t len)
 	return (const uint8_t *)(uintptr_t)phys;
 }
 
+/* The bits of an APIC ID that number the threads of a core: CPUID 0BH
+ * subleaf 0, level type SMT, EAX[4:0] the shift to the next level's ID
+ * (SDM Vol. 3A 9.9.1 Hierarchical Mapping of Shared Resources); 0 where
+ * the leaf is not there (every CPU its own wave then). */
+static unsigned smt_mask(void)
+{
+	struct cpuid_regs r;
+
+	hw_cpuid(0, 0, &r);
+	if (r.eax < 0xb)
+		return 0;
+	hw_cpuid(0xb, 0, &r);
+	if (((r.ecx >> 8) & 0xff) != 1 || !r.ebx) /* level type 1: SMT */
+		return 0;
+	return (1u << (r.eax & 0x1f)) - 1;
+}
+
 /* The processors' flags (cpu_select.h) from the MADT, or the MP table on
  * boards without ACPI, into fl, the BSP the one with the boot CPU's APIC
  * ID; the count (1, the boot CPU, without either). */
@@ -297,10 +314,12 @@ static unsigned mp_flags(struct bios_mp *m, struct harness *h, uint32_t *fl)
 		fl[0] = CPUSEL_BSP | CPUSEL_ENABLED | CPUSEL_HEALTHY;
 		return 1;
 	}
+	unsigned smt = smt_mask();
 	for (int i = 0; i < n; i++) {
 		m->ids[i] = c[i].apic_id;
 		fl[i] = (c[i].enabled ? CPUSEL_ENABLED | CPUSEL_HEALTHY : 0) |
-			(c[i].apic_id == h->apic.id ? CPUSEL_BSP : 0);
+			(c[i].apic_id == h->apic.id ? CPUSEL_BSP : 0) |
+			CPUSEL_THREAD(c[i].apic_id & smt);
 	}
 	return (unsigned)n;
 }
@@ -357,7 +376,7 @@ static void par_start(struct par_run *r, const uint32_t *fl)
 			slot_offer(r->st[i].id, pcpu_stack_top(r->p.stacks, i), i);
 	}
 	r->t0 = hw_rdtsc();
-	r->ticks = CPU_PAR_TIMEOUT_US * hw_wait_ticks_per_us();
+	r->ticks = CPU_PAR_TIMEOUT_US * r->p.waves * hw_wait_ticks_per_us();
 	ipi_start(r->st, r->p.k);
 	(void)ap_started(r->st, r->p.k);
 	for (unsigned i = 0; i < r->p.k; i++)
@@ -371,7 +390,7 @@ static bool par_run(struct harness *h, const uint16_t *sl, unsigned k)
 {
 	struct par_run *r = &par;
 
-	if (!cpu_par_prepare(&r->p, h->suite, sl, k))
+	if (!cpu_par_prepare(&r->p, h->suite, flags, sl, k))
 		return false;
 	par_start(r, flags);
 	/* the BSP's share keeps the run's own state, on the kernel's stack
@@ -381,7 +400,8 @@ static bool par_run(struct harness *h, const uint16_t *sl, unsigned k)
 	apic_detect(&h->apic); /* the APIC globals: the BSP's again */
 	for (unsigned i = 0; i < k; i++)
 		mp.stuck |= !r->st[i].why && !r->p.jobs[i].done;
-	cpu_par_finish(&r->p, flags, runs, (unsigned)(CPU_PAR_TIMEOUT_US / US_PER_S));
+	cpu_par_finish(&r->p, flags, runs,
+		       (unsigned)(CPU_PAR_TIMEOUT_US * r->p.waves / US_PER_S));
 	return true;
 }
 

@@ -215,7 +215,9 @@ static PMH_MP_SERVICES *mp_locate(struct suite *s, UINTN *n)
 	return mp;
 }
 
-/* Each processor's status flags (cpu_select.h); NULL when out of memory. */
+/* Each processor's status flags and its thread within its core (PI spec
+ * Vol. 2 EFI_CPU_PHYSICAL_LOCATION; cpu_select.h); NULL when out of
+ * memory. */
 static uint32_t *mp_flags(PMH_MP_SERVICES *mp, UINTN n)
 {
 	PMH_PROCESSOR_INFORMATION info;
@@ -225,7 +227,9 @@ static uint32_t *mp_flags(PMH_MP_SERVICES *mp, UINTN n)
 		if (!mp)
 			flags[i] = CPUSEL_BSP | CPUSEL_ENABLED | CPUSEL_HEALTHY;
 		else if (uefi_call_wrapper(mp->GetProcessorInfo, 3, mp, i, &info) == EFI_SUCCESS)
-			flags[i] = info.StatusFlag;
+			flags[i] = (info.StatusFlag & (CPUSEL_BSP | CPUSEL_ENABLED |
+							CPUSEL_HEALTHY)) |
+				   CPUSEL_THREAD(info.Location[2]);
 	}
 	return flags;
 }
@@ -376,7 +380,7 @@ static bool par_signaled(struct par_run *r)
  * start and a little more (the firmware's own comes first). */
 static void par_wait(struct par_run *r)
 {
-	uint64_t limit = (CPU_PAR_TIMEOUT_US + PAR_GRACE_US) * hw_wait_ticks_per_us();
+	uint64_t limit = (CPU_PAR_TIMEOUT_US * r->p.waves + PAR_GRACE_US) * hw_wait_ticks_per_us();
 
 	while (!(cpu_par_all_done(&r->p) && par_aps_back(r)) && !par_signaled(r) &&
 	       hw_rdtsc() - r->t0 < limit)
@@ -491,7 +495,7 @@ static void par_go(struct par_run *r, struct suite *s)
 
 	r->t0 = hw_rdtsc();
 	st = uefi_call_wrapper(r->mp->StartupAllAPs, 7, r->mp, par_ap_entry, FALSE, r->ev,
-			       (UINTN)CPU_PAR_TIMEOUT_US, r, NULL);
+			       (UINTN)(CPU_PAR_TIMEOUT_US * r->p.waves), r, NULL);
 	r->started = st == EFI_SUCCESS;
 	if (!r->started)
 		suite_emit(s, "error: cpus: StartupAllAPs failed (EFI status 0x%llx): no AP ran",
@@ -514,7 +518,7 @@ static bool run_parallel(struct mp_run *m, struct harness *h, const uint32_t *fl
 			   k);
 		return false;
 	}
-	if (!cpu_par_prepare(&r->p, s, r->sel, k)) {
+	if (!cpu_par_prepare(&r->p, s, flags, r->sel, k)) {
 		par_free(r);
 		return false;
 	}
@@ -523,7 +527,8 @@ static bool run_parallel(struct mp_run *m, struct harness *h, const uint32_t *fl
 	apic_detect(&h->apic);
 	if (r->started)
 		par_check_idtr(r);
-	cpu_par_finish(&r->p, flags, runs, (unsigned)(CPU_PAR_TIMEOUT_US / US_PER_S));
+	cpu_par_finish(&r->p, flags, runs,
+		       (unsigned)(CPU_PAR_TIMEOUT_US * r->p.waves / US_PER_S));
 	if (r->p.kept)
 		suite_keep_tables(s); /* a CPU still running may write them */
 	else if (r->ended || !r->started)

@@ -38,6 +38,7 @@ struct cpu_job {
 	 * way back (a platform that knows: cpu_par_halted); either way
 	 * nothing of it runs any more */
 	bool not_started, halted;
+	unsigned wave; /* its thread within its core: its turn (cpu_par.h) */
 };
 
 /* Before an AP is started on j for CPU cpu. */
@@ -88,7 +89,7 @@ bool cpu_jobs_need_ap(const uint32_t *flags, const uint16_t *sel, unsigned k);
  *   3. wait for every job's done, bounded (CPU_PAR_TIMEOUT_US from the
  *      start), on the boot CPU's stack of the run;
  *   4. cpu_par_finish, back on the firmware's stack. */
-#define CPU_PAR_TIMEOUT_US 120000000ull /* the whole suite on every CPU at once */
+#define CPU_PAR_TIMEOUT_US 120000000ull /* the whole suite on every CPU at once, a wave */
 struct cpu_par {
 	struct suite *s;
 	const uint16_t *sel;
@@ -99,13 +100,19 @@ struct cpu_par {
 	struct suite_cpu boot; /* the boot CPU's binding, the run's own */
 	unsigned results_base, more_base, more_per; /* the shares' places */
 	uint64_t t0; /* the TSC when the jobs were ready, for cpus.elapsed_us */
+	/* SMT: a core's threads run one at a time, in waves by their thread
+	 * index (CPUSEL_THREAD_OF): wave w starts once every job of the waves
+	 * before it is done (cpu_par_all_done advances it) */
+	unsigned waves;
+	volatile unsigned wave_now;
 	/* a job that never came back keeps its memory (kept = true) */
 	bool kept;
 };
 /* Memory for k jobs (buffers, stacks and per-CPU blocks, the results
  * shares) from the platform's allocator; false, with the line that says
  * so, when there is not enough: the caller runs the CPUs serially. */
-bool cpu_par_prepare(struct cpu_par *p, struct suite *s, const uint16_t *sel, unsigned k);
+bool cpu_par_prepare(struct cpu_par *p, struct suite *s, const uint32_t *flags,
+		     const uint16_t *sel, unsigned k);
 /* Job i on its own CPU: the suite into its buffer and share, then done.
  * Must run on stack i (its per-CPU block is found from the stack). */
 void cpu_par_enter(struct cpu_par *p, unsigned i);
@@ -126,7 +133,8 @@ void cpu_par_note(struct cpu_par *p, unsigned i, const char *line);
 void cpu_par_fail(struct cpu_par *p, unsigned i, const char *msg);
 /* CPU sel[i] stopped for good without finishing (its memory can go). */
 void cpu_par_halted(struct cpu_par *p, unsigned i);
-/* Whether every job is done. */
-bool cpu_par_all_done(const struct cpu_par *p);
+/* Whether every job is done; the boot CPU's wait loop calls it, and it
+ * starts the next wave once every job of the current one is. */
+bool cpu_par_all_done(struct cpu_par *p);
 
 #endif

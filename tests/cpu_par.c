@@ -40,7 +40,28 @@ static bool par_alloc(struct cpu_par *p, const struct platform *pf, unsigned k)
 	return p->stacks != 0;
 }
 
-bool cpu_par_prepare(struct cpu_par *p, struct suite *s, const uint16_t *sel, unsigned k)
+/* Each job's wave, its thread within its core (the boot CPU's share runs
+ * first, whatever its thread: it is the run's own), and the line that
+ * says so where there is more than one. */
+static void waves(struct cpu_par *p, const uint32_t *flags)
+{
+	p->waves = 1;
+	for (unsigned i = 0; i < p->k; i++) {
+		uint32_t f = flags[p->sel[i]];
+		struct cpu_job *j = &p->jobs[i];
+		j->wave = f & CPUSEL_BSP ? 0 : CPUSEL_THREAD_OF(f);
+		if (j->wave + 1 > p->waves)
+			p->waves = j->wave + 1;
+	}
+	if (p->waves > 1)
+		suite_emit(p->s,
+			   "cpus: %u CPUs at once, a core's threads one at a time (%u waves): "
+			   "SMT threads share their core's caches and predictors",
+			   p->k, p->waves);
+}
+
+bool cpu_par_prepare(struct cpu_par *p, struct suite *s, const uint32_t *flags, const uint16_t *sel,
+		     unsigned k)
 {
 	const struct platform *pf = s->platform;
 	unsigned per = per_cpu(s);
@@ -84,6 +105,7 @@ bool cpu_par_prepare(struct cpu_par *p, struct suite *s, const uint16_t *sel, un
 		cpu_job_reset(j, sel[i]);
 		suite_note_cpu(s, sel[i]); /* every record made before any CPU runs */
 	}
+	waves(p, flags);
 	p->t0 = hw_rdtsc();
 	return true;
 }
@@ -96,12 +118,16 @@ void cpu_par_enter(struct cpu_par *p, unsigned i)
 
 	suite_share_begin(s, &s->results[p->results_base + i * per], per,
 			  &s->more[p->more_base + i * p->more_per], p->more_per);
-	/* on a stack of the run, its own state: identified there, as an AP;
-	 * the boot CPU on the firmware's stack keeps the run's (percpu.h) */
-	if (hw_cpu_local())
+	/* on a stack of the run, its own state: identified there, as an AP,
+	 * once its wave has come; the boot CPU on the firmware's stack keeps
+	 * the run's (percpu.h) and goes first */
+	if (hw_cpu_local()) {
+		while (__atomic_load_n(&p->wave_now, __ATOMIC_ACQUIRE) < j->wave)
+			hw_relax();
 		cpu_job_run(j);
-	else
+	} else {
 		cpu_job_run_bound(j, &p->boot);
+	}
 	j->n_results = suite_share_end(s);
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 }
@@ -124,12 +150,22 @@ void cpu_par_halted(struct cpu_par *p, unsigned i)
 	p->jobs[i].halted = true;
 }
 
-bool cpu_par_all_done(const struct cpu_par *p)
+/* Whether every job of waves up to w is done. */
+static bool wave_done(const struct cpu_par *p, unsigned w)
 {
 	for (unsigned i = 0; i < p->k; i++)
-		if (!__atomic_load_n(&p->jobs[i].done, __ATOMIC_ACQUIRE))
+		if (p->jobs[i].wave <= w && !__atomic_load_n(&p->jobs[i].done, __ATOMIC_ACQUIRE))
 			return false;
 	return true;
+}
+
+bool cpu_par_all_done(struct cpu_par *p)
+{
+	unsigned w = __atomic_load_n(&p->wave_now, __ATOMIC_ACQUIRE);
+
+	while (w + 1 < p->waves && wave_done(p, w))
+		__atomic_store_n(&p->wave_now, ++w, __ATOMIC_RELEASE);
+	return wave_done(p, p->waves - 1);
 }
 
 void cpu_par_note(struct cpu_par *p, unsigned i, const char *line)

@@ -14,6 +14,15 @@
 #define CPUSEL_BSP 1u
 #define CPUSEL_ENABLED 2u
 #define CPUSEL_HEALTHY 4u
+/* Ours, above the PI spec's bits: the processor's thread within its core
+ * (PI spec Vol. 2 EFI_CPU_PHYSICAL_LOCATION.Thread; on BIOS the SMT bits of
+ * its APIC ID), 0 where the platform does not know. A parallel run starts
+ * each core's threads one at a time (tests/cpu_par.c). */
+#define CPUSEL_THREAD_SHIFT 8
+#define CPUSEL_THREAD_MAX   0xffu
+#define CPUSEL_THREAD(t)                                                                   \
+	((uint32_t)((t) < CPUSEL_THREAD_MAX ? (t) : CPUSEL_THREAD_MAX) << CPUSEL_THREAD_SHIFT)
+#define CPUSEL_THREAD_OF(f) (((f) >> CPUSEL_THREAD_SHIFT) & CPUSEL_THREAD_MAX)
 
 typedef void (*cpusel_warn_fn)(void *ctx, const char *msg);
 

@@ -226,6 +226,22 @@ def ap_exception_recovered():
     return errs
 
 
+def smt_threads_in_waves():
+    """-smp 4,threads=2 (two cores of two threads; OVMF's GetProcessorInfo
+    gives each its thread): the run says it starts a core's threads one at
+    a time, in 2 waves, and its results are those of four single-thread
+    CPUs at once."""
+    rc, lines, doc = run("cpus = all\n", smp="4,threads=2")
+    errs, _ = common(rc, lines)
+    want = "cpus: 4 CPUs at once, a core's threads one at a time (2 waves)"
+    if not any(l.startswith(want) for l in lines):
+        errs.append(f"no line {want!r}")
+    res = sorted((r["id"], r["cpu"], r["verdict"]) for r in doc["results"]) if doc else []
+    if PARALLEL and res != PARALLEL:
+        errs.append(f"results differ from all_cpus': {sorted(set(res) ^ set(PARALLEL))[:6]}")
+    return errs
+
+
 def boot_cpu_exception_recovered():
     """Every CPU at once with the test trigger: the boot CPU's #UD ends its
     share as an AP's does (its FAIL, its crash record), the platform's
@@ -339,7 +355,8 @@ def main():
     EFI = sys.argv[1]
     t = q.Tally(NAME)
     for case in (all_cpus, serial_same, list_with_unknown, ap_exception_recovered,
-                 boot_cpu_exception_recovered, parallel_twice_from_shell, sixty_four_cpus, default_boot_cpu_only):
+                 smt_threads_in_waves, boot_cpu_exception_recovered,
+                 parallel_twice_from_shell, sixty_four_cpus, default_boot_cpu_only):
         t.case(case)
     return t.done()
 

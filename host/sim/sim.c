@@ -471,6 +471,7 @@ bool hw_irq_enabled(void)
 
 void hw_relax(void)
 {
+	sim_par_tick(); /* a spin of a parallel run lets the others go */
 	/* A spin-wait step is 10 us of simulated time; while nothing arrives
 	 * the steps grow to 1 ms, so a bounded wait that runs out (a lost PMI)
 	 * costs a few hundred steps on the host, not tens of thousands. */

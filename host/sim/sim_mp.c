@@ -159,7 +159,7 @@ static void sim_run_parallel(struct harness *h, const uint32_t *flags, unsigned 
 	unsigned k = suite_cpus_select(s, flags, n, w->sel, w->max);
 	struct cpu_par p;
 
-	if (!cpu_jobs_need_ap(flags, w->sel, k) || !cpu_par_prepare(&p, s, w->sel, k)) {
+	if (!cpu_jobs_need_ap(flags, w->sel, k) || !cpu_par_prepare(&p, s, flags, w->sel, k)) {
 		suite_cpus_loop(s, flags, w->sel, k, w->runs, sim_one_cpu, NULL, h);
 		return;
 	}

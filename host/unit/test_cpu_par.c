@@ -245,6 +245,7 @@ static void smt_shared_pmu_runs_serially(void **st)
 	static struct suite s;
 	struct cpu_par par;
 	uint16_t sel[2] = {0, 1};
+	uint32_t flags[2] = {CPUSEL_BSP | CPUSEL_ENABLED, CPUSEL_ENABLED};
 
 	(void)st;
 	options_default(&o);
@@ -253,11 +254,72 @@ static void smt_shared_pmu_runs_serially(void **st)
 	suite_init(&s, &o, &ci, &pmu, &ai, (struct sink){rec, 0, 0});
 	s.platform = &p;
 	assert_int_equal(suite_reserve(&s, 2), 2);
-	assert_false(cpu_par_prepare(&par, &s, sel, 2));
+	assert_false(cpu_par_prepare(&par, &s, flags, sel, 2));
 	assert_true(line_of("cpus: intel-netburst's counters are shared by the logical processors "
 			    "of a core: running the CPUs one after another") >= 0);
 	pmu.smt_shared = false;
-	assert_true(cpu_par_prepare(&par, &s, sel, 2));
+	assert_true(cpu_par_prepare(&par, &s, flags, sel, 2));
+	pcpu_stacks_register(0, 0);
+	free(par.stack_mem);
+	free(par.mem);
+	suite_release(&s);
+}
+
+/* SMT: a core's threads in waves by their thread index (the boot CPU's
+ * share first whatever its thread): wave 1 starts only once every job of
+ * wave 0 is done, and the run is done only when every job is. */
+static void smt_threads_in_waves(void **st)
+{
+	struct platform p = {.line = rec, .alloc = t_alloc, .free = t_free};
+	struct options o;
+	struct cpu_info ci = {0};
+	struct pmu pmu = {.name = "intel-arch"};
+	struct apic_info ai = {0};
+	static struct suite s;
+	struct cpu_par par;
+	uint16_t sel[4] = {0, 1, 2, 3};
+	uint32_t flags[4] = {CPUSEL_BSP | CPUSEL_ENABLED | CPUSEL_THREAD(1),
+			     CPUSEL_ENABLED | CPUSEL_THREAD(1), CPUSEL_ENABLED,
+			     CPUSEL_ENABLED | CPUSEL_THREAD(1)};
+
+	(void)st;
+	options_default(&o);
+	o.all_cpus = true;
+	n_lines = 0;
+	suite_init(&s, &o, &ci, &pmu, &ai, (struct sink){rec, 0, 0});
+	s.platform = &p;
+	assert_int_equal(suite_reserve(&s, 4), 4);
+	assert_true(cpu_par_prepare(&par, &s, flags, sel, 4));
+	assert_true(line_of("cpus: 4 CPUs at once, a core's threads one at a time (2 waves)") >= 0);
+	assert_int_equal(par.waves, 2);
+	assert_int_equal(par.jobs[0].wave, 0); /* the boot CPU goes first */
+	assert_int_equal(par.jobs[1].wave, 1);
+	assert_int_equal(par.jobs[2].wave, 0);
+	assert_int_equal(par.jobs[3].wave, 1);
+	par.jobs[1].done = 1; /* a thread of wave 1 done early moves nothing */
+	assert_false(cpu_par_all_done(&par));
+	assert_int_equal(par.wave_now, 0);
+	par.jobs[0].done = 1;
+	assert_false(cpu_par_all_done(&par));
+	assert_int_equal(par.wave_now, 0);
+	par.jobs[2].done = 1; /* wave 0 done: wave 1 starts */
+	assert_false(cpu_par_all_done(&par));
+	assert_int_equal(par.wave_now, 1);
+	par.jobs[3].done = 1;
+	assert_true(cpu_par_all_done(&par));
+	/* one thread a core: one wave, no line */
+	for (unsigned i = 0; i < 4; i++)
+		flags[i] &= ~CPUSEL_THREAD(CPUSEL_THREAD_MAX);
+	pcpu_stacks_register(0, 0);
+	free(par.stack_mem);
+	free(par.mem);
+	n_lines = 0;
+	suite_init(&s, &o, &ci, &pmu, &ai, (struct sink){rec, 0, 0});
+	s.platform = &p;
+	assert_int_equal(suite_reserve(&s, 4), 4);
+	assert_true(cpu_par_prepare(&par, &s, flags, sel, 4));
+	assert_int_equal(par.waves, 1);
+	assert_int_equal(line_of("cpus: "), -1);
 	pcpu_stacks_register(0, 0);
 	free(par.stack_mem);
 	free(par.mem);
@@ -273,6 +335,7 @@ int main(void)
 	    cmocka_unit_test(manycore_at_once),
 	    cmocka_unit_test(no_memory_runs_serially),
 	    cmocka_unit_test(smt_shared_pmu_runs_serially),
+	    cmocka_unit_test(smt_threads_in_waves),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
