@@ -233,36 +233,53 @@ static void no_memory_runs_serially(void **st)
 	free(b.row);
 }
 
+/* A suite bound to a boot CPU whose PMU is pmu, with room for k CPUs, for
+ * cpu_par_prepare without running anything; and what the preparing took. */
+static struct {
+	struct platform p;
+	struct options o;
+	struct cpu_info ci;
+	struct apic_info ai;
+	struct suite s;
+} fx;
+
+static struct suite *fixture(struct pmu *pmu, unsigned k)
+{
+	fx.p = (struct platform){.line = rec, .alloc = t_alloc, .free = t_free};
+	options_default(&fx.o);
+	fx.o.all_cpus = true;
+	n_lines = 0;
+	suite_init(&fx.s, &fx.o, &fx.ci, pmu, &fx.ai, (struct sink){rec, 0, 0});
+	fx.s.platform = &fx.p;
+	assert_int_equal(suite_reserve(&fx.s, k), k);
+	return &fx.s;
+}
+
+static void unprepare(struct cpu_par *par)
+{
+	pcpu_stacks_register(0, 0);
+	free(par->stack_mem);
+	free(par->mem);
+}
+
 /* A PMU the logical processors of a core share (NetBurst with HT) makes
  * cpu_par_prepare refuse, saying why. */
 static void smt_shared_pmu_runs_serially(void **st)
 {
-	struct platform p = {.line = rec, .alloc = t_alloc, .free = t_free};
-	struct options o;
-	struct cpu_info ci = {0};
 	struct pmu pmu = {.smt_shared = true, .name = "intel-netburst"};
-	struct apic_info ai = {0};
-	static struct suite s;
+	struct suite *s = fixture(&pmu, 2);
 	struct cpu_par par;
 	uint16_t sel[2] = {0, 1};
 	uint32_t flags[2] = {CPUSEL_BSP | CPUSEL_ENABLED, CPUSEL_ENABLED};
 
 	(void)st;
-	options_default(&o);
-	o.all_cpus = true;
-	n_lines = 0;
-	suite_init(&s, &o, &ci, &pmu, &ai, (struct sink){rec, 0, 0});
-	s.platform = &p;
-	assert_int_equal(suite_reserve(&s, 2), 2);
-	assert_false(cpu_par_prepare(&par, &s, flags, sel, 2));
+	assert_false(cpu_par_prepare(&par, s, flags, sel, 2));
 	assert_true(line_of("cpus: intel-netburst's counters are shared by the logical processors "
 			    "of a core: running the CPUs one after another") >= 0);
 	pmu.smt_shared = false;
-	assert_true(cpu_par_prepare(&par, &s, flags, sel, 2));
-	pcpu_stacks_register(0, 0);
-	free(par.stack_mem);
-	free(par.mem);
-	suite_release(&s);
+	assert_true(cpu_par_prepare(&par, s, flags, sel, 2));
+	unprepare(&par);
+	suite_release(s);
 }
 
 /* SMT: a core's threads in waves by their thread index (the boot CPU's
@@ -270,12 +287,8 @@ static void smt_shared_pmu_runs_serially(void **st)
  * wave 0 is done, and the run is done only when every job is. */
 static void smt_threads_in_waves(void **st)
 {
-	struct platform p = {.line = rec, .alloc = t_alloc, .free = t_free};
-	struct options o;
-	struct cpu_info ci = {0};
 	struct pmu pmu = {.name = "intel-arch"};
-	struct apic_info ai = {0};
-	static struct suite s;
+	struct suite *s = fixture(&pmu, 4);
 	struct cpu_par par;
 	uint16_t sel[4] = {0, 1, 2, 3};
 	uint32_t flags[4] = {CPUSEL_BSP | CPUSEL_ENABLED | CPUSEL_THREAD(1),
@@ -283,13 +296,7 @@ static void smt_threads_in_waves(void **st)
 			     CPUSEL_ENABLED | CPUSEL_THREAD(1)};
 
 	(void)st;
-	options_default(&o);
-	o.all_cpus = true;
-	n_lines = 0;
-	suite_init(&s, &o, &ci, &pmu, &ai, (struct sink){rec, 0, 0});
-	s.platform = &p;
-	assert_int_equal(suite_reserve(&s, 4), 4);
-	assert_true(cpu_par_prepare(&par, &s, flags, sel, 4));
+	assert_true(cpu_par_prepare(&par, s, flags, sel, 4));
 	assert_true(line_of("cpus: 4 CPUs at once, a core's threads one at a time (2 waves)") >= 0);
 	assert_int_equal(par.waves, 2);
 	assert_int_equal(par.jobs[0].wave, 0); /* the boot CPU goes first */
@@ -307,23 +314,16 @@ static void smt_threads_in_waves(void **st)
 	assert_int_equal(par.wave_now, 1);
 	par.jobs[3].done = 1;
 	assert_true(cpu_par_all_done(&par));
+	unprepare(&par);
 	/* one thread a core: one wave, no line */
 	for (unsigned i = 0; i < 4; i++)
 		flags[i] &= ~CPUSEL_THREAD(CPUSEL_THREAD_MAX);
-	pcpu_stacks_register(0, 0);
-	free(par.stack_mem);
-	free(par.mem);
-	n_lines = 0;
-	suite_init(&s, &o, &ci, &pmu, &ai, (struct sink){rec, 0, 0});
-	s.platform = &p;
-	assert_int_equal(suite_reserve(&s, 4), 4);
-	assert_true(cpu_par_prepare(&par, &s, flags, sel, 4));
+	s = fixture(&pmu, 4);
+	assert_true(cpu_par_prepare(&par, s, flags, sel, 4));
 	assert_int_equal(par.waves, 1);
 	assert_int_equal(line_of("cpus: "), -1);
-	pcpu_stacks_register(0, 0);
-	free(par.stack_mem);
-	free(par.mem);
-	suite_release(&s);
+	unprepare(&par);
+	suite_release(s);
 }
 
 int main(void)
