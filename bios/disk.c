@@ -98,6 +98,14 @@ static void swap_apic(uint32_t *save, bool to_bios)
 	}
 }
 
+/* Where sym lies in the real-mode thunk (bios/realmode.S, between rm_start
+ * and rm_end): its offset from RM_BASE once copied there. */
+static uintptr_t rm_offset(const char *sym)
+{
+	/* cppcheck-suppress comparePointers ; labels of one assembled block */
+	return (uintptr_t)(sym - rm_start);
+}
+
 /* One INT 13h; true when the BIOS cleared CF. */
 static bool int13(struct rm_regs *r)
 {
@@ -107,9 +115,9 @@ static bool int13(struct rm_regs *r)
 	swap_apic(ours, true);
 	outb(PIC1_IMR, bios_state.pic1);
 	outb(PIC2_IMR, bios_state.pic2);
-	pmh_memcpy(low(RM_BASE + (uintptr_t)(rm_regs - rm_start)), r, sizeof(*r));
+	pmh_memcpy(low(RM_BASE + rm_offset(rm_regs)), r, sizeof(*r));
 	((void (*)(void))low(RM_BASE))();
-	pmh_memcpy(r, low(RM_BASE + (uintptr_t)(rm_regs - rm_start)), sizeof(*r));
+	pmh_memcpy(r, low(RM_BASE + rm_offset(rm_regs)), sizeof(*r));
 	outb(PIC1_IMR, m1);
 	outb(PIC2_IMR, m2);
 	swap_apic(ours, false);
@@ -201,10 +209,10 @@ bool disk_find_slots(struct disk *d, struct fat_slot *slot, unsigned n, char *wh
 {
 	unsigned disks = *(const volatile uint8_t *)low(BDA_DISKS);
 
-	if ((size_t)(rm_end - rm_start) > RM_LIMIT - RM_BASE)
+	if (rm_offset(rm_end) > RM_LIMIT - RM_BASE)
 		return pmh_fmt(why, cap, "the real-mode thunk is too large"), false;
 	/* RM_BASE + size stays under RM_LIMIT: copied over nothing of ours. */
-	pmh_memcpy(low(RM_BASE), rm_start, (size_t)(rm_end - rm_start));
+	pmh_memcpy(low(RM_BASE), rm_start, rm_offset(rm_end));
 	save_apic();
 	ahead.n = 0;
 	pmh_fmt(why, cap, "the BIOS lists no hard disk (0040:0075 is 0)");

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test`: the layering rules, unit tests, the simulated-CPU matrix, QEMU boot tests. Each
+# `make test`: the layering rules, cppcheck, unit tests, the simulated-CPU matrix, QEMU boot tests. Each
 # part prints "<part>: N passed, N failed[, N skipped]"; this prints the total.
 set -u
 cd "$(dirname "$0")/.."
@@ -14,6 +14,8 @@ run() {
 }
 run "layers (includes, cycles, shipped sources, sizes)" \
   sh -c 'scripts/layers.py --self-test && scripts/layers.py'
+run "static analysis (cppcheck, make lint)" sh -c 'if make --no-print-directory lint; then
+  echo "lint: 1 passed, 0 failed"; else echo "lint: 0 passed, 1 failed"; exit 1; fi'
 run "unit tests (cmocka, ASan+UBSan)" scripts/run-unit.sh build/host/unit/*
 run "simulated CPUs, realism all, 25 seeds (optimised build)" \
   scripts/sim-matrix.py build/host/pmuharness-sim-fast

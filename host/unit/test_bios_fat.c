@@ -38,7 +38,8 @@ static bool rd(void *ctx, uint32_t lba, uint8_t *buf)
 	if (d->fail_lba && lba == d->fail_lba)
 		return false;
 	if (lba < PART_LBA) {
-		memcpy(buf, lba ? (uint8_t[FAT_SECTOR]){0} : d->mbr, FAT_SECTOR);
+		static const uint8_t zero[FAT_SECTOR];
+		memcpy(buf, lba ? zero : d->mbr, FAT_SECTOR);
 		return true;
 	}
 	memset(buf, 0, FAT_SECTOR);
