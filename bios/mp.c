@@ -346,14 +346,11 @@ static void par_ap_main(uint32_t i)
 	ap_halt();
 }
 
-/* The BSP's part: its own share (on its stack of the run) where it is
- * selected, then the bounded wait for the others. The wait touches no
- * per-CPU state (it also runs on the kernel's stack when the BSP is not
- * selected): the jobs' done flags and the TSC. */
-static void par_bsp(void *arg)
+/* The BSP's part, on the kernel's stack: its own share where it is
+ * selected, then the bounded wait for the others (the jobs' done flags,
+ * which start the next wave, and the TSC). */
+static void par_bsp(struct par_run *r)
 {
-	struct par_run *r = arg;
-
 	if (r->bsp >= 0)
 		cpu_par_enter(&r->p, (unsigned)r->bsp);
 	while (!cpu_par_all_done(&r->p) && hw_rdtsc() - r->t0 < r->ticks)
@@ -394,14 +391,11 @@ static bool par_run(struct harness *h, const uint16_t *sl, unsigned k)
 		return false;
 	par_start(r, flags);
 	/* the BSP's share keeps the run's own state, on the kernel's stack
-	 * (tests/cpu_par.c cpu_par_enter) */
+	 * (tests/cpu_par.c cpu_par_enter), and its fatal handler comes back
+	 * after it (cpu_job_run_bound): nothing of the BSP's to restore */
 	par_bsp(r);
-	bios_fatal_rearm();
-	apic_detect(&h->apic); /* the APIC globals: the BSP's again */
-	for (unsigned i = 0; i < k; i++)
-		mp.stuck |= !r->st[i].why && !r->p.jobs[i].done;
-	cpu_par_finish(&r->p, flags, runs,
-		       (unsigned)(CPU_PAR_TIMEOUT_US * r->p.waves / US_PER_S));
+	cpu_par_finish(&r->p, runs, (unsigned)(CPU_PAR_TIMEOUT_US * r->p.waves / US_PER_S));
+	mp.stuck |= r->p.kept; /* an AP that started and never came back */
 	return true;
 }
 

@@ -282,10 +282,8 @@ static void run_serial(struct mp_run *m, struct harness *h, const uint32_t *flag
 
 /* Every selected CPU at once. Each AP finds its slot i (WhoAmI, then sel),
  * moves to stack i, loads our IDT and runs job i; the boot CPU runs its
- * share on its stack of the run and waits there (its interrupts find its
- * per-CPU state from the stack, pmu/percpu.h). A boot CPU not selected
- * waits on the firmware's stack: its per-CPU state is the template, which
- * no AP uses. */
+ * share and waits on the firmware's stack, with the run's own per-CPU
+ * state (the boot block, pmu/percpu.h), which no AP uses. */
 #define PAR_GRACE_US 2000000ull /* the firmware's signal after every CPU is back */
 #define PG_BYTES     (USER_PG_POOL * 4096u)
 
@@ -522,16 +520,14 @@ static bool run_parallel(struct mp_run *m, struct harness *h, const uint32_t *fl
 		par_free(r);
 		return false;
 	}
+	/* the APs' state is their own (pmu/percpu.h): the boot CPU's APIC
+	 * state needs no apic_detect afterwards, as a serial run's does */
 	par_go(r, s);
-	/* the APIC globals are the boot CPU's again (as after a serial run) */
-	apic_detect(&h->apic);
 	if (r->started)
 		par_check_idtr(r);
-	cpu_par_finish(&r->p, flags, runs,
-		       (unsigned)(CPU_PAR_TIMEOUT_US * r->p.waves / US_PER_S));
-	if (r->p.kept)
-		suite_keep_tables(s); /* a CPU still running may write them */
-	else if (r->ended || !r->started)
+	/* a CPU still running keeps its tables (cpu_par_finish) */
+	cpu_par_finish(&r->p, runs, (unsigned)(CPU_PAR_TIMEOUT_US * r->p.waves / US_PER_S));
+	if (!r->p.kept && (r->ended || !r->started))
 		par_free(r); /* else the firmware may still signal ev */
 	return true;
 }

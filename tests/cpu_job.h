@@ -121,8 +121,7 @@ void cpu_par_enter(struct cpu_par *p, unsigned i);
  * its memory is kept), the results gathered in CPU order, the event rows
  * and findings sorted by CPU, and one verdict line per CPU. timed_out_s:
  * the bound the platform waited for, for the message. */
-void cpu_par_finish(struct cpu_par *p, const uint32_t *flags, struct cpu_run *runs,
-		    unsigned timed_out_s);
+void cpu_par_finish(struct cpu_par *p, struct cpu_run *runs, unsigned timed_out_s);
 /* On the boot CPU, before the wait: CPU sel[i] was never started (why):
  * its FAIL in its place, and its job done. */
 void cpu_par_not_started(struct cpu_par *p, unsigned i, const char *why);

@@ -134,13 +134,9 @@ void cpu_par_enter(struct cpu_par *p, unsigned i)
 
 void cpu_par_not_started(struct cpu_par *p, unsigned i, const char *why)
 {
-	struct suite *s = p->s;
 	struct cpu_job *j = &p->jobs[i];
-	unsigned per = per_cpu(s);
 
-	suite_share_begin(s, &s->results[p->results_base + i * per], per, 0, 0);
-	cpu_job_fail(j, &p->boot, why);
-	j->n_results = suite_share_end(s);
+	cpu_par_fail(p, i, why); /* its share is empty: the FAIL is its first */
 	j->not_started = true;
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 }
@@ -217,15 +213,13 @@ static void counts(const struct cpu_par *p, struct cpu_run *runs)
 	}
 }
 
-void cpu_par_finish(struct cpu_par *p, const uint32_t *flags, struct cpu_run *runs,
-		    unsigned timed_out_s)
+void cpu_par_finish(struct cpu_par *p, struct cpu_run *runs, unsigned timed_out_s)
 {
 	struct suite *s = p->s;
 	unsigned n[SUITE_MAX_CPUS];
 	bool stuck[SUITE_MAX_CPUS] = {false};
 	char line[160];
 
-	(void)flags;
 	suite_bind_cpu(s, &p->boot);
 	for (unsigned i = 0; i < p->k; i++)
 		finish_one(p, i, n, stuck);
@@ -247,11 +241,7 @@ void cpu_par_finish(struct cpu_par *p, const uint32_t *flags, struct cpu_run *ru
 		suite_fail_cpu(s, p->sel[i], line);
 	}
 	counts(p, runs);
-	suite_cpus_elapsed(s, p->t0, p->k, "at once");
-	for (unsigned i = 0; i < p->k; i++) {
-		cpu_verdict_line(&runs[i], line, sizeof(line));
-		suite_emit(s, "%s", line);
-	}
+	suite_cpus_end(s, p->t0, runs, p->k, "at once");
 	if (p->kept)
 		return; /* a CPU still running uses its stack, block and buffer */
 	pcpu_stacks_register(0, 0);

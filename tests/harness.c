@@ -395,21 +395,26 @@ unsigned suite_cpus_select(struct suite *s, const uint32_t *flags, unsigned n, u
 	return fit;
 }
 
-void suite_cpus_elapsed(struct suite *s, uint64_t t0, unsigned k, const char *how)
+void suite_cpus_end(struct suite *s, uint64_t t0, const struct cpu_run *runs, unsigned k,
+		    const char *how)
 {
 	uint64_t per_us = hw_tsc_per_us();
+	char line[160];
 
 	if (per_us && k)
 		suite_emit(s, "cpus.elapsed_us: %llu (%u CPU%s %s)",
 			   (unsigned long long)((hw_rdtsc() - t0) / per_us), k, k == 1 ? "" : "s",
 			   how);
+	for (unsigned i = 0; i < k; i++) {
+		cpu_verdict_line(&runs[i], line, sizeof(line));
+		suite_emit(s, "%s", line);
+	}
 }
 
 void suite_cpus_loop(struct suite *s, const uint32_t *flags, const uint16_t *sel, unsigned k,
 		     struct cpu_run *runs, suite_one_cpu one, void (*after)(void *ctx), void *ctx)
 {
 	uint64_t t0 = hw_rdtsc();
-	char line[160];
 
 	for (unsigned i = 0; i < k; i++) {
 		struct run_counts before = suite_counts(s);
@@ -420,11 +425,7 @@ void suite_cpus_loop(struct suite *s, const uint32_t *flags, const uint16_t *sel
 	}
 	if (after)
 		after(ctx);
-	suite_cpus_elapsed(s, t0, k, "one after another");
-	for (unsigned i = 0; i < k; i++) {
-		cpu_verdict_line(&runs[i], line, sizeof(line));
-		suite_emit(s, "%s", line);
-	}
+	suite_cpus_end(s, t0, runs, k, "one after another");
 }
 
 void suite_run_cpus(struct suite *s, const uint32_t *flags, unsigned n, struct suite_cpus *w,

@@ -166,25 +166,17 @@ static void more_msg(struct check_ctx *c, const char *f, va_list ap)
 {
 	struct suite *s = c->s;
 	struct suite_here *h = HERE;
+	/* a parallel run's share writes its own slice of the run's table */
+	char(*tab)[RESULT_MSG] = h->more ? h->more : s ? s->more : 0;
+	unsigned *n = h->more ? &h->n_more : s ? &s->n_more : 0;
 
-	if (s && h->more) { /* a parallel run's share: its own slice */
-		if (h->n_more >= h->cap_more) {
-			c->more_lost++;
-			return;
-		}
-		if (!c->n_more)
-			c->more_first = (unsigned)(h->more - s->more) + h->n_more;
-		pmh_vfmt(h->more[h->n_more++], RESULT_MSG, f, ap);
-		c->n_more++;
-		return;
-	}
-	if (!s || s->n_more >= s->cap_more) {
+	if (!s || *n >= (h->more ? h->cap_more : s->cap_more)) {
 		c->more_lost++;
 		return;
 	}
 	if (!c->n_more)
-		c->more_first = s->n_more;
-	pmh_vfmt(s->more[s->n_more++], RESULT_MSG, f, ap);
+		c->more_first = (unsigned)(tab - s->more) + *n;
+	pmh_vfmt(tab[(*n)++], RESULT_MSG, f, ap);
 	c->n_more++;
 }
 

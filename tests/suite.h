@@ -359,9 +359,11 @@ unsigned suite_cpus_select(struct suite *s, const uint32_t *flags, unsigned n, u
 			   unsigned max);
 void suite_cpus_loop(struct suite *s, const uint32_t *flags, const uint16_t *sel, unsigned k,
 		     struct cpu_run *runs, suite_one_cpu one, void (*after)(void *ctx), void *ctx);
-/* "cpus.elapsed_us: T (k CPUs how)": the CPUs' part of the run since the
- * TSC read t0 (none where the TSC rate is unknown). */
-void suite_cpus_elapsed(struct suite *s, uint64_t t0, unsigned k, const char *how);
+/* The end of a per-CPU run, serial or parallel: "cpus.elapsed_us: T (k
+ * CPUs how)", the CPUs' part since the TSC read t0 (none where the TSC
+ * rate is unknown), then one "cpu.N.verdict:" line per CPU of runs. */
+void suite_cpus_end(struct suite *s, uint64_t t0, const struct cpu_run *runs, unsigned k,
+		    const char *how);
 
 /* The run's one verdict (README "Output"), in order of precedence: ERROR
  * (the harness could not run), FAIL (a check failed), NO PMU (no usable

@@ -43,11 +43,14 @@ class StartFailed(RuntimeError):
 
 
 def boot_raw(args, timeout=LIMIT_S, script=BOOT):
-    """boot() without the start-up check: (rc, seconds, lines, raw, stderr)."""
+    """boot() without the start-up check: (rc, seconds, lines, raw, stderr).
+    QEMU's own arguments, after a "--" in args, stay last."""
     d = tempfile.mkdtemp(prefix="pmh-q-")
     serial = os.path.join(d, "serial.log")
     t0 = time.monotonic()
-    p = subprocess.run([script] + args + ["--serial", serial, "--timeout", str(timeout)],
+    cut = args.index("--") if "--" in args else len(args)
+    p = subprocess.run([script] + args[:cut] + ["--serial", serial, "--timeout", str(timeout)]
+                       + args[cut:],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                        env=dict(ENV, TMPDIR=d))
     secs = time.monotonic() - t0

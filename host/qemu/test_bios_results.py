@@ -24,7 +24,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -92,19 +91,10 @@ class Stick:
     def boot(self, smp, extra=()):
         """(QEMU status, seconds, COM1 lines) of a SeaBIOS boot from the stick as an
         IDE disk with -smp smp."""
-        d = tempfile.mkdtemp(prefix="pmh-bres-s-")
-        serial = os.path.join(d, "serial.log")
-        t0 = time.monotonic()
-        p = subprocess.run([q.BIOS_BOOT, "none", "--ide", self.img, "--smp", str(smp),
-                            "--serial", serial, "--timeout", str(LIMIT_S)]
-                           + (["--"] + list(extra) if extra else []),
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        secs = time.monotonic() - t0
-        raw = open(serial, "rb").read() if os.path.exists(serial) else b""
-        shutil.rmtree(d, ignore_errors=True)
-        if p.returncode == q.START_FAILED:
-            raise q.StartFailed(p.stderr.decode("ascii", "replace").strip())
-        return p.returncode, secs, q.plain(raw)
+        rc, secs, lines, _ = q.boot(["none", "--ide", self.img, "--smp", str(smp)]
+                                    + (["--"] + list(extra) if extra else []),
+                                    LIMIT_S, q.BIOS_BOOT)
+        return rc, secs, lines
 
     def __enter__(self):
         return self

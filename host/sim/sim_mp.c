@@ -164,5 +164,5 @@ static void sim_run_parallel(struct harness *h, const uint32_t *flags, unsigned 
 		return;
 	}
 	sim_par_run(&p, flags, machine.seed);
-	cpu_par_finish(&p, flags, w->runs, (unsigned)(CPU_PAR_TIMEOUT_US / 1000000u));
+	cpu_par_finish(&p, w->runs, (unsigned)(CPU_PAR_TIMEOUT_US / 1000000u));
 }
