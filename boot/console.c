@@ -17,6 +17,10 @@
 #define TIMER_UNITS_PER_US 10
 
 static int serial_ok;
+/* The console the screen goes to: the firmware's ConOut, or for a lab that
+ * reads COM1 the display's own console alone (NULL: the machine has none;
+ * out_display_only). */
+static SIMPLE_TEXT_OUTPUT_INTERFACE *con;
 static EFI_FILE_HANDLE log_file;
 /* The first failed write or flush of this log file, and the bytes written
  * before it: files_results_close keeps the file only if it is complete. */
@@ -44,6 +48,7 @@ static inline uint8_t inb(uint16_t port)
 void out_init(void)
 {
 	serial_ok = inb(COM1 + UART_LSR) != LSR_NO_UART;
+	con = ST->ConOut;
 	log_buf = AllocatePool(LOG_BUF); /* NULL: the log file stays empty */
 	scr_init();
 }
@@ -81,6 +86,36 @@ static void log_hold(const char *s)
 	}
 }
 
+SIMPLE_TEXT_OUTPUT_INTERFACE *out_con(void)
+{
+	return con;
+}
+
+/* ConOut is a splitter over every console the firmware set up; OVMF's
+ * includes a terminal on COM1 that turns each repaint into ANSI escape
+ * codes beside our plain lines (a LAVA log full of them). EDK2's graphics
+ * console installs its text output on the handle of the GOP it draws on
+ * (MdeModulePkg GraphicsConsoleDxe, GraphicsConsoleControllerDriverStart);
+ * the splitter's own handles, which carry a GOP as well, are left out. */
+void out_display_only(void)
+{
+	EFI_HANDLE *h = NULL;
+	UINTN n = 0;
+	SIMPLE_TEXT_OUTPUT_INTERFACE *o = NULL;
+
+	if (uefi_call_wrapper(BS->LocateHandleBuffer, 5, ByProtocol, &GraphicsOutputProtocol, NULL,
+			      &n, &h) == EFI_SUCCESS) {
+		for (UINTN i = 0; i < n && !o; i++)
+			if (h[i] != ST->ConsoleOutHandle && h[i] != ST->StandardErrorHandle &&
+			    uefi_call_wrapper(BS->HandleProtocol, 3, h[i], &TextOutProtocol,
+					      (void **)&o) != EFI_SUCCESS)
+				o = NULL;
+		FreePool(h);
+	}
+	con = o;
+	scr_retarget();
+}
+
 void out_fatal(const char *s)
 {
 	serial_write(s);
@@ -99,7 +134,7 @@ static void console_write(const char *s)
 		if (!*s || n + 3 >= sizeof(buf) / sizeof(buf[0])) {
 			buf[n] = 0;
 			if (n)
-				uefi_call_wrapper(ST->ConOut->OutputString, 2, ST->ConOut, buf);
+				uefi_call_wrapper(con->OutputString, 2, con, buf);
 			n = 0;
 			if (!*s)
 				return;
@@ -174,18 +209,17 @@ static UINTN line_attr(const char *s)
  * would put its escape codes at the start of our line. */
 static void emit(const char *s, bool paint_now)
 {
-	bool scroll = !scr_active();
+	bool scroll = con && !scr_active();
 
 	if (scroll) {
-		uefi_call_wrapper(ST->ConOut->SetAttribute, 2, ST->ConOut, line_attr(s));
+		uefi_call_wrapper(con->SetAttribute, 2, con, line_attr(s));
 		console_write(s);
 		console_write("\r\n");
 	}
 	serial_write(s);
 	serial_write("\r\n");
 	if (scroll)
-		uefi_call_wrapper(ST->ConOut->SetAttribute, 2, ST->ConOut,
-				  EFI_LIGHTGRAY | EFI_BACKGROUND_BLACK);
+		uefi_call_wrapper(con->SetAttribute, 2, con, EFI_LIGHTGRAY | EFI_BACKGROUND_BLACK);
 	if (paint_now)
 		scr_paint();
 	else

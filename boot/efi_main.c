@@ -108,6 +108,8 @@ static void efi_options(void *ctx, struct options *o)
 		FreePool(cfg);
 	}
 	load_options(e->image, o);
+	if (o->output == OUTPUT_LAVA)
+		out_display_only();
 }
 
 /* Our IDT, and the exception report and recovery on the BSP around fn. */

@@ -25,6 +25,12 @@ struct efi_ctx {
 
 /* Output: console (UCS-2), COM1 (plain ASCII) and the log buffer. */
 void out_init(void);
+/* The console the screen goes to (NULL: none). */
+SIMPLE_TEXT_OUTPUT_INTERFACE *out_con(void);
+/* From here on the screen goes to the display's own console only, not
+ * the firmware's copy of it on COM1 (output = lava: a lab's log has our
+ * plain lines alone); none on a machine without a display. */
+void out_display_only(void);
 void out_line(const char *s);
 /* The log file: lines are held in a buffer and written at each flush; a
  * failed write stops the writing. detach: the last lines written, then the
@@ -43,6 +49,8 @@ void out_fatal(const char *s);
  * exception context: memory only); paint shows what changed; status is
  * the seam's status member. */
 void scr_init(void);
+/* scr_init again for the console out_con now gives (before a run). */
+void scr_retarget(void);
 bool scr_active(void);
 void scr_line(const char *s);
 void scr_prompt(const char *s);

@@ -24,7 +24,7 @@ static uint64_t painted_at;	  /* the TSC at the last repaint */
 void scr_init(void)
 {
 	UINTN cols = 0, rows = 0;
-	SIMPLE_TEXT_OUTPUT_INTERFACE *o = ST->ConOut;
+	SIMPLE_TEXT_OUTPUT_INTERFACE *o = out_con();
 
 	if (!o || !o->Mode ||
 	    uefi_call_wrapper(o->QueryMode, 4, o, (UINTN)o->Mode->Mode, &cols, &rows) !=
@@ -39,6 +39,17 @@ void scr_init(void)
 		return;
 	}
 	screen_init(scr, (unsigned)cols, (unsigned)rows, grid);
+}
+
+void scr_retarget(void)
+{
+	if (scr) { /* before a run: nothing painted yet */
+		FreePool(scr->grid);
+		FreePool(shown);
+		FreePool(scr);
+		scr = NULL;
+	}
+	scr_init();
 }
 
 bool scr_active(void)
@@ -67,7 +78,7 @@ void scr_fatal(const char *s)
 /* Cells [c0, c1) of row r, one OutputString per colour. */
 static void paint_run(unsigned r, unsigned c0, unsigned c1)
 {
-	SIMPLE_TEXT_OUTPUT_INTERFACE *o = ST->ConOut;
+	SIMPLE_TEXT_OUTPUT_INTERFACE *o = out_con();
 	const struct screen_cell *g = scr->grid + (size_t)r * scr->w;
 	CHAR16 buf[SEG_MAX + 1];
 
@@ -90,7 +101,7 @@ static void paint_run(unsigned r, unsigned c0, unsigned c1)
  * scroll the screen). */
 void scr_paint(void)
 {
-	SIMPLE_TEXT_OUTPUT_INTERFACE *o = ST->ConOut;
+	SIMPLE_TEXT_OUTPUT_INTERFACE *o = out_con();
 	bool any = false;
 
 	if (!scr_active())

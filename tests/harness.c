@@ -168,19 +168,20 @@ static void close_results(const struct platform *p, struct harness *h)
 		p->free(p->ctx, buf);
 }
 
-/* The summary, the verdict, the elapsed time and the results files. */
+/* The summary, the verdict, the elapsed time, the results files, then
+ * LAVA's end of the sets (a lab may power off at its last STOP). */
 static void report(const struct platform *p, struct harness *h, uint64_t t0)
 {
 	struct suite *s = h->suite;
 
-	lava_set(s, false);
-	lava_identity(s);
 	report_summary(s);
 	if (p->now_us)
 		suite_emit(s, "harness.elapsed_us: %llu",
 			   (unsigned long long)(p->now_us(p->ctx) - t0));
 	if (p->results_close)
 		close_results(p, h);
+	lava_end(s);
+	report_kut_summary(s);
 }
 
 enum pmh_exit harness_run(const struct platform *p, struct harness *h)
@@ -272,7 +273,7 @@ static bool leave(const struct platform *p, const struct options *o, enum pmh_ex
 {
 	switch (o->on_finish) {
 	case FINISH_QEMU_EXIT:
-		p->qemu_exit(p->ctx, code);
+		p->qemu_exit(p->ctx, o->output == OUTPUT_KUT ? run_exit_kut(code) : code);
 		/* not under QEMU: fall through to a power-off */
 		/* fallthrough */
 	case FINISH_POWEROFF:

@@ -26,9 +26,9 @@ _Static_assert(N_FINISH == FINISH_QEMU_EXIT + 1, "a name for every enum on_finis
 
 /* output values, in enum output order: the parser, the message and the
  * help line all read this one table. */
-static const char output_names[][5] = {"text", "lava"};
+static const char output_names[][15] = {"text", "lava", "kvm-unit-tests"};
 #define N_OUTPUT (sizeof(output_names) / sizeof(output_names[0]))
-_Static_assert(N_OUTPUT == OUTPUT_LAVA + 1, "a name for every enum output value");
+_Static_assert(N_OUTPUT == OUTPUT_KUT + 1, "a name for every enum output value");
 
 /* README: preload = 1,2,1000,max */
 static const uint64_t default_preloads[] = {1, 2, 1000, PRELOAD_MAX_WIDTH};
@@ -491,9 +491,10 @@ void options_help(void (*line)(void *ctx, const char *s), void *ctx)
 	pmh_fmt(l, sizeof(l), "  countdown   seconds before the run, 0-%u (default %u)",
 		COUNTDOWN_MAX, COUNTDOWN_DEFAULT);
 	line(ctx, l);
-	pmh_fmt(l, sizeof(l), "  output      %s: lava adds LAVA's test signals (default %s)",
+	pmh_fmt(l, sizeof(l), "  output      %s (default %s): lava adds LAVA's test signals;",
 		output_list(names, sizeof(names), " | "), output_names[OUTPUT_TEXT]);
 	line(ctx, l);
+	line(ctx, "              kvm-unit-tests: its runner's result lines and exit statuses");
 	line(ctx, "  verbose     yes/no: per-counter detail lines (default no)");
 	line(ctx, "  list_events yes/no: print this CPU's event table instead of running");
 	line(ctx, "  json        yes/no: with list_events, as JSON");

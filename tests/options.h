@@ -11,8 +11,11 @@
 #include "../apic/pmi_mode.h"
 
 enum on_finish { FINISH_WAIT, FINISH_RETURN, FINISH_POWEROFF, FINISH_QEMU_EXIT };
-/* output: the lines alone, or with LAVA's test signals (tests/report_lava.c). */
-enum output { OUTPUT_TEXT, OUTPUT_LAVA };
+/* output: the lines alone, with LAVA's test signals (tests/report_lava.c),
+ * or as kvm-unit-tests' runner reads a test (result lines "PASS: id ...",
+ * a last "SUMMARY:" line, and its exit statuses under on_finish =
+ * qemu-exit: report.c run_exit_kut). */
+enum output { OUTPUT_TEXT, OUTPUT_LAVA, OUTPUT_KUT };
 
 #define OPT_MAX_PRELOADS 8
 #define OPT_MAX_CPUS 64

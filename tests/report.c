@@ -127,6 +127,15 @@ enum pmh_exit run_verdict_exit(enum run_verdict v)
 	return v <= RV_NO_VERDICT ? (enum pmh_exit)e[v] : PMH_EXIT_ERROR;
 }
 
+unsigned run_exit_kut(enum pmh_exit e)
+{
+	/* kvm-unit-tests lib/report.c report_summary: "77 >> 1" when every
+	 * test skipped; scripts/arch-run.bash run_qemu reads QEMU's 1 as 0 */
+	if (e == PMH_EXIT_PASS)
+		return 0;
+	return e == PMH_EXIT_NO_PMU || e == PMH_EXIT_NO_VERDICT ? 77 >> 1 : 1;
+}
+
 static void verdict_reason(const struct suite *s, enum run_verdict v, char *buf, size_t n)
 {
 	char r[120];
@@ -187,6 +196,23 @@ void report_summary(struct suite *s)
 	suite_emit(s, "%s", "");
 	suite_emit(s, "    ==========  %s  ==========", run_verdict_name(v));
 	suite_emit(s, "%s", "");
+}
+
+void report_kut_summary(struct suite *s)
+{
+	char more[64] = "";
+
+	if (s->opt->output != OUTPUT_KUT)
+		return;
+	/* the runner shows it in brackets beside the test's result, from the
+	 * last five lines (scripts/runtime.bash extract_summary) */
+	if (s->failed)
+		pmh_fmt(more, sizeof(more), ", %u unexpected failures", s->failed);
+	if (s->skipped)
+		pmh_fmt(more + pmh_strlen(more), sizeof(more) - pmh_strlen(more), ", %u skipped",
+			s->skipped);
+	suite_emit(s, "SUMMARY: %u tests%s; verdict %s", s->passed + s->failed + s->skipped,
+		   more, run_verdict_name(suite_verdict(s)));
 }
 
 void report_start(struct suite *s, const struct platform *p, uint64_t t0_us)

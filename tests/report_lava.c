@@ -84,8 +84,10 @@ static void lava_testcase(struct suite *s, const char *id, const char *result, l
 
 void lava_set(struct suite *s, bool start)
 {
-	if (lava_on(s))
-		lava_testset(s, start ? LAVA_SET : 0);
+	if (!lava_on(s) || s->lava_open == start)
+		return;
+	lava_testset(s, start ? LAVA_SET : 0);
+	s->lava_open = start;
 }
 
 void lava_case_start(struct suite *s, const char *id, unsigned cpu)
@@ -221,4 +223,18 @@ void lava_identity(struct suite *s)
 	if (s->n_hv)
 		lava_hv(s);
 	lava_testset(s, 0);
+}
+
+void lava_end(struct suite *s)
+{
+	if (!lava_on(s))
+		return;
+	lava_set(s, true);
+	/* NO PMU, NO VERDICT and ERROR are not green: a vPMU that went away
+	 * fails the lab's job as a FAIL does */
+	lava_testcase(s, "verdict", suite_verdict(s) == RV_PASS ? "pass" : "fail", 0, 0);
+	if (s->crash.set) /* the name the JUnit and TAP reports give it */
+		lava_testcase(s, "harness.crash", "fail", 0, 0);
+	lava_set(s, false);
+	lava_identity(s);
 }

@@ -11,7 +11,7 @@
  * [A-Za-z0-9._-] turned into '_'. */
 const char *lava_case_id(char *buf, size_t n, const char *id, unsigned cpu, bool per_cpu);
 /* Each signal only when options.output is lava. The test set's START
- * (before the first check) or STOP (after the last, also after a crash). */
+ * (before the first check; once) or STOP (only of a set that started). */
 void lava_set(struct suite *s, bool start);
 /* A test case as it happens: STARTTC before check id runs on cpu; ENDTC and
  * TESTCASE once its result is recorded, with its figures, so that a run
@@ -24,5 +24,12 @@ void lava_case_end(struct suite *s, const struct result *r);
  * "cpus" is written from (vendor, family, model, stepping, hypervisor,
  * pmu driver, status, version, counters and widths). */
 void lava_identity(struct suite *s);
+/* The run's end, after its results files are closed: the checks' set
+ * (started here if the run stopped before its first check, so that LAVA
+ * sees a whole set) gets a "verdict" case, pass only for PASS, and after a
+ * crash a failed "harness.crash" case, then its STOP; then the identity
+ * set. A lab powers the machine off at the last STOP: nothing the run
+ * keeps comes after it. */
+void lava_end(struct suite *s);
 
 #endif

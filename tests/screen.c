@@ -170,12 +170,16 @@ static bool has(const char *s, const char *word)
 void screen_line(struct screen *s, const char *line)
 {
 	static const char kinds[] = "PFS";
-	static const char *const labels[] = {"PASS ", "FAIL ", "SKIP "};
+	static const char *const labels[] = {"PASS", "FAIL", "SKIP"};
 
 	for (unsigned k = 0; k < 3; k++) {
 		if (!starts(line, labels[k]))
 			continue;
-		const char *id = line + LABEL_W, *e = id;
+		/* "PASS id", or "PASS: id" (output = kvm-unit-tests) */
+		const char *id = line + LABEL_W - 1 + (line[LABEL_W - 1] == ':');
+		if (*id++ != ' ')
+			continue;
+		const char *e = id;
 		while (*e && *e != ' ' && *e != ':')
 			e++;
 		const char *why = *e == ':' ? e + 1 : e;

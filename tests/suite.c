@@ -278,6 +278,16 @@ static void ctr_names(const struct pmu *p, uint64_t mask, char *buf, size_t n)
 			pmh_sb_add(&sb, "%s%s", sb.len ? "," : "", p->ctr[i].name);
 }
 
+/* A result line's first word: "PASS", or "PASS:" for kvm-unit-tests'
+ * runner, which takes a line's first four characters as the result and
+ * the rest after six as its text (run_tests.sh, TAP output). */
+static const char *result_tag(const struct suite *s, enum verdict v)
+{
+	static const char kut[][6] = {"PASS:", "FAIL:", "SKIP:"};
+
+	return s->opt->output == OUTPUT_KUT && v <= V_SKIP ? kut[v] : verdict_name(v);
+}
+
 /* Counts a verdict (the run's and its CPU's) and keeps it in the results
  * table while there is room; the new entry, or NULL. */
 static struct result *add_result(struct suite *s, const char *id, unsigned cpu, enum verdict v,
@@ -316,7 +326,7 @@ void suite_fail_cpu(struct suite *s, unsigned cpu, const char *msg)
 {
 	struct result *r = add_result(s, "cpu.run", cpu, V_FAIL, msg);
 	lava_case_start(s, "cpu.run", cpu);
-	suite_emit(s, "FAIL cpu.%u: %s", cpu, msg);
+	suite_emit(s, "%s cpu.%u: %s", result_tag(s, V_FAIL), cpu, msg);
 	if (r)
 		lava_case_end(s, r);
 }
@@ -363,12 +373,12 @@ static void record(struct suite *s, struct check_ctx *c)
 		r->more_lost = c->more_lost;
 	}
 	if (c->v == V_SKIP)
-		suite_emit(s, "SKIP %s: %s", id, c->msg);
+		suite_emit(s, "%s %s: %s", result_tag(s, c->v), id, c->msg);
 	else if (c->v == V_FAIL && c->n_fail > 1)
-		suite_emit(s, "FAIL %s %s (1 of %u failures; the others follow)", id, c->msg,
-			   c->n_fail);
+		suite_emit(s, "%s %s %s (1 of %u failures; the others follow)",
+			   result_tag(s, c->v), id, c->msg, c->n_fail);
 	else
-		suite_emit(s, "%s %s %s", verdict_name(c->v), id, c->msg);
+		suite_emit(s, "%s %s %s", result_tag(s, c->v), id, c->msg);
 	emit_more(s, id, c);
 	if (r)
 		lava_case_end(s, r);

@@ -209,6 +209,7 @@ struct suite {
 	struct smbios_info sys;
 	bool have_sys;
 	struct crash_record crash;
+	bool lava_open; /* LAVA's checks set started and not stopped */
 	const struct options *opt;
 	/* The CPU a run reports from, its sink, the check it runs, its
 	 * hypervisor counters and its share of the tables are the running
@@ -390,6 +391,10 @@ enum pmh_exit {
 	PMH_EXIT_NO_VERDICT = 4,
 };
 enum pmh_exit run_verdict_exit(enum run_verdict v);
+/* The qemu-exit value kvm-unit-tests' runner reads (output =
+ * kvm-unit-tests): 0 PASS, 1 FAIL and ERROR, 38 (QEMU's 77, SKIP) for NO
+ * PMU and NO VERDICT, as its own tests end when every test skipped. */
+unsigned run_exit_kut(enum pmh_exit e);
 
 /* report.c */
 #define PMH_VERSION "0.2.0"
@@ -401,6 +406,8 @@ enum pmh_exit run_verdict_exit(enum run_verdict v);
 void report_identity(struct suite *s);
 /* The closing line, the verdict line with its reason, and the banner. */
 void report_summary(struct suite *s);
+/* output = kvm-unit-tests: its runner's "SUMMARY:" line, the run's last. */
+void report_kut_summary(struct suite *s);
 /* The run's platform, its start on the platform's now_us clock (t0_us)
  * and the firmware's time, for the JSON; after suite_init. */
 void report_start(struct suite *s, const struct platform *p, uint64_t t0_us);

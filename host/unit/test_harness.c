@@ -382,6 +382,58 @@ static void no_check_selected(void **st)
 	assert_int_equal(count("line: SKIP apic.fatal-trigger"), 1);
 }
 
+/* output = lava: the results files are closed before the checks' set's
+ * STOP, the verdict a case inside it; a selection that matches nothing
+ * still gives a whole set (START, the failed verdict, STOP). */
+static void lava_end_after_files(void **st)
+{
+	(void)st;
+	fake.cfg = "on_finish = qemu-exit\noutput = lava\nchecks = apic.*\n";
+	assert_int_equal(harness_main(&plat), HARNESS_DONE);
+	int start = find("line: <LAVA_SIGNAL_TESTSET START pmuharness>", 0);
+	int close = find("close: ", 0);
+	int verdict = find("line: <LAVA_SIGNAL_TESTCASE TEST_CASE_ID=verdict RESULT=fail>", 0);
+	int stop = find("line: <LAVA_SIGNAL_TESTSET STOP>", 0);
+	int ident = find("line: <LAVA_SIGNAL_TESTSET START pmuharness-identity>", 0);
+	assert_true(start >= 0 && start < close && close < verdict && verdict < stop);
+	assert_true(stop < ident);
+	assert_int_equal(count("line: <LAVA_SIGNAL_TESTSET STOP>"), 2);
+	assert_int_equal(setup(st), 0);
+	fake.cfg = "on_finish = qemu-exit\noutput = lava\nchecks = nomatch*\n";
+	harness_main(&plat);
+	start = find("line: <LAVA_SIGNAL_TESTSET START pmuharness>", 0);
+	verdict = find("line: <LAVA_SIGNAL_TESTCASE TEST_CASE_ID=verdict RESULT=fail>", 0);
+	stop = find("line: <LAVA_SIGNAL_TESTSET STOP>", 0);
+	assert_true(start >= 0 && start < verdict && verdict < stop);
+	assert_int_equal(count("line: <LAVA_SIGNAL_TESTSET START"), 2);
+	assert_int_equal(count("line: <LAVA_SIGNAL_TESTSET STOP>"), 2);
+}
+
+/* output = kvm-unit-tests: "PASS: id" lines, the SUMMARY line last, and the
+ * runner's exit values (NO VERDICT as its SKIP, 38; PASS 0). */
+static void kvm_unit_tests_mode(void **st)
+{
+	(void)st;
+	fake.cfg = "on_finish = qemu-exit\noutput = kvm-unit-tests\nchecks = apic.*\n";
+	assert_int_equal(harness_main(&plat), HARNESS_DONE);
+	assert_int_equal(count("line: PASS: apic."), 3);
+	assert_int_equal(count("line: PASS apic."), 0);
+	int sum = find("line: SUMMARY: 3 tests; verdict NO VERDICT", 0);
+	assert_true(sum > find("close: ", 0));
+	for (unsigned i = (unsigned)sum + 1; i < n_events; i++)
+		assert_true(strncmp(events[i], "line: ", 6) != 0); /* the last line */
+	assert_int_not_equal(find("qemu-exit: 38", 0), -1);
+	assert_int_equal(setup(st), 0);
+	fake.cfg = "on_finish = qemu-exit\noutput = kvm-unit-tests\nchecks = count.*\n";
+	harness_main(&plat);
+	assert_int_equal(find("qemu-exit: 0", 0) > 0, find("line: verdict: PASS", 0) > 0);
+	assert_int_not_equal(find("line: SUMMARY: ", 0), -1);
+	assert_int_equal(run_exit_kut(PMH_EXIT_FAIL), 1);
+	assert_int_equal(run_exit_kut(PMH_EXIT_ERROR), 1);
+	assert_int_equal(run_exit_kut(PMH_EXIT_NO_PMU), 38);
+	assert_int_equal(run_exit_kut(PMH_EXIT_PASS), 0);
+}
+
 /* A recovered exception: the error line, ERROR, the files still closed. */
 static void exception_is_error(void **st)
 {
@@ -569,6 +621,8 @@ int main(void)
 		cmocka_unit_test_setup(refused_event_goes_on, setup),
 		cmocka_unit_test_setup(missing_counter_refused, setup),
 		cmocka_unit_test_setup(no_check_selected, setup),
+		cmocka_unit_test_setup(lava_end_after_files, setup),
+		cmocka_unit_test_setup(kvm_unit_tests_mode, setup),
 		cmocka_unit_test_setup(exception_is_error, setup),
 		cmocka_unit_test_setup(no_results_files, setup),
 		cmocka_unit_test(help_runs_nothing),

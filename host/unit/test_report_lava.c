@@ -302,10 +302,58 @@ static void id_mapping(void **state)
 	assert_string_equal(lava_case_id(buf, 5, "overflow", 0, false), "over");
 }
 
+/* The end of a run: the verdict a case of the checks' set before its STOP
+ * (pass only for PASS: NO PMU fails), the crash a failed case, then the
+ * identity set; a run that stopped before its first check (a selection
+ * that matches nothing) still gives a whole set, START first. */
+static void end_verdict_in_set(void **state)
+{
+	(void)state;
+	make(OUTPUT_LAVA);
+	s.skipped = 1; /* NO PMU: skipped only, no usable PMU */
+	lava_set(&s, true);
+	lava_end(&s);
+	const char *want[] = {
+	    "<LAVA_SIGNAL_TESTSET START pmuharness>",
+	    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=verdict RESULT=fail>",
+	    "<LAVA_SIGNAL_TESTSET STOP>",
+	    "<LAVA_SIGNAL_TESTSET START pmuharness-identity>",
+	    "<LAVA_SIGNAL_TESTSET STOP>",
+	};
+	assert_int_equal(n_lines, sizeof(want) / sizeof(want[0]));
+	for (unsigned i = 0; i < n_lines; i++)
+		assert_string_equal(lines[i], want[i]);
+
+	make(OUTPUT_LAVA); /* nothing selected, never started */
+	s.crash.set = true;
+	lava_end(&s);
+	assert_string_equal(lines[0], "<LAVA_SIGNAL_TESTSET START pmuharness>");
+	assert_string_equal(lines[1], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=verdict RESULT=fail>");
+	assert_string_equal(lines[2],
+			    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=harness.crash RESULT=fail>");
+	assert_string_equal(lines[3], "<LAVA_SIGNAL_TESTSET STOP>");
+
+	make(OUTPUT_LAVA); /* PASS: a PMU check measured and passed */
+	pmu.status = PMU_FUNCTIONAL;
+	s.passed = s.pmu_passed = 1;
+	lava_end(&s);
+	assert_string_equal(lines[1], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=verdict RESULT=pass>");
+	pmu.status = PMU_ABSENT;
+	make(OUTPUT_LAVA); /* STOP only of a set that started, START once */
+	lava_set(&s, false);
+	lava_set(&s, true);
+	lava_set(&s, true);
+	assert_int_equal(n_lines, 1);
+	make(OUTPUT_TEXT);
+	lava_end(&s);
+	assert_int_equal(n_lines, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(text_prints_nothing),
+	    cmocka_unit_test(end_verdict_in_set),
 	    cmocka_unit_test(verdicts_and_measurement),
 	    cmocka_unit_test(negative_and_odd_unit),
 	    cmocka_unit_test(per_cpu_ids),
