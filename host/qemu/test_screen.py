@@ -2,7 +2,8 @@
 """The machine's screen under OVMF with a display: after the verdict the
 screen shows the identification header and a large verdict box in its
 colour; after an unexpected exception it shows the crash panel, and the
-results log holds the same "fatal:" lines as the serial port.
+results log holds the same "fatal:" lines as the serial port. With output =
+lava the screen is painted all the same while COM1 carries no escape code.
 Taken with the QEMU monitor's screendump (a PPM) while the harness waits at
 its end prompt.
 Usage: test_screen.py build/pmuharness.efi"""
@@ -198,11 +199,46 @@ def crash_screen(efi):
     return [] if ok else [info]
 
 
+def lava_crash(efi):
+    """output = lava with a crash: the screen is still painted (on the
+    display's own console), COM1 carries no escape code from our first line
+    on (OVMF's ANSI copy of the console is left out), and the crash and the
+    verdict are failed LAVA cases inside the checks' set, before its STOP."""
+    b = Boot(efi, "output = lava\non_finish = wait\ncountdown = 0\n"
+             "checks = apic.fatal-trigger\n")
+    try:
+        if not b.wait_prompt():
+            return ["no end prompt on the serial port: " + " / ".join(b.lines()[-3:])]
+        w, h, rgb = b.screendump()
+        raw = open(b.serial, "rb").read()
+        b.finish()
+    finally:
+        b.close()
+    panel = Layout(w, h, rgb).area_rows(CRASH_BG)
+    ours = raw.find(b"pmuharness: ")
+    esc = raw[ours:].count(b"\x1b") if ours >= 0 else -1
+    lines = q.plain(raw)
+    want = ["<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=verdict RESULT=fail>",
+            "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=harness.crash RESULT=fail>",
+            "<LAVA_SIGNAL_TESTSET STOP>"]
+    at = [lines.index(x) if x in lines else -1 for x in want]
+    starts = sum(l.startswith("<LAVA_SIGNAL_TESTSET START") for l in lines)
+    stops = sum(l == "<LAVA_SIGNAL_TESTSET STOP>" for l in lines)
+    ok = (panel >= CRASH_ROWS_MIN and esc == 0 and -1 not in at and at == sorted(at)
+          and starts == stops == 2)
+    info = (f"crash panel {panel:.1f} text rows; escape codes on COM1 after our first "
+            f"line: {esc}; verdict, crash, STOP at lines {at}; sets {starts} START, "
+            f"{stops} STOP")
+    print("  " + info)
+    return [] if ok else [info]
+
+
 def main():
     efi = sys.argv[1] if len(sys.argv) > 1 else os.path.join(q.ROOT, "build", "pmuharness.efi")
     t = q.Tally("screen")
     t.case(end_screen, efi)
     t.case(crash_screen, efi)
+    t.case(lava_crash, efi)
     return t.done()
 
 
