@@ -215,16 +215,24 @@ def counted(lines):
     return tuple(v.count(x) for x in ("PASS", "FAIL", "SKIP"))
 
 
+class Skip(Exception):
+    """Raised by a case that cannot run here: counted and said, never a pass."""
+
+
 class Tally:
     def __init__(self, name):
         self.name = name
-        self.passed = self.failed = 0
+        self.passed = self.failed = self.skipped = 0
 
     def case(self, fn, *args):
         cname = fn.__name__
         t0 = time.monotonic()
         try:
             errs = fn(*args)
+        except Skip as e:
+            self.skipped += 1
+            print(f"SKIP {self.name}.{cname}: {e}", flush=True)
+            return
         except Exception as e:  # a broken case is a failed case, with the reason
             errs = [f"{type(e).__name__}: {e}"]
         secs = time.monotonic() - t0
@@ -238,5 +246,6 @@ class Tally:
             print(f"PASS {self.name}.{cname} ({secs:.1f} s)", flush=True)
 
     def done(self):
-        print(f"{self.name}: {self.passed} passed, {self.failed} failed", flush=True)
+        skipped = f", {self.skipped} skipped" if self.skipped else ""
+        print(f"{self.name}: {self.passed} passed, {self.failed} failed{skipped}", flush=True)
         return 0 if self.failed == 0 else 1
