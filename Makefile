@@ -123,7 +123,7 @@ $(JSON_OBJ): CFLAGS_FAST += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 .PHONY: all host test unit sim-test qemu-test report-test lava-check run bench clean format lint usb sign deps layers help tftp
 # Keep intermediate objects (the unit-test objects would be deleted and rebuilt).
 .SECONDARY:
-all: $(EFI) $(BUILD)/pmuharness-report
+all: $(EFI) $(BUILD)/pmuharness-i686.elf $(BUILD)/pmuharness-report
 
 $(BUILD)/efi/boot/%.o: boot/%.c
 	@mkdir -p $(dir $@)

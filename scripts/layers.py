@@ -20,6 +20,9 @@ offender, one line each, then a total; exits 1 when there is any.
       pmh_percpu, where PMH_PERCPU (pmu/percpu.h) puts a CPU's own state,
       unless SHARED_OK below says why that one may be shared. `make layers`
       builds the objects first; a missing one is an offender.
+  (f) every top-level folder is one of the shipped layers above or a known
+      build-machine one (OTHER_TOP): a new folder gets a rank or a reason
+      here first, so code in it cannot slip past rules (a) to (e).
 
 Usage: layers.py [--root DIR] [--soft] | --self-test [-v]
   --soft       also lists what is past the house targets (functions over 60
@@ -69,6 +72,15 @@ SHARED_OK = {
     ("pmu/percpu.c", "stacks_span"): "as stacks_lo",
     ("pmu/percpu.c", "boot_block"): "the boot CPU's block: set once by the platform before any "
     "other CPU starts (and cleared after all are back)",
+}
+# Rule (f): the top-level folders besides SHIPPED, and what each holds.
+OTHER_TOP = {
+    "host": "build-machine code: simulated CPUs, host tests, the report tool",
+    "scripts": "build and test scripts",
+    "linker": "the linker scripts",
+    "lava": "LAVA job definitions",
+    "docs": "the user guide, reference and developer guide",
+    "build": "build output (not tracked)",
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
@@ -278,7 +290,12 @@ def functions(path_abs):
 def check(root, soft=False, shared_ok=None, state=True):
     """Returns the offender lines, by rule letter (rule (e) only with
     state)."""
-    found = {"a": [], "b": [], "c": [], "d": [], "e": [], "soft": []}
+    found = {"a": [], "b": [], "c": [], "d": [], "e": [], "f": [], "soft": []}
+    for top in sorted(os.listdir(root)):
+        if (os.path.isdir(os.path.join(root, top)) and not top.startswith(".")
+                and top not in SHIPPED and top not in OTHER_TOP):
+            found["f"].append(f"{top}/: a top-level folder the layer rules do not know (give it "
+                              "a rank in RANK and SHIPPED, or a line in OTHER_TOP)")
     files = sources(root)
     graph = {}
     for src in files:
@@ -323,8 +340,8 @@ def check(root, soft=False, shared_ok=None, state=True):
 
 TITLES = {"a": "include points up or across the layers", "b": "include cycle",
           "c": "sources and the Makefile disagree", "d": "function or file too long",
-          "e": "state shared by every CPU"}
-RULES = "abcde"
+          "e": "state shared by every CPU", "f": "unknown top-level folder"}
+RULES = "abcdef"
 
 
 def report(found):
@@ -374,6 +391,8 @@ CASES = [
     ("missing source", {"Makefile": BASE_TREE["Makefile"].rstrip() + " pmu/gone.c\n"}, "c"),
     ("long function", {"tests/suite.c": "void f(void)\n{\n" + "\tx();\n" * 80 + "}\n"}, "d"),
     ("long file", {"boot/main.c": "\n" * 601}, "d"),
+    ("unknown top-level folder", {"uefi2/main.c": "#include <efi.h>\n"}, "f"),
+    ("known build-machine folder", {"scripts/x.py": ""}, None),
     # (e): objects built
     ("clean objects", {}, None, True),
     ("shared static", {"pmu/pmu.c": '#include "pmu.h"\nstatic int n;\n' + STATIC_FN}, "e", True),
