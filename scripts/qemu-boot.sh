@@ -92,19 +92,12 @@ if [ "$kvm" = 1 ]; then
   if ! { exec 9<>/dev/kvm; } 2>/dev/null; then echo "error: KVM=1 but /dev/kvm cannot be opened (permissions or nested virtualisation off)" >&2; exit 64; fi
   exec 9>&-
   # /dev/kvm can open and still not run a guest (nested virtualisation
-  # off): boot the firmware alone for a moment; it must reach COM1.
-  probe=$(mktemp "${TMPDIR:-/tmp}/pmh-kvm.XXXXXX")
-  perr=$(timeout -k 2 15 qemu-system-x86_64 -enable-kvm -cpu host -machine q35 -nodefaults \
-    -display none -no-reboot -net none \
-    -drive if=pflash,format=raw,unit=0,readonly=on,file="$ovmf_code" \
-    -drive if=pflash,format=raw,unit=1,snapshot=on,file="$vars" \
-    -serial file:"$probe" </dev/null 2>&1 >/dev/null) || true
-  if [ ! -s "$probe" ] || printf '%s' "$perr" | grep -q "KVM internal error"; then
+  # off): the firmware alone must reach COM1 (it stops as soon as it does).
+  if ! perr=$("$(dirname "$0")/firmware-probe.sh" 15 "$ovmf_code" "$vars" -enable-kvm -cpu host 2>&1); then
     echo "error: KVM=1 but KVM cannot run a guest here (the firmware did not start within 15 s):" >&2
     printf '%s\n' "$perr" | head -3 >&2
-    rm -f "$probe"; exit 64
+    exit 64
   fi
-  rm -f "$probe"
   accel=(-enable-kvm); cpuarg=(-cpu host)
 fi
 case $serial in
