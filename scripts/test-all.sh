@@ -22,6 +22,8 @@ run "simulated CPUs, realism all, 25 seeds (optimised build)" \
 run "simulated CPUs, realism all, 2 seeds healthy, 1 per fault (ASan+UBSan build)" \
   env SIM_SEEDS=2 SIM_FAULT_SEEDS=1 scripts/sim-matrix.py build/host/pmuharness-sim
 run "a bare make in a clean clone (the default goal)" host/test_bare_make.py
+run "the house's inventory (drivers: name, ops, model, tests; checks: a docs row)" \
+  host/test_house.py build/host/pmuharness-sim-fast
 run "CPUID dump replay (typed snippets)" host/test_cpuid_replay.py build/host/pmuharness-sim-fast
 # a smoke run of each parser's fuzzer; `make fuzz` hunts longer (30 s each)
 run "fuzzing (libFuzzer, ${FUZZ_SECONDS:=15} s per target)" env FUZZ_SECONDS="$FUZZ_SECONDS" scripts/fuzz.sh

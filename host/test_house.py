@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The house's inventory, read from the code: every PMU driver has a name,
+an ops table, a simulated model and a driver unit test; every check has a
+row in the docs' checks table (README.md or docs/*.md: "| `id` |"). That
+each check is failed by at least one fault is scripts/sim-matrix.py's.
+Usage: test_house.py [build/host/pmuharness-sim-fast]"""
+import glob
+import os
+import re
+import subprocess
+import sys
+from typing import Dict, List
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+
+def read(rel: str) -> str:
+    with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+        return f.read()
+
+
+def drivers() -> Dict[str, str]:
+    """enum pmu_driver_id's members (pmu/cpu.h) to their names (pmu/cpu.c)."""
+    enum = re.search(r"enum pmu_driver_id \{([^}]*)\}", read("pmu/cpu.h"))
+    ids = re.findall(r"PMU_DRV_[A-Z0-9_]+", enum.group(1) if enum else "")
+    ids = [i for i in ids if i not in ("PMU_DRV_NONE", "PMU_DRV_COUNT")]
+    table = re.search(r"names\[PMU_DRV_COUNT\] = \{([^}]*)\}", read("pmu/cpu.c"))
+    names = re.findall(r'"([^"]+)"', table.group(1) if table else "")[1:]
+    return dict(zip(ids, names + [""] * (len(ids) - len(names))))
+
+
+def driver_problems(sim: str) -> List[str]:
+    out = []
+    models = subprocess.run([sim, "--list-models"], capture_output=True, text=True,
+                            check=True).stdout.splitlines()
+    modelled = {line.split("\t")[1] for line in models if "\t" in line}
+    ops = read("pmu/pmu.c")
+    tests = {f: open(f, encoding="utf-8").read()
+             for f in glob.glob(os.path.join(ROOT, "host", "unit", "test_drv_*.c"))}
+    names = drivers()
+    if not names:
+        return ["pmu/cpu.h: no enum pmu_driver_id members found"]
+    for drv, name in names.items():
+        if not name:
+            out.append(f"{drv}: no name in pmu/cpu.c pmu_driver_name")
+        if not re.search(rf"case {drv}:\s*return &pmu_\w+_ops;", ops):
+            out.append(f"{drv} ({name}): no ops table in pmu/pmu.c pmu_ops_for")
+        if name not in modelled:
+            out.append(f"{drv} ({name}): no simulated model (pmuharness-sim --list-models)")
+        if not any(drv in text or f'"{name}"' in text for text in tests.values()):
+            out.append(f"{drv} ({name}): no driver unit test (host/unit/test_drv_*.c)")
+    print(f"  {len(names)} drivers: {', '.join(names.values())}")
+    return out
+
+
+def check_problems() -> List[str]:
+    ids = []
+    for f in sorted(glob.glob(os.path.join(ROOT, "tests", "checks", "*.c"))):
+        ids += re.findall(r'PMH_CHECK\(\s*\w+,\s*\.id = "([^"]+)"', open(f, encoding="utf-8").read())
+    docs = read("README.md") + "".join(
+        open(f, encoding="utf-8").read() for f in glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    # a row may name several checks: "| `a`, `b` | ..."
+    rows = set()
+    for cell in re.findall(r"^\| (`[a-z0-9][a-z0-9._-]*`(?:, `[a-z0-9][a-z0-9._-]*`)*) \|", docs,
+                           re.M):
+        rows.update(re.findall(r"`([^`]+)`", cell))
+    print(f"  {len(ids)} checks, {len(rows & set(ids))} with a docs row")
+    if not ids:
+        return ["tests/checks: no PMH_CHECK found"]
+    return [f"check {i}: no row '| `{i}` |' in the docs' checks table" for i in ids
+            if i not in rows]
+
+
+def main() -> int:
+    sim = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        ROOT, "build", "host", "pmuharness-sim-fast")
+    passed = failed = 0
+    for name, probs in (("drivers", driver_problems(sim)), ("checks", check_problems())):
+        if probs:
+            failed += 1
+            print(f"FAIL house.{name}:\n    " + "\n    ".join(probs))
+        else:
+            passed += 1
+            print(f"PASS house.{name}")
+    print(f"house: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
