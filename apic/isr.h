@@ -45,8 +45,10 @@ struct isr_fatal isr_fatal_now(void);
 void isr_set_user_fault(isr_handler_fn fn);
 /* The frame of the last unexpected exception (for the results), or NULL. */
 const struct int_frame *isr_last_fatal(void);
-/* NMIs that arrived with no NMI handler installed (reported, not fatal). */
+/* NMIs that arrived on this CPU with no NMI handler installed (not fatal;
+ * nothing printed in NMI context), and where the last one came. */
 uint64_t isr_unexpected_nmis(void);
+uint64_t isr_unexpected_nmi_rip(void);
 /* Looks up a fault fixup for rip; 0 when none (target only). */
 uint64_t isr_fixup_for(uint64_t rip);
 

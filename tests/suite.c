@@ -7,6 +7,7 @@
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 #include "../pmu/percpu.h"
+#include "../apic/isr.h"
 
 extern const struct check *const __start_pmh_checks[];
 extern const struct check *const __stop_pmh_checks[];
@@ -343,6 +344,18 @@ static void emit_more(struct suite *s, const char *id, const struct check_ctx *c
 			   c->more_lost, s->cap_more);
 }
 
+/* NMIs from outside the harness (none of its PMIs: no NMI handler was
+ * armed) that came during check id, said here, outside NMI context. */
+static void outside_nmis(struct suite *s, const char *id, uint64_t n)
+{
+	if (n)
+		suite_emit(s,
+			   "warning: %llu NMI%s from outside the harness (not a PMI: none was armed "
+			   "for NMI) during %s, the last at rip 0x%llx; its measurements may be off",
+			   (unsigned long long)n, n > 1 ? "s" : "", id,
+			   (unsigned long long)isr_unexpected_nmi_rip());
+}
+
 static void record(struct suite *s, struct check_ctx *c)
 {
 	const char *sep = c->s->opt->all_cpus || c->s->opt->n_cpus > 1 ? "@cpu" : 0;
@@ -462,11 +475,13 @@ void suite_run(struct suite *s, unsigned cpu_index)
 			check_skip(&c, "%s has no %s", h->pmu->name,
 				   cap_names(k->needs_caps & ~h->pmu->caps, caps, sizeof(caps)));
 		} else {
+			uint64_t nmis = isr_unexpected_nmis();
 			h->running = k->id; /* named in a crash record */
 			k->run(&c);
 			h->running = 0;
 			if (c.v == V_FAIL)
 				hv_failed(&c); /* a known bug, or a counter gone to the host */
+			outside_nmis(s, k->id, isr_unexpected_nmis() - nmis);
 		}
 		record(s, &c);
 	}

@@ -434,6 +434,33 @@ static void kvm_unit_tests_mode(void **st)
 	assert_int_equal(run_exit_kut(PMH_EXIT_PASS), 0);
 }
 
+/* An NMI from outside (a watchdog, the BMC) on every MSR read: nothing is
+ * printed in NMI context (no fatal line, no log write racing the writer);
+ * the suite says it after the check, with the count and a rip. */
+static void outside_nmi(struct sim_cpu *cpu, uint32_t msr, uint64_t *val)
+{
+	(void)msr;
+	(void)val;
+	cpu->nmi_pending = true;
+	sim_deliver(cpu);
+}
+
+static void outside_nmi_said_after_check(void **st)
+{
+	(void)st;
+	fake.cfg = "on_finish = qemu-exit\nchecks = msr.access\n";
+	sim_rdmsr_filter = outside_nmi;
+	harness_main(&plat);
+	sim_rdmsr_filter = 0;
+	int warn = find("line: warning: ", 0);
+	assert_int_not_equal(warn, -1);
+	assert_non_null(strstr(events[warn], "NMIs from outside the harness (not a PMI: none was "
+					     "armed for NMI) during msr.access, the last at rip 0x"));
+	assert_true(find("line: PASS msr.access", 0) > warn);
+	assert_int_equal(count("line: fatal"), 0);
+	assert_int_equal(count("line: warning: unexpected NMI"), 0);
+}
+
 /* A recovered exception: the error line, ERROR, the files still closed. */
 static void exception_is_error(void **st)
 {
@@ -623,6 +650,7 @@ int main(void)
 		cmocka_unit_test_setup(no_check_selected, setup),
 		cmocka_unit_test_setup(lava_end_after_files, setup),
 		cmocka_unit_test_setup(kvm_unit_tests_mode, setup),
+		cmocka_unit_test_setup(outside_nmi_said_after_check, setup),
 		cmocka_unit_test_setup(exception_is_error, setup),
 		cmocka_unit_test_setup(no_results_files, setup),
 		cmocka_unit_test(help_runs_nothing),
