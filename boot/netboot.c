@@ -285,7 +285,7 @@ static void pxe_read(struct efi_ctx *e, const char *name, struct fetch *f)
 	char *whole;
 
 	f->via = "the firmware's PXE base code";
-	f->st = EFI_NOT_FOUND;
+	f->st = EFI_UNSUPPORTED; /* an IPv6 boot */
 	if (!boot_url(e, name, f->origin, sizeof(f->origin), &at))
 		return;
 	p = boot_packet(e->pxe->Mode);
@@ -300,8 +300,8 @@ static void pxe_read(struct efi_ctx *e, const char *name, struct fetch *f)
 		f->st = EFI_BAD_BUFFER_SIZE;
 		return;
 	}
-	got = size;
 	whole = size > FILES_READ_MAX ? AllocatePool(size + 1) : f->buf;
+	got = whole == f->buf ? FILES_READ_MAX : size; /* in: the buffer; out: bytes read */
 	f->st = whole ? uefi_call_wrapper(e->pxe->Mtftp, 10, e->pxe,
 					  EFI_PXE_BASE_CODE_TFTP_READ_FILE, whole, FALSE, &got,
 					  NULL, &server, (UINT8 *)f->origin + at, NULL, FALSE)
@@ -311,6 +311,23 @@ static void pxe_read(struct efi_ctx *e, const char *name, struct fetch *f)
 	if (whole && whole != f->buf) {
 		pmh_memcpy(f->buf, whole, f->len);
 		FreePool(whole);
+	}
+}
+
+/* Why no config was read, in words. */
+static const char *why_none(EFI_STATUS st)
+{
+	switch (st) {
+	case EFI_BAD_BUFFER_SIZE:
+		return "larger than 16 MiB, not fetched";
+	case EFI_TIMEOUT:
+		return "timed out";
+	case EFI_UNSUPPORTED:
+		return "not supported (an IPv6 boot, or a URL iPXE cannot open)";
+	case EFI_TFTP_ERROR: /* the server's TFTP ERROR packet (RFC 1350) */
+		return "refused by the TFTP server (no such file?)";
+	default:
+		return files_status_name(st);
 	}
 }
 
@@ -325,11 +342,7 @@ static void source_line(const struct fetch *f)
 	else
 		pmh_fmt(line, sizeof(line),
 			"config: none: %s through %s: %s (EFI status 0x%llx): the defaults apply",
-			f->origin, f->via,
-			f->st == EFI_BAD_BUFFER_SIZE ? "larger than 16 MiB, not fetched"
-			: f->st == EFI_TIMEOUT	     ? "timed out"
-						     : files_status_name(f->st),
-			(unsigned long long)f->st);
+			f->origin, f->via, why_none(f->st), (unsigned long long)f->st);
 	out_line(line);
 }
 
