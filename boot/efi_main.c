@@ -82,7 +82,7 @@ static void load_options(EFI_HANDLE image, struct options *o)
 	if (sp)
 		return; /* the shell, and no arguments */
 	if (uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol, (void **)&li) ==
-		    EFI_SUCCESS &&
+		EFI_SUCCESS &&
 	    li && li->LoadOptions && li->LoadOptionsSize >= sizeof(CHAR16))
 		options_parse_cmdline(o, li->LoadOptions, li->LoadOptionsSize / sizeof(CHAR16),
 				      cfg_error, "load options");
@@ -99,10 +99,10 @@ static void efi_options(void *ctx, struct options *o)
 
 	for (UINTN i = 0; i < sizeof(name) / sizeof(name[0]); i++)
 		name[i] = (CHAR16)OPTIONS_CONFIG_NAME[i];
-	if (e->dir)
-		cfg = files_read(e->dir, name, &len, &size, &st);
-	else if (e->pxe) /* a network boot: beside the boot file on its server */
+	if (e->ipxe || (!e->dir && e->pxe)) /* a network boot: beside the image there */
 		cfg = net_read(e, OPTIONS_CONFIG_NAME, &len, &size, origin, sizeof(origin));
+	else if (e->dir)
+		cfg = files_read(e->dir, name, &len, &size, &st);
 	if (cfg) {
 		options_parse_config_cut(o, cfg, len, size, cfg_error, origin);
 		FreePool(cfg);
@@ -155,22 +155,22 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	static struct efi_ctx e;
 	struct platform p = {
-		.ctx = &e,
-		.line = efi_line,
-		.screen = efi_screen,
-		.status = scr_status,
-		.results_open = files_results_open,
-		.results_flush = files_results_flush,
-		.results_close = files_results_close,
-		.alloc = efi_alloc,
-		.free = efi_free,
-		.options = efi_options,
-		.now_us = efi_now_us,
-		.guard = efi_guard,
-		.unguard = efi_unguard,
-		.run_cpus = mp_run_suite,
-		.qemu_exit = efi_qemu_exit,
-		.power_off = efi_power_off,
+	    .ctx = &e,
+	    .line = efi_line,
+	    .screen = efi_screen,
+	    .status = scr_status,
+	    .results_open = files_results_open,
+	    .results_flush = files_results_flush,
+	    .results_close = files_results_close,
+	    .alloc = efi_alloc,
+	    .free = efi_free,
+	    .options = efi_options,
+	    .now_us = efi_now_us,
+	    .guard = efi_guard,
+	    .unguard = efi_unguard,
+	    .run_cpus = mp_run_suite,
+	    .qemu_exit = efi_qemu_exit,
+	    .power_off = efi_power_off,
 	};
 
 	InitializeLib(image, systab);
@@ -183,7 +183,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return EFI_OUT_OF_RESOURCES;
 	}
 	/* as aligned as the section (a pool gives 8 bytes) */
-	pcpu_set_boot_block((void *)(((uintptr_t)pcpu + PCPU_ALIGN - 1) & ~(uintptr_t)(PCPU_ALIGN - 1)));
+	pcpu_set_boot_block(
+	    (void *)(((uintptr_t)pcpu + PCPU_ALIGN - 1) & ~(uintptr_t)(PCPU_ALIGN - 1)));
 	out_init();
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
 	if (ST->ConIn) {

@@ -55,16 +55,15 @@ void files_open_image_dir(struct efi_ctx *e)
 
 	e->dir = NULL;
 	e->dir_path = NULL;
-	st = uefi_call_wrapper(BS->HandleProtocol, 3, e->image, &LoadedImageProtocol,
-			       (void **)&li);
+	st = uefi_call_wrapper(BS->HandleProtocol, 3, e->image, &LoadedImageProtocol, (void **)&li);
 	if (st == EFI_SUCCESS && li) {
 		e->dir_path = image_dir_path(li->FilePath);
-		/* No file system on the boot device (a network boot): unsupported. */
-		st = uefi_call_wrapper(BS->HandleProtocol, 3, li->DeviceHandle,
-				       &FileSystemProtocol, (void **)&fs);
-	}
-	if (st != EFI_SUCCESS && li)
+		/* No file system on the boot device (a network boot): unsupported;
+		 * iPXE's is read-only and holds what it fetched. */
+		st = uefi_call_wrapper(BS->HandleProtocol, 3, li->DeviceHandle, &FileSystemProtocol,
+				       (void **)&fs);
 		net_probe(e, li->DeviceHandle);
+	}
 	if (st == EFI_SUCCESS && (!li || !fs || !e->dir_path))
 		st = e->dir_path ? EFI_UNSUPPORTED : EFI_OUT_OF_RESOURCES;
 	if (st == EFI_SUCCESS)
@@ -154,9 +153,8 @@ static EFI_STATUS create(EFI_FILE_HANDLE dir, CHAR16 *name, EFI_FILE_HANDLE *out
 /* Creates "pmuharness-NNN.<ext>" with the first NNN free for both .log and
  * .json; returns the handles (NULL on failure, with the status; *used_up
  * when every number is taken). */
-static EFI_STATUS create_results(EFI_FILE_HANDLE dir, EFI_FILE_HANDLE *log,
-				 EFI_FILE_HANDLE *json, CHAR16 *name_out, UINTN name_len,
-				 bool *used_up)
+static EFI_STATUS create_results(EFI_FILE_HANDLE dir, EFI_FILE_HANDLE *log, EFI_FILE_HANDLE *json,
+				 CHAR16 *name_out, UINTN name_len, bool *used_up)
 {
 	CHAR16 lname[32], jname[32];
 	EFI_STATUS st;
@@ -250,7 +248,7 @@ bool files_results_open(void *ctx, char *name, size_t cap)
 
 	e->log = e->json = NULL;
 	e->results[0] = 0;
-	if (!e->dir && net_results_note(e))
+	if ((e->ipxe || !e->dir) && net_results_note(e))
 		return false;
 	if (!e->dir) {
 		ascii_path(path, sizeof(path), e->dir_path);
@@ -266,11 +264,12 @@ bool files_results_open(void *ctx, char *name, size_t cap)
 	st = create_results(e->dir, &e->log, &e->json, wide, sizeof(wide) / sizeof(wide[0]),
 			    &used_up);
 	if (used_up) {
-		pmh_fmt(line, sizeof(line),
-			"warning: no results files: the names pmuharness-001 to pmuharness-%03u "
-			"are all used beside the binary (move the old results away); results are on "
-			"the console and serial only",
-			RESULTS_MAX);
+		pmh_fmt(
+		    line, sizeof(line),
+		    "warning: no results files: the names pmuharness-001 to pmuharness-%03u "
+		    "are all used beside the binary (move the old results away); results are on "
+		    "the console and serial only",
+		    RESULTS_MAX);
 		out_line(line);
 		return false;
 	}
@@ -299,8 +298,8 @@ void files_results_flush(void *ctx)
 /* Ends one results file: kept when every write succeeded and the size the
  * volume records (EFI_FILE_INFO) is len; deleted otherwise. Appends
  * "NAME written and verified" or "NAME: why: removed" to msg. */
-static bool finish_file(EFI_FILE_HANDLE f, EFI_STATUS st, UINT64 len, const char *name,
-			char *msg, size_t cap)
+static bool finish_file(EFI_FILE_HANDLE f, EFI_STATUS st, UINT64 len, const char *name, char *msg,
+			size_t cap)
 {
 	EFI_FILE_INFO *info;
 	char why[96];

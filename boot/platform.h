@@ -10,17 +10,20 @@
 #include "../tests/platform.h"
 #include "../tests/screen.h"
 
+struct ipxe_download; /* iPXE's download protocol (boot/netboot.c) */
+
 /* The state behind the seam's ctx. Not on a stack: the file handles and
  * the recovery point must survive a longjmp out of a check. */
 struct efi_ctx {
 	EFI_HANDLE image;
-	EFI_FILE_HANDLE dir;	   /* the folder the image was loaded from, or NULL */
-	CHAR16 *dir_path;	   /* its path on the volume (pool), or NULL */
-	EFI_STATUS dir_status;	   /* why dir is NULL */
-	EFI_PXE_BASE_CODE *pxe;	   /* what loaded the image over the network, or NULL */
-	EFI_FILE_HANDLE log, json; /* this run's results files, or NULL */
-	char results[16];	   /* their base name, "pmuharness-003" */
-	struct pmh_jmpbuf recover; /* where an unexpected exception on the BSP lands */
+	EFI_FILE_HANDLE dir;	    /* the folder the image was loaded from, or NULL */
+	CHAR16 *dir_path;	    /* its path on the volume (pool), or NULL */
+	EFI_STATUS dir_status;	    /* why dir is NULL */
+	EFI_PXE_BASE_CODE *pxe;	    /* the boot device's PXE base code (started), or NULL */
+	struct ipxe_download *ipxe; /* iPXE loaded the image: its download protocol, or NULL */
+	EFI_FILE_HANDLE log, json;  /* this run's results files, or NULL */
+	char results[16];	    /* their base name, "pmuharness-003" */
+	struct pmh_jmpbuf recover;  /* where an unexpected exception on the BSP lands */
 };
 
 /* Output: console (UCS-2), COM1 (plain ASCII) and the log buffer. */
@@ -86,15 +89,17 @@ bool files_results_close(void *ctx, const char *json, size_t len);
 /* A word for the statuses a stick produces ("write-protected", "volume full"). */
 const char *files_status_name(EFI_STATUS st);
 
-/* A network boot (netboot.c). probe: e->pxe from the boot device's PXE
- * base code, when it has started. results_note: on a network boot, says
- * where the image came from and that no results files are written (true).
- * read: the file name from the boot file's folder on its TFTP server, as
- * files_read does, with its URL in origin; NULL when absent. */
+/* A network boot (netboot.c). probe: e->pxe and e->ipxe from the boot
+ * device (the firmware's PXE, or iPXE: netboot.c says how they are told
+ * apart). results_note: on a network boot, says how the image was loaded
+ * and that no results files are written (true). read: on a network boot,
+ * says how the image was loaded, fetches name from beside it as
+ * files_read does (origin: where from) and says where the config came
+ * from or why none did; NULL when none did. */
 void net_probe(struct efi_ctx *e, EFI_HANDLE dev);
 bool net_results_note(struct efi_ctx *e);
-char *net_read(struct efi_ctx *e, const char *name, UINTN *len_out, UINTN *size_out,
-	       char *origin, size_t cap);
+char *net_read(struct efi_ctx *e, const char *name, UINTN *len_out, UINTN *size_out, char *origin,
+	       size_t cap);
 
 /* The seam's run_cpus over struct efi_ctx: the suite on the CPUs the cpus
  * option selects, through the firmware's MP Services protocol (the boot

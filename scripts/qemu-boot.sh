@@ -3,7 +3,7 @@
 # Usage: qemu-boot.sh EFI [--cpu MODEL] [--smp N] [--kvm] [--esp DIR]
 #                        [--cfg TEXT] [--serial FILE|-|unix:PATH] [--timeout S]
 #                        [--prepared] [--usb IMG] [--ro] [--secboot] [--tftp DIR]
-#                        [--mttcg] [-- extra qemu args]
+#                        [--ipxe] [--bootfile NAME] [--mttcg] [-- extra qemu args]
 #   --prepared  boot the --esp folder as it is (EFI is not copied, no cfg is
 #               written), e.g. a folder without BOOTX64.EFI so that OVMF falls
 #               through to its UEFI shell and runs startup.nsh; the whole
@@ -13,6 +13,10 @@
 #   --tftp DIR  network boot, no disk: QEMU's user network serves DIR over
 #               TFTP with pmuharness.efi as the DHCP boot file (OVMF's own
 #               virtio-net driver and PXE); EFI, --esp and --cfg are unused
+#   --ipxe      with --tftp: virtio-net keeps QEMU's default option ROM
+#               (efi-virtio.rom, iPXE), so iPXE loads the boot file instead
+#   --bootfile NAME  with --tftp: the DHCP boot file (default pmuharness.efi),
+#               e.g. an iPXE script that iPXE runs
 #   --ro        attach the boot drive read-only
 #   --secboot   Secure Boot firmware with Debian's snakeoil keys enrolled
 #               (SMM, secure pflash); only binaries signed with them boot
@@ -26,7 +30,7 @@
 set -euo pipefail
 efi=$1; shift
 cpu=qemu64; smp=1; kvm=0; esp=""; cfg="on_finish = qemu-exit"; serial=-; tmo=60; prepared=0
-usb=""; ro=0; secboot=0; tftp=""; mttcg=0
+usb=""; ro=0; secboot=0; tftp=""; mttcg=0; ipxe=0; bootfile=pmuharness.efi
 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -42,6 +46,8 @@ while [ $# -gt 0 ]; do
     --ro) ro=1; shift ;;
     --secboot) secboot=1; shift ;;
     --tftp) tftp=$2; shift 2 ;;
+    --ipxe) ipxe=1; shift ;;
+    --bootfile) bootfile=$2; shift 2 ;;
     --mttcg) mttcg=1; shift ;;
     --) shift; extra=("$@"); break ;;
     *) echo "qemu-boot.sh: unknown argument $1" >&2; exit 2 ;;
@@ -63,8 +69,9 @@ cp "$ovmf_vars" "$vars"
 trap 'rm -f "$vars" "$img"' EXIT
 ronly=""; [ "$ro" = 1 ] && ronly=",readonly=on"
 if [ -n "$tftp" ]; then
-  disk=(-netdev user,id=n0,tftp="$tftp",bootfile=pmuharness.efi
-        -device virtio-net-pci,netdev=n0,romfile=,bootindex=0)
+  rom=",romfile="; [ "$ipxe" = 1 ] && rom=""
+  disk=(-netdev user,id=n0,tftp="$tftp",bootfile="$bootfile"
+        -device virtio-net-pci,netdev=n0$rom,bootindex=0)
 elif [ -n "$usb" ]; then
   disk=(-device qemu-xhci,id=xhci -drive if=none,id=stick,format=raw,file="$usb"$ronly
         -device usb-storage,bus=xhci.0,drive=stick,bootindex=0)

@@ -12,6 +12,8 @@
 #                                      build/pmuharness-usb.img) as usb-storage, SeaBIOS
 #   make run BOOT=net                  OVMF boots this binary over TFTP, no disk (CFG
 #                                      in the TFTP folder as pmuharness.cfg)
+#   make run BOOT=net IPXE=1           the same through virtio-net's default ROM,
+#                                      iPXE (IPXE=script: iPXE runs pmuharness.ipxe)
 #   make run BOOT=bios-net             SeaBIOS PXE: iPXE runs pmuharness.ipxe, which
 #                                      chains the Multiboot kernel and its cfg
 set -uo pipefail
@@ -64,8 +66,14 @@ case $boot in
     printf '%s\n' "$cfg" > "$tftp/pmuharness.cfg"
     if [ "$boot" = net ]; then
       cpu=${CPU:-Skylake-Client}
-      cp "$efi" "$tftp/pmuharness.efi" || exit 2
-      "$here/qemu-boot.sh" "$efi" --cpu "$cpu" "${args[@]}" --tftp "$tftp" 2>&1 |
+      cp "$efi" "$tftp/pmuharness.efi" && cp "$here/../boot/net/pmuharness.ipxe" "$tftp"/ ||
+        exit 2
+      ipxe=()
+      case ${IPXE:-0} in
+        1) ipxe=(--ipxe) ;;
+        script) ipxe=(--ipxe --bootfile pmuharness.ipxe) ;;
+      esac
+      "$here/qemu-boot.sh" "$efi" --cpu "$cpu" "${args[@]}" --tftp "$tftp" "${ipxe[@]}" 2>&1 |
         "$here/serial-plain.py"
     else
       cpu=${CPU:-pentium3}
