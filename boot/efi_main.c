@@ -88,6 +88,25 @@ static void load_options(EFI_HANDLE image, struct options *o)
 				      cfg_error, "load options");
 }
 
+/* A pmuharness.cfg that is there and cannot be read (a cut cluster chain,
+ * a failing stick): none of it applies, said with its status; and since
+ * what it asked for is unknown, the run does not end waiting for a key
+ * (on_finish = wait, the default) on a lab machine nobody watches: it
+ * returns to the firmware unless the load options say otherwise. */
+static void config_unreadable(struct options *o, EFI_STATUS st, UINTN got)
+{
+	char line[240];
+
+	pmh_fmt(line, sizeof(line),
+		"error: config: %s could not be read (%s, EFI status 0x%llx, after %llu bytes): "
+		"none of it applies; on_finish = return unless the load options set it",
+		OPTIONS_CONFIG_NAME, files_status_name(st), (unsigned long long)st,
+		(unsigned long long)got);
+	out_line(line);
+	o->on_finish = FINISH_RETURN;
+	o->on_finish_set = true;
+}
+
 /* pmuharness.cfg beside the binary, then the load options over it. */
 static void efi_options(void *ctx, struct options *o)
 {
@@ -96,17 +115,23 @@ static void efi_options(void *ctx, struct options *o)
 	char origin[200] = OPTIONS_CONFIG_NAME, *cfg = NULL;
 	EFI_STATUS st;
 	UINTN len = 0, size = 0;
+	bool unreadable = false;
 
 	for (UINTN i = 0; i < sizeof(name) / sizeof(name[0]); i++)
 		name[i] = (CHAR16)OPTIONS_CONFIG_NAME[i];
 	if (e->ipxe || (!e->dir && e->pxe)) /* a network boot: beside the image there */
 		cfg = net_read(e, OPTIONS_CONFIG_NAME, &len, &size, origin, sizeof(origin));
-	else if (e->dir)
+	else if (e->dir) {
+		st = EFI_NOT_FOUND;
 		cfg = files_read(e->dir, name, &len, &size, &st);
-	if (cfg) {
-		options_parse_config_cut(o, cfg, len, size, cfg_error, origin);
-		FreePool(cfg);
+		unreadable = st != EFI_SUCCESS && st != EFI_NOT_FOUND;
 	}
+	if (cfg && !unreadable)
+		options_parse_config_cut(o, cfg, len, size, cfg_error, origin);
+	if (cfg)
+		FreePool(cfg);
+	if (unreadable)
+		config_unreadable(o, st, len);
 	load_options(e->image, o);
 	if (o->output == OUTPUT_LAVA)
 		out_display_only();
