@@ -202,6 +202,11 @@ void screen_line(struct screen *s, const char *line)
 		if (has(why, "results file") || has(why, "results JSON") || has(why, "log file"))
 			pmh_strlcpy(s->where, why, sizeof(s->where));
 		screen_add_row(s, err ? 'E' : 'W', "", 0, why);
+	} else if (starts(line, "config: ")) {
+		/* a bad line of pmuharness.cfg or the load options: printed
+		 * before the layout is drawn, kept as an error row so that it
+		 * does not scroll away unseen */
+		screen_add_row(s, 'E', "", 0, line);
 	}
 }
 

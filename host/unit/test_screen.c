@@ -272,6 +272,22 @@ static void crash_panel(void **state)
 
 /* A new run after the end starts with an empty results area and no
  * prompt (the end prompt, or the countdown before the first run). */
+/* A config error comes before the run's layout is drawn: it is an error
+ * row of the layout and of the end screen, not a line that scrolled away. */
+static void config_errors_kept(void **state)
+{
+	(void)state;
+	memset(cells, 0, sizeof(cells));
+	screen_init(&scr, 80, 25, cells);
+	screen_line(&scr, "config: pmuharness.cfg: line 3: unknown key \"on_finsh\" (default kept)");
+	screen_event(&scr, &(struct screen_event){.kind = SEV_START});
+	screen_line(&scr, "PASS apic.lvt-pc 4/4 values");
+	render();
+	assert_true(row_of("line 3: unknown key \"on_finsh\"") > 0);
+	end(RV_NO_PMU, true);
+	assert_true(row_of("line 3: unknown key \"on_finsh\"") > 0);
+}
+
 static void new_run_clears(void **state)
 {
 	(void)state;
@@ -476,6 +492,7 @@ int main(void)
 	    cmocka_unit_test(verdict_box_colours_and_not_saved),
 	    cmocka_unit_test(crash_panel),
 	    cmocka_unit_test(new_run_clears),
+	    cmocka_unit_test(config_errors_kept),
 	    cmocka_unit_test(harness_feeds_the_screen),
 	    cmocka_unit_test(event_coverage_and_failures),
 	    cmocka_unit_test(event_failures_kept),
