@@ -3,6 +3,10 @@
 an ops table, a simulated model and a driver unit test; every check has a
 row in the docs' checks table (README.md or docs/*.md: "| `id` |"). That
 each check is failed by at least one fault is scripts/sim-matrix.py's.
+The image budget: build/pmuharness.efi and the BIOS kernel at most 512 KiB
+each, and no zero-filled buffer in the EFI file (the PE conversion cannot
+express .bss, so the link map puts it into .data, stored in full: at most
+ZERO_MAX bytes of .bss symbols there).
 Usage: test_house.py [build/host/pmuharness-sim-fast]"""
 import glob
 import os
@@ -71,11 +75,48 @@ def check_problems() -> List[str]:
             if i not in rows]
 
 
+BUDGET = 512 * 1024
+ZERO_MAX = 4096
+
+
+def budget_problems() -> List[str]:
+    out = []
+    build = os.path.join(ROOT, "build")
+    for f in ("pmuharness.efi", "pmuharness-i686.elf"):
+        path = os.path.join(build, f)
+        if not os.path.exists(path):
+            out.append(f"build/{f} missing (make)")
+        elif os.path.getsize(path) > BUDGET:
+            out.append(f"build/{f}: {os.path.getsize(path)} bytes, budget {BUDGET}")
+    so = os.path.join(build, "pmuharness.so")
+    if not os.path.exists(so):
+        return out + ["build/pmuharness.so missing (make)"]
+    heads = subprocess.run(["objdump", "-h", so], capture_output=True, text=True,
+                           check=True).stdout
+    data = re.search(r"\.data\s+([0-9a-f]+)\s+([0-9a-f]+)", heads)
+    if not data:
+        return out + ["build/pmuharness.so: no .data section"]
+    size, lo = int(data.group(1), 16), int(data.group(2), 16)
+    zero = 0
+    for line in subprocess.run(["nm", "-S", so], capture_output=True, text=True,
+                               check=True).stdout.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[2] in "bB" and lo <= int(f[0], 16) < lo + size:
+            zero += int(f[1], 16)
+    print(f"  pmuharness.efi {os.path.getsize(os.path.join(build, 'pmuharness.efi'))} bytes, "
+          f".data {size} bytes of which .bss {zero} (at most {ZERO_MAX})")
+    if zero > ZERO_MAX:
+        out.append(f"{zero} bytes of zero-filled .bss stored in the EFI file's .data "
+                   f"(at most {ZERO_MAX}): allocate it at run time or make it per-CPU")
+    return out
+
+
 def main() -> int:
     sim = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
         ROOT, "build", "host", "pmuharness-sim-fast")
     passed = failed = 0
-    for name, probs in (("drivers", driver_problems(sim)), ("checks", check_problems())):
+    for name, probs in (("drivers", driver_problems(sim)), ("checks", check_problems()),
+                        ("image-budget", budget_problems())):
         if probs:
             failed += 1
             print(f"FAIL house.{name}:\n    " + "\n    ".join(probs))
