@@ -120,7 +120,7 @@ $(JSON_OBJ): CFLAGS_EFI += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 $(JSON_OBJ): CFLAGS_HOST += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 $(JSON_OBJ): CFLAGS_FAST += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 
-.PHONY: all host test unit sim-test qemu-test report-test lava-check run bench clean format lint usb sign deps layers help tftp
+.PHONY: pycheck all host test unit sim-test qemu-test report-test lava-check run bench clean format lint usb sign deps layers help tftp
 # Keep intermediate objects (the unit-test objects would be deleted and rebuilt).
 .SECONDARY:
 all: $(EFI) $(BUILD)/pmuharness-i686.elf $(BUILD)/pmuharness-report
@@ -349,6 +349,15 @@ format:
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 --inline-suppr \
 	  --suppress=missingIncludeSystem -DPMH_HOST lib pmu apic events tests bios host
+
+# The Python under host/ and scripts/: pyflakes, then mypy (its types where
+# annotated; Debian's pyflakes3 and mypy).
+PY_SRC = $(shell git ls-files '*.py' 2>/dev/null || find host scripts -name '*.py') \
+  host/report/pmuharness-report
+pycheck:
+	pyflakes3 $(PY_SRC)
+	mypy --ignore-missing-imports --follow-imports=silent --no-error-summary \
+	  --cache-dir=$(BUILD)/mypy $(PY_SRC)
 
 clean:
 	rm -rf $(BUILD)

@@ -100,9 +100,9 @@ def budget_problems() -> List[str]:
     zero = 0
     for line in subprocess.run(["nm", "-S", so], capture_output=True, text=True,
                                check=True).stdout.splitlines():
-        f = line.split()
-        if len(f) == 4 and f[2] in "bB" and lo <= int(f[0], 16) < lo + size:
-            zero += int(f[1], 16)
+        sym = line.split()
+        if len(sym) == 4 and sym[2] in "bB" and lo <= int(sym[0], 16) < lo + size:
+            zero += int(sym[1], 16)
     print(f"  pmuharness.efi {os.path.getsize(os.path.join(build, 'pmuharness.efi'))} bytes, "
           f".data {size} bytes of which .bss {zero} (at most {ZERO_MAX})")
     if zero > ZERO_MAX:

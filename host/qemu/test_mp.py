@@ -159,7 +159,7 @@ def per_cpu_run(cfg):
     return errs, sorted((r["id"], r["cpu"], r["verdict"]) for r in res)
 
 
-PARALLEL = []  # all_cpus' results, for serial_same
+PARALLEL: list = []  # all_cpus' results, for serial_same
 
 
 def all_cpus():
