@@ -40,7 +40,7 @@
 #define EVF_DOC_WRONG (1u << 2)	     /* as published, but documented incorrectly */
 #define EVF_CORRECTED (1u << 3)	     /* corrected variant; not a vendor name */
 #define EVF_NB (1u << 4)	     /* AMD northbridge event (one core per node) */
-#define EVF_FACTS_MAP (1u << 5)	     /* from the fact sheet's event map, not a vendor table */
+#define EVF_FACTS_MAP (1u << 5)	     /* from Linux's event map, not a vendor table */
 #define EVF_CTR_RESTRICTED (1u << 6) /* only on the counters in .counters */
 
 /* One catalogue entry. */

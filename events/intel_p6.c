@@ -52,7 +52,7 @@ static enum ev_verdict p6_rule(const struct event_table *t, uint16_t code, uint8
 const struct event_table events_intel_p6 = {
     .id = "intel-p6",
     .title = "Intel P6",
-    .doc = "x86-pmu-facts.md sec. 3 (Linux p6.c event map and constraints)",
+    .doc = "Linux p6.c (event map and constraints)",
     .driver = PMU_DRV_INTEL_P6,
     .family_min = 6,
     .family_max = 6,

@@ -1,4 +1,5 @@
-/* CPU identification and PMU driver choice (x86-pmu-facts.md §0). */
+/* CPU identification and PMU driver choice (Linux init_hw_perf_events,
+ * intel_pmu_init, amd_pmu_init). */
 #include "cpu.h"
 #include "cpuid.h"
 #include "msr.h"

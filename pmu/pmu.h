@@ -68,7 +68,7 @@ struct pmu_event {
 	char name[40];
 };
 
-/* Generic events the checks use (x86-pmu-facts.md event maps). */
+/* Generic events the checks use (Linux's generic event maps). */
 enum pmu_generic {
 	GEN_CYCLES,
 	GEN_INSTRUCTIONS,
