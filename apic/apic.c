@@ -1,4 +1,4 @@
-/* Local APIC access (facts §8): xAPIC MMIO at IA32_APIC_BASE, or x2APIC MSR
+/* Local APIC access (SDM Vol. 3A 11.4, 11.12.1.2): xAPIC MMIO at IA32_APIC_BASE, or x2APIC MSR
  * 0x800 + (offset >> 4). The mode is detected once on each CPU and kept as
  * the firmware left it. */
 #include "apic.h"
@@ -106,7 +106,8 @@ const char *apic_lvt_pc_unusable(const struct apic_info *ai)
 	if (!ai || ai->mode == APIC_MODE_DISABLED)
 		return "the local APIC is disabled (IA32_APIC_BASE enable bit clear)";
 	if (ai->max_lvt < 4)
-		return "the local APIC has no performance-counter LVT entry (MaxLVT < 4, facts §8)";
+		return "the local APIC has no performance-counter LVT entry "
+		       "(MaxLVT < 4, SDM Vol. 3A 11.5.1)";
 	return 0;
 }
 

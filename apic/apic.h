@@ -22,7 +22,7 @@
 /* The LVT entries (SDM Vol. 3A 11.5.1): thermal from MaxLVT 5, PC from 4 */
 #define APIC_LVT_TIMER 0x320
 #define APIC_LVT_THERMAL 0x330
-#define APIC_LVT_PC 0x340   /* performance-counter LVT entry (facts §8) */
+#define APIC_LVT_PC 0x340   /* performance-counter LVT entry (SDM Vol. 3A Table 11-1) */
 #define APIC_LVT_LINT0 0x350
 #define APIC_LVT_LINT1 0x360
 #define APIC_LVT_ERROR 0x370
@@ -60,7 +60,7 @@ void apic_eoi(void);
 /* The mode detected by apic_detect(). */
 enum apic_mode apic_current_mode(void);
 /* Why the performance-counter LVT entry cannot be used (APIC disabled, or
- * MaxLVT < 4 so that there is no LVTPC; facts §8), or 0 when it can. */
+ * MaxLVT < 4 so that there is no LVTPC; SDM Vol. 3A 11.5.1), or 0 when it can. */
 const char *apic_lvt_pc_unusable(const struct apic_info *ai);
 /* LVTPC: xAPIC offset 0x340 / x2APIC MSR 0x834. */
 uint32_t apic_lvt_pc_read(void);

@@ -1,23 +1,25 @@
 /* The PMI service (apic/pmi.h). One handler serves every family through the
  * driver ops: the family's own protocol (stop, read status, ack until clear)
  * lives in ops->pmi_collect; this file adds the APIC side and bookkeeping.
- * Order per PMI (facts §8-§9, KNC §1.4.3.8-9):
+ * Order per PMI (Linux arch/x86/events/core.c
+ * x86_pmu_handle_irq, intel/core.c intel_pmu_handle_irq; KNC PMU guide
+ * #327357 §1.4.3.8-9):
  *   1. count it, log RIP and TSC, note whether LVTPC was auto-masked;
  *   2. unmask LVTPC now if the family auto-masks and tolerates an early
  *      unmask (generic Linux handler: unmask first);
  *   3. pmi_collect: stop, collect and clear every pending overflow;
  *   4. count each overflowed counter once, re-preload those with a reload;
  *   5. unmask LVTPC now under PMU_PMI_UNMASK_LATE: unmasking while a flag is
- *      still set raises another PMI (Linux late_ack, facts §9; KNC's 1-bit
+ *      still set raises another PMI (Linux late_ack, intel/core.c; KNC's 1-bit
  *      line only rises on 0->1, KNC §1.4.3.9);
- *   6. EOI for fixed delivery (an NMI has no EOI, facts §8);
+ *   6. EOI for fixed delivery (an NMI has no EOI: SDM Vol. 3A 11.8.5);
  *   7. restart the counters the harness had running.
  * A PMI that collects nothing is an echo when the family documents late
  * PMIs (PMU_PMI_LATE_ECHO) and a real one came within PMI_ECHO_US, else
  * spurious. More than PMI_STORM_LIMIT PMIs in one arm/disarm window, or an
  * overflow flag that will not clear, stop everything: that PMI's overflows
  * are still counted and the stuck flags named, the PMU is reset through
- * the driver (Linux resets it and warns, facts §9), nothing is re-armed and
+ * the driver (Linux intel_pmu_reset after 100 loops), nothing is re-armed and
  * LVTPC stays masked until pmi_disarm(). */
 #include "pmi.h"
 #include "../pmu/hw.h"
@@ -87,7 +89,7 @@ static void storm(struct pmi_cpu *s, struct pmu *p)
 }
 
 /* The family's collect step. When it gives up (a flag still set after
- * PMU_PMI_MAX_ROUNDS rounds, facts §9) the flags still pending are stuck:
+ * PMU_PMI_MAX_ROUNDS rounds, Linux intel_pmu_handle_irq) the flags still pending are stuck:
  * they are recorded and the overflows collected are kept. Any other error
  * is an op failure. Returns true when stuck. */
 static bool collect(struct pmi_cpu *s, struct pmu *p, uint64_t *mask)
@@ -258,7 +260,8 @@ int pmi_arm(struct pmu *p, enum pmi_delivery mode)
 	pmi_reset_stats();
 	clear_trip(s);
 	s->lvt_saved = apic_lvt_pc_read();
-	/* Linux programs NMI delivery with vector field 0 (facts §8). */
+	/* Linux programs NMI delivery with vector field 0 (arch/x86/events/core.c
+	 * perf_events_lapic_init). */
 	s->lvt_armed = mode == PMI_NMI ? LVT_DM_NMI : (LVT_DM_FIXED | VEC_PMI);
 	isr_set_handler(mode == PMI_NMI ? VEC_NMI : VEC_PMI, pmi_handler);
 	if (mode == PMI_FIXED)

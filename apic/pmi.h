@@ -29,7 +29,8 @@
  * instead of reaching a gate of the firmware's. */
 #define PMI_STRAY_FIRST ((unsigned)VEC_PMI & 0xf0u)
 #define PMI_STRAY_LAST	(PMI_STRAY_FIRST | 0xfu)
-/* Linux's AMD window for late NMIs (perf_nmi_window = 100 ms, facts §9). */
+/* Linux's AMD window for late NMIs (arch/x86/events/amd/core.c perf_nmi_window,
+ * 100 ms). */
 #define PMI_ECHO_US 100000
 
 struct pmi_stats {
@@ -53,7 +54,7 @@ struct pmi_stats {
 	 * releases that mask it on AMD too) */
 	uint64_t lvt_masked_foreign;
 	/* PMIs whose overflows were on counters already stopped: in flight
-	 * when the window ended (Linux p4_pmu_handle_irq, facts §9), so none
+	 * when the window ended (Linux arch/x86/events/intel/p4.c p4_pmu_handle_irq), so none
 	 * of the handler's own instructions were counted */
 	uint64_t after_stop;
 	uint64_t stuck; /* counters whose overflow flag would not clear */

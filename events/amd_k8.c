@@ -1,7 +1,8 @@
-/* AMD K8 (Athlon 64 / Opteron) events: every event and every unit mask of
- * BKDG chapter 10 (shared/specs/amd-k8-bkdg-ch10-performance-monitoring.md,
- * §10.2.1). Names are the document's event titles in upper case, shortened to
- * fit struct pmu_event's 39 characters; descriptions are its first sentence.
+/* AMD K8 (Athlon 64 / Opteron) events: every event and every unit mask of AMD's
+ * BIOS and Kernel Developer's Guide for Athlon 64 and Opteron (#26094, chapter
+ * 10 'Performance Monitoring', §10.2.1). Names are the document's event titles
+ * in upper case, shortened to fit struct pmu_event's 39 characters;
+ * descriptions are its first sentence.
  *
  * Counts (the unit test checks them): 87 events (85 "Event Select" headings,
  * F6h/F7h/F8h share one), 115 unit-mask table rows, of which the four rows of

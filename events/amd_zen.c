@@ -1,6 +1,7 @@
-/* AMD Zen (family 17h and later): the fact sheet's Fam17h+ map (facts §7) with
- * the Zen1 JSON names (tools/perf/pmu-events/arch/x86/amdzen1: ls_not_halted_cyc
- * 0x76, ex_ret_instr 0xc0, ex_ret_brn 0xc2, ex_ret_brn_misp 0xc3), plus
+/* AMD Zen (family 17h and later): Linux's Fam17h+ map
+ * (arch/x86/events/amd/core.c amd_zen1_perfmon_event_map) with the Zen1 JSON
+ * names (tools/perf/pmu-events/arch/x86/amdzen1: ls_not_halted_cyc 0x76,
+ * ex_ret_instr 0xc0, ex_ret_brn 0xc2, ex_ret_brn_misp 0xc3), plus
  * Linux's cache-references (0xff60) and cache-misses (0x0964) encodings under
  * descriptive names (the map gives no JSON name for them). Event selects are
  * 12 bits (35:32 and 7:0).
@@ -28,7 +29,7 @@ static const struct event_def zen[] = {
 const struct event_table events_amd_zen = {
     .id = "amd-zen",
     .title = "AMD Zen (family 17h+)",
-    .doc = "x86-pmu-facts.md sec. 7 Fam17h+ map and the Zen1 JSON names",
+    .doc = "Linux amd_zen1_perfmon_event_map and the Zen1 JSON names",
     .driver = PMU_DRV_AMD_CORE,
     .family_min = 0x17,
     .family_max = 0xffffffffu,

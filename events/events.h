@@ -1,6 +1,7 @@
-/* The event catalogue: one table per PMU family, typed from the documents in
- * shared/specs/, lookup by name or raw encoding, validation and listing (the
- * generic-event maps ship in the drivers' generic_event). Freestanding C11.
+/* The event catalogue: one table per PMU family, typed from the public
+ * documents each table names (vendor manuals, Linux), lookup by name or raw
+ * encoding, validation and listing (the generic-event maps ship in the drivers'
+ * generic_event). Freestanding C11.
  *
  * Event specification syntax (the `event` option, `--event SPEC`):
  *
@@ -39,7 +40,7 @@
 #define EVF_DOC_WRONG (1u << 2)	     /* as published, but documented incorrectly */
 #define EVF_CORRECTED (1u << 3)	     /* corrected variant; not a vendor name */
 #define EVF_NB (1u << 4)	     /* AMD northbridge event (one core per node) */
-#define EVF_FACTS_MAP (1u << 5)	     /* from the fact sheet's event map, not a vendor table */
+#define EVF_FACTS_MAP (1u << 5)	     /* from Linux's event map, not a vendor table */
 #define EVF_CTR_RESTRICTED (1u << 6) /* only on the counters in .counters */
 
 /* One catalogue entry. */
@@ -94,7 +95,7 @@ struct event_table {
 extern const struct event_table events_amd_k7, events_amd_k8, events_amd_zen, events_intel_knc,
     events_intel_netburst, events_intel_arch, events_intel_skylake, events_intel_p6;
 
-/* NetBurst ESCR names by address (facts §5); 0 when addr is no ESCR. */
+/* NetBurst ESCR names by address (SDM NetBurst 'ESCR MSRs'); 0 when addr is no ESCR. */
 const char *events_netburst_escr_name(uint32_t addr);
 size_t events_netburst_escr_count(void);
 
@@ -115,7 +116,7 @@ extern const size_t events_amd_k7_nfields;
  * flat counters 0..31. */
 #define EVENTS_FLAT_COUNTERS 32
 /* Event selects are 8 bits wide but on AMD Fam15h and later, whose 12 bits
- * put event[11:8] in PerfEvtSel 35:32 (facts §1, §7). */
+ * put event[11:8] in PerfEvtSel 35:32 (AMD APM Vol. 2 #24593 §13.2). */
 #define EVENTS_CODE_MAX	    0xffu
 #define EVENTS_CODE_MAX_AMD 0xfffu
 /* Room for a verdict's reason (struct ev_result.msg). */

@@ -8,8 +8,9 @@
 
 /* Without a table, AMD Fam15h and later have 12-bit event selects. */
 #define AMD_FAM15H 0x15
-/* NetBurst ESCR fields (facts §5): event mask 24:9 (16 bits); the CCCR's
- * ESCR select 15:13 (0..7). ESCR addresses are MSR numbers (32 bits). */
+/* NetBurst ESCR fields (SDM Vol. 3B NetBurst 'ESCR MSRs', 'CCCR MSRs'): event
+ * mask 24:9 (16 bits); the CCCR's ESCR select 15:13 (0..7). ESCR addresses are
+ * MSR numbers (32 bits). */
 #define NB_MASK_MAX 0xffffull
 #define NB_SEL_MAX  7u
 #define NB_ESCR_MAX 0xffffffffull
@@ -110,8 +111,9 @@ static void raw_match(struct raw_req *q, uint32_t flags, struct ev_result *r)
 	}
 }
 
-/* No exact entry: the event code's entries give the counter constraint
- * (facts §3, §6) and, for a documented encoding, the name "EVENT:0xUU". */
+/* No exact entry: the event code's entries give the counter constraint (Linux
+ * p6_event_constraints, knc_event_constraints) and, for a documented encoding,
+ * the name "EVENT:0xUU". */
 static void raw_by_code(const struct raw_req *q, struct ev_result *r)
 {
 	bool named = false;

@@ -7,13 +7,13 @@
 #include "../lib/str.h"
 #include "../pmu/pmu.h"
 
-/* Linux's raw config layout (events.h), the event select's bit positions
- * (facts §1): event[7:0] in 7:0, the unit mask in 15:8, edge 18, inv 23,
- * cmask 31:24 (the PMU_F_* flags sit on the same bits) and AMD's event[11:8]
- * in 35:32. */
+/* Linux's raw config layout (events.h), the event select's bit positions (SDM
+ * Vol. 3B 20.2.1.1; AMD APM Vol. 2 §13.2): event[7:0] in 7:0, the unit mask in
+ * 15:8, edge 18, inv 23, cmask 31:24 (the PMU_F_* flags sit on the same bits)
+ * and AMD's event[11:8] in 35:32. */
 #define CFG_EVENT_LO	   0xffull
 #define CFG_UMASK_SHIFT	   8
-#define CFG_FIELD_MAX	   0xffu /* unit mask and cmask are 8 bits (facts §1) */
+#define CFG_FIELD_MAX	   0xffu /* unit mask and cmask are 8 bits (SDM Vol. 3B 20.2.1.1) */
 #define CFG_FLAGS	   ((uint64_t)(PMU_F_EDGE | PMU_F_INV | PMU_F_CMASK(CFG_FIELD_MAX)))
 #define CFG_EVENT_HI	   0xf00000000ull
 #define CFG_EVENT_HI_SHIFT 24 /* bits 35:32 down to event bits 11:8 */

@@ -1,12 +1,12 @@
-/* Intel architectural performance events: the seven events whose
- * availability CPUID.0AH:EBX reports (a set bit means unavailable; bit order
- * facts §4) and the fixed counters with their pseudo-encodings (facts §4 MSR
- * table: fixed0 INST_RETIRED.ANY, fixed1 CPU_CLK_UNHALTED.CORE, fixed2
- * CPU_CLK_UNHALTED.REF 0x0300, fixed3 TOPDOWN.SLOTS 0x0400). Event/umask
- * pairs are the SDM's architectural encodings, which the Linux event map in
- * facts §4 also uses (0x003c, 0x00c0, 0x4f2e, 0x412e, 0x00c4, 0x00c5; the
- * reference-cycles event 0x013c is its bus-cycles).
- *
+/* Intel architectural performance events: the seven events whose availability
+ * CPUID.0AH:EBX reports (a set bit means unavailable; bit order SDM Vol. 3B
+ * 20.2.1.2) and the fixed counters with their pseudo-encodings (Linux
+ * perf_event.h: fixed0 INST_RETIRED.ANY, fixed1 CPU_CLK_UNHALTED.CORE, fixed2
+ * CPU_CLK_UNHALTED.REF 0x0300, fixed3 TOPDOWN.SLOTS 0x0400). Event/umask pairs
+ * are the SDM's architectural encodings, which the Linux event map in
+ * arch/x86/events/intel/core.c (intel_perfmon_event_map) also uses (0x003c,
+ * 0x00c0, 0x4f2e, 0x412e, 0x00c4, 0x00c5; the reference-cycles event 0x013c is
+ * its bus-cycles).
  * Counts (the unit test checks them): 7 architectural events + 4 fixed = 11. */
 #include "events.h"
 #include "semantics.h"
@@ -49,7 +49,7 @@ static const struct event_def arch[] = {
 const struct event_table events_intel_arch = {
     .id = "intel-arch",
     .title = "Intel architectural performance events",
-    .doc = "x86-pmu-facts.md sec. 4 (CPUID.0AH EBX bit order, fixed counters)",
+    .doc = "SDM Vol. 3B 20.2.1.2 (CPUID.0AH EBX bit order), 20.2.2 (fixed counters)",
     .driver = PMU_DRV_INTEL_ARCH,
     .family_min = 0,
     .family_max = 0xffffffffu,

@@ -1,11 +1,12 @@
-/* Xeon Phi Knights Corner events: every row of table 1-6 of the KNC PMU
- * document (shared/specs/intel-xeon-phi-knc-pmu-ja.md, §1.4.3.3), names and
- * encodings as given, descriptions translated from the Japanese.
+/* Xeon Phi Knights Corner events: every row of table 1-6 of the KNC PMU guide
+ * (Intel #327357, read in its Japanese edition 327357-001JA, §1.4.3.3), names
+ * and encodings as given, descriptions translated from the Japanese.
  *
  * Counts (the unit test checks them): 59 rows: 32 P54C (umask 0x00), 19 CRI
- * (umask 0x10), 8 VPU (umask 0x20). The L2/snoop events of facts §6 (0xC3,
- * 0xC4, 0xC8-0xCC, 0xCE, 0xCF, 0xD7, 0xE3, 0xE6, 0xE7, 0xF1, 0xF2, 0xF6,
- * 0xF7, 0xFC-0xFF) run on counter 0 only; 17 of them are in the table.
+ * (umask 0x10), 8 VPU (umask 0x20). The L2/snoop events of Linux's
+ * knc_event_constraints (0xC3, 0xC4, 0xC8-0xCC, 0xCE, 0xCF, 0xD7, 0xE3, 0xE6,
+ * 0xE7, 0xF1, 0xF2, 0xF6, 0xF7, 0xFC-0xFF) run on counter 0 only; 17 of them
+ * are in the table.
  *
  * The descriptions of E3h, E6h, E7h and F0h in the document read as if
  * shifted by one row (E3h describes a code-read fill from another L2, F0h a

@@ -1,14 +1,15 @@
-/* Intel NetBurst (Pentium 4) events: BRANCH_RETIRED from the SDM excerpt
- * (shared/specs/intel-sdm-netburst-escr-cccr-excerpt.txt: event mask bits
- * MMNP/MMNM/MMTP/MMTM, CCCR select 05H) and the bindings of the fact sheet's
- * event -> ESCR -> counter table (facts §5): GLOBAL_POWER_EVENTS,
+/* Intel NetBurst (Pentium 4) events: BRANCH_RETIRED from the SDM's NetBurst
+ * 'Selecting Events to Count' example (Vol. 3B, the table 'Event Example' and
+ * the Pentium 4 event tables of older editions: event mask bits
+ * MMNP/MMNM/MMTP/MMTM, CCCR select 05H) and the bindings of Linux's
+ * p4_event_bind_map (arch/x86/events/intel/p4.c): GLOBAL_POWER_EVENTS,
  * INSTR_RETIRED, MISPRED_BRANCH_RETIRED, RETIRED_BRANCH_TYPE and
- * BSQ_CACHE_REFERENCE (its event-mask bits, which the table omits, are those
- * of Linux's p4.h). ESCR addresses and counters are thread 0's.
+ * BSQ_CACHE_REFERENCE (its event-mask bits are those of Linux's p4.h). ESCR
+ * addresses and counters are thread 0's.
  *
  * Counts (the unit test checks them): 6 events, 23 event-mask bits and 3
  * named combinations of BRANCH_RETIRED's, 32 entries; 46 ESCR addresses
- * (facts §5), named by the driver's ESCR table. */
+ * (Linux msr-index.h), named by the driver's ESCR table. */
 #include "events.h"
 #include "semantics.h"
 #include "../pmu/intel_netburst.h"
@@ -73,20 +74,20 @@ static const struct event_def netburst[] = {
 const struct event_table events_intel_netburst = {
     .id = "intel-netburst",
     .title = "Intel NetBurst (Pentium 4)",
-    .doc = "SDM NetBurst ESCR/CCCR excerpt (Table 18-64) and x86-pmu-facts.md sec. 5",
+    .doc = "SDM Vol. 3B NetBurst 'Event Example' and Linux p4.c p4_event_bind_map",
     .driver = PMU_DRV_INTEL_NETBURST,
     .family_min = 0xf,
     .family_max = 0xf,
     .complete = false,
     .netburst = true,
     .max_code = 0x3f, /* ESCR event select is bits 30:25 */
-    .n_counters = 18, /* facts §2 */
+    .n_counters = 18, /* SDM NetBurst 'Performance Counters' */
     .sem = events_intel_netburst_sem,
     .ev = netburst,
     .n = sizeof(netburst) / sizeof(netburst[0]),
 };
 
-/* ESCR names and count: the driver's table of every ESCR (facts §5). */
+/* ESCR names and count: the driver's table of every ESCR (Linux msr-index.h). */
 const char *events_netburst_escr_name(uint32_t addr)
 {
 	const struct escr *e = netburst_escr_find(addr);

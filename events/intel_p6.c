@@ -1,4 +1,4 @@
-/* Intel P6 (Pentium Pro/II/III/M) events named by the fact sheet (facts §3):
+/* Intel P6 (Pentium Pro/II/III/M) events named by Linux's p6.c:
  * the Linux event map and the counter constraints (FLOPS 0xC1 and 0x10,
  * CYCLES_DIV_BUSY 0x14 on PMC0 only; FP_ASSIST 0x11, MUL 0x12, DIV 0x13 on
  * PMC1 only). L2_RQSTS (0x2E) takes a MESI unit mask (0x0f all states, 0x01
@@ -52,13 +52,13 @@ static enum ev_verdict p6_rule(const struct event_table *t, uint16_t code, uint8
 const struct event_table events_intel_p6 = {
     .id = "intel-p6",
     .title = "Intel P6",
-    .doc = "x86-pmu-facts.md sec. 3 (Linux p6.c event map and constraints)",
+    .doc = "Linux p6.c (event map and constraints)",
     .driver = PMU_DRV_INTEL_P6,
     .family_min = 6,
     .family_max = 6,
     .complete = false,
     .max_code = 0xff,
-    .n_counters = 2, /* facts §2 */
+    .n_counters = 2, /* SDM Vol. 3B P6 section */
     .rule = p6_rule,
     .ev = p6,
     .n = sizeof(p6) / sizeof(p6[0]),

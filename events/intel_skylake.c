@@ -1,10 +1,10 @@
 /* Skylake L2_RQSTS (event 0x24): every event of the "perf stat recipes" note
- * (shared/specs/skylake-l2-rqsts-perf-stat-recipes.md), which also explains
- * the unit mask: bits 4:0 select the request origin (0x01 demand data read,
- * 0x02 RFO, 0x04 instruction read, 0x08 L1 prefetch, 0x10 L2 HW prefetcher),
- * bits 7:5 the result (0x20 miss, 0x40 hit E/S, 0x80 hit M); a request counts
- * when it matches one selected origin AND one selected result, so a mask
- * without an origin bit or without a result bit counts nothing.
+ * (Travis Downs, github.com/travisdowns/uarch-bench/wiki/perf-stat-recipies),
+ * which also explains the unit mask: bits 4:0 select the request origin (0x01
+ * demand data read, 0x02 RFO, 0x04 instruction read, 0x08 L1 prefetch, 0x10 L2
+ * HW prefetcher), bits 7:5 the result (0x20 miss, 0x40 hit E/S, 0x80 hit M); a
+ * request counts when it matches one selected origin AND one selected result,
+ * so a mask without an origin bit or without a result bit counts nothing.
  *
  * Counts (the unit test checks them): the note's table has 16 SDM events; 4 of
  * them are documented incorrectly (DEMAND_DATA_RD_HIT, RFO_HIT, CODE_RD_HIT

@@ -10,10 +10,10 @@ computed here, independently, from Linux and the documents:
 - hypervisor: Linux hypervisor_cpuid_base() and cpu/hypervisor.c (every
   base 4000_0000h + k * 100h, a known hypervisor after the Hyper-V
   interface preferred), the signatures and version leaves of each;
-- driver: x86-pmu-facts.md §0 (Linux events/core.c init_hw_perf_events,
-  intel/core.c intel_pmu_init, amd/core.c amd_pmu_init);
+- driver: Linux arch/x86/events/core.c init_hw_perf_events,
+  intel/core.c intel_pmu_init, amd/core.c amd_pmu_init;
 - counters: SDM Vol. 2A CPUID leaf 0AH (fixed counter i exists when ECX[i]
-  or EDX[4:0] > i, v5), facts §4 (v2-v4 assume 3 fixed on bare metal),
+  or EDX[4:0] > i, v5), Linux intel_pmu_init (v2-v4 assume 3 fixed on bare metal),
   leaf 23H subleaf 1 bitmaps (Linux update_pmu_cap), and the Alder Lake /
   Raptor Lake P-core counts of intel/core.c (two GP and one fixed more
   than leaf 0AH, which lists what both core types share).
@@ -166,7 +166,7 @@ def hypervisor(c):
 
 
 VENDORS = {"GenuineIntel": "Intel", "AuthenticAMD": "AMD", "HygonGenuine": "Hygon"}
-P6_MODELS = {1, 3, 5, 6, 7, 8, 9, 10, 11, 13}  # facts §3, Linux p6_pmu_init
+P6_MODELS = {1, 3, 5, 6, 7, 8, 9, 10, 11, 13}  # Linux p6_pmu_init
 # Alder Lake, Alder Lake-L, Raptor Lake, Raptor Lake-P, Raptor Lake-S
 # (Linux intel-family.h; intel/core.c intel_pmu_init case INTEL_ALDERLAKE...)
 ADL_RPL = {0x97, 0x9A, 0xB7, 0xBA, 0xBF}
@@ -203,7 +203,8 @@ def counters(c, fam, model, ctype):
 
 
 def driver(c, vendor, fam, model):
-    """The harness's driver name by facts §0; ('none', why) where none."""
+    """The harness's driver name by Linux's dispatch (init_hw_perf_events);
+    ('none', why) where none."""
     if c(0)[0] < 1:
         return "none"
     if vendor == "GenuineIntel":
@@ -223,8 +224,8 @@ def driver(c, vendor, fam, model):
     return "none"
 
 
-FIXED_PMU = {  # driver: (GP counters, width), facts §2; NetBurst's counters
-    # need IA32_MISC_ENABLE (an MSR, absent in a replay): its driver alone
+FIXED_PMU = {  # driver: (GP counters, width), SDM Vol. 3B, AMD APM Vol. 2 §13.2;
+    # NetBurst's counters need IA32_MISC_ENABLE (an MSR, absent in a replay): its driver alone
     "intel-p6": (2, 40), "intel-knc": (2, 40), "amd-legacy": (4, 48),
 }
 
@@ -254,7 +255,7 @@ def expect(c):
     elif d == "amd-core":
         e5 = c(0x80000022) if c(0x80000000)[0] >= 0x80000022 else (0, 0, 0, 0)
         gp = bits(e5[1], 3, 0) if e5[0] & 1 else 6
-        if e5[0] & 1:  # PerfMonV2 (facts §0) is version 2
+        if e5[0] & 1:  # PerfMonV2 (AMD APM Vol. 3 E.4.23) is version 2
             e["pmu.version"] = "2"
         e["pmu.counters"] = f"{gp} general-purpose x 48 bits, 0 fixed x 0 bits"
     elif d in FIXED_PMU:

@@ -1,4 +1,5 @@
-/* PMU driver: AMD, K7 and later (facts §0, §2, §7, §9; K8 BKDG §10.1-10.2;
+/* PMU driver: AMD, K7 and later (AMD APM Vol. 2 #24593 §13.2; Linux
+ * arch/x86/events/amd/core.c; K8 BKDG #26094 §10.1-10.2; AMD #22007
  * Athlon x86 Code Optimization guide, PerfEvtSel). One driver serves both
  * register layouts by base and stride, as Linux's amd_pmu_addr_offset():
  *  - "amd-legacy", K7 to Fam16h without the core extension: four counters,
@@ -18,16 +19,16 @@
 #include "pmu.h"
 #include "amd_f15h.h"
 
-#define AMD_WIDTH	48    /* every AMD counter (facts §2) */
-#define AMD_EVENT_MAX	0xfff /* 12-bit event select: bits 7:0 and 35:32 (facts §1) */
-#define AMD_WIDE_FAMILY 0x10  /* event[11:8] exists from Fam10h (facts §1) */
-#define AMD_ZEN_FAMILY	0x17  /* the Fam17h+ event map (facts §7) */
+#define AMD_WIDTH	48    /* every AMD counter (APM Vol. 2 §13.2) */
+#define AMD_EVENT_MAX	0xfff /* 12-bit event select: bits 7:0 and 35:32 (APM Vol. 2 §13.2) */
+#define AMD_WIDE_FAMILY 0x10  /* event[11:8] exists from Fam10h (BKDG Fam10h #31116) */
+#define AMD_ZEN_FAMILY	0x17  /* the Fam17h+ event map (Linux amd_zen1_perfmon_event_map) */
 /* PERF_CTL bits that hold written values: 31:0 less reserved bit 21 (K8 BKDG
- * §10.2), event[11:8] at 35:32 and GuestOnly/HostOnly at 41:40 (facts §1). */
+ * §10.2), event[11:8] at 35:32 and GuestOnly/HostOnly at 41:40 (APM Vol. 2 §13.2). */
 #define CTL_RW_LOW     (EVTSEL_LOW32 & ~EVTSEL_ANY)
 #define CTL_EVENT_HI   0xf00000000ull
 #define CTL_GUEST_HOST 0x30000000000ull
-/* GlobalStatus bit 58: LBR stack frozen (facts §7). */
+/* GlobalStatus bit 58: LBR stack frozen (Linux amd/core.c amd_pmu_v2_handle_irq). */
 #define V2_LBR_FROZEN (1ull << 58)
 /* RDPMC 6-9 read the northbridge / data fabric counters, 10-15 the L3
  * counters, where CPUID reports them (AMD APM Vol. 3 RDPMC). */
@@ -54,9 +55,9 @@ static const struct amd_layout layout_legacy = {
     .cmask_max = 3,
     .pin_control = true,
 };
-/* CntMask is 8 bits (facts §1); the reserved range after K8 is not in our
+/* CntMask is 8 bits (APM Vol. 2 §13.2); the reserved range after K8 is not in our
  * documents: 15 is above any core's events per cycle. Bit 19 has no field
- * on the extension's cores (facts §1). */
+ * on the extension's cores (APM Vol. 2 §13.2). */
 static const struct amd_layout layout_core = {
     .ctl0 = MSR_F15H_PERF_CTL0,
     .ctr0 = MSR_F15H_PERF_CTR0,
@@ -77,7 +78,7 @@ static bool v2(const struct pmu *p)
 	return (p->caps & PMU_CAP_PERFMON_V2) != 0;
 }
 
-/* Event select bits 35:32 hold event[11:8] from Fam10h on (facts §1); the K7
+/* Event select bits 35:32 hold event[11:8] from Fam10h on (APM Vol. 2 §13.2); the K7
  * and K8 select is 8 bits wide (K8 BKDG §10.2 EVENT_SELECT bits 7-0). Every
  * core-extension part is Fam15h or later. */
 static bool wide_events(const struct pmu *p)
@@ -143,9 +144,9 @@ static int init(struct pmu *p)
 		p->rdpmc_bad = RDPMC_PAST_NB;
 	if (ids && (ids->ext1.ecx & CPUID_AMD_ECX_PERFCTR_LLC))
 		p->rdpmc_bad = RDPMC_PAST_LLC;
-	/* The AMD local APIC does not mask LVTPC on delivery (facts §8); a
+	/* The AMD local APIC does not mask LVTPC on delivery (Linux amd_pmu_v2_handle_irq); a
 	 * late PMI for an overflow already handled is documented (NMI
-	 * latency, facts §9). */
+	 * latency, Linux amd_pmu_adjust_nmi_window). */
 	p->pmi_flags = PMU_PMI_LATE_ECHO;
 	return HW_OK;
 }
@@ -177,7 +178,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 {
 	int st;
 
-	(void)path; /* one full-width counter MSR for every path (facts §2) */
+	(void)path; /* one full-width counter MSR for every path (APM Vol. 2 §13.2) */
 	if (!pmu_has_ctr(p, ctr))
 		return HW_REFUSED;
 	val &= pmu_width_mask(AMD_WIDTH);
@@ -185,7 +186,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	if (st != HW_OK)
 		return st;
 	/* Only a counter written with bit 47 set can later show an overflow
-	 * as bit 47 clear (facts §7). */
+	 * as bit 47 clear (Linux x86_pmu_handle_irq). */
 	pmu_track_armed(p, ctr, val);
 	return HW_OK;
 }
@@ -206,7 +207,7 @@ static int set_global(struct pmu *p, uint64_t mask, bool on)
 }
 
 /* Linux sets both the counter's EN and, with PerfMonV2, its GlobalCtl bit
- * (facts §9). */
+ * (Linux amd_pmu_enable_event, amd_pmu_v2_enable_all). */
 static int start(struct pmu *p, uint64_t mask)
 {
 	int st, st2;
@@ -253,7 +254,7 @@ static int ack(struct pmu *p, uint64_t mask)
 	return hw_wrmsr(MSR_AMD_GLOBAL_STATUS_CLR, mask);
 }
 
-/* PerfMonV2 handler order (facts §9): GlobalCtl = 0, read GlobalStatus,
+/* PerfMonV2 handler order (Linux amd_pmu_v2_handle_irq): GlobalCtl = 0, read GlobalStatus,
  * clear what was read through GlobalStatusClr, re-read until it reads 0.
  * The set to restart stays in p->active. */
 static int collect_v2(struct pmu *p, uint64_t *mask)
@@ -266,7 +267,7 @@ static int collect_v2(struct pmu *p, uint64_t *mask)
 	return st;
 }
 
-/* Without PerfMonV2 the generic handler (facts §9): the counters are
+/* Without PerfMonV2 the generic handler (Linux x86_pmu_handle_irq): the counters are
  * stopped (EN clear, the set to restart stays in p->active), each armed
  * counter whose bit 47 is clear is collected and disarmed. */
 static int pmi_collect(struct pmu *p, uint64_t *mask)
@@ -287,7 +288,7 @@ static int reset(struct pmu *p)
 	int ret = HW_OK, st;
 
 	if (v2(p)) {
-		/* What Linux writes on CPU online (facts §7). */
+		/* What Linux writes on CPU online (Linux amd_pmu_cpu_reset). */
 		ret = hw_wrmsr(MSR_AMD_GLOBAL_CTL, 0);
 		st = hw_wrmsr(MSR_AMD_GLOBAL_STATUS_CLR, pmu_all_mask(p) | V2_LBR_FROZEN);
 		if (ret == HW_OK)
@@ -347,7 +348,8 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 	return n;
 }
 
-/* facts §7 event maps, by family whatever the layout (Linux's config:
+/* Linux arch/x86/events/amd/core.c amd_perfmon_event_map and
+ * amd_zen1_perfmon_event_map, by family whatever the layout (Linux's config:
  * umask << 8 | event); ref-cycles has no AMD encoding. */
 static const struct pmu_gen_map map_k7[GEN_COUNT] = {
     [GEN_CYCLES] = {0x0076, "cpu-clocks-not-halted"},

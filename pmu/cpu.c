@@ -1,4 +1,5 @@
-/* CPU identification and PMU driver choice (x86-pmu-facts.md §0). */
+/* CPU identification and PMU driver choice (Linux init_hw_perf_events,
+ * intel_pmu_init, amd_pmu_init). */
 #include "cpu.h"
 #include "cpuid.h"
 #include "msr.h"
@@ -181,7 +182,7 @@ void cpu_decode_fms(enum cpu_vendor v, uint32_t eax, uint32_t *family, uint32_t 
 	*model = ext ? (ext_model << 4) | base_model : base_model;
 }
 
-/* P6 models Linux's p6 driver accepts (facts §3). */
+/* P6 models Linux's p6 driver accepts (arch/x86/events/intel/p6.c p6_pmu_init). */
 static bool is_p6_model(uint32_t model)
 {
 	switch (model) {
@@ -202,7 +203,7 @@ static bool is_p6_model(uint32_t model)
 }
 
 /* Intel: architectural perfmon when CPUID.0AH reports a version, else by
- * family (facts §0). */
+ * family (Linux arch/x86/events/intel/core.c intel_pmu_init). */
 static enum pmu_driver_id select_intel(const struct cpu_ids *ids, uint32_t fam, uint32_t model,
 				       char *why, size_t n)
 {
@@ -237,7 +238,8 @@ static enum pmu_driver_id select_intel(const struct cpu_ids *ids, uint32_t fam, 
 	return PMU_DRV_NONE;
 }
 
-/* AMD and Hygon: K7 and later, the core extension by CPUID (facts §0). */
+/* AMD and Hygon: K7 and later, the core extension by CPUID (Linux
+ * arch/x86/events/amd/core.c amd_pmu_init). */
 static enum pmu_driver_id select_amd(const struct cpu_ids *ids, enum cpu_vendor v, uint32_t fam,
 				     char *why, size_t n)
 {

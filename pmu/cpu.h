@@ -68,7 +68,7 @@ void cpu_restore(const struct cpu_info *ci);
 void cpu_decode_fms(enum cpu_vendor v, uint32_t eax, uint32_t *family, uint32_t *model,
 		    uint32_t *stepping);
 enum cpu_vendor cpu_vendor_from_string(const char *v);
-/* The driver rule of x86-pmu-facts.md §0 (Linux's dispatch); writes why. */
+/* Linux's driver rule (init_hw_perf_events, intel_pmu_init); writes why. */
 enum pmu_driver_id cpu_select_driver(const struct cpu_ids *ids, char *why, size_t n);
 const char *cpu_vendor_name(enum cpu_vendor v);
 /* "core" (P-core), "atom" (E-core), "" when not hybrid or unknown. */

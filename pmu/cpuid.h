@@ -1,7 +1,8 @@
 /* CPUID leaves and the bits and fields the harness reads, named once (as
  * Linux's cpufeatures.h and kvm-unit-tests' X86_FEATURE_* do). Leaves are
  * CPUID_LEAF_*; a bit is CPUID_<leaf>_<register>_<name>. Sources: SDM Vol. 2A
- * CPUID, facts §0, §4, §7, AMD APM Vol. 3 CPUID and RDPMC. */
+ * CPUID, AMD APM Vol. 3 #24594 Appendix E (CPUID) and RDPMC, Linux
+ * arch/x86/include/asm/cpufeatures.h. */
 #ifndef PMH_PMU_CPUID_H
 #define PMH_PMU_CPUID_H
 
@@ -41,7 +42,7 @@
 #define CPUID_1_EBX_LOGICAL(ebx) (((ebx) >> 16) & 0xff)
 #define CPUID_1_EBX_APIC_ID(ebx) ((ebx) >> 24)
 /* Leaf 1 ECX */
-#define CPUID_1_ECX_PDCM       (1u << 15) /* IA32_PERF_CAPABILITIES exists (facts §2) */
+#define CPUID_1_ECX_PDCM       (1u << 15) /* IA32_PERF_CAPABILITIES exists (SDM Vol. 2A CPUID) */
 #define CPUID_1_ECX_X2APIC     (1u << 21) /* x2APIC mode available */
 #define CPUID_1_ECX_HYPERVISOR (1u << 31) /* running under a hypervisor */
 /* Leaf 1 EDX */
@@ -59,7 +60,7 @@
 #define CPUID_7_EBX_RTM (1u << 11)
 /* Leaf 7 EDX[29]: IA32_ARCH_CAPABILITIES exists (SDM Vol. 2A CPUID) */
 #define CPUID_7_EDX_ARCH_CAPS (1u << 29)
-/* Leaf 7 EDX (facts §10 Skylake TSX) */
+/* Leaf 7 EDX (Linux cpufeatures.h; intel/core.c tfa_get_event_constraints) */
 #define CPUID_7_EDX_RTM_ALWAYS_ABORT (1u << 11)
 #define CPUID_7_EDX_TSX_FORCE_ABORT  (1u << 13)
 #define CPUID_7_EDX_HYBRID	     (1u << 15) /* two core types: leaf 1AH says which */
@@ -72,7 +73,7 @@
 #define CPUID_1C_EBX_FILTER	  (1u << 1)
 #define CPUID_1C_EBX_CALLSTACK	  (1u << 2)
 #define CPUID_1C_ECX_MISPRED	  (1u << 0)
-/* 8000_0022h (AMD APM Vol. 3 E.4.23; facts §7): EAX[1] LbrExtV2, EAX[2]
+/* 8000_0022h (AMD APM Vol. 3 E.4.23): EAX[1] LbrExtV2, EAX[2]
  * LBR and PMC freeze; EBX[9:4] the LBR v2 stack's entries */
 #define CPUID_AMD22_EAX_LBRV2	   (1u << 1)
 #define CPUID_AMD22_EAX_LBR_FREEZE (1u << 2)
@@ -98,7 +99,7 @@
 #define CPUID_23_SUBLEAF_COUNTERS 1
 #define CPUID_23_EAX_COUNTERS	  (1u << CPUID_23_SUBLEAF_COUNTERS)
 
-/* Leaf 0AH (facts §4) */
+/* Leaf 0AH (SDM Vol. 2A CPUID; SDM Vol. 3B 20.2.1) */
 #define CPUID_0A_EAX_VERSION(eax)	 ((eax)&0xff)
 #define CPUID_0A_EAX_GP_COUNTERS(eax)	 (((eax) >> 8) & 0xff)
 #define CPUID_0A_EAX_GP_WIDTH(eax)	 (((eax) >> 16) & 0xff)
@@ -109,7 +110,7 @@
  * are not to be set (SDM Vol. 3B §20.2.5, CPUID leaf 0AH EDX[15]). */
 #define CPUID_0A_EDX_ANYTHREAD_DEPRECATED (1u << 15)
 
-/* Leaf 8000_0001h ECX (facts §0, §7; AMD APM Vol. 3 RDPMC) */
+/* Leaf 8000_0001h ECX (AMD APM Vol. 3 E.4.2 and RDPMC) */
 #define CPUID_AMD_ECX_PERFCTR_CORE (1u << 23) /* six core counters at C001_0200h */
 #define CPUID_AMD_ECX_PERFCTR_NB   (1u << 24) /* northbridge counters, RDPMC 6-9 */
 #define CPUID_AMD_ECX_PERFCTR_LLC  (1u << 28) /* L3 counters, RDPMC 10-15 */
@@ -158,7 +159,7 @@
 #define CPUID_AMD_L2_LINE(r)	       ((r)&0xff)
 #define CPUID_AMD_L2_ASSOC_FULLY       0xf
 
-/* Leaf 8000_0022h (facts §7) */
+/* Leaf 8000_0022h (AMD APM Vol. 3 E.4.23) */
 #define CPUID_AMD_PERFMON_EAX_V2	     (1u << 0) /* PerfMonV2: the global MSRs */
 #define CPUID_AMD_PERFMON_EBX_CORE_PMCS(ebx) ((ebx)&0xf)
 

@@ -1,5 +1,6 @@
-/* PMU driver: Intel architectural performance monitoring v1..v5 (facts §2,
- * §4, §9). Everything comes from CPUID.0AH: GP counters at 0xC1+i/0x186+i,
+/* PMU driver: Intel architectural performance monitoring v1..v5 (SDM Vol. 3B
+ * 20.2; Linux arch/x86/events/intel/core.c). Everything comes from
+ * CPUID.0AH: GP counters at 0xC1+i/0x186+i,
  * fixed counters (v2+) at 0x309+i under FIXED_CTR_CTRL, the global
  * control/status/ack registers (v2+), STATUS_SET (v4+), and full-width
  * writes through 0x4C1+i when PERF_CAPABILITIES says so. Perfmon v6 lists
@@ -14,14 +15,14 @@
 #include "msr.h"
 
 #define GLOBAL_MAX	32	     /* GP and fixed counters each have 32 bits there */
-#define STATUS_CONDCHGD (1ull << 63) /* facts §4 GLOBAL_STATUS */
+#define STATUS_CONDCHGD (1ull << 63) /* SDM Vol. 3B 20.2.2 GLOBAL_STATUS */
 #define STATUS_BUF_OVF	(1ull << 62)
-#define EBX_LENGTH_MIN	7  /* Linux gives up below (facts §0) */
+#define EBX_LENGTH_MIN	7  /* Linux gives up below (Linux intel_pmu_init) */
 #define GP_WIDTH_MIN	32 /* a width below the 32 written bits is nonsense */
 #define WIDTH_MAX	64
-#define FIXED_MIN	3 /* v2-v4 on bare metal: max(EDX[4:0], 3) (facts §4) */
+#define FIXED_MIN	3 /* v2-v4 on bare metal: max(EDX[4:0], 3) (Linux intel_pmu_init) */
 
-#define TFA_PMC 3 /* the counter TSX_FORCE_ABORT takes (facts §10 Skylake TSX) */
+#define TFA_PMC 3 /* the counter TSX_FORCE_ABORT takes (Linux intel_set_tfa) */
 
 /* Driver-private state in p->drv[]. */
 #define FIXED_SHADOW drv[0] /* FIXED_CTR_CTRL as programmed, all fields */
@@ -57,7 +58,7 @@ static uint64_t flat_mask(const struct pmu *p, uint64_t bits)
 }
 
 /* Fixed counter index under FIXED_CTR_CTRL; it takes full-width writes
- * (facts §10, last bullet). */
+ * (kvm-unit-tests x86/pmu.c writes and reads them full-width). */
 static void set_fixed(struct pmu_counter *c, unsigned index, unsigned width)
 {
 	pmh_memset(c, 0, sizeof(*c));
@@ -74,7 +75,8 @@ static void set_fixed(struct pmu_counter *c, unsigned index, unsigned width)
 }
 
 /* PERF_CAPABILITIES is there when CPUID.1:ECX[15] (PDCM); bit 13 allows
- * full-width writes through 0x4C1+i (facts §2, §4). */
+ * full-width writes through 0x4C1+i (SDM Vol. 3B 'Full-Width Writes to
+ * Performance Counter Registers'; Linux intel_pmu_init). */
 static bool full_width_writes(const struct pmu *p)
 {
 	uint64_t cap;
@@ -138,7 +140,7 @@ static uint32_t fixed_layout(const struct pmu *p, unsigned gp_width, unsigned *w
 	nf += hybrid_core_extra(p);
 	if (cpu_perfmon_bitmaps(&p->cpu->ids))
 		nf = 0; /* leaf 23H EBX has them all */
-	/* facts §4 fixed-counter count: v2-v4 assume at least 3 on bare metal
+	/* Linux intel_pmu_init's fixed-counter count: v2-v4 assume at least 3 on bare metal
 	 * (v2 parts may not report them), as-is under a hypervisor; v5 adds
 	 * the ECX bitmask. */
 	if (p->version < ARCH_V_FIXED_MASK && !p->cpu->hypervisor && nf < FIXED_MIN)
@@ -160,7 +162,7 @@ static uint32_t fixed_layout(const struct pmu *p, unsigned gp_width, unsigned *w
 static void set_caps(struct pmu *p, bool fw)
 {
 	p->caps = PMU_CAP_EDGE_INV_CMASK;
-	p->cmask_max = 255; /* CMASK 31:24 (facts §1) */
+	p->cmask_max = 255; /* CMASK 31:24 (SDM Vol. 3B 20.2.1.1) */
 	p->ctl_enable = EVTSEL_EN;
 	if (has_globals(p)) {
 		p->caps |= PMU_CAP_GLOBAL_CTRL | PMU_CAP_STATUS_REG;
@@ -174,7 +176,7 @@ static void set_caps(struct pmu *p, bool fw)
 		if (p->version >= ARCH_V_STATUS_SET)
 			p->caps |= PMU_CAP_FREEZE_CTR_FRZ;
 	} else {
-		p->caps |= PMU_CAP_SIGN_OVERFLOW; /* v1: generic handler (facts §9) */
+		p->caps |= PMU_CAP_SIGN_OVERFLOW; /* v1: Linux x86_pmu_handle_irq */
 	}
 	if (p->n_fixed)
 		p->caps |= PMU_CAP_FIXED;
@@ -188,7 +190,8 @@ static void set_caps(struct pmu *p, bool fw)
 
 /* Skylake microcode with TSX_FORCE_ABORT (CPUID.7:EDX[13]) and without
  * RTM_ALWAYS_ABORT (EDX[11]) keeps PMC3 for itself unless MSR 0x10F bit 0
- * is set (facts §10 Skylake TSX, intel.c intel_set_tfa). reset() sets the
+ * is set (Linux
+ * arch/x86/events/intel/core.c intel_set_tfa). reset() sets the
  * bit; release() gives back the value found here, which the firmware or
  * another owner may have set. */
 static void force_abort_detect(struct pmu *p, unsigned n_gp)
@@ -220,7 +223,7 @@ static int init(struct pmu *p)
 	n_gp += 2 * hybrid_core_extra(p);
 	if (n_gp > GLOBAL_MAX)
 		n_gp = GLOBAL_MAX;
-	/* A set EBX bit marks an architectural event unavailable (facts §4). */
+	/* A set EBX bit marks an architectural event unavailable (SDM Vol. 3B 20.2.1.2). */
 	p->arch_ebx = a->ebx & (uint32_t)pmu_width_mask(mask_len);
 
 	fixed_mask = fixed_layout(p, gp_width, &fixed_width);
@@ -252,11 +255,12 @@ static int init(struct pmu *p)
 	}
 	p->n = p->n_gp + p->n_fixed;
 	set_caps(p, fw);
-	/* Arch perfmon masks LVTPC on delivery (facts §8). pmi_collect stops
+	/* Arch perfmon masks LVTPC on delivery (Linux's i386
+	 * watchdog, arch/i386/kernel/nmi.c). pmi_collect stops
 	 * the counters (GLOBAL_CTRL = 0, or EN on v1) and clears every flag
 	 * before LVTPC is unmasked, last, as Linux does on its late_ack cores
 	 * (Haswell on: unmasking with a flag still set raises another PMI,
-	 * facts §9 intel_pmu_handle_irq). Linux's generic v1 handler unmasks
+	 * Linux intel_pmu_handle_irq late_ack). Linux's generic v1 handler unmasks
 	 * first, and then an overflow between the unmask and the stop raises a
 	 * second PMI for what this one collects; with the counters stopped
 	 * first nothing is lost by unmasking last (KNC §1.4.3.9). */
@@ -321,7 +325,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	c = &p->ctr[ctr];
 	wmask = pmu_width_mask(c->width);
 	if (c->kind == PMU_CTR_FIXED || c->full_msr == c->ctr_msr) {
-		/* One MSR, full width on every path (facts §10; v6). */
+		/* One MSR, full width on every path (kvm-unit-tests x86/pmu.c; v6). */
 		held = val & wmask;
 		st = hw_wrmsr(c->ctr_msr, held);
 	} else if (path == PMU_WRITE_FULL || (path == PMU_WRITE_PRELOAD && c->full_msr)) {
@@ -331,7 +335,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 		st = hw_wrmsr(c->full_msr, held);
 	} else {
 		/* 0xC1+i: the CPU keeps bits 31:0 and sign-extends bit 31
-		 * (facts §2, K:x86/pmu.c check_rdpmc). */
+		 * (kvm-unit-tests x86/pmu.c check_rdpmc). */
 		held = sext32(val) & wmask;
 		st = hw_wrmsr(c->ctr_msr, val);
 	}
@@ -352,7 +356,7 @@ static int start(struct pmu *p, uint64_t mask)
 
 	mask &= pmu_all_mask(p);
 	/* Each counter's own enable (EN, fixed field), then the global
-	 * enable on v2+ (facts §4 enable_all). */
+	 * enable on v2+ (Linux intel_pmu_enable_all). */
 	st = pmu_evtsel_enable(p, mask & ~p->ENABLED, true);
 	if (st != HW_OK)
 		return st;
@@ -376,7 +380,7 @@ static int stop(struct pmu *p, uint64_t mask)
 	p->active &= ~mask;
 	p->ENABLED &= ~(mask & pmu_width_mask(p->n_gp));
 	/* v1: per-counter EN is the only switch. v2+: the global enable stops
-	 * them at once (facts §4 disable_all), then EN is cleared as Linux's
+	 * them at once (Linux intel_pmu_disable_all), then EN is cleared as Linux's
 	 * per-event disable does, so that a stopped GP counter never rests on
 	 * the global enable alone (count.enable tests that gate by itself). */
 	if (!has_globals(p))
@@ -406,7 +410,7 @@ static int ack(struct pmu *p, uint64_t mask)
 	p->armed &= ~mask;
 	if (!has_globals(p))
 		return HW_OK;
-	/* GLOBAL_OVF_CTRL is write-1-to-clear (facts §4) */
+	/* GLOBAL_OVF_CTRL is write-1-to-clear (SDM Vol. 3B 20.2.2) */
 	return hw_wrmsr(MSR_PERF_GLOBAL_OVF_CTRL,
 			intel_arch_global_bits(p, mask & pmu_all_mask(p)));
 }
@@ -428,7 +432,7 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 		p->armed &= ~*mask;
 		return st;
 	}
-	/* facts §9 intel_pmu_handle_irq: GLOBAL_CTRL = 0, read status, ack
+	/* Linux intel_pmu_handle_irq: GLOBAL_CTRL = 0, read status, ack
 	 * with OVF_CTRL = status, re-read until 0, at most 100 rounds. */
 	st = pmu_status_collect(p, ~0ull, &s);
 	*mask = flat_mask(p, s);

@@ -7,18 +7,18 @@
 
 #include "pmu.h"
 
-/* What each architectural perfmon version adds (facts §1, §4). */
+/* What each architectural perfmon version adds (SDM Vol. 3B 20.2.1-20.2.5). */
 #define ARCH_V_GLOBALS	  2 /* global ctrl/status/ovf registers, fixed counters */
 #define ARCH_V_ANYTHREAD  3 /* EVNTSEL.ANY and the fixed AnyThread bits */
 #define ARCH_V_STATUS_SET 4 /* GLOBAL_STATUS_SET */
 #define ARCH_V_FIXED_MASK 5 /* CPUID.0AH:ECX fixed-counter bitmask */
 
 /* GLOBAL_CTRL, GLOBAL_STATUS and STATUS_SET: GP counter i is bit i, fixed
- * counter i bit 32 + i (facts §4). */
+ * counter i bit 32 + i (SDM Vol. 3B 20.2.2). */
 #define ARCH_GLOBAL_FIXED_BIT PMU_GLOBAL_FIXED_BIT
 
 /* FIXED_CTR_CTRL field of fixed counter i: bit0 OS, bit1 USR, bit2
- * AnyThread (v3+), bit3 PMI (facts §4). */
+ * AnyThread (v3+), bit3 PMI (SDM Vol. 3B 20.2.2, 20.2.3). */
 #define FIX_OS	     0x1ull
 #define FIX_USR	     0x2ull
 #define FIX_ANY	     0x4ull
@@ -26,7 +26,7 @@
 #define FIX_SHIFT(i) (4u * (i))
 
 /* The architectural events (umask << 8 | event) in the order of their
- * CPUID.0AH:EBX bits, a set bit marking one unavailable (facts §4). */
+ * CPUID.0AH:EBX bits, a set bit marking one unavailable (SDM Vol. 3B 20.2.1.2). */
 enum arch_ebx_bit {
 	ARCH_EBX_CORE_CYCLES,
 	ARCH_EBX_INSTRUCTIONS,
@@ -44,7 +44,7 @@ enum arch_ebx_bit {
 #define ARCH_EV_BRANCHES      0x00c4
 #define ARCH_EV_BRANCH_MISSES 0x00c5
 
-/* The event of fixed counter i (facts §4 MSR table): INST_RETIRED.ANY,
+/* The event of fixed counter i (SDM Vol. 3B 20.2.2; Linux perf_event.h): INST_RETIRED.ANY,
  * CPU_CLK_UNHALTED.CORE, and the pseudo-encodings of CPU_CLK_UNHALTED.REF
  * and TOPDOWN.SLOTS. */
 #define ARCH_FIXED0_EVENT ARCH_EV_INSTRUCTIONS

@@ -107,7 +107,7 @@ size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 	if (p->n_fixed && n < max)
 		pmu_msr_desc(&out[n++], MSR_FIXED_CTR_CTRL, "IA32_FIXED_CTR_CTRL", PMU_MSR_RW,
 			     fixed_rw);
-	if (p->version >= ARCH_V_GLOBALS && n + 3 <= max) { /* the global registers (facts §4) */
+	if (p->version >= ARCH_V_GLOBALS && n + 3 <= max) { /* globals, SDM Vol. 3B 20.2.2 */
 		uint64_t bits = intel_arch_global_bits(p, pmu_all_mask(p));
 		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_CTRL, "PERF_GLOBAL_CTRL", PMU_MSR_RW, bits);
 		pmu_msr_desc(&out[n++], MSR_PERF_GLOBAL_STATUS, "PERF_GLOBAL_STATUS", PMU_MSR_RO,
@@ -126,9 +126,9 @@ size_t intel_arch_msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 
 int intel_arch_generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
 {
-	/* facts §4 event map; ebx = the CPUID.0AH:EBX bit that marks it
+	/* Linux intel_perfmon_event_map; ebx = the CPUID.0AH:EBX bit that marks it
 	 * unavailable. Reference cycles are Linux's pseudo-encoding 0x0300,
-	 * fixed counter 2 alone (facts §4): no GP encoding (enc 0); 0x013C on
+	 * fixed counter 2 alone (Linux perf_event.h): no GP encoding (enc 0); 0x013C on
 	 * a GP counter is what Linux counts as bus-cycles. */
 	static const struct {
 		uint16_t enc; /* umask << 8 | event */
@@ -165,7 +165,7 @@ int intel_arch_generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, st
 		pmh_fmt(out->name, sizeof(out->name), "%s (fixed%u)", map[g].name, c->index);
 		return HW_OK;
 	}
-	/* A set EBX bit makes the GP encoding unavailable (facts §4
+	/* A set EBX bit makes the GP encoding unavailable (Linux
 	 * intel_arch_events_quirk); fixed counters are enumerated by EDX/ECX
 	 * instead, so the check applies to GP counters. */
 	if (!map[g].enc)

@@ -1,10 +1,10 @@
-/* PMU driver: Intel Xeon Phi Knights Corner (family 0xB), KNC §1.4.3 and
- * facts §6, §9 KNC. Two 40-bit counters per thread (PerfCnt0/1 at 0x20/0x21,
+/* PMU driver: Intel Xeon Phi Knights Corner (family 0xB), KNC PMU guide #327357 §1.4.3 and
+ * Linux arch/x86/events/intel/knc.c. Two 40-bit counters per thread (PerfCnt0/1 at 0x20/0x21,
  * written in full), P6-style event selects at 0x28/0x29 (32 bits, no PC bit),
  * and the architectural-style globals: GLOBAL_STATUS 0x2D (RO, sticky),
  * GLOBAL_OVF_CTRL 0x2E (WO, write 1 to clear) and GLOBAL_CTRL 0x2F (bit i
  * AND-ed with EVNTSEL.EN, KNC §1.4.1). The EVNTSEL of counter i is 0x28+i:
- * Linux's 0x2A for counter 1 is a Linux bug (facts §6). */
+ * Linux's 0x2A for counter 1 is a Linux bug (Linux knc_pmu_enable_event). */
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 #include "msr.h"
@@ -56,7 +56,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	return hw_wrmsr(p->ctr[ctr].ctr_msr, val & pmu_width_mask(KNC_WIDTH));
 }
 
-/* L2 and snoop events Linux restricts to counter 0 (facts §6). */
+/* L2 and snoop events Linux restricts to counter 0 (Linux knc_event_constraints). */
 static bool counter0_only(uint16_t code)
 {
 	static const uint8_t c0[] = {0xc3, 0xc4, 0xc8, 0xc9, 0xca, 0xcb, 0xcc,
@@ -149,7 +149,7 @@ static int ack(struct pmu *p, uint64_t mask)
 	return hw_wrmsr(MSR_KNC_GLOBAL_OVF_CTRL, mask & KNC_CTR_MASK);
 }
 
-/* KNC §1.4.3.9 and facts §9 KNC: the PMU has a 1-bit line to the APIC that
+/* KNC §1.4.3.9 and Linux knc_pmu_handle_irq: the PMU has a 1-bit line to the APIC that
  * raises a PMI only on a 0->1 change, so the handler stops the counters (no
  * new overflow can keep the line high), then clears the status register
  * until it reads 0; only then may LVTPC be unmasked. GLOBAL_CTRL stays 0:
@@ -201,7 +201,7 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 	return n;
 }
 
-/* Linux's KNC event map (facts §6), codes from KNC table 1-6 (UMASK 0). */
+/* Linux's KNC event map (Linux knc_perfmon_event_map), codes from KNC table 1-6 (UMASK 0). */
 static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
 {
 	static const struct pmu_gen_map map[GEN_COUNT] = {

@@ -1,10 +1,12 @@
-/* PMU driver: Intel NetBurst (Pentium 4 / Xeon, family 0xF), facts §5, §9 P4,
- * §10 P4 and the SDM ESCR/CCCR excerpt. 18 counters of 40 bits at 0x300+i,
+/* PMU driver: Intel NetBurst (Pentium 4 / Xeon, family 0xF), SDM Vol. 3B
+ * 'Performance Monitoring (Processors Based on Intel NetBurst
+ * Microarchitecture)', Linux arch/x86/events/intel/p4.c. 18 counters of 40
+ * bits at 0x300+i,
  * each with a CCCR at 0x360+i; the event itself lives in an ESCR that the
  * CCCR's ESCR-select field picks among the ESCRs wired to its counter group.
  * There is no global control and no status MSR: overflow is the sticky
  * CCCR.OVF flag, or counter bit 39 clear on a counter armed with a negative
- * preload (the "unflagged overflow" of facts §5).
+ * preload (the "unflagged overflow" of Linux p4_pmu_clear_cccr_ovf).
  *
  * Driver-private state: p->drv[0] = counters the last overflow_status or
  * pmi_collect found overflowed without CCCR.OVF (unflagged). */
@@ -17,7 +19,8 @@
 #define P4_NCTR	 18
 #define P4_WIDTH 40
 
-/* Counter groups (facts §5): 0-3 BPU, 4-7 MS, 8-11 FLAME, 12-17 IQ. */
+/* Counter groups (SDM NetBurst 'Performance Counters'): 0-3 BPU, 4-7 MS,
+ * 8-11 FLAME, 12-17 IQ. */
 static const char *const group_name[4] = {"BPU", "MS", "FLAME", "IQ"};
 
 static const uint8_t group_first[4] = {0, 4, 8, 12};
@@ -33,7 +36,9 @@ static unsigned ctr_group(unsigned i)
 /* The harness runs on logical processor 1 of a Hyper-Threading package:
  * CPUID.1 EDX[28] HTT, EBX[23:16] > 1 logical processors and bit 0 of the
  * initial APIC ID EBX[31:24] set (SDM Vol. 3A 8.6, one core per package on
- * NetBurst). The PMU is shared (facts §10 P4): this thread's events are
+ * NetBurst). The PMU is shared (SDM 'Performance Monitoring and Intel
+ * Hyper-Threading Technology ...'; Linux p4_pmu_swap_config_ts): this
+ * thread's events are
  * counted through the ESCR T1 bits and interrupt it through OVF_PMI_T1, as
  * Linux swaps them for thread 1 (p4_pmu_swap_config_ts). */
 static bool thread1(const struct pmu *p)
@@ -44,7 +49,8 @@ static bool thread1(const struct pmu *p)
 }
 
 /* Erratum N15: a counter write may not take, so Linux writes twice
- * (p4_pmu_set_period, facts §10 P4); every counter write goes through here. */
+ * (p4_pmu_set_period; Pentium 4 specification update #249199 N15); every
+ * counter write goes through here. */
 static int ctr_write(struct pmu *p, unsigned i, uint64_t val)
 {
 	int st = hw_wrmsr(p->ctr[i].ctr_msr, val);
@@ -57,7 +63,7 @@ static int init(struct pmu *p)
 	int st;
 
 	/* Performance monitoring exists only with IA32_MISC_ENABLE.EMON set
-	 * (facts §0; Linux's P4 init requires it). */
+	 * (SDM Vol. 4 Table 2-2; Linux's p4_pmu_init requires it). */
 	st = hw_rdmsr(MSR_IA32_MISC_ENABLE, &misc);
 	if (st != HW_OK) {
 		pmh_fmt(p->reason, sizeof(p->reason), "reading IA32_MISC_ENABLE (0x1a0) raised %s",
@@ -75,7 +81,8 @@ static int init(struct pmu *p)
 	p->n_fixed = 0;
 	p->n = P4_NCTR;
 	p->version = 0;
-	/* Counter writes set all 40 bits (facts §2); named by group. */
+	/* Counter writes set all 40 bits (SDM NetBurst 'Performance
+	 * Counters'); named by group. */
 	for (unsigned i = 0; i < P4_NCTR; i++) {
 		struct pmu_counter *c = &p->ctr[i];
 		unsigned g = ctr_group(i);
@@ -86,10 +93,11 @@ static int init(struct pmu *p)
 	/* RDPMC ECX[31] reads the low 32 bits, EDX 0: "fast" reads (SDM Vol.
 	 * 2B RDPMC, Pentium 4 and Intel Xeon) */
 	p->caps = PMU_CAP_STICKY_OVF | PMU_CAP_EDGE_INV_CMASK | PMU_CAP_FAST_RDPMC;
-	p->cmask_max = CCCR_THRESHOLD_MAX; /* the CCCR threshold (facts §5) */
+	p->cmask_max = CCCR_THRESHOLD_MAX; /* the CCCR threshold (SDM NetBurst 'CCCR MSRs') */
 	p->ctl_enable = CCCR_ENABLE;
 	/* LVTPC is masked on delivery and the line stays asserted while OVF is
-	 * set: unmask only after OVF is cleared (facts §8, §9 P4 step 4). */
+	 * set: unmask only after OVF is cleared (Linux perfctr-watchdog.c p4_rearm,
+	 * p4_pmu_handle_irq). */
 	p->pmi_flags = PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE;
 	p->global_ctrl_msr = p->global_status_msr = p->global_ovf_msr = 0;
 	p->global_status_set_msr = 0;
@@ -113,7 +121,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 	if (st != HW_OK)
 		return st;
 	/* A value with bit 39 set is armed: bit 39 clearing later is an
-	 * overflow even when OVF stays clear (facts §5). */
+	 * overflow even when OVF stays clear (Linux p4_pmu_clear_cccr_ovf). */
 	pmu_track_armed(p, ctr, val);
 	return HW_OK;
 }
@@ -180,7 +188,8 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	if (!pmu_event_allowed(p, ctr, ev) || ev->fixed_only)
 		return HW_REFUSED;
 	/* The binding must exist in hardware: the ESCR feeds this counter and
-	 * the select value is the one that picks it (facts §5, SDM table). */
+	 * the select value is the one that picks it (SDM NetBurst 'Selecting
+	 * Events to Count' and its event tables). */
 	e = netburst_escr_find(ev->escr_msr);
 	if (!e || !(netburst_escr_counters(e) & (1u << ctr)) || e->select != ev->escr_select)
 		return HW_REFUSED;
@@ -191,7 +200,7 @@ static int program(struct pmu *p, unsigned ctr, const struct pmu_event *ev, uint
 	st = escr_claim(p, ctr, e, escr);
 	if (st != HW_OK)
 		return st;
-	/* Stop the counter first, then ESCR before CCCR (facts §5 enable order). */
+	/* Stop the counter first, then ESCR before CCCR (Linux p4_pmu_enable_event). */
 	st = hw_wrmsr(p->ctr[ctr].ctl_msr, 0);
 	if (st == HW_OK)
 		st = hw_wrmsr(e->addr, escr);
@@ -252,7 +261,8 @@ static int stop(struct pmu *p, uint64_t mask)
 }
 
 /* Overflow of counter i: CCCR.OVF, or bit 39 clear on an armed counter
- * (unflagged, facts §5). Sets *flagged to whether OVF was the source. */
+ * (unflagged, Linux p4_pmu_clear_cccr_ovf). Sets *flagged to whether OVF
+ * was the source. */
 static int ctr_overflowed(struct pmu *p, unsigned i, bool *ovf, bool *flagged, uint64_t *cccr)
 {
 	uint64_t v;
@@ -292,7 +302,8 @@ static int overflow_status(struct pmu *p, uint64_t *mask)
 	return rc;
 }
 
-/* Clears OVF of counter i (write the CCCR back with OVF clear, facts §5) and
+/* Clears OVF of counter i (write the CCCR back with OVF clear,
+ * Linux p4_pmu_clear_cccr_ovf) and
  * disarms it when its bit 39 already went clear, so that the unflagged
  * detection does not report the same overflow again. */
 static int ack_one(struct pmu *p, unsigned i, uint64_t cccr)
@@ -377,8 +388,9 @@ static int reset(struct pmu *p)
 	int rc = HW_OK;
 
 	/* Disable: CCCR with ENABLE, OVF and reserved bits clear, so that no
-	 * interrupt stays asserted (facts §5); init on kdump kernels zeroes all
-	 * 18 CCCRs for the same reason (facts §10). */
+	 * interrupt stays asserted (Linux p4_pmu_disable_event); init on kdump
+	 * kernels zeroes all
+	 * 18 CCCRs for the same reason (Linux p4_pmu_init). */
 	for (unsigned i = 0; i < p->n; i++) {
 		rc = pmu_first_err(rc, hw_wrmsr(p->ctr[i].ctl_msr, 0));
 		rc = pmu_first_err(rc, ctr_write(p, i, 0));
@@ -419,7 +431,8 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 	return n;
 }
 
-/* Linux's generic map for P4 (facts §5). Branches use BRANCH_RETIRED with
+/* Linux's generic map for P4 (p4.c p4_general_events). Branches use
+ * BRANCH_RETIRED with
  * all four predicted/mispredicted x taken/not-taken bits, which counts every
  * retired branch; RETIRED_BRANCH_TYPE would miss unconditional direct
  * jumps. The cache events have no generic P4 mapping here. */

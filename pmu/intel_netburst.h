@@ -7,11 +7,12 @@
 
 #include "pmu.h"
 
-/* CCCR bits (facts §5) */
+/* CCCR bits (SDM Vol. 3B NetBurst 'CCCR MSRs'; Linux perf_event_p4.h) */
 #define CCCR_RESERVED 0xfffull /* 11:0, masked off before every write */
 #define CCCR_ENABLE (1ull << 12)
 #define CCCR_ESCR_SEL_SHIFT 13
-#define CCCR_ACTIVE_THREAD_ANY (3ull << 16) /* "11" is required on non-HT (facts §5) */
+/* "11" is required on non-HT (Linux perf_event_p4.h) */
+#define CCCR_ACTIVE_THREAD_ANY (3ull << 16)
 #define CCCR_COMPARE (1ull << 18)
 #define CCCR_COMPLEMENT (1ull << 19)
 #define CCCR_THRESHOLD_SHIFT 20
@@ -26,7 +27,7 @@
  * OVF is set by the hardware and only cleared by software. */
 #define CCCR_RW_MASK 0x4ffff000ull
 
-/* ESCR bits (facts §5) */
+/* ESCR bits (SDM Vol. 3B NetBurst 'ESCR MSRs'; Linux perf_event_p4.h) */
 #define ESCR_EVENT_SHIFT 25
 #define ESCR_EVENT_MAX 0x3f /* 30:25 */
 #define ESCR_MASK_SHIFT 9
@@ -41,7 +42,8 @@
 #define ESCR_EVENT_OF(v)    (((v) >> ESCR_EVENT_SHIFT) & ESCR_EVENT_MAX)
 #define ESCR_EMASK_OF(v)    (((v) >> ESCR_MASK_SHIFT) & ESCR_EMASK_MAX)
 
-/* An ESCR, its select value and the counter group it serves (facts §5). */
+/* An ESCR, its select value and the counter group it serves (SDM NetBurst
+ * 'ESCR MSRs'). */
 struct escr {
 	uint32_t addr;
 	uint8_t select; /* the CCCR ESCR-select value that picks it */
@@ -50,7 +52,7 @@ struct escr {
 	char name[12];
 };
 
-/* The thread-0 events the driver knows (facts §5 event table); the ESCR
+/* The thread-0 events the driver knows (Linux p4.c p4_event_bind_map); the ESCR
  * event mask is given in ESCR[24:9] >> 9. */
 enum {
 	EV_GLOBAL_POWER_EVENTS,

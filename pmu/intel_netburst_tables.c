@@ -7,11 +7,12 @@
 #include "intel_netburst.h"
 #include "msr.h"
 
-/* Every ESCR of facts §5 (46; IQ_ESCR0/1 exist on models 1-2 only) with the
+/* Every ESCR of Linux msr-index.h (46; IQ_ESCR0/1 exist on models 1-2 only)
+ * with the
  * ESCR-select number the SDM gives it within its counter group. ESCRx0 feeds
  * the group's first counters (BPU 0,1; MS 4,5; FLAME 8,9; IQ 12,13,16),
  * ESCRx1 the others (2,3; 6,7; 10,11; 14,15,17). SSU_ESCR1 (0x3bf) is in
- * facts §5's count, but Linux's msr-index.h marks it "guess: not in manual";
+ * that count, but Linux's msr-index.h marks it "guess: not in manual";
  * no event here uses it. */
 static const struct escr escrs[] = {
     {0x3a0, 7, 0, 0, "BSU_ESCR0"},   {0x3a1, 7, 0, 1, "BSU_ESCR1"},
@@ -40,7 +41,8 @@ static const struct escr escrs[] = {
 };
 #define N_ESCR (sizeof(escrs) / sizeof(escrs[0]))
 
-/* Counters an ESCR feeds (facts §5 "counters T0 / T1" and the SDM's table
+/* Counters an ESCR feeds (Linux p4_event_bind_map's counters per thread and
+ * the SDM's table
  * of counters per ESCR). */
 uint32_t netburst_escr_counters(const struct escr *e)
 {
@@ -82,7 +84,7 @@ void netburst_make_event(struct pmu_event *ev, unsigned which, uint32_t mask)
 	ev->escr_select = t[which].select;
 	ev->escr_msr = t[which].escr;
 	/* Thread-0 counters of the ESCR, less counter 1: its CCCR ENABLE bit
-	 * does not work (facts §10 P4). */
+	 * does not work (Linux p4_pmu_enable_event). */
 	ev->counters = netburst_escr_counters(netburst_escr_find(t[which].escr)) & ~(1u << 1);
 	pmh_strlcpy(ev->name, t[which].name, sizeof(ev->name));
 }

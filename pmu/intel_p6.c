@@ -1,25 +1,27 @@
-/* PMU driver: Intel P6 (Pentium Pro, II, III, Pentium M), facts §2-§3.
+/* PMU driver: Intel P6 (Pentium Pro, II, III, Pentium M), SDM Vol. 3B
+ * 'Performance Monitoring (P6 Family Processor)', Linux
+ * arch/x86/events/intel/p6.c.
  * Two 40-bit counters whose writes keep only 32 bits and sign-extend bit 31,
  * a single enable bit (EVNTSEL0.EN gates both counters), no global control
  * and no overflow status: an overflow is a preloaded counter whose top bit
- * has gone clear (facts §9, generic handler). */
+ * has gone clear (Linux x86_pmu_handle_irq). */
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 #include "msr.h"
 #include "pmu.h"
 
-#define P6_NCTR		2   /* facts §2 */
+#define P6_NCTR		2   /* SDM Vol. 3B P6 section */
 #define P6_CTR_MASK	0x3 /* both counters */
 #define P6_WIDTH	40
 #define P6_FAMILY	6
-#define P6_MODEL_BANIAS 9 /* the Pentium M models (facts §3) */
+#define P6_MODEL_BANIAS 9 /* the Pentium M models (Linux p6_pmu_init) */
 #define P6_MODEL_DOTHAN 13
 /* L2_RQSTS with an empty MESI umask counts nothing; Linux stops a single
  * counter by programming it, because EN cannot be cleared per counter
- * (facts §3). */
+ * (Linux p6_pmu_disable_event, P6_NOP_EVENT). */
 #define P6_NOP_EVENT 0x2eull
 /* EVNTSEL bits that hold written values: 31:0 less reserved bit 21, and
- * less EN in EVNTSEL1 (facts §1, §3). */
+ * less EN in EVNTSEL1 (SDM Vol. 3B P6 'PerfEvtSel0 and PerfEvtSel1 MSRs'). */
 #define P6_EVNTSEL0_RW (EVTSEL_LOW32 & ~EVTSEL_ANY)
 #define P6_EVNTSEL1_RW (P6_EVNTSEL0_RW & ~EVTSEL_EN)
 
@@ -37,15 +39,16 @@ static int init(struct pmu *p)
 	p->n_gp = P6_NCTR;
 	p->n_fixed = 0;
 	p->version = 0;
-	/* Only 32 bits are writable, bits 39:32 follow bit 31 (facts §2). */
+	/* Only 32 bits are writable, bits 39:32 follow bit 31 (SDM Vol. 3B P6
+	 * 'PerfCtr0 and PerfCtr1 MSRs'). */
 	for (unsigned i = 0; i < p->n_gp; i++)
 		pmu_p6_counter(&p->ctr[i], i, P6_WIDTH);
 	p->n = p->n_gp;
 	p->caps = PMU_CAP_SIGN_OVERFLOW | PMU_CAP_SINGLE_ENABLE | PMU_CAP_EDGE_INV_CMASK;
-	p->cmask_max = 255; /* CMASK 31:24 (facts §1) */
+	p->cmask_max = 255; /* CMASK 31:24 (SDM Vol. 3B P6 section) */
 	p->ctl_enable = EVTSEL_EN;
 	/* Pentium M needs LVTPC re-unmasked after each PMI; other P6 parts do
-	 * not mask it (facts §8, §10 P6). pmi_collect stops counting first, so
+	 * not mask it (Linux perfctr-watchdog.c p6_rearm). pmi_collect stops counting first, so
 	 * the unmask can wait until the overflows are collected: an overflow in
 	 * between cannot raise a second PMI for what this one collects. */
 	p->pmi_flags = is_pentium_m(p) ? PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE : 0;
@@ -104,7 +107,7 @@ static int write(struct pmu *p, unsigned ctr, uint64_t val, enum pmu_write_path 
 		return HW_REFUSED;
 	c = &p->ctr[ctr];
 	/* P6 has no full-width path: only the low 32 bits are written, with
-	 * the high word 0 as Linux writes it (facts §2). */
+	 * the high word 0 as Linux writes it (perfctr-watchdog.c). */
 	if (path == PMU_WRITE_FULL)
 		return HW_UNSUPPORTED;
 	st = hw_wrmsr(c->ctr_msr, val & pmu_width_mask(PMC_WRITE_BITS));
@@ -129,7 +132,7 @@ static int stop(struct pmu *p, uint64_t mask)
 	if (p->active & P6_CTR_MASK)
 		return sync(p); /* the stopped counter gets the NOP event */
 	/* Nothing left: clear EN (disable_all) and park the stopped ones on
-	 * the NOP event as the per-counter disable does (facts §3). */
+	 * the NOP event as the per-counter disable does (Linux p6_pmu_disable_event). */
 	for (unsigned i = 0; i < p->n_gp; i++) {
 		st =
 		    hw_wrmsr(p->ctr[i].ctl_msr, (mask & (1ull << i)) ? P6_NOP_EVENT : SHADOW(p, i));
@@ -139,7 +142,7 @@ static int stop(struct pmu *p, uint64_t mask)
 	return HW_OK;
 }
 
-/* Armed counters whose top implemented bit is clear (facts §9 step 2). */
+/* Armed counters whose top implemented bit is clear (Linux x86_pmu_handle_irq). */
 static int overflow_status(struct pmu *p, uint64_t *mask)
 {
 	*mask = 0;
@@ -159,7 +162,8 @@ static int pmi_collect(struct pmu *p, uint64_t *mask)
 	int st;
 
 	*mask = 0;
-	/* Stop counting: EN lives in EVNTSEL0 only (facts §3). p->active is
+	/* Stop counting: EN lives in EVNTSEL0 only (Linux p6_pmu_disable_all).
+	 * p->active is
 	 * kept so that start(p->active) resumes. */
 	/* counter 1 alone active: counter 0 stays on the NOP event */
 	bool park0 = (p->active & P6_CTR_MASK) && !(p->active & 1);
@@ -199,7 +203,7 @@ static size_t msrs(struct pmu *p, struct pmu_msr_desc *out, size_t max)
 	return n;
 }
 
-/* facts §3 event map; no reference-cycles event on P6. */
+/* Linux p6_perfmon_event_map; no reference-cycles event on P6. */
 static int generic_event(struct pmu *p, enum pmu_generic g, unsigned ctr, struct pmu_event *out)
 {
 	static const struct pmu_gen_map map[GEN_COUNT] = {

@@ -1,5 +1,7 @@
 /* MSR and bit names used across drivers and checks. Addresses from
- * shared/specs/x86-pmu-facts.md (§2, §4-§8) and the KNC document §1.4.3. */
+ * SDM Vol. 4 Table 2-2, the SDM Vol. 3B performance-monitoring chapter, AMD APM
+ * Vol. 2 #24593 §13.2, Linux arch/x86/include/asm/msr-index.h and the KNC
+ * PMU guide #327357 §1.4.3. */
 #ifndef PMH_PMU_MSR_H
 #define PMH_PMU_MSR_H
 
@@ -157,7 +159,7 @@
 #define GLOBAL_STATUS_DS_BUFFER	 (1ull << 62)
 #define MSR_AMD_GLOBAL_STATUS_SET 0xc0000303
 /* IA32_MISC_ENABLE: the DS features the processor does not have (SDM Vol.
- * 4 Table 2-2; facts §0) */
+ * 4 Table 2-2) */
 #define MISC_ENABLE_BTS_UNAVAIL	 (1ull << 11)
 #define MISC_ENABLE_PEBS_UNAVAIL (1ull << 12)
 /* Legacy (model-specific) LBRs: the top-of-stack index and the filter

@@ -230,7 +230,7 @@ static void hv_note(struct pmu *p)
 			 sizeof(p->reason));
 }
 
-/* Counters the firmware left enabled (facts §0 check_hw_exists, "Broken
+/* Counters the firmware left enabled (Linux arch/x86/events/core.c check_hw_exists, "Broken
  * BIOS"): the first is named in p->warning. Returns the first GP counter
  * whose enable reads clear, the one the probe may use (Linux probes such a
  * counter, reg_safe), or p->n_gp when there is none. */
@@ -271,7 +271,7 @@ static void not_functional(struct pmu *p, const char *what, const struct pmu_cou
 	hv_note(p);
 }
 
-/* The sanity probe of facts §0 (Linux check_hw_exists): warn about counters
+/* Linux's sanity probe (arch/x86/events/core.c check_hw_exists): warn about counters
  * the firmware left enabled, then flip 16 bits of a counter it did not
  * enable (one that counts would not read back what was written) and read
  * the value back. */

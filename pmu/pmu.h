@@ -68,7 +68,7 @@ struct pmu_event {
 	char name[40];
 };
 
-/* Generic events the checks use (x86-pmu-facts.md event maps). */
+/* Generic events the checks use (Linux's generic event maps). */
 enum pmu_generic {
 	GEN_CYCLES,
 	GEN_INSTRUCTIONS,
@@ -107,16 +107,16 @@ enum pmu_generic {
  * IA32_PERF_GLOBAL_STATUS", 20.2.4.1) */
 #define PMU_CAP_FREEZE_CTR_FRZ (1u << 13)
 
-/* How the family's PMI must be serviced (facts §8-§9, KNC §1.4.3.8-9). */
+/* How the family's PMI must be serviced (Linux's PMI handlers, KNC PMU guide §1.4.3.8-9). */
 #define PMU_PMI_AUTOMASK    (1u << 0) /* the local APIC masks LVTPC on delivery */
 #define PMU_PMI_UNMASK_LATE (1u << 1) /* unmask only after overflow flags are cleared */
 /* A PMI may arrive for an overflow an earlier PMI already collected: the
  * family documents it (AMD NMI latency, Linux amd_pmu_adjust_nmi_window;
- * facts §9), so the service counts it as an echo, not as spurious. */
+ * arch/x86/events/amd/core.c), so the service counts it as an echo, not as spurious. */
 #define PMU_PMI_LATE_ECHO (1u << 2)
 
 /* The most rounds a PMI service loops collecting overflows before it calls a
- * flag stuck: Linux's bound in every x86 PMI handler (facts §9). */
+ * flag stuck: Linux's bound in every x86 PMI handler (intel_pmu_handle_irq, knc_pmu_handle_irq). */
 #define PMU_PMI_MAX_ROUNDS 100
 
 struct pmu;
@@ -210,14 +210,14 @@ struct pmu {
 	struct pmu_counter ctr[PMU_MAX_COUNTERS];
 	uint64_t active; /* counters started by the harness */
 	uint64_t armed;	 /* sign-overflow families: counters preloaded with top bit set */
-	unsigned probed; /* the counter the functional probe used (facts §0) */
+	unsigned probed; /* the counter the functional probe used (Linux check_hw_exists) */
 	uint64_t drv[8]; /* driver-private state */
 	struct pmu_sampling smp; /* LBR, DS (BTS, PEBS), IBS (pmu/sampling.h) */
 };
 
 /* pmu/pmu.c: selection, probe, helpers built on the ops. */
 const struct pmu_ops *pmu_ops_for(enum pmu_driver_id id);
-/* init + functional probe (facts §0 check_hw_exists): sets status/reason. */
+/* init + functional probe (Linux arch/x86/events/core.c check_hw_exists): sets status/reason. */
 void pmu_attach(struct pmu *p, const struct cpu_info *ci);
 /* The driver's release, where the harness returns to the firmware. */
 void pmu_release(struct pmu *p);
@@ -236,7 +236,8 @@ uint64_t pmu_all_mask(const struct pmu *p);
  * the families without global registers). */
 #define PMU_GLOBAL_FIXED_BIT 32u
 unsigned pmu_global_bit(const struct pmu *p, unsigned i);
-/* Sign-bit overflow (facts §9 step 2), for families without a status flag:
+/* Sign-bit overflow (Linux arch/x86/events/core.c x86_pmu_handle_irq), for
+ * families without a status flag:
  * a counter whose written value has its top implemented bit set is armed,
  * and an armed counter whose top bit reads clear has overflowed. */
 void pmu_track_armed(struct pmu *p, unsigned ctr, uint64_t held);
@@ -245,7 +246,7 @@ void pmu_track_armed(struct pmu *p, unsigned ctr, uint64_t held);
 PMU_MUST_USE int pmu_sign_overflow(struct pmu *p, uint64_t *mask);
 
 /* The P6-style event select (P6, arch, KNC, AMD) of an event with flags,
- * EN clear; event[11:8] of a 12-bit AMD event goes to bits 35:32 (facts §1). */
+ * EN clear; event[11:8] of a 12-bit AMD event goes to bits 35:32 (AMD APM Vol. 2 §13.2). */
 static inline uint64_t pmu_evtsel(const struct pmu_event *ev, uint32_t flags)
 {
 	return (uint64_t)(ev->code & EVTSEL_EVENT_MAX) |
@@ -289,7 +290,8 @@ int pmu_zero_gp(struct pmu *p);
 void pmu_gp_counter(struct pmu_counter *c, unsigned i, unsigned width, uint32_t ctl_msr,
 		    uint32_t ctr_msr);
 /* Counter c as P6 / arch GP counter i: EVNTSEL 0x186+i, PERFCTR 0xC1+i,
- * whose writes keep 32 bits and sign-extend bit 31 (facts §2). */
+ * whose writes keep 32 bits and sign-extend bit 31 (SDM Vol. 3B 'Performance
+ * Monitoring (P6 Family Processor)'). */
 void pmu_p6_counter(struct pmu_counter *c, unsigned i, unsigned width);
 /* A generic-event map entry: umask << 8 | event and the event's name; a
  * map is indexed by enum pmu_generic, a null name meaning "none". */
@@ -302,8 +304,8 @@ struct pmu_gen_map {
  * lacks. */
 int pmu_generic_from_map(const struct pmu *p, const struct pmu_gen_map *map, enum pmu_generic g,
 			 unsigned ctr, struct pmu_event *out);
-/* The PMI loop of a PMU with global registers (facts §9: Intel v2+, KNC,
- * AMD PerfMonV2): global control 0, then read the status and clear what it
+/* The PMI loop of a PMU with global registers (Linux intel_pmu_handle_irq, knc_pmu_handle_irq,
+ * amd_pmu_v2_handle_irq): global control 0, then read the status and clear what it
  * shows through the write-1-to-clear register until it reads 0. Only the
  * status bits in valid count; *seen is every one read. HW_STUCK when the
  * status has not cleared after PMU_PMI_MAX_ROUNDS rounds. */

@@ -23,6 +23,12 @@ offender, one line each, then a total; exits 1 when there is any.
   (f) every top-level folder is one of the shipped layers above or a known
       build-machine one (OTHER_TOP): a new folder gets a rank or a reason
       here first, so code in it cannot slip past rules (a) to (e).
+  (g) every citation names a public source: no tracked text file (C,
+      headers, assembly, Python, shell, Makefile, Markdown, READMEs; binary
+      files and build/ skipped) cites the unpublished facts document
+      ("facts" with a section sign, its file name, or the two words fact and
+      sheet) or a path into the build machine's shared/ folder (specs/,
+      DESIGN). README.md "Sources" lists what to cite instead.
 
 Usage: layers.py [--root DIR] [--soft] | --self-test [-v]
   --soft       also lists what is past the house targets (functions over 60
@@ -82,6 +88,17 @@ OTHER_TOP = {
     "docs": "the user guide, reference and developer guide",
     "build": "build output (not tracked)",
 }
+# Rule (g): the patterns are built from pieces so that this file does not
+# match itself.
+_SECTION = "\u00a7"
+_SHARED = "sha" + "red/"
+CITE_BAD = [
+    (re.compile("facts " + _SECTION), "cites the unpublished facts document"),
+    (re.compile("x86-pmu-" + "facts"), "cites the unpublished facts document"),
+    (re.compile("fact " + "sheet", re.I), "cites the unpublished facts document"),
+    (re.compile(r"(^|[^A-Za-z0-9_])(\.\./)?" + _SHARED + "(specs|DESIGN)"),
+     "names a file in shared/, which is not in the repository"),
+]
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
 
@@ -287,10 +304,48 @@ def functions(path_abs):
     return out
 
 
+def tracked_files(root):
+    """The repository's tracked files (git ls-files), or, outside a git
+    work tree (the self-test's fixtures), every file but .git and build/."""
+    p = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True)
+    top = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel"],
+                         capture_output=True, text=True)
+    if p.returncode == 0 and top.returncode == 0 and \
+            os.path.realpath(top.stdout.strip()) == os.path.realpath(root):
+        return sorted(f for f in p.stdout.decode(errors="replace").split("\0") if f)
+    out = []
+    for d, dirs, files in os.walk(root):
+        dirs[:] = [x for x in dirs if x != ".git" and
+                   not (d == root and x == "build")]
+        out += [os.path.relpath(os.path.join(d, f), root) for f in files]
+    return sorted(out)
+
+
+def citations(root):
+    """Rule (g)'s offender lines: "path:line: why"."""
+    out = []
+    for f in tracked_files(root):
+        if f.startswith("build/"):
+            continue
+        try:
+            with open(os.path.join(root, f), "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        if b"\0" in data:
+            continue  # a binary file
+        for n, line in enumerate(data.decode(errors="replace").split("\n"), 1):
+            for pat, why in CITE_BAD:
+                if pat.search(line):
+                    out.append(f"{f}:{n}: {why}: {line.strip()[:80]}")
+                    break
+    return out
+
+
 def check(root, soft=False, shared_ok=None, state=True):
     """Returns the offender lines, by rule letter (rule (e) only with
     state)."""
-    found = {"a": [], "b": [], "c": [], "d": [], "e": [], "f": [], "soft": []}
+    found = {"a": [], "b": [], "c": [], "d": [], "e": [], "f": [], "g": [], "soft": []}
     for top in sorted(os.listdir(root)):
         if (os.path.isdir(os.path.join(root, top)) and not top.startswith(".")
                 and top not in SHIPPED and top not in OTHER_TOP):
@@ -333,6 +388,7 @@ def check(root, soft=False, shared_ok=None, state=True):
                     found["d"].append(f"{f}:{line}: {name}() {length} lines (limit {FUNC_MAX})")
                 elif soft and length > FUNC_SOFT:
                     found["soft"].append(f"{f}:{line}: {name}() {length} lines (target {FUNC_SOFT})")
+    found["g"] = citations(root)
     if state:
         found["e"] = shared_state(root, SHARED_OK if shared_ok is None else shared_ok)
     return found
@@ -340,8 +396,9 @@ def check(root, soft=False, shared_ok=None, state=True):
 
 TITLES = {"a": "include points up or across the layers", "b": "include cycle",
           "c": "sources and the Makefile disagree", "d": "function or file too long",
-          "e": "state shared by every CPU", "f": "unknown top-level folder"}
-RULES = "abcdef"
+          "e": "state shared by every CPU", "f": "unknown top-level folder",
+          "g": "citation of a document not in the repository"}
+RULES = "abcdefg"
 
 
 def report(found):
@@ -393,6 +450,10 @@ CASES = [
     ("long file", {"boot/main.c": "\n" * 601}, "d"),
     ("unknown top-level folder", {"uefi2/main.c": "#include <efi.h>\n"}, "f"),
     ("known build-machine folder", {"scripts/x.py": ""}, None),
+    ("fact-sheet citation", {"pmu/pmu.c": '#include "pmu.h"\n/* facts ' + _SECTION + '2 */\n'}, "g"),
+    ("shared/ path in a doc", {"README.md": "See ../" + _SHARED + "DESIGN.md.\n"}, "g"),
+    ("public citation", {"pmu/pmu.c": '#include "pmu.h"\n/* SDM Vol. 3B 20.2.2; Linux '
+                         'arch/x86/events/core.c; a shared/ folder of ours */\n'}, None),
     # (e): objects built
     ("clean objects", {}, None, True),
     ("shared static", {"pmu/pmu.c": '#include "pmu.h"\nstatic int n;\n' + STATIC_FN}, "e", True),

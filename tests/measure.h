@@ -125,7 +125,7 @@ M_MUST_USE int m_diff_rep(struct check_ctx *c, unsigned ctr, uint64_t start,
 M_MUST_USE bool m_overflow(struct check_ctx *c, unsigned ctr);
 /* A forced overflow with its PMI: -M_PMI_PERIOD over M_PMI_ITERS
  * iterations of wl_loop (3000 instructions) wraps a third of the way in,
- * and the window runs on while the PMI is delivered (facts §8). */
+ * and the window runs on while the PMI is delivered (SDM Vol. 3A 11.5.1). */
 #define M_PMI_PERIOD 1000
 #define M_PMI_ITERS  1000
 /* Events ctr, started alone, counts per M_N_ITERS iterations of wl_loop

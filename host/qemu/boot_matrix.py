@@ -20,7 +20,8 @@ REPORT = os.path.join(HERE, "..", "report", "pmuharness-report")
 COLLECTED = tempfile.mkdtemp(prefix="pmh-matrix-")  # each boot's JSON, for the report
 
 # (qemu -cpu, smp, vendor, display family, expected pmu.driver). The drivers
-# follow the rule of x86-pmu-facts.md §0 applied to what QEMU's TCG exposes:
+# follow Linux's driver choice (init_hw_perf_events, intel_pmu_init) applied
+# to what QEMU's TCG exposes:
 # it hides CPUID.0AH (so Skylake-Client has no arch perfmon) and the AMD core
 # extension (so EPYC and Opteron_G5 are amd-legacy).
 MATRIX = [

@@ -11,7 +11,7 @@
 /* Event-select bits that hold written values. K7 (Athlon optimization
  * guide, PerfEvtSel) and K8 (BKDG §10.2): bits 31:0 less reserved bit 21.
  * Fam10h and later add event[11:8] at 35:32 and Guest/HostOnly at 41:40
- * (facts §1). */
+ * (AMD APM Vol. 2 #24593 §13.2). */
 #define AMD_SEL_MASK_K7K8 0xffdfffffull
 #define AMD_SEL_MASK_F10 0x30fffdfffffull
 

@@ -1,9 +1,9 @@
 /* Models "bulldozer" (Fam15h) and "zen4" (Fam19h model 61h): the AMD core
- * performance counter extension (facts §0, §2, §7). Six 48-bit counters with
+ * performance counter extension (AMD APM Vol. 2 #24593 §13.2). Six 48-bit counters with
  * PERF_CTL i at C001_0200h+2i and PERF_CTR i at C001_0201h+2i. zen4 adds
  * PerfMonV2 (8000_0022h EAX[0], EBX[3:0] = 6 counters): GlobalStatus
  * C000_0300h (read-only), GlobalCtl C000_0301h, GlobalStatusClr C000_0302h
- * (write 1 to clear). No LVTPC auto-mask on AMD (facts §8).
+ * (write 1 to clear). No LVTPC auto-mask on AMD (Linux amd_pmu_v2_handle_irq).
  *
  * The legacy MSRs C001_0000h-7h alias PERF_CTL0-3 / PERF_CTR0-3: one
  * register behind both addresses (AMD APM Vol. 2 §13.2; BKDG for Fam15h
@@ -34,7 +34,7 @@ static void reset_common(struct sim_cpu *s)
 {
 	s->n_ctr = N_CTR;
 	for (unsigned i = 0; i < N_CTR; i++) {
-		s->width[i] = 48; /* facts §2 */
+		s->width[i] = 48; /* APM Vol. 2 §13.2 */
 		s->ctr[i] = 0;
 		s->reg[REG_SEL + i] = 0;
 	}
@@ -46,7 +46,7 @@ static void reset_common(struct sim_cpu *s)
 
 /* Realism "firmware": counter 0 left counting cycles (76h) with EN set, and
  * its GlobalCtl bit with PerfMonV2: the "Broken BIOS" state of Linux's
- * check_hw_exists (facts §0). */
+ * check_hw_exists (Linux arch/x86/events/core.c). */
 static void firmware(struct sim_cpu *s)
 {
 	if (!sim_real(s, SE_FIRMWARE))
@@ -82,7 +82,7 @@ static void reset_zen4(struct sim_cpu *s)
 	sim_set_cpuid(s, 0x80000000u, 0, 0x80000028u, 0, 0, 0);
 	sim_set_cpuid(s, 0x80000001u, 0, sig, 0x40000000u, 0x75c237ffu | ECX_PERFCTR_CORE,
 		      0x2fd3fbffu);
-	/* 8000_0022h: EAX[0] PerfMonV2; EBX[3:0] = 6 core PMCs (facts §7). */
+	/* 8000_0022h: EAX[0] PerfMonV2; EBX[3:0] = 6 core PMCs (APM Vol. 3 E.4.23). */
 	sim_set_cpuid(s, 0x80000022u, 0, 0x1, 0x6, 0, 0);
 	sim_brand(s, "AMD Ryzen 9 7950X 16-Core Processor");
 	sim_aperfmperf(s, AMD_LEAF6_EAX);
@@ -176,14 +176,14 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 		if (ctl)
 			s->reg[REG_SEL + (unsigned)i] = v & AMD_SEL_MASK_F10;
 		else
-			sim_ctr_set(s, (unsigned)i, v); /* 48 bits kept (facts §2) */
+			sim_ctr_set(s, (unsigned)i, v); /* 48 bits kept (APM Vol. 2 §13.2) */
 		return HW_OK;
 	}
 	if (!has_v2(s))
 		return HW_FAULT_GP;
 	switch (msr) {
 	case MSR_AMD_GLOBAL_STATUS:
-		return HW_FAULT_GP; /* read-only (facts §7) */
+		return HW_FAULT_GP; /* read-only (APM Vol. 2 §13.2) */
 	case MSR_AMD_GLOBAL_CTL:
 		s->reg[REG_GLOBAL_CTL] = v & ((1ull << N_CTR) - 1);
 		return HW_OK;
@@ -249,10 +249,10 @@ static uint64_t pending(struct sim_cpu *s)
 }
 
 #define NA_SIGN_EXTEND                                                                             \
-	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "     \
+	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (APM §13.2); nothing "     \
 			      "sign-extends",                                                      \
 	[SF_DUPLICATE_PMI] = "AMD documents a late PMI for an overflow an earlier PMI already "    \
-			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window, facts §9): " \
+			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window): " \
 			     "reported, not failed, so a duplicate cannot be told from it",        \
 	SIM_NA_EVENT(SIM_NA_NO_RULES " (events/amd_zen.c)"), AMD_NA_COUNTER_ACCESS
 
@@ -299,7 +299,7 @@ static const struct sim_silicon si_zen4 = {
 };
 static const struct sim_model bulldozer = {
     .name = "bulldozer",
-    .doc = "AMD Fam15h core extension: facts §0, §2, §7 (C001_0200h+2i); legacy MSRs alias "
+    .doc = "AMD Fam15h core extension: AMD APM Vol. 2 §13.2 (C001_0200h+2i); legacy MSRs alias "
 	   "counters 0-3 (AMD APM Vol. 2 §13.2)",
     .driver = PMU_DRV_AMD_CORE,
     .faults = COMMON_FAULTS | SIM_IBS_FAULTS,
@@ -308,17 +308,17 @@ static const struct sim_model bulldozer = {
 		 SIM_NA_PEBS(SIM_NA_DS_INTEL), SIM_NA_BTS(SIM_NA_DS_INTEL),
 		 SIM_NA_TSX_AMD, [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
 		 [SF_NO_OVERFLOW_STATUS] = "no PerfMonV2: there is no overflow status "
-					   "register (facts §7)",
+					   "register (APM Vol. 2 §13.2)",
 		 [SF_GLOBAL_CTRL_IGNORED] = "no PerfMonV2: there is no global control "
-					    "(facts §7)",
+					    "(APM Vol. 2 §13.2)",
 		 [SF_GLOBAL_IGNORED_GP] = "no PerfMonV2: there is no global control "
-					  "(facts §7)",
+					  "(APM Vol. 2 §13.2)",
 		 [SF_ACK_IGNORED] = "no PerfMonV2: there is no status register to "
-				    "acknowledge (facts §7)",
+				    "acknowledge (APM Vol. 2 §13.2)",
 		 [SF_STATUS_NOT_STICKY] = "no PerfMonV2: no overflow status, overflow is "
-					  "bit 47 going clear (facts §7)",
+					  "bit 47 going clear (Linux x86_pmu_handle_irq)",
 		 [SF_PMI_STORM] = "no PerfMonV2: no overflow flag that could stick, overflow is "
-				  "bit 47, rewritten by the re-arm (facts §7)"},
+				  "bit 47, rewritten by the re-arm (Linux x86_pmu_handle_irq)"},
     .reset = reset_bulldozer,
     .rdmsr = rdmsr,
     .wrmsr = wrmsr,
@@ -333,7 +333,8 @@ SIM_MODEL(bulldozer);
 
 static const struct sim_model zen4 = {
     .name = "zen4",
-    .doc = "AMD Fam19h PerfMonV2: facts §0, §2, §7 (C000_0300h-302h, 8000_0022h), §9",
+    .doc = "AMD Fam19h PerfMonV2: AMD APM Vol. 2 §13.2 (C000_0300h-302h), Vol. 3 E.4.23 "
+	   "(8000_0022h), Linux amd_pmu_v2_handle_irq",
     .driver = PMU_DRV_AMD_CORE,
     .faults = COMMON_FAULTS | SIM_F(SF_NO_OVERFLOW_STATUS) | SIM_F(SF_GLOBAL_CTRL_IGNORED) |
 	      SIM_F(SF_ACK_IGNORED) | SIM_F(SF_STATUS_NOT_STICKY) | SIM_F(SF_PMI_STORM) |
@@ -343,7 +344,7 @@ static const struct sim_model zen4 = {
 					      "0-8 only: AMD APM Vol. 2 13.1.1.9)",
 		 SIM_NA_BTS(SIM_NA_DS_INTEL),
 		 SIM_NA_TSX_AMD, [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
-		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (facts §7): every counter "
+		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (APM Vol. 2 §13.2): every counter "
 					  "ignoring GlobalCtl is global-ctrl-ignored"},
     .reset = reset_zen4,
     .rdmsr = rdmsr,

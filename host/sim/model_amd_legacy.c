@@ -3,7 +3,7 @@
  * C001_0000h-3h (K8 BKDG §10.1-10.2; Athlon x86 Code Optimization guide,
  * PerfEvtSel fields). Per-counter EN (bit 22) and INT (bit 20); no global
  * control, no overflow status: overflow is a carry out of bit 47, and the
- * local APIC does not mask LVTPC on delivery (facts §7, §8). */
+ * local APIC does not mask LVTPC on delivery (Linux amd_pmu_v2_handle_irq's comment). */
 #include "../../pmu/msr.h"
 #include "amd_sim.h"
 #include "sim.h"
@@ -71,7 +71,7 @@ static void reset_common(struct sim_cpu *s)
 		s->reg[REG_SEL + i] = 0;
 	}
 	/* Realism "firmware": counter 0 left counting cycles (76h) with EN set,
-	 * the "Broken BIOS" state of Linux's check_hw_exists (facts §0). */
+	 * the "Broken BIOS" state of Linux's check_hw_exists (arch/x86/events/core.c). */
 	if (sim_real(s, SE_FIRMWARE))
 		s->reg[REG_SEL] = EVTSEL_EN | EVTSEL_OS | EVTSEL_USR | 0x76;
 }
@@ -188,18 +188,18 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 
 #define LEGACY_NA                                                                                  \
 	AMD_NA_COUNTER_ACCESS, SIM_NA_TSX_AMD,                                                     \
-	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2); nothing "     \
+	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (APM §13.2); nothing "     \
 			      "sign-extends",                                                      \
-	[SF_NO_OVERFLOW_STATUS] = "the legacy PMU has no overflow status register (facts §7)",     \
-	[SF_GLOBAL_CTRL_IGNORED] = "the legacy PMU has no global control (facts §7)",              \
-	[SF_GLOBAL_IGNORED_GP] = "the legacy PMU has no global control (facts §7)",                \
-	[SF_ACK_IGNORED] = "the legacy PMU has no status register to acknowledge (facts §7)",      \
+	[SF_NO_OVERFLOW_STATUS] = "the legacy PMU has no overflow status register (APM §13.2)",    \
+	[SF_GLOBAL_CTRL_IGNORED] = "the legacy PMU has no global control (APM §13.2)",             \
+	[SF_GLOBAL_IGNORED_GP] = "the legacy PMU has no global control (APM §13.2)",               \
+	[SF_ACK_IGNORED] = "the legacy PMU has no status register to acknowledge (APM §13.2)",     \
 	[SF_STATUS_NOT_STICKY] = "the legacy PMU has no overflow status: overflow is bit 47 "      \
-				 "going clear (facts §7)",                                         \
+				 "going clear (Linux x86_pmu_handle_irq)",                         \
 	[SF_PMI_STORM] = "the legacy PMU has no overflow flag that could stick: overflow is "      \
-			 "bit 47, rewritten by the re-arm (facts §7, §9)",                         \
+			 "bit 47, rewritten by the re-arm (Linux x86_pmu_handle_irq)",             \
 	[SF_DUPLICATE_PMI] = "AMD documents a late PMI for an overflow an earlier PMI already "    \
-			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window, facts §9): " \
+			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window): " \
 			     "reported, not failed, so a duplicate cannot be told from it",        \
 	[SF_ALIAS_BROKEN] = "no core extension (CPUID 8000_0001h ECX[23] clear): C001_0000h-7h "   \
 			    "are the only counters, nothing aliases them", SIM_NA_SPFLT,            \
@@ -247,7 +247,7 @@ static const struct sim_silicon si_k8 = {
 };
 static const struct sim_model athlon = {
     .name = "athlon",
-    .doc = "AMD Athlon x86 Code Optimization guide (22007E) PerfEvtSel; facts §2, §7",
+    .doc = "AMD Athlon x86 Code Optimization guide (22007E) PerfEvtSel; Linux amd/core.c",
     .driver = PMU_DRV_AMD_LEGACY,
     .faults = LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE) & ~SIM_F(SF_DOUBLE_COUNT)),
     .fault_na = {SIM_NA_TOPDOWN, LEGACY_NA, SIM_NA_NO_SMP,
@@ -268,7 +268,7 @@ SIM_MODEL(athlon);
 
 static const struct sim_model opteron = {
     .name = "opteron",
-    .doc = "AMD K8 BKDG §10.1-10.2 (PerfCtr, PerfEvtSel); facts §2, §7",
+    .doc = "AMD K8 BKDG #26094 §10.1-10.2 (PerfCtr, PerfEvtSel); Linux amd/core.c",
     .driver = PMU_DRV_AMD_LEGACY,
     .faults = LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)),
     .fault_na = {SIM_NA_TOPDOWN, LEGACY_NA, SIM_NA_NO_SMP, [SF_REFCYC_CORE] =

@@ -1,10 +1,10 @@
 /* Models "yonah", "core2", "skylake", "arrowlake": Intel architectural
- * perfmon v1, v2, v4 and v6, written from x86-pmu-facts.md §1, §2, §4, §8
- * and §9, and for v6 the SDM's CPUID leaf 23H and Linux's msr-index.h.
+ * perfmon v1, v2, v4 and v6, written from SDM Vol. 3B 20.2 and Linux
+ * arch/x86/events/intel/core.c, and for v6 the SDM's CPUID leaf 23H and Linux's msr-index.h.
  *  - GP counter i: 0xC1+i (writes keep bits 31:0, sign-extend bit 31 to the
  *    width), event select 0x186+i with its own EN bit; full-width alias
  *    0x4C1+i where PERF_CAPABILITIES[13] is set (skylake).
- *  - Fixed counter i (v2+): 0x309+i, full-width writes (facts §10), enabled
+ *  - Fixed counter i (v2+): 0x309+i, full-width writes (kvm-unit-tests x86/pmu.c), enabled
  *    by its FIXED_CTR_CTRL 0x38D field (OS bit0, USR bit1, PMI bit3).
  *  - v2+: GLOBAL_CTRL 0x38F gates every counter, GLOBAL_STATUS 0x38E
  *    (read-only) records overflows, GLOBAL_OVF_CTRL 0x390 clears them
@@ -12,7 +12,7 @@
  *  - v6: leaf 23H lists the counters as bitmaps; counter n also sits at
  *    0x1900+4n (counter, full width) and 0x1901+4n (event select), fixed n
  *    at 0x1980+4n; GP counters past the eighth only there.
- *  - The local APIC masks LVTPC on delivery (facts §8).
+ *  - The local APIC masks LVTPC on delivery (Linux's i386 watchdog, arch/i386/kernel/nmi.c).
  * Counters in the simulator's numbering: GP first, then fixed. What
  * firmware and microcode add (realism "firmware") is model_arch_firmware.c;
  * the models themselves, their faults and configurations are
@@ -57,7 +57,7 @@ static bool full_width(const struct sim_cpu *s)
 	return (arch_cfg_of(s)->perf_caps & PERF_CAP_FW_WRITE) != 0;
 }
 
-/* GLOBAL_STATUS / GLOBAL_CTRL bit of simulator counter i (facts §4). */
+/* GLOBAL_STATUS / GLOBAL_CTRL bit of simulator counter i (SDM Vol. 3B 20.2.2). */
 static uint64_t gbit(const struct sim_cpu *s, unsigned i)
 {
 	return is_gp(s, i) ? 1ull << i : 1ull << (32 + i - n_gp(s));
@@ -72,7 +72,7 @@ static uint64_t counter_bits(const struct sim_cpu *s)
 }
 
 /* Status bits the model can hold: counters plus the named summary bits
- * 62 (buffer overflow) and 63 (CondChgd), facts §4. */
+ * 62 (buffer overflow) and 63 (CondChgd), SDM Vol. 3B 20.2.4.1. */
 static uint64_t status_bits(const struct sim_cpu *s)
 {
 	return counter_bits(s) | (1ull << 62) | (1ull << 63) | arch_freeze_status_bits(s);
@@ -150,7 +150,7 @@ void arch_sim_reset(struct sim_cpu *s)
 		ecx1 |= CPUID1_ECX_X2APIC;
 	sim_set_cpuid(s, 1, 0, sim_fms(c->family, c->model, c->stepping),
 		      0x00010800u | s->apic_id << 24, ecx1, c->leaf1_edx);
-	/* CPUID.0AH (facts §4): EAX version | GP count | GP width | mask
+	/* CPUID.0AH (SDM Vol. 3B 20.2.1): EAX version | GP count | GP width | mask
 	 * length 7; EDX fixed count | fixed width. */
 	sim_set_cpuid(s, 0x0a, 0, c->version | leaf0a_gp(s) << 8 | c->gp_width << 16 | 7u << 24,
 		      c->ebx, 0,
@@ -276,7 +276,7 @@ int arch_sim_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 }
 
 /* The v2+ registers: FIXED_CTR_CTRL and the global control, status and
- * acknowledge registers (facts §4). */
+ * acknowledge registers (SDM Vol. 3B 20.2.2). */
 static int wrmsr_global(struct sim_cpu *s, uint32_t msr, uint64_t v)
 {
 	switch (msr) {
@@ -317,8 +317,8 @@ int arch_sim_wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	if (k >= 0) {
 		uint64_t w = v;
 		/* 0xC1+i keeps bits 31:0 and sign-extends bit 31; the 0x4C1+i
-		 * alias and the fixed counters take the full width (facts §2,
-		 * §10). */
+		 * alias and the fixed counters take the full width (SDM Vol. 3B 20.2.6;
+		 * kvm-unit-tests x86/pmu.c). */
 		if (msr < MSR_P6_PERFCTR0 + n_legacy(s))
 			w = sim_has_fault(s, SF_NO_SIGN_EXTEND)
 				? v & 0xffffffffull
@@ -405,7 +405,7 @@ uint64_t arch_sim_rate(struct sim_cpu *s, unsigned i, const struct workload_vect
 	}
 	unsigned f = i - n_gp(s);
 	uint64_t field = (s->reg[REG_FIXED_CTRL] >> (4 * f)) & 0xf;
-	/* a fixed counter is enabled by its OS/USR bits (facts §4) */
+	/* a fixed counter is enabled by its OS/USR bits (SDM Vol. 3B 20.2.2) */
 	if (!sim_ctr_counting(s, i, false, (field & 0x3) != 0, global))
 		return 0;
 	if (!sim_priv_counts(s, (field & 0x1) != 0, (field & 0x2) != 0))
@@ -436,7 +436,7 @@ bool arch_sim_overflow(struct sim_cpu *s, unsigned i)
 	return pmi;
 }
 
-/* Overflow bits still set in GLOBAL_STATUS (late-ack, facts §8). */
+/* Overflow bits still set in GLOBAL_STATUS (Linux late_ack, intel_pmu_handle_irq). */
 uint64_t arch_sim_pending(struct sim_cpu *s)
 {
 	return globals(s) ? s->reg[REG_GLOBAL_STATUS] & counter_bits(s) : 0;

@@ -9,11 +9,11 @@
 
 /* What firmware leaves behind (realism "firmware"):
  *  - counter 0 counting cycles with EN set (and its GLOBAL_CTRL bit on v2+),
- *    the "Broken BIOS" state Linux's check_hw_exists warns about (facts §0);
+ *    the "Broken BIOS" state Linux's check_hw_exists warns about (arch/x86/events/core.c);
  *  - IA32_MISC_ENABLE[22] LIMIT_CPUID set, so CPUID leaf 0 says 2 until it
  *    is cleared, as Linux's early_init_intel does (SDM Vol. 4 MSR 1A0H);
  *  - Skylake microcode with TSX_FORCE_ABORT (CPUID.7:EDX[13]): PMC3 belongs
- *    to the microcode unless MSR 0x10F bit 0 is set (facts §10 Skylake TSX). */
+ *    to the microcode unless MSR 0x10F bit 0 is set (Linux intel_set_tfa). */
 void arch_firmware(struct sim_cpu *s, bool globals, bool tfa)
 {
 	s->reg[REG_EVNTSEL(0)] = EVTSEL_EN | EVTSEL_OS | EVTSEL_USR | 0x3c;
@@ -56,7 +56,7 @@ static uint64_t ds_unavailable(const struct sim_cpu *s)
 
 int arch_firmware_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v, bool tfa)
 {
-	if (msr == MSR_IA32_MISC_ENABLE) { /* facts §0: bit 7, perfmon available */
+	if (msr == MSR_IA32_MISC_ENABLE) { /* SDM Vol. 4 Table 2-2: bit 7, perfmon */
 		*v = MISC_ENABLE_EMON | ds_unavailable(s) |
 		     (s->real.limit_cpuid ? MISC_ENABLE_LIMIT_CPUID : 0);
 		return HW_OK;

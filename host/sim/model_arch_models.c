@@ -129,7 +129,7 @@ static const struct sim_silicon si_sapphirerapids = {
 };
 
 /* What the three models share: the register file above, and the local APIC
- * masks LVTPC on delivery (facts §8). */
+ * masks LVTPC on delivery (Linux's i386 watchdog). */
 #define ARCH_MODEL                                                                                 \
 	.driver = PMU_DRV_INTEL_ARCH, .reset = arch_sim_reset, .rdmsr = arch_sim_rdmsr,            \
 	.wrmsr = arch_sim_wrmsr, .rdpmc = arch_sim_rdpmc, .rate = arch_sim_rate,                   \
@@ -145,7 +145,8 @@ static const struct sim_silicon si_sapphirerapids = {
 
 static const struct sim_model yonah = {
     .name = "yonah",
-    .doc = "x86-pmu-facts.md §4 (arch perfmon v1: no fixed, no globals), §9 generic handler",
+    .doc = "SDM Vol. 3B 20.2.1 (arch perfmon v1: no fixed, no globals); Linux core_pmu, "
+	   "x86_pmu_handle_irq",
     .faults = ARCH_COMMON_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)),
     .fault_na =
 	{
@@ -159,18 +160,18 @@ static const struct sim_model yonah = {
 	    [SF_REFCYC_CORE] = "Core Duo has no turbo: its core clock runs at the TSC's "
 			       "rate, reference and core cycles are the same",
 	    [SF_NO_OVERFLOW_STATUS] = "arch perfmon v1 has no overflow status "
-				      "register (facts §4, §9)",
+				      "register (SDM Vol. 3B 20.2.1)",
 	    [SF_GLOBAL_CTRL_IGNORED] = "arch perfmon v1 has no global control "
-				       "(facts §4 core_pmu)",
+				       "(Linux core_pmu)",
 	    [SF_ACK_IGNORED] = "arch perfmon v1 has no overflow status to "
-			       "acknowledge (facts §9)",
+			       "acknowledge (SDM Vol. 3B 20.2.1)",
 	    [SF_GLOBAL_IGNORED_GP] = "arch perfmon v1 has no global control "
-				     "(facts §4 core_pmu)",
+				     "(Linux core_pmu)",
 	    [SF_STATUS_NOT_STICKY] = "arch perfmon v1 has no overflow status register: "
-				     "overflow is the counter's top bit (facts §9)",
+				     "overflow is the counter's top bit (Linux x86_pmu_handle_irq)",
 	    [SF_PMI_STORM] = "arch perfmon v1 has no overflow flag that could stick: "
 			     "overflow is the counter's top bit, rewritten by the re-arm "
-			     "(facts §9 generic handler)",
+			     "(Linux x86_pmu_handle_irq)",
 	},
     ARCH_MODEL,
     .si = &si_core,
@@ -179,7 +180,7 @@ SIM_MODEL(yonah);
 
 static const struct sim_model core2 = {
     .name = "core2",
-    .doc = "x86-pmu-facts.md §4 (arch perfmon v2: 3 fixed, globals), §8, §9",
+    .doc = "SDM Vol. 3B 20.2.2 (arch perfmon v2: 3 fixed, globals); Linux intel_pmu_handle_irq",
     .faults = ARCH_V2_FAULTS | SIM_EVENT_FAULTS | ARCH_FREEZE_FAULTS,
     .fault_na = {NA_NO_METRICS, NA_ARCH_FAST, NA_ARCH_NO_FW, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX,
 		 SIM_NA_NO_SMP},
@@ -190,7 +191,8 @@ SIM_MODEL(core2);
 
 static const struct sim_model skylake = {
     .name = "skylake",
-    .doc = "x86-pmu-facts.md §2, §4 (arch perfmon v4, STATUS_SET, full-width writes), §8, §9",
+    .doc = "SDM Vol. 3B 20.2.4, 20.2.6 (arch perfmon v4, STATUS_SET, full-width writes); "
+	   "Linux intel_pmu_handle_irq",
     .faults = ARCH_V2_FAULTS | SIM_EVENT_FAULTS | SIM_F(SF_FULL_WIDTH_NO_GP) |
 	      SIM_F(SF_IN_TX_IGNORED) | ARCH_FREEZE_FAULTS | SIM_LBR_FAULTS | SIM_PEBS_FAULTS |
 	      SIM_BTS_FAULTS,
@@ -223,7 +225,7 @@ static const struct sim_model sapphirerapids = {
     .name = "sapphirerapids",
     .doc = "SDM Vol. 3B 20.2.5 (arch perfmon v5), 18.1.2 (architectural LBRs); Linux "
 	   "intel/core.c intel_pmu_init INTEL_SAPPHIRERAPIDS_X (8 GP + 4 fixed, topdown, "
-	   "adaptive PEBS); facts §4, §8, §9",
+	   "adaptive PEBS); Linux intel_pmu_handle_irq",
     .driver = PMU_DRV_INTEL_ARCH,
     .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | SIM_F(SF_REFCYC_CORE) |
 	      SIM_F(SF_FULL_WIDTH_NO_GP) | ARCH_TD_FAULTS | SIM_LBR_FAULTS | SIM_PEBS_FAULTS |
@@ -247,7 +249,7 @@ SIM_MODEL(sapphirerapids);
 static const struct sim_model arrowlake = {
     .name = "arrowlake",
     .doc = "SDM Vol. 2A CPUID leaf 23H (perfmon v6 counter bitmaps), Linux msr-index.h "
-	   "MSR_IA32_PMC_V6_* (10 GP counters, 8 and 9 at 0x1900+4n only); facts §4, §8, §9",
+	   "MSR_IA32_PMC_V6_* (10 GP counters, 8 and 9 at 0x1900+4n only); intel_pmu_handle_irq",
     .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | SIM_F(SF_REFCYC_CORE) |
 	      SIM_F(SF_FULL_WIDTH_NO_GP) | ARCH_TD_FAULTS,
     .fault_na = {NA_ARCH_MEMORY, NA_ARCH_FAST, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX, SIM_NA_NO_SMP},
@@ -260,7 +262,8 @@ SIM_MODEL(arrowlake);
 const struct sim_model arch_alderlake = {
     .name = "alderlake",
     .doc = "SDM Vol. 2A CPUID leaf 1AH (core type), 0AH (what both core types share); Linux "
-	   "intel/core.c intel_pmu_init (P-core 8 GP + 4 fixed, E-core 6 + 3); facts §4, §8, §9",
+	   "intel/core.c intel_pmu_init (P-core 8 GP + 4 fixed, E-core 6 + 3), "
+	   "intel_pmu_handle_irq",
     .faults = ARCH_V2_FAULTS | ARCH_BRANCH_FAULTS | SIM_F(SF_REFCYC_CORE) |
 	      SIM_F(SF_FULL_WIDTH_NO_GP) | ARCH_TD_FAULTS,
     .fault_na = {NA_ARCH_MEMORY, NA_ARCH_FAST, SIM_NA_FAMILY_REGS, NA_ARCH_NO_TSX, SIM_NA_NO_SMP},

@@ -1,6 +1,7 @@
 /* Model "knc": an Intel Xeon Phi coprocessor core (Knights Corner,
  * GenuineIntel family 0xB model 1) written from the KNC PMU document
- * (327357-001JA) §1.4.1-§1.4.3 and facts §6. Two 40-bit counters (0x20/0x21,
+ * (#327357, Japanese edition 327357-001JA) §1.4.1-§1.4.3 and Linux knc.c. Two
+ * 40-bit counters (0x20/0x21,
  * read and written in full, §1.4.3.2), 32-bit event selects (0x28/0x29, bit
  * 19 reserved, table 1-5), PERF_SPFLT_CONTROL (0x2C, table 1-7), a sticky
  * read-only GLOBAL_STATUS (0x2D, §1.4.3.5), a write-only GLOBAL_OVF_CTRL that
@@ -74,7 +75,7 @@ static const struct uarch_cfg ua_knc = {
 
 static void reset(struct sim_cpu *s)
 {
-	/* Max leaf 4: no leaf 0AH, so no architectural perfmon (facts §0). */
+	/* Max leaf 4: no leaf 0AH, so no architectural perfmon (Linux intel_pmu_init). */
 	sim_vendor(s, 4, "GenuineIntel");
 	sim_set_cpuid(s, 1, 0, sim_fms(0xb, 1, 1), 0, 0, (1u << 4) | (1u << 5) | (1u << 9));
 	sim_set_cpuid(s, 0x80000000u, 0, 0x80000004u, 0, 0, 0);
@@ -390,7 +391,7 @@ static const struct sim_silicon si_knc = {
 static const struct sim_model knc = {
     .name = "knc",
     .doc = "Intel Xeon Phi (Knights Corner) PMU 327357-001JA §1.4.1-§1.4.4; "
-	   "x86-pmu-facts.md §6, §9 KNC",
+	   "Linux arch/x86/events/intel/knc.c",
     .driver = PMU_DRV_INTEL_KNC,
     .faults = SIM_F(SF_STUCK_COUNTER) | SIM_F(SF_SKID_LONG) | SIM_F(SF_NARROW_COUNTER) |
 	      SIM_F(SF_NO_OVERFLOW_STATUS) | SIM_F(SF_LOST_PMI) | SIM_F(SF_SPURIOUS_PMI) |

@@ -255,7 +255,7 @@ void kvm_skl_reset(struct sim_cpu *s)
 	sim_host_wrmsr(s, MSR_FIXED_CTR_CTRL, 0);
 	/* TSX_FORCE_ABORT belongs to the host: KVM exposes neither CPUID.7:
 	 * EDX[13] nor MSR 0x10F, and host perf sets it when the guest's
-	 * counter 3 needs PMC3 (facts §10 Skylake TSX). */
+	 * counter 3 needs PMC3 (Linux intel_set_tfa). */
 	sim_host_wrmsr(s, MSR_TSX_FORCE_ABORT, 1);
 	for (unsigned i = 0; i < s->n_cpuid; i++)
 		if (s->cpuid[i].leaf == 7)
@@ -460,13 +460,13 @@ static const struct sim_model zen4_kvm = {
 		 SIM_NA_PEBS(SIM_NA_DS_INTEL), SIM_NA_BTS(SIM_NA_DS_INTEL),
 		 SIM_NA_IBS("KVM gives a guest no IBS: 8000_0001h ECX[10] clear (Linux "
 			    "kvm/cpuid.c kvm_set_cpu_caps)"),
-		 [SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (facts §2), "
+		 [SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (APM §13.2), "
 				       "and KVM writes them whole (L:pmu.c pmc_write_counter)",
-		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (facts §7): every counter "
+		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (APM Vol. 2 §13.2): every counter "
 					  "ignoring GlobalCtl is global-ctrl-ignored",
 		 [SF_DUPLICATE_PMI] = "the AMD driver reports a late PMI for an overflow already "
-				      "handled (facts §9) instead of failing it: a duplicate "
-				      "cannot be told from it",
+				      "handled (Linux amd_pmu_adjust_nmi_window) instead of "
+				      "failing it: a duplicate cannot be told from it",
 		 [SF_CYCLES_REF] = SIM_NA_CYCLES_REF, AMD_NA_COUNTER_ACCESS,
 		 SIM_NA_EVENT(SIM_NA_NO_RULES " (events/amd_zen.c)")},
     .reset = kvm_zen_reset,

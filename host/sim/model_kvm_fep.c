@@ -20,7 +20,7 @@
 
 #define EV_INSTRUCTIONS 0x00c0 /* event select and unit mask (L:pmu.c kvm_pmu_eventsel) */
 #define EV_BRANCHES	0x00c4
-#define FIXED_OS	(1ull << 0) /* FIXED_CTR_CTRL field 0 (facts §4) */
+#define FIXED_OS	(1ull << 0) /* FIXED_CTR_CTRL field 0 (SDM Vol. 3B 20.2.2) */
 #define FIXED_USR	(1ull << 1)
 
 static const struct sim_model skylake_kvm_fep;

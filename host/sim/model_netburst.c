@@ -1,20 +1,20 @@
 /* Model "pentium4": a Pentium 4 (GenuineIntel family 0xF model 2, no HT)
- * written from facts §5, §8, §10 P4 and the SDM ESCR/CCCR excerpt. 18 40-bit
- * counters at 0x300+i with CCCRs at 0x360+i; every ESCR of facts §5 (46,
+ * written from the SDM Vol. 3B NetBurst sections and Linux intel/p4.c. 18 40-bit
+ * counters at 0x300+i with CCCRs at 0x360+i; every ESCR of Linux msr-index.h (46,
  * IQ_ESCR0/1 included: they exist on models 1-2). A counter counts when its
  * CCCR ENABLE is set and its ESCR select names an ESCR of its counter group
  * whose event and mask the model knows and whose T0_OS bit is set (the
  * harness runs in ring 0). Overflow sets the sticky CCCR.OVF and, with
  * OVF_PMI_T0, requests a PMI; the local APIC masks LVTPC on delivery.
- * CCCR1's ENABLE does not work (facts §10 P4 erratum).
+ * CCCR1's ENABLE does not work (Linux p4_pmu_enable_event).
  *
  * Model "pentium4-ht" is the same part with Hyper-Threading, the harness
  * running on logical processor 1 (CPUID.1: HTT, two logical processors,
- * initial APIC ID 1). The PMU is shared by both threads (facts §10 P4):
+ * initial APIC ID 1). The PMU is shared by both threads (Linux p4_pmu_swap_config_ts):
  * there an ESCR counts the harness's events only with its T1_OS bit and an
- * overflow interrupts it only through CCCR OVF_PMI_T1 (facts §5 bits).
+ * overflow interrupts it only through CCCR OVF_PMI_T1 (SDM NetBurst 'CCCR MSRs').
  *
- * Realism "firmware" adds erratum N15 (facts §10 P4): a write of a new value
+ * Realism "firmware" adds erratum N15 (specification update #249199): a write of a new value
  * to a counter does not take one time in four; writing the same value again
  * does, which is why Linux writes twice (p4_pmu_set_period).
  *
@@ -83,7 +83,7 @@ static const struct m_escr escr_tab[] = {
 };
 /* clang-format on */
 #define N_ESCR (sizeof(escr_tab) / sizeof(escr_tab[0]))
-_Static_assert(N_ESCR == 46, "facts §5: 46 ESCRs on models 1-2");
+_Static_assert(N_ESCR == 46, "Linux msr-index.h: 46 ESCRs on models 1-2");
 
 static void ctr_place(unsigned i, unsigned *group, unsigned *half)
 {
@@ -146,7 +146,7 @@ static void reset(struct sim_cpu *s)
 	s->n_ctr = NCTR;
 	for (unsigned i = 0; i < NCTR; i++)
 		s->width[i] = 40;
-	/* EMON (bit 7): performance monitoring available (facts §0) */
+	/* EMON (bit 7): performance monitoring available (SDM Vol. 4 Table 2-2) */
 	s->reg[P4SIM_MISC_ENABLE] = MISC_ENABLE_EMON;
 }
 
@@ -227,7 +227,7 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 		if (gp_faults(s, msr - MSR_P4_COUNTER0))
 			return HW_FAULT_GP;
 		if (!n15_lost(s, msr - MSR_P4_COUNTER0, v))
-			sim_ctr_set(s, msr - MSR_P4_COUNTER0, v); /* all 40 bits (facts §2) */
+			sim_ctr_set(s, msr - MSR_P4_COUNTER0, v); /* all 40 bits (SDM NetBurst) */
 		return HW_OK;
 	}
 	if (msr >= MSR_P4_CCCR0 && msr < MSR_P4_CCCR0 + NCTR) {
@@ -236,7 +236,7 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 		uint64_t ovf = old & P4SIM_CCCR_OVF;
 		if (gp_faults(s, i))
 			return HW_FAULT_GP;
-		/* OVF is sticky: software can clear it, not set it (facts §5);
+		/* OVF is sticky: software can clear it, not set it (Linux p4_pmu_clear_cccr_ovf);
 		 * the ack-ignored fault keeps it whatever is written. */
 		if (!(v & P4SIM_CCCR_OVF) && s->fault != SF_ACK_IGNORED && !sim_flag_stuck(s, i))
 			ovf = 0; /* pmi-storm: the stuck one stays */
@@ -362,12 +362,12 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	if (s->fault != SF_NO_OVERFLOW_STATUS)
 		*cccr |= P4SIM_CCCR_OVF;
 	/* The interrupt still fires without the flag: Linux's "unflagged
-	 * overflow" (facts §5). */
+	 * overflow" (Linux p4_pmu_clear_cccr_ovf). */
 	return (*cccr & (thread1(s) ? CCCR_OVF_PMI_T1 : CCCR_OVF_PMI_T0)) != 0;
 }
 
 /* Counters whose OVF is set with this thread's OVF_PMI: while one is, "the
- * NMI line will continue to be asserted" (facts §9 P4); pmi-storm uses it. */
+ * NMI line will continue to be asserted" (Linux p4_pmu_handle_irq); pmi-storm uses it. */
 static uint64_t pending(struct sim_cpu *s)
 {
 	uint64_t m = 0, pmi = thread1(s) ? CCCR_OVF_PMI_T1 : CCCR_OVF_PMI_T0;
@@ -417,14 +417,14 @@ static const struct sim_silicon si_p4 = {
 	"MSR_DEBUGCTLA has its BTS bits elsewhere, SDM Vol. 3B 18.5.1)"
 #define P4_NA_SMP SIM_NA_LBR(P4_NA_SMP_WHY), SIM_NA_BTS(P4_NA_SMP_WHY), SIM_NA_IBS(SIM_NA_IBS_AMD)
 #define P4_NA                                                                                      \
-	[SF_NO_SIGN_EXTEND] = "NetBurst counter writes set all 40 bits (facts §2); "              \
+	[SF_NO_SIGN_EXTEND] = "NetBurst counter writes set all 40 bits (SDM NetBurst); "           \
 			      "nothing sign-extends",                                              \
 	[SF_GLOBAL_CTRL_IGNORED] = "NetBurst has no global enable register, only "                 \
-				   "CCCR ENABLE (facts §5)",                                       \
+				   "CCCR ENABLE (SDM NetBurst)",                                   \
 	[SF_GLOBAL_IGNORED_GP] = "NetBurst has no global enable register, only "                   \
-				 "CCCR ENABLE (facts §5)",                                         \
+				 "CCCR ENABLE (SDM NetBurst)",                                     \
 	[SF_ENABLE_IGNORED_ONE] = "counter 1 is the one whose CCCR ENABLE does not "               \
-				  "work (facts §10 P4): the driver never uses it",                 \
+				  "work (Linux p4_pmu_enable_event): the driver never uses it",    \
 	[SF_REFCYC_CORE] = "NetBurst has no reference-cycles event: global_power_events "          \
 			   "counts core cycles (SDM NetBurst events)",                             \
 	[SF_CYCLES_REF] = SIM_NA_CYCLES_REF,                                                       \
@@ -433,7 +433,7 @@ static const struct sim_silicon si_p4 = {
 
 static const struct sim_model pentium4 = {
     .name = "pentium4",
-    .doc = "x86-pmu-facts.md §5, §8, §9 P4, §10 P4; SDM Vol. 3B ESCR/CCCR excerpt",
+    .doc = "SDM Vol. 3B NetBurst sections; Linux intel/p4.c",
     .driver = PMU_DRV_INTEL_NETBURST,
     .faults = P4_FAULTS,
     .fault_na = {P4_NA, SIM_NA_FAMILY_REGS, P4_NA_SMP, SIM_NA_TSX_FEP(SIM_NA_NO_RTM),
@@ -445,7 +445,7 @@ static const struct sim_model pentium4 = {
     .rate = rate,
     .overflow = overflow,
     .pending = pending,
-    .lvt_automask = true, /* facts §8: LVTPC masked on interrupt (P4) */
+    .lvt_automask = true, /* Linux perfctr-watchdog.c p4_rearm */
     .si = &si_p4,
     .smp = &sim_smp_pentium4,
 };
@@ -454,7 +454,7 @@ SIM_MODEL(pentium4);
 static const struct sim_model pentium4_ht = {
     .name = "pentium4-ht",
     .doc = "pentium4 with Hyper-Threading, harness on logical processor 1: ESCR T1 bits, "
-	   "OVF_PMI_T1 (facts §5, §10 P4)",
+	   "OVF_PMI_T1 (Linux p4_pmu_swap_config_ts)",
     .driver = PMU_DRV_INTEL_NETBURST,
     .faults = P4_FAULTS,
     .fault_na = {P4_NA, SIM_NA_FAMILY_REGS, P4_NA_SMP, SIM_NA_TSX_FEP(SIM_NA_NO_RTM),

@@ -1,5 +1,5 @@
 /* Model "pentium3": an Intel P6 PMU (Pentium III, family 6 model 7) written
- * from x86-pmu-facts.md §1-§3 and §8. Two 40-bit counters at 0xC1/0xC2 whose
+ * from the SDM Vol. 3B P6 section and Linux p6.c. Two 40-bit counters at 0xC1/0xC2 whose
  * writes keep bits 31:0 and sign-extend bit 31 into 39:32, event selects at
  * 0x186/0x187 with EN only in EVNTSEL0 (it gates both counters), no global
  * registers and no overflow status, and a local APIC that does not mask
@@ -16,7 +16,7 @@
 #define REG_EVNTSEL(i) (i)
 #define REG_UCODE      8
 #define P6_UCODE_REV   0x10ull
-/* facts §1: bit 21 is reserved on P6 and EN (22) exists only in EVNTSEL0. */
+/* SDM Vol. 3B P6 section: bit 21 is reserved on P6 and EN (22) exists only in EVNTSEL0. */
 #define SEL0_RW 0xffdfffffull
 #define SEL1_RW 0xff9fffffull
 
@@ -63,7 +63,7 @@ static const struct uarch_cfg ua_p6 = {
 
 static void reset(struct sim_cpu *s)
 {
-	/* Katmai has max leaf 2 and no 0AH (facts §0 picks P6 by family). */
+	/* Katmai has max leaf 2 and no 0AH (Linux intel_pmu_init picks P6 by family). */
 	sim_vendor(s, 2, "GenuineIntel");
 	/* leaf 1 EDX: FPU, VME, DE, PSE, TSC, MSR, PAE, MCE, CX8, APIC, SEP,
 	 * MTRR, PGE, MCA, CMOV, PAT, PSE36, MMX, FXSR, SSE */
@@ -78,7 +78,7 @@ static void reset(struct sim_cpu *s)
 		s->width[i] = P6_WIDTH;
 	s->reg[REG_UCODE] = P6_UCODE_REV << 32;
 	/* Realism "firmware": counter 0 left counting cycles with EN set, the
-	 * "Broken BIOS" state of Linux's check_hw_exists (facts §0). */
+	 * "Broken BIOS" state of Linux's check_hw_exists (arch/x86/events/core.c). */
 	if (sim_real(s, SE_FIRMWARE))
 		s->reg[REG_EVNTSEL(0)] = EVTSEL_EN | EVTSEL_OS | EVTSEL_USR | 0x79;
 }
@@ -114,7 +114,7 @@ static int wrmsr(struct sim_cpu *s, uint32_t msr, uint64_t v)
 	if (faulted(s, msr))
 		return HW_FAULT_GP;
 	if (msr >= MSR_P6_PERFCTR0 && msr < MSR_P6_PERFCTR0 + P6_CTRS) {
-		/* facts §2: only 32 bits are writable, 39:32 follow bit 31 */
+		/* SDM Vol. 3B P6: only 32 bits are writable, 39:32 follow bit 31 */
 		uint64_t w = v & 0xffffffffull;
 		if (!sim_has_fault(s, SF_NO_SIGN_EXTEND))
 			w = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
@@ -222,7 +222,7 @@ static uint64_t event_rate(const struct sim_cpu *s, uint64_t sel, const struct w
 static uint64_t rate(struct sim_cpu *s, unsigned i, const struct workload_vector *v)
 {
 	uint64_t sel = s->reg[REG_EVNTSEL(i)];
-	/* EVNTSEL0.EN gates both counters (facts §3). */
+	/* EVNTSEL0.EN gates both counters (SDM Vol. 3B P6 section). */
 	bool en = (s->reg[REG_EVNTSEL(0)] & EVTSEL_EN) != 0;
 
 	if (!sim_ctr_counting(s, i, true, en, true))
@@ -263,7 +263,8 @@ static const struct sim_silicon si_p6 = {
 };
 static const struct sim_model pentium3 = {
     .name = "pentium3",
-    .doc = "x86-pmu-facts.md §1-§3 (P6), §8 (LVTPC not auto-masked on P6 before Pentium M)",
+    .doc = "SDM Vol. 3B P6 section; Linux p6.c, perfctr-watchdog.c p6_rearm (LVTPC not "
+	   "auto-masked before Pentium M)",
     .driver = PMU_DRV_INTEL_P6,
     .faults = SIM_F(SF_STUCK_COUNTER) | SIM_F(SF_SKID_LONG) | SIM_F(SF_NARROW_COUNTER) |
 	      SIM_F(SF_NO_SIGN_EXTEND) | SIM_F(SF_LOST_PMI) | SIM_F(SF_SPURIOUS_PMI) |
@@ -284,14 +285,17 @@ static const struct sim_model pentium3 = {
 	    [SF_FULL_WIDTH_NO_GP] = "P6 has no full-width counter alias (IA32_A_PMCx, SDM Vol. "
 				    "3B 20.2.6): its writes keep 32 bits",
 	    [SF_PMI_STORM] = "P6 has no overflow flag that could stick: overflow is the "
-			     "counter's top bit, rewritten by the re-arm (facts §9)",
+			     "counter's top bit, rewritten by the re-arm "
+			     "(Linux x86_pmu_handle_irq)",
 	    [SF_NO_OVERFLOW_STATUS] = "P6 has no overflow status register; overflow "
-				      "is the counter's top bit going clear (facts §9)",
-	    [SF_GLOBAL_CTRL_IGNORED] = "P6 has no global control register (facts §3)",
-	    [SF_GLOBAL_IGNORED_GP] = "P6 has no global control register (facts §3)",
-	    [SF_ACK_IGNORED] = "P6 has no overflow status to acknowledge (facts §9)",
+				      "is the counter's top bit going clear "
+				      "(Linux x86_pmu_handle_irq)",
+	    [SF_GLOBAL_CTRL_IGNORED] = "P6 has no global control register (SDM Vol. 3B P6 section)",
+	    [SF_GLOBAL_IGNORED_GP] = "P6 has no global control register (SDM Vol. 3B P6 section)",
+	    [SF_ACK_IGNORED] = "P6 has no overflow status to acknowledge (SDM Vol. 3B P6 section)",
 	    [SF_STATUS_NOT_STICKY] = "P6 has no overflow status register; overflow "
-				     "is the counter's top bit going clear (facts §9)",
+				     "is the counter's top bit going clear "
+				     "(Linux x86_pmu_handle_irq)",
 	    [SF_REFCYC_CORE] = "P6 has no reference-cycles event: CPU_CLK_UNHALTED (79H) is its "
 			       "only clock (Intel SDM Vol. 3B, P6 family events)",
 	},

@@ -216,7 +216,7 @@ void sim_ctr_set(struct sim_cpu *s, unsigned i, uint64_t v)
 		v = 0;
 	s->ctr[i] = v & sim_width_mask(s, i);
 	/* width-high-bits: the bits above the implemented width keep what was
-	 * written instead of reading 0 (facts §2 widths). */
+	 * written instead of reading 0 (widths: SDM Vol. 3B, APM Vol. 2 §13.2). */
 	s->ctr_hi[i] = s->fault == SF_WIDTH_HIGH_BITS ? v & ~sim_width_mask(s, i) : 0;
 }
 
@@ -238,11 +238,12 @@ bool sim_ctr_counting(const struct sim_cpu *s, unsigned i, bool gp, bool enabled
 		      bool global_enabled)
 {
 	/* One counter without a working enable bit, as Core Duo erratum AE49
-	 * "perfctr1 doesn't have a working enable bit" (facts §10). */
+	 * "perfctr1 doesn't have a working enable bit" (Linux
+	 * perfctr-watchdog.c). */
 	if (s->fault == SF_ENABLE_IGNORED_ONE && i == 1)
 		enabled = true;
 	/* General-purpose counters that ignore the global enable while the
-	 * fixed counters obey it (facts §4: GLOBAL_CTRL gates both kinds). */
+	 * fixed counters obey it (SDM Vol. 3B 20.2.2: GLOBAL_CTRL gates both kinds). */
 	if (s->fault == SF_GLOBAL_IGNORED_GP && gp)
 		global_enabled = true;
 	return sim_counting(s, enabled, global_enabled);
@@ -386,11 +387,11 @@ static uint64_t dropped(struct sim_cpu *s, uint32_t msr, uint64_t val)
 		target = MSR_KNC_EVNTSEL0 + 1;
 		bit = 1ull << 21;
 		break;
-	case PMU_DRV_AMD_CORE: /* PERF_CTL1 bit 35, event select bit 11 (facts §1) */
+	case PMU_DRV_AMD_CORE: /* PERF_CTL1 bit 35, event select bit 11 (APM Vol. 2 §13.2) */
 		target = MSR_F15H_PERF_CTL0 + 2;
 		bit = 1ull << 35;
 		break;
-	case PMU_DRV_INTEL_NETBURST: /* CRU_ESCR1 tag value bit 0 (facts §5 ESCR 8:5) */
+	case PMU_DRV_INTEL_NETBURST: /* CRU_ESCR1 tag value bit 0 (SDM 'ESCR MSRs') */
 		target = 0x3b9;
 		bit = 1ull << 5;
 		break;

@@ -250,7 +250,8 @@ struct sim_model {
 	uint64_t (*rate)(struct sim_cpu *s, unsigned i, const struct workload_vector *v);
 	/* Counter i overflowed: record status; return true to request a PMI. */
 	bool (*overflow)(struct sim_cpu *s, unsigned i);
-	/* The local APIC masks LVTPC when it delivers a PMI (facts §8). */
+	/* The local APIC masks LVTPC when it delivers a PMI (Linux
+	 * perfctr-watchdog.c, i386 nmi.c). */
 	bool lvt_automask;
 	/* Overflows still flagged in status (late-ack), 0 if none or no status. */
 	uint64_t (*pending)(struct sim_cpu *s);

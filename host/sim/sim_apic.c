@@ -39,7 +39,7 @@ static void clear_bit(uint8_t *v, unsigned n)
 
 /* pmi-storm: a flag that will not clear keeps the PMU's request up, so the
  * APIC takes it again whenever LVTPC is unmasked or the PMI is EOIed ("the
- * NMI line will continue to be asserted while the OVF bit is set", facts §9
+ * NMI line will continue to be asserted while the OVF bit is set", Linux p4_pmu_handle_irq
  * P4). KNC's line is an edge (§1.4.3.9): no pending hook, no repeat. */
 static void storm_again(struct sim_cpu *s)
 {

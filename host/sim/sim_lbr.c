@@ -16,7 +16,7 @@
  * The freeze on PMI (DEBUGCTL.FREEZE_LBRS_ON_PMI): an overflow that
  * requests a PMI stops the records there; perfmon v4 and AMD PerfMonV2
  * set GLOBAL_STATUS.LBR_FRZ (bit 58) and record again once software
- * clears it (SDM Vol. 3B 20.2.4.1; facts §7), earlier cores clear
+ * clears it (SDM Vol. 3B 20.2.4.1; Linux amd_pmu_v2_handle_irq), earlier cores clear
  * DEBUGCTL.LBR (SDM Vol. 3B 18.4.7).
  * Faults: lbr-off-by-one pairs each FROM with the TO of the branch before;
  * lbr-filter-ignored records every branch kind; lbr-freeze-ignored records

@@ -29,7 +29,7 @@ static inline void boot_as(const char *model, enum sim_fault f, enum pmu_driver_
 }
 
 /* A driver forced onto a CPU whose PMU MSRs do not exist: the probe of
- * facts §0 reports not-functional with the #GP it met on msr_hex. */
+ * Linux check_hw_exists reports not-functional with the #GP it met on msr_hex. */
 static inline void check_probe_refused(enum pmu_driver_id drv, const char *msr_hex)
 {
 	boot_as("nopmu", SF_NONE, drv);
@@ -179,7 +179,7 @@ static inline void check_ack_ignored(void)
 }
 
 /* The collecting handler: INT set, LVTPC at a fixed vector, the handler
- * runs pmi_collect (the generic order of facts §9) and never unmasks. */
+ * runs pmi_collect (the generic order of Linux x86_pmu_handle_irq) and never unmasks. */
 static uint64_t pmi_calls, pmi_mask, pmi_lvt_masked;
 static int pmi_st;
 

@@ -133,7 +133,8 @@ static int t_ack(struct pmu *p, uint64_t mask)
 	return hw_wrmsr(T_OVF_CTRL, mask);
 }
 
-/* KNC §1.4.3.9 / facts §9: stop, then ack and re-read status until clear. */
+/* KNC #327357 §1.4.3.9 / Linux knc_pmu_handle_irq: stop, then ack and
+ * re-read status until clear. */
 static int t_pmi_collect(struct pmu *p, uint64_t *mask)
 {
 	uint64_t st;

@@ -1,4 +1,5 @@
-/* CPUID decoding and PMU driver choice (x86-pmu-facts.md §0). */
+/* CPUID decoding and PMU driver choice (Linux init_hw_perf_events,
+ * intel_pmu_init, amd_pmu_init). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

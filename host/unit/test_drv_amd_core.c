@@ -1,6 +1,6 @@
 /* The amd-core driver against the simulated Fam15h ("bulldozer", core
- * extension, sign-bit overflow) and Fam19h ("zen4", PerfMonV2): facts §0,
- * §2, §7, §9. */
+ * extension, sign-bit overflow) and Fam19h ("zen4", PerfMonV2): AMD APM Vol. 2
+ * #24593 §13.2, Linux amd/core.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,7 +36,7 @@ static void common_counters(unsigned n)
 	assert_int_equal(p.n_gp, n);
 	assert_int_equal(p.n, n);
 	assert_int_equal(p.n_fixed, 0);
-	assert_int_equal(p.pmi_flags, PMU_PMI_LATE_ECHO); /* no auto-mask: facts §8, §9 */
+	assert_int_equal(p.pmi_flags, PMU_PMI_LATE_ECHO); /* no auto-mask: Linux amd/core.c */
 	assert_true(p.caps & PMU_CAP_RDPMC);
 	assert_true(p.caps & PMU_CAP_EDGE_INV_CMASK);
 	for (unsigned i = 0; i < n; i++) {
@@ -68,7 +68,7 @@ static void describe_bulldozer(void **st)
 	assert_int_equal(p.ops->msrs(&p, d, 32), 12);
 	for (unsigned i = 0; i < 6; i++) {
 		assert_int_equal(d[2 * i].addr, CTL(i));
-		/* bit 19 has no field on AMD cores, 21 is reserved (facts §1) */
+		/* bit 19 has no field on AMD cores, 21 is reserved (APM Vol. 2 §13.2) */
 		assert_int_equal(d[2 * i].rw_mask, 0x30fffd7ffffull);
 		assert_int_equal(d[2 * i + 1].addr, CTR(i));
 		assert_int_equal(d[2 * i + 1].rw_mask, M48);
@@ -110,7 +110,7 @@ static void describe_zen4(void **st)
 	assert_int_equal(msr(G_CTL), 0); /* reset value; the driver enables */
 }
 
-/* 8000_0022h EBX[3:0] gives the counter count (facts §7). */
+/* 8000_0022h EBX[3:0] gives the counter count (APM Vol. 3 E.4.23). */
 static void v2_counter_count_from_cpuid(void **st)
 {
 	(void)st;
@@ -169,7 +169,8 @@ static void write_read_full_width(void **st)
 	}
 }
 
-/* Assumption (facts §10, AMD APM): C001_0000h-7h alias counters 0-3. */
+/* Assumption (ours, from AMD APM Vol. 2 §13.2; Linux never relies on it):
+ * C001_0000h-7h alias counters 0-3. */
 static void bulldozer_legacy_alias(void **st)
 {
 	(void)st;
@@ -295,7 +296,7 @@ static void ack_v2(void **st)
 	assert_int_equal(msr(G_STATUS), 0);
 }
 
-/* facts §9 PerfMonV2 order: GlobalCtl = 0, read status, clear it. */
+/* Linux amd_pmu_v2_handle_irq order: GlobalCtl = 0, read status, clear it. */
 static void pmi_collect_v2(void **st)
 {
 	(void)st;
@@ -339,7 +340,7 @@ static void pmi_collect_bulldozer(void **st)
 	assert_false(msr(CTL(2)) & EVTSEL_EN);
 }
 
-/* x2APIC LVTPC (MSR 834h) on zen4; no auto-mask (facts §8). */
+/* x2APIC LVTPC (MSR 834h) on zen4; no auto-mask (Linux amd_pmu_v2_handle_irq). */
 static void pmi_delivery_v2(void **st)
 {
 	(void)st;
@@ -382,7 +383,7 @@ static void generic_events(void **st)
 {
 	(void)st;
 	struct pmu_event e;
-	boot("zen4", SF_NONE); /* Fam17h+ map (facts §7) */
+	boot("zen4", SF_NONE); /* Fam17h+ map (Linux amd_zen1_perfmon_event_map) */
 	assert_int_equal(p.ops->generic_event(&p, GEN_CACHE_REFS, 0, &e), 0);
 	assert_int_equal(e.code, 0x60);
 	assert_int_equal(e.umask, 0xff);

@@ -1,5 +1,5 @@
 /* The amd-legacy driver against the simulated K7 ("athlon") and K8
- * ("opteron"): facts §2, §7, §9; K8 BKDG §10.1-10.2. */
+ * ("opteron"): AMD APM Vol. 2 §13.2, Linux amd/core.c; K8 BKDG #26094 §10.1-10.2. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,7 +33,7 @@ static void describe_model(const char *model, uint32_t family)
 	assert_int_equal(p.n_fixed, 0);
 	assert_int_equal(p.n, 4);
 	assert_int_equal(p.version, 0);
-	assert_int_equal(p.pmi_flags, PMU_PMI_LATE_ECHO); /* no auto-mask on AMD (facts §8, §9) */
+	assert_int_equal(p.pmi_flags, PMU_PMI_LATE_ECHO); /* no auto-mask: Linux amd/core.c */
 	assert_true(p.caps & PMU_CAP_SIGN_OVERFLOW);
 	assert_true(p.caps & PMU_CAP_EDGE_INV_CMASK);
 	assert_true(p.caps & PMU_CAP_RDPMC);
@@ -98,9 +98,9 @@ static void program_fields(void **st)
 	assert_int_equal(p.ops->program(&p, 3, &e, PMU_F_OS), HW_OK);
 }
 
-/* From Fam10h event[11:8] lives in bits 35:32 (facts §1). The legacy driver
+/* From Fam10h event[11:8] lives in bits 35:32 (APM Vol. 2 §13.2). The legacy driver
  * on a Fam15h part writes C001_0000h, which the model aliases to
- * C001_0200h (assumption: facts §10). */
+ * C001_0200h (assumption, ours: APM Vol. 2 §13.2). */
 static void program_12bit_event_on_fam15h(void **st)
 {
 	(void)st;
@@ -191,7 +191,7 @@ static void counter_mask(void **st)
 	assert_int_equal(ctr(2), 0);
 }
 
-/* facts §7: overflow is bit 47 clear on a counter preloaded with it set. */
+/* Linux x86_pmu_handle_irq: overflow is bit 47 clear on a counter preloaded with it set. */
 static void overflow_sign_bit(void **st)
 {
 	(void)st;
@@ -280,7 +280,7 @@ static void pmi_delivery(void **st)
 	assert_int_equal(pmi_calls, 1);
 	assert_int_equal(pmi_mask, 0x2);
 	assert_int_equal(pmi_st, HW_OK);
-	assert_int_equal(pmi_lvt_masked, 0); /* not auto-masked (facts §8) */
+	assert_int_equal(pmi_lvt_masked, 0); /* not auto-masked (Linux amd/core.c) */
 	assert_false(apic_read(APIC_LVT_PC) & LVT_MASKED);
 	/* Without INT the overflow is silent. */
 	count(0, 0x76, 0);
@@ -339,7 +339,7 @@ static void generic_events(void **st)
 	assert_int_equal(ctr(0), 33);
 }
 
-/* An AMD driver on a CPU whose PMU MSRs do not exist (facts §0). */
+/* An AMD driver on a CPU whose PMU MSRs do not exist (Linux check_hw_exists). */
 static void probe_not_functional(void **st)
 {
 	(void)st;

@@ -1,5 +1,5 @@
 /* The intel-arch driver against the simulated yonah (v1), core2 (v2) and
- * skylake (v4) (x86-pmu-facts.md §2, §4, §8, §9, §10): CPUID.0AH decoding,
+ * skylake (v4) (SDM Vol. 3B 20.2, Linux intel/core.c): CPUID.0AH decoding,
  * the three write paths, per-counter and global enables, status-register and
  * sign-bit overflow, the PMI loop, STATUS_SET, and every injected fault
  * changing what the driver reports. */
@@ -159,7 +159,7 @@ static void describe_skylake(void **st)
 	assert_true(drv_ci.x2apic_capable);
 }
 
-/* facts §4 fixed-counter count: v2-v4 at least 3 on bare metal, as-is under
+/* Linux intel_pmu_init's fixed-counter count: v2-v4 at least 3 on bare metal, as-is under
  * a hypervisor; v5 takes the ECX bitmask; width falls back to the GP one. */
 static void fixed_counter_count(void **st)
 {
@@ -200,7 +200,7 @@ static void fixed_counter_count(void **st)
 	assert_non_null(strstr(p->reason, "mask length"));
 }
 
-/* EBX: a set bit makes that architectural event unavailable (facts §4). */
+/* EBX: a set bit makes that architectural event unavailable (SDM Vol. 3B 20.2.1.2). */
 static void unavailable_events(void **st)
 {
 	(void)st;
@@ -214,7 +214,7 @@ static void unavailable_events(void **st)
 	assert_int_equal(p->arch_ebx, 0x26);
 	assert_int_equal(p->ops->generic_event(p, GEN_INSTRUCTIONS, 0, &ev), HW_UNSUPPORTED);
 	assert_int_equal(p->ops->generic_event(p, GEN_BRANCHES, 1, &ev), HW_UNSUPPORTED);
-	/* no GP encoding for ref-cycles whatever EBX says (facts §4) */
+	/* no GP encoding for ref-cycles whatever EBX says (Linux perf_event.h) */
 	assert_int_equal(p->ops->generic_event(p, GEN_REF_CYCLES, 2, &ev), HW_REFUSED);
 	assert_int_equal(p->ops->generic_event(p, GEN_CYCLES, 0, &ev), 0);
 	assert_int_equal(p->ops->generic_event(p, GEN_BRANCH_MISSES, 0, &ev), 0);
@@ -306,7 +306,7 @@ static void full_width_write(void **st)
 	assert_int_equal(drv_read(p, 0), 0xff80000000ull);
 }
 
-/* Fixed counters take the full width on every path (facts §10). */
+/* Fixed counters take the full width on every path (kvm-unit-tests x86/pmu.c). */
 static void fixed_full_width(void **st)
 {
 	(void)st;
@@ -380,7 +380,7 @@ static void program_encodings(void **st)
 	assert_int_equal(drv_msr(0x38d), 0x02);
 }
 
-/* v1: each counter has its own EN; no global registers (facts §4). */
+/* v1: each counter has its own EN; no global registers (SDM Vol. 3B 20.2.1). */
 static void v1_enable_bits(void **st)
 {
 	(void)st;

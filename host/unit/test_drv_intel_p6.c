@@ -1,5 +1,5 @@
-/* The intel-p6 driver against the simulated Pentium III (x86-pmu-facts.md
- * §2, §3, §8, §9): widths, the 32-bit sign-extending write, the single
+/* The intel-p6 driver against the simulated Pentium III (SDM Vol. 3B P6
+ * section, Linux p6.c): widths, the 32-bit sign-extending write, the single
  * enable bit, sign-bit overflow, PMI collection, and every fault the model
  * can inject changing what the driver reports. */
 /* cmocka.h needs these first */
@@ -55,7 +55,7 @@ static void describe_pentium3(void **st)
 	assert_int_equal(p->ops->msrs(p, d, 2), 2);
 }
 
-/* Pentium M (models 9 and 13) needs LVTPC re-unmasked (facts §8). */
+/* Pentium M (models 9 and 13) needs LVTPC re-unmasked (Linux perfctr-watchdog.c p6_rearm). */
 static void pentium_m_automask(void **st)
 {
 	(void)st;
@@ -136,7 +136,7 @@ static void generic_events(void **st)
 }
 
 /* EVNTSEL0.EN gates both counters; a single counter is stopped with the NOP
- * event (facts §3). */
+ * event (Linux p6_pmu_disable_event). */
 static void single_enable(void **st)
 {
 	(void)st;

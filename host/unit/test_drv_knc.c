@@ -1,5 +1,5 @@
-/* The intel-knc driver against the simulated "knc" (KNC §1.4.3, facts §6,
- * §9 KNC): event selects, 40-bit counters, EVNTSEL.EN AND GLOBAL_CTRL
+/* The intel-knc driver against the simulated "knc" (KNC #327357 §1.4.3,
+ * Linux knc.c): event selects, 40-bit counters, EVNTSEL.EN AND GLOBAL_CTRL
  * gating, sticky status and OVF_CTRL, the 1-bit PMI line, the PMI collect
  * loop, and the injected faults. */
 #include <setjmp.h>
@@ -27,7 +27,7 @@ static void describe(void **st)
 	size_t n;
 	(void)st;
 	boot(SF_NONE);
-	check_gp40("intel-knc", 2, 0x20, 0x28); /* selects at 0x28, not Linux's 0x2A (facts §6) */
+	check_gp40("intel-knc", 2, 0x20, 0x28); /* 0x28, not knc_pmu_enable_event's 0x2A */
 	assert_int_equal(p.global_ctrl_msr, 0x2f);
 	assert_int_equal(p.global_status_msr, 0x2d);
 	assert_int_equal(p.global_ovf_msr, 0x2e);
@@ -89,7 +89,7 @@ static void program_evntsel(void **st)
 	assert_int_equal(v, 0);
 
 	memset(&ev, 0, sizeof(ev));
-	ev.code = 0xcb; /* L2_READ_MISS: counter 0 only (facts §6) */
+	ev.code = 0xcb; /* L2_READ_MISS: counter 0 only (Linux knc_event_constraints) */
 	ev.umask = 0x10;
 	assert_int_equal(p.ops->program(&p, 1, &ev, PMU_F_OS), HW_REFUSED);
 	assert_int_equal(p.ops->program(&p, 0, &ev, PMU_F_OS), 0);

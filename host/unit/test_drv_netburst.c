@@ -1,5 +1,5 @@
-/* The intel-netburst driver against the simulated "pentium4" (facts §5, §9
- * P4, §10 P4): ESCR/CCCR programming and binding, 40-bit counters, sticky
+/* The intel-netburst driver against the simulated "pentium4" (SDM NetBurst,
+ * Linux p4.c): ESCR/CCCR programming and binding, 40-bit counters, sticky
  * and unflagged overflow, the PMI collect step, and the injected faults. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -183,7 +183,7 @@ static void generic_events(void **st)
 					 !allowed[g]		 ? HW_UNSUPPORTED
 					 : (allowed[g] >> i & 1) ? HW_OK
 								 : HW_REFUSED);
-	/* CCCR1's ENABLE is broken (facts §10): no generic event uses it */
+	/* CCCR1's ENABLE is broken (Linux p4_pmu_enable_event): no generic event uses it */
 	assert_int_equal(p.ops->generic_event(&p, GEN_CYCLES, C_BR1, &ev), HW_REFUSED);
 	assert_int_equal(p.ops->generic_event(&p, GEN_CYCLES, 0, &ev), 0);
 	assert_int_equal(ev.code, 0x13);
@@ -257,7 +257,7 @@ static void counts_through_binding(void **st)
 	assert_int_equal(ctr(C_INSTR), 33);
 }
 
-/* CCCR1's ENABLE bit does not work (facts §10 P4): the model keeps counter
+/* CCCR1's ENABLE bit does not work (Linux p4_pmu_enable_event): the model keeps counter
  * 1 still, which is why no generic event is offered on it. */
 static void cccr1_erratum(void **st)
 {
@@ -359,7 +359,7 @@ static void sticky_until_ack(void **st)
 	assert_int_equal(sim.reg[P4SIM_CCCR(0)], (6ull << 13) | (3ull << 16));
 }
 
-/* Bit 39 clear on an armed counter without OVF (facts §5). */
+/* Bit 39 clear on an armed counter without OVF (Linux p4_pmu_clear_cccr_ovf). */
 static void unflagged_overflow(void **st)
 {
 	(void)st;

@@ -1,5 +1,5 @@
 /* AMD K7: the PerfEvtSel fields of the Athlon guide and the events of the
- * fact sheet's K7-Fam16h map (facts §7), and the legacy generic events. */
+ * Linux's K7-Fam16h map (amd/core.c amd_perfmon_event_map), and the legacy generic events. */
 #define _DEFAULT_SOURCE
 #include "events_test.h"
 #include <strings.h>
@@ -73,7 +73,7 @@ static void every_event(void **st)
 	resolve_expect(K7, "RETIRED_INSTRUCTIONS,counter=4", EV_REFUSED); /* four counters */
 }
 
-/* K7 to Fam16h share one map (facts §7), legacy or core-extension driver:
+/* K7 to Fam16h share one map (Linux amd_perfmon_event_map), legacy or core-extension driver:
  * the driver's generic_event on a simulated CPU of each family. */
 static void generic(void **st)
 {

@@ -1,4 +1,4 @@
-/* AMD Zen table and generic events against facts §7 (Fam17h+ map, Zen1 JSON). */
+/* AMD Zen table and generic events against Linux (amd_zen1_perfmon_event_map, amdzen1 JSON). */
 #define _DEFAULT_SOURCE
 #include "events_test.h"
 #include <strings.h>
@@ -7,7 +7,7 @@
 
 #define ZEN PMU_DRV_AMD_CORE, 0x17, 0x01
 
-/* (umask << 8) | event, facts §7. */
+/* (umask << 8) | event, Linux's config layout. */
 static const struct {
 	const char *name;
 	unsigned enc;
@@ -29,7 +29,7 @@ static void every_entry(void **st)
 	}
 }
 
-/* The Fam17h+ map (facts §7) of the driver on Zen parts of each family; the
+/* The Fam17h+ map (Linux amd_zen1_perfmon_event_map) of the driver on Zen parts of each family; the
  * catalogue documents every encoding. */
 static void generic(void **st)
 {
@@ -56,7 +56,7 @@ static void generic(void **st)
 	}
 }
 
-/* The map goes by family whatever the register layout (facts §7): a
+/* The map goes by family whatever the register layout (Linux amd_pmu_init): a
  * Fam17h part without the core extension (a hypervisor may hide it) gets
  * the Fam17h map from the legacy layout. */
 static void generic_legacy_layout(void **st)

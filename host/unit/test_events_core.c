@@ -84,7 +84,7 @@ static void case_insensitive_names(void **st)
 }
 
 /* The Intel drivers' maps through their generic_event op on a simulated
- * CPU of the family: facts §4 (arch). ref-cycles is the pseudo-encoding
+ * CPU of the family: Linux intel_perfmon_event_map (arch). ref-cycles is the pseudo-encoding
  * 0x0300 of fixed counter 2 alone; 0x013c on a GP counter is Linux's
  * bus-cycles. */
 static void generic_intel(void **st)
@@ -112,7 +112,7 @@ static void generic_intel(void **st)
 	assert_string_equal(m_gen_name(GEN_BRANCH_MISSES), "branch-misses");
 }
 
-/* facts §6: Linux's KNC map, unit mask 0. */
+/* Linux's KNC map (knc_perfmon_event_map), unit mask 0. */
 static void generic_knc(void **st)
 {
 	(void)st;
@@ -126,7 +126,7 @@ static void generic_knc(void **st)
 	}
 }
 
-/* facts §5: branches are BRANCH_RETIRED with all four outcome bits (SDM
+/* Linux p4_general_events: branches are BRANCH_RETIRED with all four outcome bits (SDM
  * Table 18-64, "P6: EMON_BR_INST_RETIRED"); no cache events. */
 static void generic_netburst(void **st)
 {

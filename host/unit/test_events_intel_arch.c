@@ -1,5 +1,5 @@
-/* Intel architectural events against facts §4 (CPUID.0AH:EBX bit order,
- * event map, fixed counters and pseudo-encodings). */
+/* Intel architectural events against SDM Vol. 3B 20.2.1.2 (CPUID.0AH:EBX bit order,
+ * Linux's event map, fixed counters and pseudo-encodings). */
 #define _DEFAULT_SOURCE
 #include "events_test.h"
 #include <strings.h>
@@ -8,7 +8,7 @@
 
 /* EBX bit i: core cycles, instructions retired, reference cycles, LLC
  * reference, LLC miss, branch instructions retired, branch misses retired;
- * encodings as (umask << 8) | event, from facts §4's map (ref cycles 0x013c). */
+ * encodings as (umask << 8) | event, from Linux's intel_perfmon_event_map (ref cycles 0x013c). */
 static const unsigned arch_enc[7] = {0x003c, 0x00c0, 0x013c, 0x4f2e, 0x412e, 0x00c4, 0x00c5};
 static const struct {
 	const char *name;

@@ -1,5 +1,5 @@
-/* Knights Corner table against table 1-6 of the KNC PMU document, and the
- * counter-0 restriction of facts §6. */
+/* Knights Corner table against table 1-6 of the KNC PMU guide #327357, and the
+ * counter-0 restriction of Linux's knc_event_constraints. */
 #define _DEFAULT_SOURCE
 #include "events_test.h"
 #include <strings.h>
@@ -8,7 +8,7 @@
 
 #define KNC PMU_DRV_INTEL_KNC, 0xb, EVENTS_ANY_MODEL
 
-/* facts §6, typed from the fact sheet. */
+/* Linux knc_perfmon_event_map and knc_event_constraints. */
 static const unsigned counter0_only[] = {0xc3, 0xc4, 0xc8, 0xc9, 0xca, 0xcb, 0xcc,
 					 0xce, 0xcf, 0xd7, 0xe3, 0xe6, 0xe7, 0xf1,
 					 0xf2, 0xf6, 0xf7, 0xfc, 0xfd, 0xfe, 0xff};
@@ -75,7 +75,7 @@ static void lookup_and_undocumented(void **st)
 	struct ev_result r = resolve_expect(KNC, "vpu_elements_active", EV_OK);
 	assert_int_equal(r.ev.code, 0x18);
 	assert_int_equal(r.ev.umask, 0x20);
-	r = resolve_expect(KNC, "event=0x00", EV_OK); /* event 0 DATA_READ is valid (facts §6) */
+	r = resolve_expect(KNC, "event=0x00", EV_OK); /* DATA_READ is valid: KNC #327357 */
 	assert_string_equal(r.def->name, "DATA_READ");
 	r = resolve_expect(KNC, "event=0x00,umask=0x20", EV_OK);
 	assert_string_equal(r.def->name, "VPU_DATA_READ");

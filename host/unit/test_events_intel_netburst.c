@@ -1,5 +1,5 @@
-/* NetBurst table against the SDM excerpt (BRANCH_RETIRED) and the fact
- * sheet's event -> ESCR -> counter bindings (facts §5), and the binding rules. */
+/* NetBurst table against the SDM NetBurst example (BRANCH_RETIRED) and
+ * Linux's event -> ESCR -> counter bindings (p4_event_bind_map), and the binding rules. */
 #define _DEFAULT_SOURCE
 #include "events_test.h"
 #include <strings.h>
@@ -8,7 +8,7 @@
 #define C(n) (1u << (n))
 
 /* name, ESCR event select, event mask, ESCR (T0), CCCR ESCR-select, counters (T0).
- * BRANCH_RETIRED bits and select 05H from the SDM excerpt; the rest from facts §5;
+ * BRANCH_RETIRED bits and select 05H from the SDM example; the rest from Linux p4.c;
  * BSQ_CACHE_REFERENCE bits from Linux p4.h (0-5, 8-10). */
 static const struct {
 	const char *name;
@@ -69,7 +69,7 @@ static void every_entry(void **st)
 static void escr_addresses(void **st)
 {
 	(void)st;
-	assert_int_equal(events_netburst_escr_count(), 46); /* facts §5: 46 in total */
+	assert_int_equal(events_netburst_escr_count(), 46); /* Linux msr-index.h: 46 */
 	assert_string_equal(events_netburst_escr_name(0x3b8), "CRU_ESCR0");
 	assert_string_equal(events_netburst_escr_name(0x3cc), "CRU_ESCR2");
 	assert_string_equal(events_netburst_escr_name(0x3ba), "IQ_ESCR0");

@@ -1,4 +1,4 @@
-/* Intel P6 events and constraints against facts §3. */
+/* Intel P6 events and constraints against Linux p6.c. */
 #define _DEFAULT_SOURCE
 #include "events_test.h"
 #include <strings.h>
@@ -39,11 +39,11 @@ static void constraints_and_rules(void **st)
 	assert_int_equal(r.ev.counters, 1);
 	r = resolve_expect(P6, "event=0x2e,umask=0x00", EV_WARN);
 	assert_non_null(strstr(r.msg, "counts nothing"));
-	r = resolve_expect(P6, "event=0x2e,umask=0x04", EV_WARN); /* a MESI bit facts §3 omits */
+	r = resolve_expect(P6, "event=0x2e,umask=0x04", EV_WARN); /* a MESI bit Linux's map omits */
 	assert_non_null(strstr(r.msg, "not in the catalogue"));
 	resolve_expect(P6, "event=0x2e,umask=0x0f", EV_OK);
 	resolve_expect(P6, "INST_RETIRED,counter=2", EV_REFUSED); /* two counters */
-	/* The driver's map (facts §3) on a Pentium III: each encoding it
+	/* The driver's map (p6_perfmon_event_map) on a Pentium III: each encoding it
 	 * programs is in the catalogue. */
 	struct pmu *p = gen_attach("pentium3", 0);
 	for (int g = 0; g < GEN_COUNT; g++) {

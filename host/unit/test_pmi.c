@@ -174,7 +174,7 @@ static void overflow_during_handler(void **st)
 }
 
 /* Under UNMASK_LATE the unmask waits until status is clear; otherwise the
- * service unmasks before collecting (facts §9, generic handler). */
+ * service unmasks before collecting (Linux x86_pmu_handle_irq). */
 static void unmask_order(void **st)
 {
 	(void)st;

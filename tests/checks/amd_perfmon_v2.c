@@ -1,4 +1,4 @@
-/* amd.perfmon-v2: PerfMonV2 globals (facts §7): the counter count of
+/* amd.perfmon-v2: PerfMonV2 globals (AMD APM Vol. 2 #24593 §13.2): the counter count of
  * CPUID 8000_0022h EBX[3:0], GlobalCtl gating each counter, GlobalStatus
  * flagging an overflow, GlobalStatusClr clearing it. */
 #include "../measure.h"

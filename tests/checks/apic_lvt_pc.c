@@ -1,5 +1,5 @@
 /* apic.lvt-pc: the performance-counter LVT entry (xAPIC 0x340 / x2APIC MSR
- * 0x834, facts §8) takes and reads back a vector, the fixed and NMI delivery
+ * 0x834, SDM Vol. 3A 11.5.1, 11.12.1.2) takes and reads back a vector, the fixed and NMI delivery
  * modes and the mask bit, and gets the firmware's value back afterwards. */
 #include "../../apic/apic.h"
 #include "../../apic/isr.h"

@@ -1,6 +1,6 @@
 /* arch.status-set: on perfmon v4, writing 1 to a GLOBAL_STATUS_SET (0x391)
  * bit sets that GLOBAL_STATUS bit, the driver sees it as that counter's
- * overflow, and GLOBAL_OVF_CTRL clears it (facts §4 MSR table). */
+ * overflow, and GLOBAL_OVF_CTRL clears it (SDM Vol. 3B 20.2.4.2). */
 #include "../measure.h"
 #include "../../pmu/intel_arch.h"
 

@@ -1,7 +1,7 @@
 /* count.enable: nothing counts while a counter is only programmed, counting
  * starts with start() (enable bit, and the global enable where there is
  * one) and stops with stop(); with its own enable bit or the global enable
- * cleared nothing counts (facts §4 GLOBAL_CTRL, §7 GlobalCtl, KNC §1.4.3.7).
+ * cleared nothing counts (SDM Vol. 3B 20.2.2, APM Vol. 2 §13.2, KNC #327357 §1.4.3.7).
  * A closed gate is written right after start(), so the harness's own code
  * between the two counts on real cores: the gate is measured by the N/2N
  * difference, in which that code cancels, against the open one. */

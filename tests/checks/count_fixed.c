@@ -1,5 +1,5 @@
 /* count.fixed: the fixed counters agree with general-purpose counters
- * programmed with the same events (facts §4: fixed0 INST_RETIRED.ANY, fixed1
+ * programmed with the same events (SDM Vol. 3B 20.2.2: fixed0 INST_RETIRED.ANY, fixed1
  * CPU_CLK_UNHALTED.CORE), each measured as the N/2N difference so that the
  * harness's own code around the workload cancels: instructions exactly (in
  * a majority of repeats), cycles within 1% (the harness's cycles vary from

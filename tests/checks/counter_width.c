@@ -1,14 +1,14 @@
 /* counter.width: all implemented bits of each counter hold a written value
- * and the bits above the width read 0 (facts §2 widths per family). Every
+ * and the bits above the width read 0 (widths: SDM Vol. 3B, APM Vol. 2 §13.2, KNC #327357). Every
  * value is read with RDMSR itself: the driver's read masks to the width and
  * would hide bits above it. Writing all 64 bits to the counter MSR checks
  * those bits; a #GP there is the CPU refusing reserved bits, also correct.
- * Raw writes go out twice, as erratum N15 asks on NetBurst (facts §10 P4). */
+ * Raw writes go out twice, as erratum N15 asks on NetBurst (specification update #249199). */
 #include "../measure.h"
 #include "../hv_policy.h"
 
 /* 32 one bits through the legacy path: sign-extended to the full width
- * where writes sign-extend (facts §2). */
+ * where writes sign-extend (SDM Vol. 3B P6 section, 20.2.6). */
 #define LEGACY_ONES 0xffffffffull
 
 static int raw(const struct pmu_counter *k, uint64_t *v)

@@ -1,6 +1,6 @@
 /* counter.write-semantics: 32-bit writes sign-extend bit 31 on every
  * counter whose family documents it (P6, arch perfmon GP counters through
- * 0xC1+i: facts §2, SDM Vol. 3B 20.2.6), the full-width alias, the fixed
+ * 0xC1+i: SDM Vol. 3B P6 section and 20.2.6), the full-width alias, the fixed
  * counters and the KNC / AMD / NetBurst counters keep every bit (KNC
  * §1.4.3.2), and the full-width alias 0x4C1+i refuses a bit above the
  * counter's width with #GP (SDM Vol. 3B 20.2.6: EDX[63:width-32] reserved;

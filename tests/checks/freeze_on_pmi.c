@@ -67,7 +67,7 @@ static void handler(struct int_frame *f)
 		e = pmu_first_err(e, p->ops->read(p, fz->b, &fz->b2));
 	}
 	/* A's overflow acknowledged, CTR_FRZ left as it is, then LVTPC
-	 * unmasked (late_ack: not before the flag is clear, facts §9) */
+	 * unmasked (Linux late_ack: not before the flag is clear) */
 	fz->err = pmu_first_err(fz->err, pmu_first_err(e, p->ops->ack(p, 1ull << fz->a)));
 	apic_lvt_pc_write(fz->lvt);
 	if (!fz->nmi)

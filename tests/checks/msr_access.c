@@ -3,7 +3,7 @@
  * both values: each bit is flipped alone, read back, and the register is put
  * back. One bit at a time keeps the PMU quiet: no single bit of a cleared
  * control starts a counter that could interrupt. Writes go out twice, as
- * erratum N15 asks for NetBurst counters (facts §10 P4); twice is harmless
+ * erratum N15 asks for NetBurst counters (specification update #249199); twice is harmless
  * elsewhere. */
 #include "../measure.h"
 #include "../hv_policy.h"

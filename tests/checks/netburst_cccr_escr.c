@@ -1,10 +1,11 @@
-/* netburst.cccr-escr: NetBurst events bind through an ESCR to a counter's
- * CCCR (facts §5 table): the driver's binding programs the ESCR event and
- * the CCCR ESCR-select the document gives, refuses counters the ESCR does
- * not feed, and an overflow sets CCCR.OVF, which is sticky: it survives
- * reads and a counter rewrite until software clears it. On a second hardware
- * thread the driver programs the ESCR's T1 bits instead (facts §5, §10 P4);
- * the event and mask checked here are the same. */
+/* netburst.cccr-escr: NetBurst events bind through an ESCR to a counter's CCCR
+ * (Linux p4_event_bind_map, SDM NetBurst 'ESCR MSRs'): the driver's binding
+ * programs the ESCR event and the CCCR ESCR-select the document gives, refuses
+ * counters the ESCR does not feed, and an overflow sets CCCR.OVF, which is
+ * sticky: it survives reads and a counter rewrite until software clears it. On
+ * a second hardware thread the driver programs the ESCR's T1 bits instead
+ * (Linux p4_pmu_swap_config_ts); the event and mask checked here are the
+ * same. */
 #include "../measure.h"
 #include "../../pmu/intel_netburst.h"
 
@@ -86,7 +87,8 @@ static void run(struct check_ctx *c)
 	int r = m_counter_for(c, GEN_INSTRUCTIONS, 0);
 	if (r < 0 || p->ops->generic_event(p, GEN_INSTRUCTIONS, (unsigned)r, &ref) != HW_OK) {
 		check_fail(c,
-			   "expected instr_retired on an IQ counter (facts §5), driver has none");
+			   "expected instr_retired on an IQ counter (Linux p4_event_bind_map), "
+			   "driver has none");
 		return;
 	}
 	m_quiesce(c);

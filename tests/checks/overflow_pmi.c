@@ -1,8 +1,8 @@
 /* overflow.pmi: each overflow of a counter with INT set raises exactly one
- * PMI through LVTPC, and an overflow with INT clear raises none (facts §1
- * INT bit; §8 delivery). Every counter that can count instructions. A PMI
+ * PMI through LVTPC, and an overflow with INT clear raises none (SDM Vol. 3B 20.2.1.1
+ * INT bit; Vol. 3A 11.5.1 delivery). Every counter that can count instructions. A PMI
  * that finds nothing pending right after the real one is reported, not
- * failed, where the family documents it (AMD NMI latency, facts §9); any
+ * failed, where the family documents it (AMD NMI latency, Linux amd_pmu_adjust_nmi_window); any
  * other extra PMI fails. */
 #include "pmi_common.h"
 
@@ -90,7 +90,8 @@ static void run(struct check_ctx *c)
 	else
 		check_pass(c, "%u counters: one PMI per overflow with INT, none without (%s delivery)%s",
 			   tested, c->opt->pmi == PMI_NMI ? "NMI" : "fixed",
-			   echoes ? "; late PMIs with nothing pending (documented NMI latency, facts §9) "
+			   echoes ? "; late PMIs with nothing pending (documented NMI latency, "
+				    "Linux amd_pmu_adjust_nmi_window) "
 				    "seen"
 				  : "");
 }

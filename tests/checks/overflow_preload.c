@@ -31,7 +31,7 @@
 /* A second PMI right after the first: 1 ms (the check runs many windows). */
 #define SECOND_PMI_US (PMI_QUIET_US / 10)
 /* Where preloads take 32 bits (preload_bits), -2^31 is the largest period:
- * the sign-extension boundary (facts §2). */
+ * the sign-extension boundary (SDM Vol. 3B P6 section, 20.2.6). */
 #define PRELOAD32_BITS 32
 #define SIGN_BOUNDARY  (1ull << 31)
 
@@ -183,7 +183,7 @@ static int boundary_pmi(struct check_ctx *c, unsigned i, uint64_t e, uint64_t ov
 			break;
 	}
 	/* leave it zeroed without INT: on P6 it runs beside the next counter
-	 * (EN lives in EVNTSEL0 only, facts §3) */
+	 * (EN lives in EVNTSEL0 only, SDM Vol. 3B P6 section) */
 	if (!m_ack(c, 1ull << i) || !m_setup_or_fail(c, i, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR))
 		return STOP;
 	if (got[0] == STOP || got[1] == STOP)

@@ -27,7 +27,7 @@
 #define HANDLER_MARGIN 4  /* the period is at least 4 x the handler's count */
 #define MAX_REP	       15 /* calibration windows at most */
 #define TRIES	       3  /* windows, where an SMI cannot be told from a wrong count */
-/* PMIs still in flight when the window stopped the counter (facts §9 P4),
+/* PMIs still in flight when the window stopped the counter (Linux p4_pmu_handle_irq),
  * waited for one by one, PMI_QUIET_US each, this many at most. */
 #define LATE_PMIS 8
 /* Overflow counts are computed in tenths; +-1 overflow: the count is exact

@@ -1,9 +1,10 @@
-/* overflow.simultaneous: two counters that overflow on the same event give
- * one PMI that finds both overflows (one interrupt line, one status read:
- * KNC §1.4.3.9, facts §9), and both are counted exactly once. A second PMI
- * fails (duplicate): only where the family documents a late PMI for an
- * overflow already handled (AMD NMI latency, facts §9) is one that finds
- * nothing pending reported instead. */
+/* overflow.simultaneous: two counters that overflow on the same event give one
+ * PMI that finds both overflows (one interrupt line, one status read: KNC
+ * #327357 §1.4.3.9, Linux intel_pmu_handle_irq), and both are counted exactly
+ * once. A second PMI fails (duplicate): only where the family documents a late
+ * PMI for an overflow already handled (AMD NMI latency, Linux
+ * amd_pmu_adjust_nmi_window) is one that finds nothing pending reported
+ * instead. */
 #include "pmi_common.h"
 #include "../../lib/fmt.h"
 
@@ -72,7 +73,7 @@ static void run(struct check_ctx *c)
 	else
 		check_pass(c, "%s: 1 PMI with both overflows, each counted once%s", both_names,
 			   echo ? "; a late PMI with nothing pending followed (documented NMI latency, "
-				  "facts §9)"
+				  "Linux amd_pmu_adjust_nmi_window)"
 				: "");
 }
 

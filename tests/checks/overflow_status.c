@@ -4,7 +4,7 @@
  *  - a status register (arch v2+, KNC, AMD PerfMonV2) or CCCR.OVF
  *    (NetBurst): all three, on the hardware's flag;
  *  - no status (P6, arch v1, AMD before PerfMonV2): the overflow is only the
- *    counter's top bit going clear (facts §9 step 2). That is measured; a
+ *    counter's top bit going clear (Linux x86_pmu_handle_irq). That is measured; a
  *    counter value cannot clear itself by being read and "ack" is the
  *    driver's own bookkeeping, so the sticky and ack parts are not claimed. */
 #include "../measure.h"

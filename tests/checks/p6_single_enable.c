@@ -1,8 +1,9 @@
-/* p6.single-enable: on P6 only EVNTSEL0.EN enables counting, for both
- * counters; EVNTSEL1's EN bit does nothing on its own (facts §3). With only
- * EVNTSEL1.EN set nothing counts, the harness's own code included: exactly
- * 0. With EVNTSEL0.EN set gp1 counts the workload, measured as the N/2N
- * difference so that the harness's code around it does not decide. */
+/* p6.single-enable: on P6 only EVNTSEL0.EN enables counting, for both counters;
+ * EVNTSEL1's EN bit does nothing on its own (SDM Vol. 3B P6 section; Linux
+ * p6.c). With only EVNTSEL1.EN set nothing counts, the harness's own code
+ * included: exactly 0. With EVNTSEL0.EN set gp1 counts the workload, measured
+ * as the N/2N difference so that the harness's code around it does not
+ * decide. */
 #include "../measure.h"
 #include "../../pmu/msr.h"
 

@@ -95,7 +95,7 @@ struct nb_fw {
 };
 
 /* The PMI handler: NetBurst has no status to read or ack; LVTPC, masked on
- * delivery (facts §8), unmasked again; EOI. */
+ * delivery (Linux perfctr-watchdog.c p4_rearm), unmasked again; EOI. */
 struct nb_handler {
 	uint32_t lvt;
 	bool nmi;

@@ -1,4 +1,4 @@
-/* pmu.probe: the functional probe of facts §0 (write a pattern to the first
+/* pmu.probe: Linux's functional probe, check_hw_exists (write a pattern to the first
  * counter the firmware did not enable, read it back). On bare metal a
  * matched driver whose counters do not respond is a failure; under a
  * hypervisor it means "no virtual PMU" and is a SKIP, whose reason (from

@@ -1,13 +1,13 @@
-/* rdpmc: RDPMC agrees with RDMSR for every counter (GP index i, fixed
- * counters (1 << 30) | i: facts §2), and an index the family has no counter
- * for faults. That index comes from the driver: on AMD, RDPMC 6-15 read the
- * northbridge / data fabric and L3 counters where CPUID enumerates them
- * (AMD APM Vol. 3 RDPMC), so only the index past those is invalid. */
+/* rdpmc: RDPMC agrees with RDMSR for every counter (GP index i, fixed counters
+ * (1 << 30) | i: SDM Vol. 2B RDPMC), and an index the family has no counter for
+ * faults. That index comes from the driver: on AMD, RDPMC 6-15 read the
+ * northbridge / data fabric and L3 counters where CPUID enumerates them (AMD
+ * APM Vol. 3 RDPMC), so only the index past those is invalid. */
 #include "../measure.h"
 
 /* A pattern each counter holds: below bit 31, which the preload path may
- * sign-extend from (facts §2), with the counter's index in bits 15:8 so
- * that RDPMC of another counter shows. */
+ * sign-extend from (SDM Vol. 3B P6 section, 20.2.6), with the counter's index
+ * in bits 15:8 so that RDPMC of another counter shows. */
 #define PATTERN	    0x123456789aull
 #define BELOW_BIT31 0x7fffffffull
 #define INDEX_SHIFT 8
