@@ -50,6 +50,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import functools
+import glob
 import http.server
 import json
 import os
@@ -64,9 +65,10 @@ import threading
 import time
 import traceback
 import urllib.error
+import urllib.parse
 import urllib.request
 from decimal import Decimal, InvalidOperation
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import yaml
 
@@ -214,7 +216,11 @@ class Stack:
         for d in ("media", "devices", "device-types", "health-checks", "dispatcher.d",
                   "worker", "log"):
             os.makedirs(self.path(d), exist_ok=True)
-        settings = {"MEDIA_ROOT": self.path("media"),
+        # LAVA_JSON_SETTINGS is applied last (prod.py): its DATABASES wins over
+        # a system /etc/lava-server/settings.d/*.yaml that names one
+        db = {"ENGINE": "django.db.backends.postgresql", "NAME": "lavaserver",
+              "USER": "lavaserver", "PASSWORD": "", "HOST": LOOP, "PORT": str(self.pg_port)}
+        settings = {"DATABASES": {"default": db}, "MEDIA_ROOT": self.path("media"),
                     "DJANGO_LOGFILE": self.path("log", "django.log"),
                     "DEVICES_PATH": self.path("devices"),
                     "DEVICE_TYPES_PATHS": [self.path("device-types"), DEVICE_TYPES],
@@ -261,6 +267,9 @@ class Stack:
                      "qemu-system-i386", "mcopy"):
             if not shutil.which(tool):
                 raise Skip(f"{tool} not installed")
+        dl = "/var/lib/lava/dispatcher/tmp"
+        if os.geteuid() != 0 and not os.access(dl if os.path.isdir(dl) else "/var/lib", os.W_OK):
+            raise Skip(f"lava-run runs as root (its download folder {dl} is not writable here)")
         for mod in ("gunicorn", "lava_server", "lava_dispatcher"):
             if subprocess.run([sys.executable, "-c", f"import {mod}"],
                               capture_output=True).returncode:
@@ -565,6 +574,76 @@ class Run:
         return errs
 
 
+# Devices that lava-run --validate checks the jobs against (offline: no job
+# is scheduled on them), their dictionaries extending the real templates.
+VALIDATE_DEVICES = {
+    "qemu": ("qemu02", "{% extends 'qemu.jinja2' %}\n"),
+    "x86": ("x86-01", "{% extends 'x86.jinja2' %}\n"
+            "{% set connection_command = 'telnet 127.0.0.1 7001' %}\n"
+            "{% set hard_reset_command = '/bin/true' %}\n"
+            "{% set power_off_command = '/bin/true' %}\n"
+            "{% set power_on_command = '/bin/true' %}\n"),
+    "x86-usb-mux": ("usbmux-01", "{% extends 'x86-usb-mux.jinja2' %}\n"
+                    "{% set connection_command = 'telnet 127.0.0.1 7002' %}\n"
+                    "{% set hard_reset_command = '/bin/true' %}\n"
+                    "{% set power_off_command = '/bin/true' %}\n"
+                    "{% set power_on_command = '/bin/true' %}\n"
+                    "{% set flasher_deploy_commands = ['usbsdmux /dev/sg1 host', "
+                    "'dd if={IMAGE} of=/dev/disk/by-id/usb-mux bs=4M oflag=sync', "
+                    "'usbsdmux /dev/sg1 dut'] %}\n"),
+}
+
+
+def validate_jobs(stack: Stack, base_url: str) -> List[str]:
+    """Every job of lava/ as it ships (URLs on the loopback, which lava-run
+    --validate asks for with HEAD), against a device of its type rendered by
+    lava-server from the real templates with the job's context:
+    lava-run --validate, as a worker would run it."""
+    errs: List[str] = []
+    shutil.copy(os.path.join(ROOT, "lava", "x86-usb-mux.jinja2"), stack.path("device-types"))
+    for dtype, (host, text) in VALIDATE_DEVICES.items():
+        if dtype != "qemu":
+            stack.manage("device-types", "add", dtype)
+        with open(stack.path("devices", f"{host}.jinja2"), "w") as f:
+            f.write(text)
+        stack.manage("devices", "add", "--device-type", dtype, "--worker", WORKER, "--offline",
+                     host)
+    for n, path in enumerate(sorted(glob.glob(os.path.join(ROOT, "lava", "*.yaml")))):
+        name = os.path.relpath(path, ROOT)
+        with open(path) as f:
+            job: Dict[str, Any] = yaml.safe_load(f)
+        for action in job["actions"]:
+            dep = action.get("deploy", {})
+            for img in list(dep.get("images", {}).values()) + [
+                    v for v in dep.values() if isinstance(v, dict) and "url" in v]:
+                img["url"] = base_url + os.path.basename(img["url"])
+        host = VALIDATE_DEVICES[job["device_type"]][0]
+        if job["device_type"] == "qemu" and not os.access("/dev/kvm", os.R_OK | os.W_OK):
+            # lava-run refuses -enable-kvm without KVM: the job as a TCG worker runs it
+            job["context"]["no_kvm"] = True
+            name += " (no KVM here: no_kvm: true)"
+        ctx = urllib.parse.quote(yaml.safe_dump(job.get("context", {})))
+        device = stack.api(f"devices/{host}/dictionary/?render=true&context={ctx}")
+        d = stack.path(f"validate-{n}")
+        os.makedirs(d)
+        with open(os.path.join(d, "device.yaml"), "w") as f:
+            f.write(device)
+        with open(os.path.join(d, "job.yaml"), "w") as f:
+            yaml.safe_dump(job, f)
+        p = subprocess.run(["lava-run", "--validate", "--job-id", str(1000 + n), "--output-dir",
+                            os.path.join(d, "out"), "--device", os.path.join(d, "device.yaml"),
+                            os.path.join(d, "job.yaml")], capture_output=True, text=True,
+                           timeout=120, env=stack.env)
+        if p.returncode:
+            why = [ln for ln in p.stdout.splitlines() + p.stderr.splitlines()
+                   if re.search(r"error|invalid|not |exception", ln, re.I)]
+            errs.append(f"{name} on {job['device_type']} ({host}): lava-run --validate exit "
+                        f"{p.returncode}: " + " / ".join(why[-4:] or p.stdout.splitlines()[-4:]))
+        else:
+            log(f"lava-run --validate {name} on {host} ({job['device_type']}): valid")
+    return errs
+
+
 def device_dict() -> str:
     return ("{% extends 'qemu.jinja2' %}\n"
             "{% set mac_addr = '52:54:00:12:34:59' %}\n"
@@ -627,6 +706,8 @@ def main() -> int:
 
         run.case("qemu_uefi", lambda: run.check_job(stack, ids["uefi"], uefi_want, "UEFI"))
         run.case("qemu_bios", lambda: run.check_job(stack, ids["bios"], bios_want, "BIOS"))
+        shutil.copy(stick, os.path.join(files, "pmuharness-lava-usb.img"))
+        run.case("validate_jobs", lambda: validate_jobs(stack, base))
         pg = [l for l in stack.pg_log().splitlines() if "ERROR" in l]
         run.case("postgresql_no_errors",
                  lambda: [f"PostgreSQL logged {len(pg)} errors, e.g. {pg[:2]}"] if pg else [])
