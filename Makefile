@@ -120,7 +120,7 @@ $(JSON_OBJ): CFLAGS_EFI += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 $(JSON_OBJ): CFLAGS_HOST += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 $(JSON_OBJ): CFLAGS_FAST += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 
-.PHONY: pycheck all host test unit sim-test qemu-test report-test lava-check run bench clean format lint usb sign deps layers help tftp
+.PHONY: pycheck all host test unit sim-test qemu-test report-test lava-check lava-server-test run bench clean format lint usb sign deps layers help tftp
 # Keep intermediate objects (the unit-test objects would be deleted and rebuilt).
 .SECONDARY:
 all: $(EFI) $(BUILD)/pmuharness-i686.elf $(BUILD)/pmuharness-report
@@ -283,6 +283,18 @@ lava-check: deps $(EFI) $(I686) host
 	@host/lava/test_jobs.py
 	@host/lava/lava_check.py $(EFI)
 
+# LAVA for real (not in `make test`: about 3 minutes): Debian's lava-server,
+# lava-scheduler and a lava-worker on loopback with a private PostgreSQL run
+# lava/qemu-uefi.yaml and lava/qemu-bios.yaml; what lava-server stored is
+# compared with the runs' results; the other jobs pass lava-run --validate.
+# SKIPs where the packages are missing (.ci/run installs them).
+LAVA_USBIMG := $(BUILD)/pmuharness-lava-usb.img
+$(LAVA_USBIMG): $(EFI) $(I686) scripts/usb-image.sh lava/pmuharness-lava.cfg boot/usb/README.TXT \
+	  boot/usb/syslinux.cfg bios/fat.h
+	@scripts/usb-image.sh $(EFI) $@ --kernel $(I686) --cpus 4 --cfg lava/pmuharness-lava.cfg
+lava-server-test: deps $(EFI) $(I686) $(LAVA_USBIMG)
+	@host/lava/test_lava_server.py $(EFI)
+
 # The layer order, include cycles, the sources the Makefile names, the
 # length limits and state every CPU shares (scripts/layers.py), after the
 # script's own self-test. The last reads the target objects of what ships
@@ -373,6 +385,7 @@ help:
 	  '  make fuzz        libFuzzer targets, FUZZ_SECONDS=30 each (README: Fuzzing)' \
 	  '  build/pmuharness-report   results files to Markdown, HTML, JUnit, TAP (--help)' \
 	  '  make lava-check  LAVA job files and signals vs results (README: LAVA)' \
+	  '  make lava-server-test  the jobs run by a real lava-server on loopback (not in make test)' \
 	  '  make bench       benchmarks (never timed tests)' \
 	  '  make usb         build/pmuharness-usb.img, a stick image for dd: boots UEFI and BIOS' \
 	  '                   USB_CPUS=N sizes its BIOS results files for N CPUs (default 512)' \

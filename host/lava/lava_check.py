@@ -133,9 +133,14 @@ def from_monitor(text, rules):
         end = re.search(mon["end"], text[pos:])
         body = text[pos:pos + end.start()] if end else text[pos:]
         pos += end.end() if end else 0
+        # units: "" where the case has no measurement (the pattern's group
+        # always matches: lava-server stores a case only with non-NULL units)
         out[mon["name"]] = [(idrule(m["test_case_id"]), m["result"], m["measurement"],
-                             m["units"]) for m in re.finditer(mon["pattern"], body)]
+                             m["units"] or None) for m in re.finditer(mon["pattern"], body)]
         errs += [] if end else [f"monitor {mon['name']}: its end string never came"]
+        errs += [f"monitor {mon['name']}: {m.group(0)!r}: units None, lava-server would drop "
+                 "the case (NOT NULL)" for m in re.finditer(mon["pattern"], body)
+                 if m["units"] is None][:3]
     return out, errs
 
 
