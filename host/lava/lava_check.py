@@ -181,6 +181,11 @@ def from_json(doc):
                        str(f["median"]) if f else None, f["unit"] if f else None))
         if r["id"] == EVENT_CHECK:
             checks += event_cases(doc, r["cpu"], per_cpu)
+    # the run's end (tests/report_lava.c lava_end): the verdict, pass only
+    # for PASS, and a crash as a failed case
+    checks.append(("verdict", "pass" if doc["verdict"] == "PASS" else "fail", None, None))
+    if doc.get("crash"):
+        checks.append(("harness.crash", "fail", None, None))
     ident = []
     for c in doc["cpus"]:
         if c["pmu"] is None:
@@ -274,6 +279,10 @@ def bios_run(kernel):
     checks = [(NOT_ID.sub("_", m[2]), m[1].lower(), None, None)
               for m in map(VERDICT_LINE.match, lines) if m]
     driver = [l.split(": ", 1)[1] for l in lines if l.startswith("pmu.driver: ")]
+    verdict = [l[len("verdict: "):] for l in lines if l.startswith("verdict: ")]
+    if verdict:  # the run's own verdict line, as the verdict case
+        checks.append(("verdict", "pass" if verdict[0].startswith("PASS ") else "fail",
+                       None, None))
     return raw, {SETS[0]: checks, SETS[1]: None, "driver": driver[:1]}
 
 
@@ -365,7 +374,8 @@ def main():
                  "MEASUREMENT=-3 UNITS=events>\n",
                  f"<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=event.SYN_SKIP{per} RESULT=skip>\n"]
         lines = text.splitlines(keepends=True)
-        stop = lines.index("<LAVA_SIGNAL_TESTSET STOP>\n")  # the checks' set ends
+        # before the checks' set's end: its verdict case, then its STOP
+        stop = [i for i, l in enumerate(lines) if "TEST_CASE_ID=verdict " in l][0]
         good = lines[:stop] + added + lines[stop:]
         errs = [f"synthetic rows: {e}" for e in check("".join(good), from_json(doc2), rules)]
         tc = stop + 2  # the failing row's case
