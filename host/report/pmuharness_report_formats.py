@@ -192,6 +192,24 @@ def failing_events(run: Run, cpu: int) -> List[Row]:
     return [r for r in run.get("events") or [] if r["cpu"] == cpu and r["result"] == "FAIL"]
 
 
+def verdict_case(run: Run) -> Optional[Tuple[str, str]]:
+    """The run's verdict as a case of its own where no check, event or crash
+    case shows it: ("failure" or "error", message); None where one does. A
+    CI must never read a run that measured nothing (NO PMU, NO VERDICT), or
+    one that lost results (ERROR), as green."""
+    v = run["verdict"]
+    msg = f"{v}: {run['verdict_reason']}"
+    if v in ("NO PMU", "NO VERDICT"):
+        return "failure", msg
+    if v == "ERROR" and not run.get("crash"):
+        return "error", msg
+    shown = any(r["verdict"] == "FAIL" for r in run["results"]) or any(
+        r["result"] == "FAIL" for r in run.get("events") or [])
+    if v == "FAIL" and not shown:
+        return "failure", msg
+    return None
+
+
 def event_detail(r: Row) -> str:
     """A failing event in one line, for JUnit and TAP."""
     return (f"{r['table']} {r['event']} ({r['encoding']}) on {r['counter']}: {r['rule']}, "
@@ -380,9 +398,13 @@ def junit(runs):
         mine = [res for res in run["results"] if res["cpu"] == c["cpu"]]
         evs = failing_events(run, c["cpu"])  # a failed testcase each, never green
         crashed = bool(run.get("crash")) and c is run["cpus"][0]
-        n = {"tests": len(mine) + len(evs) + crashed,
-             "failures": sum(r["verdict"] == "FAIL" for r in mine) + len(evs),
-             "skipped": sum(r["verdict"] == "SKIP" for r in mine), "errors": int(crashed)}
+        # the run's own verdict case goes with the boot CPU's suite
+        vc = verdict_case(run) if c is run["cpus"][0] else None
+        n = {"tests": len(mine) + len(evs) + crashed + bool(vc),
+             "failures": sum(r["verdict"] == "FAIL" for r in mine) + len(evs)
+             + (vc is not None and vc[0] == "failure"),
+             "skipped": sum(r["verdict"] == "SKIP" for r in mine),
+             "errors": int(crashed) + (vc is not None and vc[0] == "error")}
         for k in total:
             total[k] += n[k]
         cls = h(f"pmuharness.{run['label']}.cpu{c['cpu']}")
@@ -412,6 +434,9 @@ def junit(runs):
             msg = crash_text(run["crash"])
             s += [f'    <testcase classname="{cls}" name="harness.crash">',
                   f'      <error message="{h(msg)}">{h(msg)}</error>', "    </testcase>"]
+        if vc:
+            s += [f'    <testcase classname="{cls}" name="verdict">',
+                  f'      <{vc[0]} message="{h(vc[1])}">{h(vc[1])}</{vc[0]}>', "    </testcase>"]
         suites += s + ["  </testsuite>"]
     out.append(f'<testsuites name="pmuharness" tests="{total["tests"]}" '
                f'failures="{total["failures"]}" errors="{total["errors"]}" '
@@ -436,8 +461,10 @@ def tap(runs):
         for res in (r for r in run["results"] if r["cpu"] == c["cpu"]):
             points.append((run, c, res))
     evs = [(run, c, r) for run, c in columns(runs) for r in failing_events(run, c["cpu"])]
-    out = ["TAP version 13",
-           f"1..{len(points) + len(evs) + sum(bool(r.get('crash')) for r in runs)}"]
+    verdicts = [(run, verdict_case(run)) for run in runs]
+    plan = (len(points) + len(evs) + sum(bool(r.get("crash")) for r in runs)
+            + sum(vc is not None for _, vc in verdicts))
+    out = ["TAP version 13", f"1..{plan}"]
     n = 0
     for run, c, res in points:
         n += 1
@@ -465,4 +492,10 @@ def tap(runs):
             name = tap_text(f"{run['label']} harness.crash").replace("#", "\\#")
             out += [f"not ok {n} - {name}", "  ---",
                     f"  message: {y(crash_text(run['crash']))}", "  ..."]
+    for run, vc in verdicts:  # a run that measured nothing is not green
+        if vc:
+            n += 1
+            name = tap_text(f"{run['label']} verdict").replace("#", "\\#")
+            out += [f"not ok {n} - {name}", "  ---", f"  verdict: {y(run['verdict'])}",
+                    f"  reason: {y(run['verdict_reason'])}", "  ..."]
     return "\n".join(out) + "\n"

@@ -475,6 +475,41 @@ def crash_is_an_error(tmp):
         ["no TAP not-ok point for the crash"]
 
 
+def verdict_not_green(tmp):
+    """A run that measured nothing (NO PMU, NO VERDICT) or lost results
+    (ERROR without a crash record) is a failed JUnit testcase and a not-ok
+    TAP point named verdict, even when every check passed or skipped; a
+    PASS run and a FAIL run whose failing check shows it get none."""
+    errs = []
+    cases = [("nopmu.json", "NO PMU", "failure"), ("noverdict.json", "NO VERDICT", "failure"),
+             ("lost.json", "ERROR", "error")]
+    for name, verdict, kind in cases:
+        def change(d, verdict=verdict):
+            d.update(verdict=verdict, verdict_reason="why " + verdict)
+            d["results"] = [r for r in d["results"] if r["verdict"] != "FAIL"]
+        outs = render(tmp, [mutated(tmp, name, change)], ("junit", "tap"))
+        _, suites = junit_suites(outs["junit"])
+        case = [c for c in suites[0].findall("testcase") if c.get("name") == "verdict"]
+        el = case[0].find(kind) if case else None
+        if el is None or el.get("message") != f"{verdict}: why {verdict}":
+            errs.append(f"{verdict}: no JUnit testcase verdict with a {kind}")
+        bad = int(suites[0].get("failures")) + int(suites[0].get("errors"))
+        if bad != 1:
+            errs.append(f"{verdict}: JUnit failures + errors {bad}, expected 1")
+        points = parse_tap(read(outs["tap"]))
+        if [p["name"].split()[-1] for p in points if not p["ok"]] != ["verdict"] or \
+                points[-1]["yaml"].get("verdict") != verdict:
+            errs.append(f"{verdict}: TAP not-ok points {[p for p in points if not p['ok']]}")
+    for path in (V2, V2_RERUN, mutated(tmp, "crash.json",
+                                        lambda d: d.update(verdict="ERROR", crash=CRASH))):
+        outs = render(tmp, [path], ("junit", "tap"))
+        _, suites = junit_suites(outs["junit"])
+        if any(c.get("name") == "verdict" for s in suites for c in s.findall("testcase")) or \
+                any(p["name"].endswith(" verdict") for p in parse_tap(read(outs["tap"]))):
+            errs.append(f"{os.path.basename(path)}: a verdict case its checks already show")
+    return errs
+
+
 def qemu_results(tmp, efi):
     """One real boot (2 CPUs, each runs the suite) through every output."""
     esp = os.path.join(tmp, "esp")
@@ -489,6 +524,8 @@ def qemu_results(tmp, efi):
     errs = []
     cases = sum(len(s.findall("testcase")) for s in suites)
     failing = sum(e["result"] == "FAIL" for e in doc.get("events", []))  # a testcase each
+    # a run that measured nothing (TCG: NO PMU) has a failing "verdict" case
+    failing += doc["verdict"] in ("NO PMU", "NO VERDICT")
     if len(suites) != 2 or cases != len(doc["results"]) + failing:
         errs.append(f"{len(suites)} suites, {cases} testcases for {len(doc['results'])} results"
                     f" and {failing} failing events")
@@ -527,7 +564,7 @@ def main():
     cases = [help_lists_outputs, junit_per_cpu, html_table_escaped, tap_points, markdown_table,
              hypervisor_shown, v1_maps_to_v2, diff_changed, bad_input_refused, unwritable_output,
              events_markdown_html, events_junit_tap, events_input_checked,
-             no_crash_on_any_field, crash_is_an_error, installed_copy, chromium_loads_html,
+             no_crash_on_any_field, crash_is_an_error, verdict_not_green, installed_copy, chromium_loads_html,
              qemu_results]
     passed = failed = skipped = 0
     for fn in cases:
