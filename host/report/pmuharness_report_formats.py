@@ -11,8 +11,9 @@ Row = Dict[str, Any]  # one entry of a run's "events"
 # Across runs the most severe verdict wins; a run that measured nothing
 # (NO VERDICT) weighs more than one that had no PMU to measure.
 SEVERITY = ("ERROR", "FAIL", "NO VERDICT", "NO PMU", "PASS")
-# XML 1.0 admits no control character but tab, LF and CR, even escaped.
-XML_BAD = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# XML 1.0 admits no control character but tab, LF and CR, even escaped, no
+# surrogate and neither U+FFFE nor U+FFFF (the reader refuses those too).
+XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 
 
 # ---- runs as a table -----------------------------------------------------------

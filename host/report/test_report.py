@@ -14,9 +14,11 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 
@@ -415,6 +417,85 @@ def unwritable_output(tmp):
     return errs + ([f"files left: {left}"] if left else [])
 
 
+def outputs_written_through(tmp):
+    """An output that is a FIFO or a symlink is written through, never
+    replaced by a regular file; a regular file still by a rename; then, the
+    code proven, --junit /dev/null leaves /dev/null a character device."""
+    errs = []
+    fifo, target, link = (os.path.join(tmp, n) for n in ("fifo", "target.xml", "link.xml"))
+    os.mkfifo(fifo)
+    with open(target, "w") as f:
+        f.write("earlier")
+    os.symlink(target, link)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+    reader.start()
+    p = subprocess.run([sys.executable, TOOL, V2, "--junit", fifo, "--tap", link],
+                       capture_output=True, text=True, timeout=60)
+    reader.join(10)
+    if p.returncode != 0:
+        errs.append(f"status {p.returncode}: {p.stderr.strip()}")
+    if not stat.S_ISFIFO(os.lstat(fifo).st_mode) or not got or b"<testsuites" not in got[0]:
+        errs.append("the FIFO was replaced or its reader got no JUnit")
+    if not os.path.islink(link) or not read(target).startswith("TAP version 13"):
+        errs.append("the symlink was replaced or its target not written")
+    plain = os.path.join(tmp, "plain.xml")
+    with open(plain, "w") as f:
+        f.write("earlier")
+    ino = os.stat(plain).st_ino
+    tool(V2, "--junit", plain)
+    if os.stat(plain).st_ino == ino or "<testsuites" not in read(plain):
+        errs.append("a regular file was not replaced by a rename")
+    if errs:
+        return errs  # /dev/null only once the code is seen to write through
+    rc, _, err = tool(V2, "--junit", os.devnull, "--tap", os.devnull)
+    if rc != 0 or not stat.S_ISCHR(os.stat(os.devnull).st_mode):
+        errs.append(f"--junit /dev/null: status {rc} {err.strip()!r}; /dev/null "
+                    f"{'still' if stat.S_ISCHR(os.stat(os.devnull).st_mode) else 'NO LONGER'}"
+                    " a character device")
+    return errs
+
+
+def unusable_text_refused(tmp):
+    """A lone surrogate, U+FFFE or U+FFFF in a string or key, or nesting too
+    deep to parse: status 2 and one line naming the file, no output."""
+    cases = [
+        ("surrogate.json", lambda d: d["results"][0].update(detail="\ud800"),
+         "field 'results[0].detail' holds U+D800"),
+        ("fffe.json", lambda d: d["cpus"][0].update(brand="x\ufffe"),
+         "field 'cpus[0].brand' holds U+FFFE"),
+        ("ffff.json", lambda d: d["options"].update(event="\uffff"), "holds U+FFFF"),
+        ("key.json", lambda d: d["crash"] is None and d.update(crash=dict(
+            CRASH, registers={"r\udfff": "0x1"})) and None, "holds U+DFFF"),
+        ("deep.json", lambda d: "[" * 100000 + "]" * 100000, "nested too deep"),
+        ("raw.json", lambda d: json.dumps(d).replace('"detail": "', '"detail": "\\ud800', 1),
+         "holds U+D800"),
+    ]
+    errs = []
+    for name, change, want in cases:
+        path = mutated(tmp, name, change)
+        out = os.path.join(tmp, "out.xml")
+        rc, _, err = tool(path, "--junit", out)
+        if rc != BAD_INPUT or path not in err or want not in err or len(err.splitlines()) != 1:
+            errs.append(f"{name}: status {rc}, message {err!r}, wanted {want!r}")
+        if os.path.exists(out):
+            errs.append(f"{name}: an output was written")
+    return errs
+
+
+def diff_other_cpu(tmp):
+    """--diff of runs on different processors says so, CPU by CPU."""
+    other = mutated(tmp, "amd.json", lambda d: d["cpus"][1].update(
+        vendor="AuthenticAMD", family=0x19, model=0x61))
+    rc, out, _ = tool("--diff", V2, other)
+    lines = [l for l in out.splitlines() if l.startswith("different CPUs:")]
+    if rc != CHANGED or len(lines) != 1 or not lines[0].startswith("different CPUs: cpu1 is ") \
+            or "AuthenticAMD family 0x19 model 0x61" not in lines[0]:
+        return [f"status {rc}, output {out!r}"]
+    rc, out, _ = tool("--diff", V2, V2)
+    return [] if "different CPUs" not in out else ["the same CPUs called different"]
+
+
 def paths(node, prefix=()):
     """Every key path of a JSON document."""
     items = node.items() if isinstance(node, dict) else enumerate(node) \
@@ -564,7 +645,8 @@ def main():
     cases = [help_lists_outputs, junit_per_cpu, html_table_escaped, tap_points, markdown_table,
              hypervisor_shown, v1_maps_to_v2, diff_changed, bad_input_refused, unwritable_output,
              events_markdown_html, events_junit_tap, events_input_checked,
-             no_crash_on_any_field, crash_is_an_error, verdict_not_green, installed_copy, chromium_loads_html,
+             no_crash_on_any_field, crash_is_an_error, verdict_not_green,
+             outputs_written_through, unusable_text_refused, diff_other_cpu, installed_copy, chromium_loads_html,
              qemu_results]
     passed = failed = skipped = 0
     for fn in cases:
