@@ -1,5 +1,6 @@
 """The outputs of pmuharness-report from runs already read (the v2 shape):
-a Markdown and an HTML checklist, JUnit XML and TAP 13. Standard library only."""
+the pieces every output shares, a Markdown checklist, JUnit XML and TAP 13
+(the HTML: pmuharness_report_html.py). Standard library only."""
 import html
 import json
 import re
@@ -44,15 +45,25 @@ def overall(runs):
 
 
 # ---- text pieces -------------------------------------------------------------
+def series_text(fig):
+    """'skid 90/100/130 instructions': name, min/median/max and unit."""
+    unit = f" {fig['unit']}" if fig.get("unit") else ""
+    name = f"{fig['name']} " if fig.get("name") else ""
+    return name + "/".join(nv(fig.get(k)) for k in ("min", "median", "max")) + unit
+
+
 def figures_text(fig):
+    """A figure in one line (its samples left out): name, min/median/max,
+    unit, tolerance, counters, and a second series after a semicolon."""
     if not fig:
         return ""
-    unit = f" {fig['unit']}" if fig.get("unit") else ""
-    text = "/".join(nv(fig.get(k)) for k in ("min", "median", "max")) + unit
+    text = series_text(fig)
     if fig.get("tolerance"):
         text += f" (tolerance {fig['tolerance']})"
     if fig.get("counters"):
         text += " on " + ", ".join(str(c) for c in fig["counters"])
+    for more in fig.get("series") or []:
+        text += "; " + series_text(more)
     return text
 
 
@@ -284,21 +295,6 @@ def md_sampling(runs: List[Run]) -> List[str]:
     return out
 
 
-def html_sampling(runs: List[Run]) -> List[str]:
-    out: List[str] = []
-    for run in runs:
-        rows = sampling_rows(run)
-        if not rows:
-            continue
-        out.append(f"<h2>Sampling: {h(run['label'])}</h2>"
-                   '<table class="sampling"><thead><tr><th>Feature</th><th>The CPU</th>'
-                   "<th>Checks</th></tr></thead><tbody>"
-                   + "".join(f"<tr><th>{h(a)}</th><td>{h(b)}</td><td>{h(c)}</td></tr>"
-                             for a, b, c in rows)
-                   + "</tbody></table>")
-    return out
-
-
 def md_events(runs: List[Run]) -> List[str]:
     groups, dropped = event_groups(runs), [t for t in map(dropped_text, runs) if t]
     if not groups and not dropped:
@@ -313,81 +309,10 @@ def md_events(runs: List[Run]) -> List[str]:
     return out
 
 
-# ---- HTML (well-formed XHTML, so an XML parser can read it back) --------------
-COLOURS = {"PASS": "#1b7f3b", "FAIL": "#b3261e", "SKIP": "#7a7a7a", "ERROR": "#b3261e",
-           "NO PMU": "#8a6d00", "NO VERDICT": "#8a6d00"}
-CSS = ("body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;margin:.5em 0}"
-       "td,th{border:1px solid #bbb;padding:.2em .5em;vertical-align:top;text-align:left}"
-       ".v{color:#fff;font-weight:bold;padding:0 .3em}.box{font-size:2em;display:inline-block;"
-       "padding:.2em 1em}small{color:#444}")
-
-
+# ---- XML text (the HTML and JUnit) ---------------------------------------------
 def h(text):
     """Text for XML (the HTML and JUnit): escaped, without the characters XML forbids."""
     return html.escape(XML_BAD.sub("?", str(text)), quote=True)
-
-
-def badge(verdict, cls="v"):
-    return f'<span class="{cls}" style="background:{COLOURS[verdict]}">{h(verdict)}</span>'
-
-
-def kv_table(rows):
-    return ("<table>" + "".join(f"<tr><th>{h(k)}</th><td>{h(v)}</td></tr>" for k, v in rows)
-            + "</table>")
-
-
-def html_doc(runs):
-    cols = columns(runs)
-    out = ['<!DOCTYPE html>', '<html xmlns="http://www.w3.org/1999/xhtml" lang="en">',
-           '<head><meta charset="utf-8"/><title>pmuharness results</title>',
-           f'<style>{CSS}</style></head><body>', '<h1>pmuharness results</h1>',
-           f'<p id="verdict">{badge(overall(runs), "v box")}</p>']
-    for run in runs:
-        out.append(f"<h2>{h(run['label'])} {badge(run['verdict'])}</h2>")
-        rows = run_ident(run) + ([("Crash", crash_text(run["crash"]))] if run.get("crash")
-                                 else [])
-        out.append(kv_table(rows))
-        for c in run["cpus"]:
-            out.append(f"<h3>{h(run['label'])} cpu{c['cpu']}</h3>" + kv_table(cpu_ident(c)))
-    out.append('<h2>Checks</h2><table id="checks"><thead><tr><th>Check</th>'
-               + "".join(f"<th>{h(col_name(r, c))}</th>" for r, c in cols) + "</tr></thead><tbody>")
-    for check in check_rows(runs):
-        cells = []
-        for run, c in cols:
-            res = result_of(run, c["cpu"], check)
-            if res is None:
-                cells.append("<td></td>")
-                continue
-            fig = figures_text(res["figures"])
-            cells.append(f"<td>{badge(res['verdict'])}"
-                         + (f"<br/>{h(fig)}" if fig else "")
-                         + f"<br/><small>{h(res['detail'])}</small></td>")
-        out.append(f"<tr><th>{h(check)}</th>{''.join(cells)}</tr>")
-    out.append("</tbody></table>")
-    out += html_events(runs)
-    out += html_sampling(runs)
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
-
-
-def html_events(runs: List[Run]) -> List[str]:
-    groups, dropped = event_groups(runs), [t for t in map(dropped_text, runs) if t]
-    if not groups and not dropped:
-        return []
-    out = ['<h2>Events</h2>'] + [f'<p class="dropped"><b>{h(t)}</b></p>' for t in dropped]
-    for run, cpu, table, cov, rows in groups:
-        out.append(f"<h3>{h(run['label'])} cpu{cpu} {h(table)}</h3>"
-                   f'<p class="coverage">{h(cov)}</p>')
-        if not rows:
-            continue
-        out.append('<table class="events"><thead><tr>'
-                   + "".join(f"<th>{h(c)}</th>" for c in EVENT_COLUMNS) + "</tr></thead><tbody>")
-        for r in rows:
-            cells = [f"<td>{h(x)}</td>" for x in event_cells(r)]
-            cells[7] = f"<td>{badge(r['result'])}</td>"
-            out.append("<tr>" + "".join(cells) + "</tr>")
-        out.append("</tbody></table>")
-    return out
 
 
 # ---- JUnit XML ---------------------------------------------------------------

@@ -623,8 +623,14 @@ def installed_copy(tmp):
     if not os.path.exists(INSTALLED):
         raise Skip(f"{INSTALLED} is not built (make host)")
     p = subprocess.run([INSTALLED, V1], capture_output=True, text=True)
-    errs = [f"{os.path.basename(src)} differs from the installed copy" for src in (TOOL, FORMATS)
-            if read(src) != read(os.path.join(os.path.dirname(INSTALLED), os.path.basename(src)))]
+    mods = sorted(f for f in os.listdir(HERE) if re.fullmatch(r"pmuharness_report_\w+\.py", f))
+    errs = []
+    for src in [TOOL] + [os.path.join(HERE, m) for m in mods]:
+        dst = os.path.join(os.path.dirname(INSTALLED), os.path.basename(src))
+        if not os.path.exists(dst):
+            errs.append(f"{os.path.basename(src)} is not installed beside {INSTALLED} (Makefile)")
+        elif read(src) != read(dst):
+            errs.append(f"{os.path.basename(src)} differs from the installed copy")
     return errs + ([] if p.returncode == 0 and "**Verdict: NO PMU**" in p.stdout else
                    [f"status {p.returncode}: no Markdown on standard output"])
 
