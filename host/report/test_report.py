@@ -25,7 +25,9 @@ import xml.etree.ElementTree as ET
 sys.dont_write_bytecode = True  # keep the source tree clean
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
+sys.path.insert(0, HERE)
 import qemulib as q  # noqa: E402
+import test_report_html as th  # noqa: E402
 
 TOOL = os.path.join(HERE, "pmuharness-report")
 FORMATS = os.path.join(HERE, "pmuharness_report_formats.py")
@@ -646,13 +648,23 @@ def chromium_loads_html(tmp):
         [f"chromium status {p.returncode}: no checks table in the DOM"]
 
 
+def html_checklist(tmp):
+    return th.html_structure(tmp, render)
+
+
+def chromium_screen(tmp):
+    """Set PMH_REPORT_SCREENSHOT=FILE to keep the screenshot."""
+    return th.chromium_screen(tmp, render, Skip)
+
+
 def main():
     efi = sys.argv[1] if len(sys.argv) > 1 else None
     cases = [help_lists_outputs, junit_per_cpu, html_table_escaped, tap_points, markdown_table,
              hypervisor_shown, v1_maps_to_v2, diff_changed, bad_input_refused, unwritable_output,
              events_markdown_html, events_junit_tap, events_input_checked,
              no_crash_on_any_field, crash_is_an_error, verdict_not_green,
-             outputs_written_through, unusable_text_refused, diff_other_cpu, installed_copy, chromium_loads_html,
+             outputs_written_through, unusable_text_refused, diff_other_cpu,
+             html_checklist, chromium_screen, installed_copy, chromium_loads_html,
              qemu_results]
     passed = failed = skipped = 0
     for fn in cases:
