@@ -43,8 +43,8 @@ def strip_plot(plot_id: str, title: str, unit: str, rows: List[Strip],
     rows = [r for r in rows if r[1]]
     if not rows:
         return None
-    lo = min(min(s) for _, s, _ in rows)
-    hi = max(max(s) for _, s, _ in rows)
+    lo: float = min(min(s) for _, s, _ in rows)
+    hi: float = max(max(s) for _, s, _ in rows)
     if lo == hi:  # every sample equal: a range around it
         lo, hi = lo - 1, hi + 1
     ticks = nice_ticks(lo, hi)

@@ -111,7 +111,9 @@ def html_structure(tmp: str, render) -> List[str]:  # type: ignore[no-untyped-de
     if len(rows) != 1 or "count.enable" not in text[0] or "cpus 0, 1, 2, 3" not in text[0]:
         errs.append(f"failing rows {text}")
     checks = next(t for t in root.iter(XHTML + "table") if t.get("id") == "checks")
-    for tr in checks.find(XHTML + "tbody"):
+    body = checks.find(XHTML + "tbody")
+    assert body is not None, "the matrix has no tbody"
+    for tr in body:
         if "".join(tr[0].itertext()) == "knc.global-ctrl":
             tds = tr.findall(XHTML + "td")
             if len(tds) != 1 or tds[0].get("colspan") != "4" or "SKIP" not in "".join(
