@@ -305,6 +305,50 @@ int64_t m_median(int64_t *v, unsigned n, unsigned *agree)
 	return v[n / 2];
 }
 
+/* The samples of the figure check_figures took last. */
+static struct fig_samples *fig_smp(struct check_ctx *c)
+{
+	return c->fig.to_also ? &c->fig.also.smp : &c->fig.smp;
+}
+
+void check_figures_as(struct check_ctx *c, const char *name, const char *unit)
+{
+	if (c->fig.to_also) {
+		c->fig.also.name = name;
+		c->fig.also.unit = unit;
+	} else {
+		c->fig.name = name;
+		c->fig.unit = unit;
+	}
+}
+
+void check_figures_next(struct check_ctx *c)
+{
+	c->fig.to_also = c->fig.set; /* no figure yet: the next is the first */
+}
+
+/* Keeps n samples of the figure just taken (median med) for the report's
+ * plots: all, in the order taken, where they fit (v unsorted); else
+ * FIG_SAMPLES of them evenly spaced by rank (v sorted: min and max among
+ * them); none where one lies more than 2^31 from the median (its min and
+ * max still say it). */
+static void keep_samples(struct check_ctx *c, const int64_t *v, unsigned n, int64_t med)
+{
+	struct fig_samples *f = fig_smp(c);
+	unsigned k = n < FIG_SAMPLES ? n : FIG_SAMPLES;
+
+	f->n = 0;
+	f->of = n;
+	for (unsigned i = 0; i < k; i++) {
+		int64_t d =
+		    v[n <= FIG_SAMPLES ? i : (uint64_t)i * (n - 1) / (FIG_SAMPLES - 1)] - med;
+		if (d > INT32_MAX || d < INT32_MIN)
+			return;
+		f->d[i] = (int32_t)d;
+	}
+	f->n = k;
+}
+
 static int diff_rep(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t msr, uint64_t val,
 		    const struct workload *w, uint64_t n, unsigned rep, bool smi_ok,
 		    struct mdiff *out)
@@ -322,11 +366,14 @@ static int diff_rep(struct check_ctx *c, unsigned ctr, uint64_t start, uint32_t 
 		/* sign-extend the difference from the counter's width */
 		d[r] = (int64_t)((b - a) << sh) >> sh;
 	}
+	int64_t ord[FIG_SAMPLES]; /* in the order taken, for the report */
+	pmh_memcpy(ord, d, (rep < FIG_SAMPLES ? rep : FIG_SAMPLES) * sizeof(*d));
 	out->med = m_median(d, rep, &out->agree);
 	out->min = d[0];
 	out->max = d[rep - 1];
 	out->rep = rep;
 	check_figures(c, out->min, out->med, out->max);
+	keep_samples(c, rep <= FIG_SAMPLES ? ord : d, rep, out->med);
 	return M_OK;
 }
 
@@ -408,6 +455,7 @@ const char *m_slack_text(const struct check_ctx *c)
 /* Value j of sample r lives in m_buf[j * M_CLEAN_MAX + r]: no buffer of
  * its own in the image (a sample function does not use m_diff). */
 _Static_assert(M_CLEAN_K *M_CLEAN_MAX <= MAX_REPEAT, "m_buf holds every sample");
+_Static_assert(M_CLEAN_MAX <= FIG_SAMPLES, "a figure keeps every calibration sample");
 
 int m_median_clean(struct check_ctx *c, unsigned rep, unsigned k, m_sample_fn fn, void *arg,
 		   struct stat3 *out)
@@ -427,9 +475,14 @@ int m_median_clean(struct check_ctx *c, unsigned rep, unsigned k, m_sample_fn fn
 			buf[j * M_CLEAN_MAX + got] = v[j];
 		got++;
 	}
+	int64_t ord[M_CLEAN_MAX]; /* the first value's samples in the order taken */
+	for (unsigned r = 0; r < got; r++)
+		ord[r] = (int64_t)buf[r];
 	for (unsigned j = 0; j < k; j++)
 		m_stat(&buf[j * M_CLEAN_MAX], got, &out[j]);
-	if (got)
+	if (got) {
 		check_figures(c, (int64_t)out[0].min, (int64_t)out[0].med, (int64_t)out[0].max);
+		keep_samples(c, ord, got, (int64_t)out[0].med);
+	}
 	return (int)got;
 }

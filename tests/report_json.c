@@ -152,11 +152,12 @@ static void cpu_obj(struct pmh_sb *sb, const struct cpu_record *r)
 
 	pmh_sb_add(sb, "\n    {\"cpu\": %u, \"apic_id\": ", r->cpu);
 	if (!r->identified) {
-		pmh_sb_add(sb, "null, \"vendor\": null, \"family\": null, \"model\": null, "
-			       "\"stepping\": null, \"brand\": null, \"microcode\": null, "
-			       "\"hypervisor\": null, \"hypervisor_cpuid\": null, \"apic_mode\": null, "
-			       "\"core_type\": null, "
-			       "\"pmu\": null");
+		pmh_sb_add(sb,
+			   "null, \"vendor\": null, \"family\": null, \"model\": null, "
+			   "\"stepping\": null, \"brand\": null, \"microcode\": null, "
+			   "\"hypervisor\": null, \"hypervisor_cpuid\": null, \"apic_mode\": null, "
+			   "\"core_type\": null, "
+			   "\"pmu\": null");
 	} else {
 		pmh_sb_add(sb, "%u, \"vendor\": ", r->apic_id);
 		pmh_sb_json_str(sb, ci->ids.vendor);
@@ -168,14 +169,40 @@ static void cpu_obj(struct pmh_sb *sb, const struct cpu_record *r)
 		else
 			pmh_sb_add(sb, ", \"microcode\": null");
 		cpu_hv(sb, ci);
-		pmh_sb_add(sb, ", \"apic_mode\": \"%s\", \"core_type\": ",
-			   apic_mode_name(r->apic_mode));
+		pmh_sb_add(
+		    sb, ", \"apic_mode\": \"%s\", \"core_type\": ", apic_mode_name(r->apic_mode));
 		str_or_null(sb, cpu_core_type_name(ci->ids.core_type)); /* "": not hybrid */
 		cpu_pmu(sb, r);
 	}
 	pmh_sb_add(sb,
 		   ",\n      \"verdict\": \"%s\", \"passed\": %u, \"failed\": %u, \"skipped\": %u}",
 		   run_verdict_name(run_verdict_of(&r->n)), r->n.passed, r->n.failed, r->n.skipped);
+}
+
+/* "name", the samples kept (at most FIG_SAMPLES, for the report's plots)
+ * and how many were taken: what a figure or series adds to min/median/max. */
+static void samples(struct pmh_sb *sb, const char *name, int64_t med, const struct fig_samples *p)
+{
+	pmh_sb_add(sb, ", \"name\": ");
+	str_or_null(sb, name);
+	pmh_sb_add(sb, ", \"samples\": [");
+	for (unsigned i = 0; i < p->n && i < FIG_SAMPLES; i++)
+		pmh_sb_add(sb, "%s%lld", i ? ", " : "", (long long)(med + p->d[i]));
+	pmh_sb_add(sb, "], \"samples_taken\": %u", p->of);
+}
+
+/* A second series (skid's PMI latency): "series": [] without one. */
+static void series(struct pmh_sb *sb, const struct fig_series *a)
+{
+	pmh_sb_add(sb, ",\n      \"series\": [");
+	if (a->unit) {
+		pmh_sb_add(sb, "{\"min\": %lld, \"median\": %lld, \"max\": %lld, \"unit\": ",
+			   (long long)a->min, (long long)a->med, (long long)a->max);
+		pmh_sb_json_str(sb, a->unit);
+		samples(sb, a->name, a->med, &a->smp);
+		pmh_sb_add(sb, "}");
+	}
+	pmh_sb_add(sb, "]");
 }
 
 static void figures(struct pmh_sb *sb, const struct result *r)
@@ -203,7 +230,10 @@ static void figures(struct pmh_sb *sb, const struct result *r)
 		pmh_sb_json_str(sb, name);
 		p += p[n] ? n + 1 : n;
 	}
-	pmh_sb_add(sb, "]}");
+	pmh_sb_add(sb, "]");
+	samples(sb, f->name, f->med, &f->smp);
+	series(sb, &f->also);
+	pmh_sb_add(sb, "}");
 }
 
 /* The crash record's registers, in this order. */
@@ -363,8 +393,8 @@ static void events(struct pmh_sb *sb, const struct suite *s)
  * host took; "hypervisor_findings_lost" those that did not fit. */
 static void hv_findings(struct pmh_sb *sb, const struct suite *s)
 {
-	static const char kind[][8] = {[HV_POLICY] = "policy", [HV_BUG] = "bug",
-				       [HV_HOST] = "host"};
+	static const char kind[][8] = {
+	    [HV_POLICY] = "policy", [HV_BUG] = "bug", [HV_HOST] = "host"};
 	static const char group[][12] = {[HVG_EVENT_ZERO] = "not_counted",
 					 [HVG_EVENT_GP] = "gp",
 					 [HVG_FIXED] = "fixed",
@@ -376,9 +406,10 @@ static void hv_findings(struct pmh_sb *sb, const struct suite *s)
 			const struct hv_finding *h = &s->hv[i];
 			if ((h->kind == HV_POLICY) == (pass == 1))
 				continue;
-			pmh_sb_add(sb, "%s\n    {\"cpu\": %u, \"kind\": \"%s\", \"group\": \"%s\", "
-				   "\"what\": ", first ? "" : ",", h->cpu, kind[h->kind],
-				   group[h->group]);
+			pmh_sb_add(sb,
+				   "%s\n    {\"cpu\": %u, \"kind\": \"%s\", \"group\": \"%s\", "
+				   "\"what\": ",
+				   first ? "" : ",", h->cpu, kind[h->kind], group[h->group]);
 			pmh_sb_json_str(sb, h->what);
 			pmh_sb_add(sb, ", \"reason\": ");
 			pmh_sb_json_str(sb, h->why);

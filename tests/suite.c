@@ -208,11 +208,18 @@ void check_skip(struct check_ctx *c, const char *f, ...)
 
 void check_figures(struct check_ctx *c, int64_t min, int64_t med, int64_t max)
 {
+	if (c->fig.to_also) { /* check_figures_next: the second series */
+		c->fig.also =
+		    (struct fig_series){.unit = "events", .min = min, .med = med, .max = max};
+		return;
+	}
 	c->fig.set = true;
 	c->fig.min = min;
 	c->fig.med = med;
 	c->fig.max = max;
 	c->fig.unit = "events";
+	c->fig.name = 0;
+	c->fig.smp.n = c->fig.smp.of = 0; /* the samples of an earlier figure */
 }
 
 void check_note(struct check_ctx *c, const char *f, ...)

@@ -17,15 +17,35 @@ struct platform;
 
 enum verdict { V_PASS, V_FAIL, V_SKIP, V_NONE };
 
+#define FIG_SAMPLES 64 /* samples a figure keeps for the report's plots */
+/* A measurement's samples: n kept of `of` taken, each less the median (n
+ * 0: none kept, or one was more than 2^31 from the median). */
+struct fig_samples {
+	unsigned n, of;
+	int32_t d[FIG_SAMPLES];
+};
+/* A second series a check measured besides its figure (skid's PMI
+ * latency in cycles): unit NULL for none. */
+struct fig_series {
+	const char *name, *unit; /* static strings */
+	int64_t min, med, max;
+	struct fig_samples smp;
+};
 /* What a check measured, for the results JSON: the min/median/max of its
- * last measurement (measure.c m_diff, m_median_clean), the allowance the
- * check judged it with, and the counters it set up (bit i: pmu->ctr[i]). */
+ * last measurement (measure.c m_diff, m_median_clean) with its name, unit
+ * and samples, a second series where the check keeps one, the allowance
+ * the check judged it with, and the counters it set up (bit i:
+ * pmu->ctr[i]). */
 struct figures {
 	bool set; /* a measurement was taken */
 	int64_t min, med, max;
-	const char *unit;      /* a static string */
+	const char *unit;      /* "events", "instructions", "cycles": a static string */
 	const char *tolerance; /* a static string the check sets, or NULL */
 	uint64_t ctrs;
+	const char *name; /* what was measured ("skid"), or NULL */
+	struct fig_samples smp;
+	struct fig_series also;
+	bool to_also; /* check_figures_next: later figures go to also */
 };
 
 #define RESULT_MSG 224 /* a verdict's message, with its terminating NUL */
@@ -245,9 +265,15 @@ void check_pass(struct check_ctx *c, const char *f, ...) __attribute__((format(p
 /* The first failure is kept; later ones are counted ("and N more"). */
 void check_fail(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
 void check_skip(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
-/* A measurement's min/median/max in events as the check's figures for the
- * results JSON (the last one a check takes is kept). */
+/* A measurement's min/median/max, in events unless check_figures_as says
+ * otherwise, as the check's figures for the results JSON (the last one a
+ * check takes is kept). */
 void check_figures(struct check_ctx *c, int64_t min, int64_t med, int64_t max);
+/* The figure just taken: its name and unit (static strings; measure.c
+ * keeps its samples); check_figures_next: later figures go to the second
+ * series. */
+void check_figures_as(struct check_ctx *c, const char *name, const char *unit);
+void check_figures_next(struct check_ctx *c);
 /* Verbose-only detail line. */
 void check_note(struct check_ctx *c, const char *f, ...) __attribute__((format(printf, 2, 3)));
 

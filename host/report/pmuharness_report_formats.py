@@ -1,5 +1,6 @@
 """The outputs of pmuharness-report from runs already read (the v2 shape):
-a Markdown and an HTML checklist, JUnit XML and TAP 13. Standard library only."""
+the pieces every output shares, a Markdown checklist, JUnit XML and TAP 13
+(the HTML: pmuharness_report_html.py). Standard library only."""
 import html
 import json
 import re
@@ -11,8 +12,9 @@ Row = Dict[str, Any]  # one entry of a run's "events"
 # Across runs the most severe verdict wins; a run that measured nothing
 # (NO VERDICT) weighs more than one that had no PMU to measure.
 SEVERITY = ("ERROR", "FAIL", "NO VERDICT", "NO PMU", "PASS")
-# XML 1.0 admits no control character but tab, LF and CR, even escaped.
-XML_BAD = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# XML 1.0 admits no control character but tab, LF and CR, even escaped, no
+# surrogate and neither U+FFFE nor U+FFFF (the reader refuses those too).
+XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 
 
 # ---- runs as a table -----------------------------------------------------------
@@ -43,15 +45,25 @@ def overall(runs):
 
 
 # ---- text pieces -------------------------------------------------------------
+def series_text(fig):
+    """'skid 90/100/130 instructions': name, min/median/max and unit."""
+    unit = f" {fig['unit']}" if fig.get("unit") else ""
+    name = f"{fig['name']} " if fig.get("name") else ""
+    return name + "/".join(nv(fig.get(k)) for k in ("min", "median", "max")) + unit
+
+
 def figures_text(fig):
+    """A figure in one line (its samples left out): name, min/median/max,
+    unit, tolerance, counters, and a second series after a semicolon."""
     if not fig:
         return ""
-    unit = f" {fig['unit']}" if fig.get("unit") else ""
-    text = "/".join(nv(fig.get(k)) for k in ("min", "median", "max")) + unit
+    text = series_text(fig)
     if fig.get("tolerance"):
         text += f" (tolerance {fig['tolerance']})"
     if fig.get("counters"):
         text += " on " + ", ".join(str(c) for c in fig["counters"])
+    for more in fig.get("series") or []:
+        text += "; " + series_text(more)
     return text
 
 
@@ -192,6 +204,24 @@ def failing_events(run: Run, cpu: int) -> List[Row]:
     return [r for r in run.get("events") or [] if r["cpu"] == cpu and r["result"] == "FAIL"]
 
 
+def verdict_case(run: Run) -> Optional[Tuple[str, str]]:
+    """The run's verdict as a case of its own where no check, event or crash
+    case shows it: ("failure" or "error", message); None where one does. A
+    CI must never read a run that measured nothing (NO PMU, NO VERDICT), or
+    one that lost results (ERROR), as green."""
+    v = run["verdict"]
+    msg = f"{v}: {run['verdict_reason']}"
+    if v in ("NO PMU", "NO VERDICT"):
+        return "failure", msg
+    if v == "ERROR" and not run.get("crash"):
+        return "error", msg
+    shown = any(r["verdict"] == "FAIL" for r in run["results"]) or any(
+        r["result"] == "FAIL" for r in run.get("events") or [])
+    if v == "FAIL" and not shown:
+        return "failure", msg
+    return None
+
+
 def event_detail(r: Row) -> str:
     """A failing event in one line, for JUnit and TAP."""
     return (f"{r['table']} {r['event']} ({r['encoding']}) on {r['counter']}: {r['rule']}, "
@@ -265,21 +295,6 @@ def md_sampling(runs: List[Run]) -> List[str]:
     return out
 
 
-def html_sampling(runs: List[Run]) -> List[str]:
-    out: List[str] = []
-    for run in runs:
-        rows = sampling_rows(run)
-        if not rows:
-            continue
-        out.append(f"<h2>Sampling: {h(run['label'])}</h2>"
-                   '<table class="sampling"><thead><tr><th>Feature</th><th>The CPU</th>'
-                   "<th>Checks</th></tr></thead><tbody>"
-                   + "".join(f"<tr><th>{h(a)}</th><td>{h(b)}</td><td>{h(c)}</td></tr>"
-                             for a, b, c in rows)
-                   + "</tbody></table>")
-    return out
-
-
 def md_events(runs: List[Run]) -> List[str]:
     groups, dropped = event_groups(runs), [t for t in map(dropped_text, runs) if t]
     if not groups and not dropped:
@@ -294,81 +309,10 @@ def md_events(runs: List[Run]) -> List[str]:
     return out
 
 
-# ---- HTML (well-formed XHTML, so an XML parser can read it back) --------------
-COLOURS = {"PASS": "#1b7f3b", "FAIL": "#b3261e", "SKIP": "#7a7a7a", "ERROR": "#b3261e",
-           "NO PMU": "#8a6d00", "NO VERDICT": "#8a6d00"}
-CSS = ("body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;margin:.5em 0}"
-       "td,th{border:1px solid #bbb;padding:.2em .5em;vertical-align:top;text-align:left}"
-       ".v{color:#fff;font-weight:bold;padding:0 .3em}.box{font-size:2em;display:inline-block;"
-       "padding:.2em 1em}small{color:#444}")
-
-
+# ---- XML text (the HTML and JUnit) ---------------------------------------------
 def h(text):
     """Text for XML (the HTML and JUnit): escaped, without the characters XML forbids."""
     return html.escape(XML_BAD.sub("?", str(text)), quote=True)
-
-
-def badge(verdict, cls="v"):
-    return f'<span class="{cls}" style="background:{COLOURS[verdict]}">{h(verdict)}</span>'
-
-
-def kv_table(rows):
-    return ("<table>" + "".join(f"<tr><th>{h(k)}</th><td>{h(v)}</td></tr>" for k, v in rows)
-            + "</table>")
-
-
-def html_doc(runs):
-    cols = columns(runs)
-    out = ['<!DOCTYPE html>', '<html xmlns="http://www.w3.org/1999/xhtml" lang="en">',
-           '<head><meta charset="utf-8"/><title>pmuharness results</title>',
-           f'<style>{CSS}</style></head><body>', '<h1>pmuharness results</h1>',
-           f'<p id="verdict">{badge(overall(runs), "v box")}</p>']
-    for run in runs:
-        out.append(f"<h2>{h(run['label'])} {badge(run['verdict'])}</h2>")
-        rows = run_ident(run) + ([("Crash", crash_text(run["crash"]))] if run.get("crash")
-                                 else [])
-        out.append(kv_table(rows))
-        for c in run["cpus"]:
-            out.append(f"<h3>{h(run['label'])} cpu{c['cpu']}</h3>" + kv_table(cpu_ident(c)))
-    out.append('<h2>Checks</h2><table id="checks"><thead><tr><th>Check</th>'
-               + "".join(f"<th>{h(col_name(r, c))}</th>" for r, c in cols) + "</tr></thead><tbody>")
-    for check in check_rows(runs):
-        cells = []
-        for run, c in cols:
-            res = result_of(run, c["cpu"], check)
-            if res is None:
-                cells.append("<td></td>")
-                continue
-            fig = figures_text(res["figures"])
-            cells.append(f"<td>{badge(res['verdict'])}"
-                         + (f"<br/>{h(fig)}" if fig else "")
-                         + f"<br/><small>{h(res['detail'])}</small></td>")
-        out.append(f"<tr><th>{h(check)}</th>{''.join(cells)}</tr>")
-    out.append("</tbody></table>")
-    out += html_events(runs)
-    out += html_sampling(runs)
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
-
-
-def html_events(runs: List[Run]) -> List[str]:
-    groups, dropped = event_groups(runs), [t for t in map(dropped_text, runs) if t]
-    if not groups and not dropped:
-        return []
-    out = ['<h2>Events</h2>'] + [f'<p class="dropped"><b>{h(t)}</b></p>' for t in dropped]
-    for run, cpu, table, cov, rows in groups:
-        out.append(f"<h3>{h(run['label'])} cpu{cpu} {h(table)}</h3>"
-                   f'<p class="coverage">{h(cov)}</p>')
-        if not rows:
-            continue
-        out.append('<table class="events"><thead><tr>'
-                   + "".join(f"<th>{h(c)}</th>" for c in EVENT_COLUMNS) + "</tr></thead><tbody>")
-        for r in rows:
-            cells = [f"<td>{h(x)}</td>" for x in event_cells(r)]
-            cells[7] = f"<td>{badge(r['result'])}</td>"
-            out.append("<tr>" + "".join(cells) + "</tr>")
-        out.append("</tbody></table>")
-    return out
 
 
 # ---- JUnit XML ---------------------------------------------------------------
@@ -380,9 +324,13 @@ def junit(runs):
         mine = [res for res in run["results"] if res["cpu"] == c["cpu"]]
         evs = failing_events(run, c["cpu"])  # a failed testcase each, never green
         crashed = bool(run.get("crash")) and c is run["cpus"][0]
-        n = {"tests": len(mine) + len(evs) + crashed,
-             "failures": sum(r["verdict"] == "FAIL" for r in mine) + len(evs),
-             "skipped": sum(r["verdict"] == "SKIP" for r in mine), "errors": int(crashed)}
+        # the run's own verdict case goes with the boot CPU's suite
+        vc = verdict_case(run) if c is run["cpus"][0] else None
+        n = {"tests": len(mine) + len(evs) + crashed + bool(vc),
+             "failures": sum(r["verdict"] == "FAIL" for r in mine) + len(evs)
+             + (vc is not None and vc[0] == "failure"),
+             "skipped": sum(r["verdict"] == "SKIP" for r in mine),
+             "errors": int(crashed) + (vc is not None and vc[0] == "error")}
         for k in total:
             total[k] += n[k]
         cls = h(f"pmuharness.{run['label']}.cpu{c['cpu']}")
@@ -412,6 +360,9 @@ def junit(runs):
             msg = crash_text(run["crash"])
             s += [f'    <testcase classname="{cls}" name="harness.crash">',
                   f'      <error message="{h(msg)}">{h(msg)}</error>', "    </testcase>"]
+        if vc:
+            s += [f'    <testcase classname="{cls}" name="verdict">',
+                  f'      <{vc[0]} message="{h(vc[1])}">{h(vc[1])}</{vc[0]}>', "    </testcase>"]
         suites += s + ["  </testsuite>"]
     out.append(f'<testsuites name="pmuharness" tests="{total["tests"]}" '
                f'failures="{total["failures"]}" errors="{total["errors"]}" '
@@ -436,8 +387,10 @@ def tap(runs):
         for res in (r for r in run["results"] if r["cpu"] == c["cpu"]):
             points.append((run, c, res))
     evs = [(run, c, r) for run, c in columns(runs) for r in failing_events(run, c["cpu"])]
-    out = ["TAP version 13",
-           f"1..{len(points) + len(evs) + sum(bool(r.get('crash')) for r in runs)}"]
+    verdicts = [(run, verdict_case(run)) for run in runs]
+    plan = (len(points) + len(evs) + sum(bool(r.get("crash")) for r in runs)
+            + sum(vc is not None for _, vc in verdicts))
+    out = ["TAP version 13", f"1..{plan}"]
     n = 0
     for run, c, res in points:
         n += 1
@@ -465,4 +418,10 @@ def tap(runs):
             name = tap_text(f"{run['label']} harness.crash").replace("#", "\\#")
             out += [f"not ok {n} - {name}", "  ---",
                     f"  message: {y(crash_text(run['crash']))}", "  ..."]
+    for run, vc in verdicts:  # a run that measured nothing is not green
+        if vc:
+            n += 1
+            name = tap_text(f"{run['label']} verdict").replace("#", "\\#")
+            out += [f"not ok {n} - {name}", "  ---", f"  verdict: {y(run['verdict'])}",
+                    f"  reason: {y(run['verdict_reason'])}", "  ..."]
     return "\n".join(out) + "\n"

@@ -14,16 +14,20 @@ import json
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "qemu"))
+sys.path.insert(0, HERE)
 import qemulib as q  # noqa: E402
+import test_report_html as th  # noqa: E402
 
 TOOL = os.path.join(HERE, "pmuharness-report")
 FORMATS = os.path.join(HERE, "pmuharness_report_formats.py")
@@ -415,6 +419,85 @@ def unwritable_output(tmp):
     return errs + ([f"files left: {left}"] if left else [])
 
 
+def outputs_written_through(tmp):
+    """An output that is a FIFO or a symlink is written through, never
+    replaced by a regular file; a regular file still by a rename; then, the
+    code proven, --junit /dev/null leaves /dev/null a character device."""
+    errs = []
+    fifo, target, link = (os.path.join(tmp, n) for n in ("fifo", "target.xml", "link.xml"))
+    os.mkfifo(fifo)
+    with open(target, "w") as f:
+        f.write("earlier")
+    os.symlink(target, link)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+    reader.start()
+    p = subprocess.run([sys.executable, TOOL, V2, "--junit", fifo, "--tap", link],
+                       capture_output=True, text=True, timeout=60)
+    reader.join(10)
+    if p.returncode != 0:
+        errs.append(f"status {p.returncode}: {p.stderr.strip()}")
+    if not stat.S_ISFIFO(os.lstat(fifo).st_mode) or not got or b"<testsuites" not in got[0]:
+        errs.append("the FIFO was replaced or its reader got no JUnit")
+    if not os.path.islink(link) or not read(target).startswith("TAP version 13"):
+        errs.append("the symlink was replaced or its target not written")
+    plain = os.path.join(tmp, "plain.xml")
+    with open(plain, "w") as f:
+        f.write("earlier")
+    ino = os.stat(plain).st_ino
+    tool(V2, "--junit", plain)
+    if os.stat(plain).st_ino == ino or "<testsuites" not in read(plain):
+        errs.append("a regular file was not replaced by a rename")
+    if errs:
+        return errs  # /dev/null only once the code is seen to write through
+    rc, _, err = tool(V2, "--junit", os.devnull, "--tap", os.devnull)
+    if rc != 0 or not stat.S_ISCHR(os.stat(os.devnull).st_mode):
+        errs.append(f"--junit /dev/null: status {rc} {err.strip()!r}; /dev/null "
+                    f"{'still' if stat.S_ISCHR(os.stat(os.devnull).st_mode) else 'NO LONGER'}"
+                    " a character device")
+    return errs
+
+
+def unusable_text_refused(tmp):
+    """A lone surrogate, U+FFFE or U+FFFF in a string or key, or nesting too
+    deep to parse: status 2 and one line naming the file, no output."""
+    cases = [
+        ("surrogate.json", lambda d: d["results"][0].update(detail="\ud800"),
+         "field 'results[0].detail' holds U+D800"),
+        ("fffe.json", lambda d: d["cpus"][0].update(brand="x\ufffe"),
+         "field 'cpus[0].brand' holds U+FFFE"),
+        ("ffff.json", lambda d: d["options"].update(event="\uffff"), "holds U+FFFF"),
+        ("key.json", lambda d: d["crash"] is None and d.update(crash=dict(
+            CRASH, registers={"r\udfff": "0x1"})) and None, "holds U+DFFF"),
+        ("deep.json", lambda d: "[" * 100000 + "]" * 100000, "nested too deep"),
+        ("raw.json", lambda d: json.dumps(d).replace('"detail": "', '"detail": "\\ud800', 1),
+         "holds U+D800"),
+    ]
+    errs = []
+    for name, change, want in cases:
+        path = mutated(tmp, name, change)
+        out = os.path.join(tmp, "out.xml")
+        rc, _, err = tool(path, "--junit", out)
+        if rc != BAD_INPUT or path not in err or want not in err or len(err.splitlines()) != 1:
+            errs.append(f"{name}: status {rc}, message {err!r}, wanted {want!r}")
+        if os.path.exists(out):
+            errs.append(f"{name}: an output was written")
+    return errs
+
+
+def diff_other_cpu(tmp):
+    """--diff of runs on different processors says so, CPU by CPU."""
+    other = mutated(tmp, "amd.json", lambda d: d["cpus"][1].update(
+        vendor="AuthenticAMD", family=0x19, model=0x61))
+    rc, out, _ = tool("--diff", V2, other)
+    lines = [l for l in out.splitlines() if l.startswith("different CPUs:")]
+    if rc != CHANGED or len(lines) != 1 or not lines[0].startswith("different CPUs: cpu1 is ") \
+            or "AuthenticAMD family 0x19 model 0x61" not in lines[0]:
+        return [f"status {rc}, output {out!r}"]
+    rc, out, _ = tool("--diff", V2, V2)
+    return [] if "different CPUs" not in out else ["the same CPUs called different"]
+
+
 def paths(node, prefix=()):
     """Every key path of a JSON document."""
     items = node.items() if isinstance(node, dict) else enumerate(node) \
@@ -475,6 +558,41 @@ def crash_is_an_error(tmp):
         ["no TAP not-ok point for the crash"]
 
 
+def verdict_not_green(tmp):
+    """A run that measured nothing (NO PMU, NO VERDICT) or lost results
+    (ERROR without a crash record) is a failed JUnit testcase and a not-ok
+    TAP point named verdict, even when every check passed or skipped; a
+    PASS run and a FAIL run whose failing check shows it get none."""
+    errs = []
+    cases = [("nopmu.json", "NO PMU", "failure"), ("noverdict.json", "NO VERDICT", "failure"),
+             ("lost.json", "ERROR", "error")]
+    for name, verdict, kind in cases:
+        def change(d, verdict=verdict):
+            d.update(verdict=verdict, verdict_reason="why " + verdict)
+            d["results"] = [r for r in d["results"] if r["verdict"] != "FAIL"]
+        outs = render(tmp, [mutated(tmp, name, change)], ("junit", "tap"))
+        _, suites = junit_suites(outs["junit"])
+        case = [c for c in suites[0].findall("testcase") if c.get("name") == "verdict"]
+        el = case[0].find(kind) if case else None
+        if el is None or el.get("message") != f"{verdict}: why {verdict}":
+            errs.append(f"{verdict}: no JUnit testcase verdict with a {kind}")
+        bad = int(suites[0].get("failures")) + int(suites[0].get("errors"))
+        if bad != 1:
+            errs.append(f"{verdict}: JUnit failures + errors {bad}, expected 1")
+        points = parse_tap(read(outs["tap"]))
+        if [p["name"].split()[-1] for p in points if not p["ok"]] != ["verdict"] or \
+                points[-1]["yaml"].get("verdict") != verdict:
+            errs.append(f"{verdict}: TAP not-ok points {[p for p in points if not p['ok']]}")
+    for path in (V2, V2_RERUN, mutated(tmp, "crash.json",
+                                        lambda d: d.update(verdict="ERROR", crash=CRASH))):
+        outs = render(tmp, [path], ("junit", "tap"))
+        _, suites = junit_suites(outs["junit"])
+        if any(c.get("name") == "verdict" for s in suites for c in s.findall("testcase")) or \
+                any(p["name"].endswith(" verdict") for p in parse_tap(read(outs["tap"]))):
+            errs.append(f"{os.path.basename(path)}: a verdict case its checks already show")
+    return errs
+
+
 def qemu_results(tmp, efi):
     """One real boot (2 CPUs, each runs the suite) through every output."""
     esp = os.path.join(tmp, "esp")
@@ -489,6 +607,8 @@ def qemu_results(tmp, efi):
     errs = []
     cases = sum(len(s.findall("testcase")) for s in suites)
     failing = sum(e["result"] == "FAIL" for e in doc.get("events", []))  # a testcase each
+    # a run that measured nothing (TCG: NO PMU) has a failing "verdict" case
+    failing += doc["verdict"] in ("NO PMU", "NO VERDICT")
     if len(suites) != 2 or cases != len(doc["results"]) + failing:
         errs.append(f"{len(suites)} suites, {cases} testcases for {len(doc['results'])} results"
                     f" and {failing} failing events")
@@ -505,8 +625,14 @@ def installed_copy(tmp):
     if not os.path.exists(INSTALLED):
         raise Skip(f"{INSTALLED} is not built (make host)")
     p = subprocess.run([INSTALLED, V1], capture_output=True, text=True)
-    errs = [f"{os.path.basename(src)} differs from the installed copy" for src in (TOOL, FORMATS)
-            if read(src) != read(os.path.join(os.path.dirname(INSTALLED), os.path.basename(src)))]
+    mods = sorted(f for f in os.listdir(HERE) if re.fullmatch(r"pmuharness_report_\w+\.py", f))
+    errs = []
+    for src in [TOOL] + [os.path.join(HERE, m) for m in mods]:
+        dst = os.path.join(os.path.dirname(INSTALLED), os.path.basename(src))
+        if not os.path.exists(dst):
+            errs.append(f"{os.path.basename(src)} is not installed beside {INSTALLED} (Makefile)")
+        elif read(src) != read(dst):
+            errs.append(f"{os.path.basename(src)} differs from the installed copy")
     return errs + ([] if p.returncode == 0 and "**Verdict: NO PMU**" in p.stdout else
                    [f"status {p.returncode}: no Markdown on standard output"])
 
@@ -522,12 +648,23 @@ def chromium_loads_html(tmp):
         [f"chromium status {p.returncode}: no checks table in the DOM"]
 
 
+def html_checklist(tmp):
+    return th.html_structure(tmp, render)
+
+
+def chromium_screen(tmp):
+    """Set PMH_REPORT_SCREENSHOT=FILE to keep the screenshot."""
+    return th.chromium_screen(tmp, render, Skip)
+
+
 def main():
     efi = sys.argv[1] if len(sys.argv) > 1 else None
     cases = [help_lists_outputs, junit_per_cpu, html_table_escaped, tap_points, markdown_table,
              hypervisor_shown, v1_maps_to_v2, diff_changed, bad_input_refused, unwritable_output,
              events_markdown_html, events_junit_tap, events_input_checked,
-             no_crash_on_any_field, crash_is_an_error, installed_copy, chromium_loads_html,
+             no_crash_on_any_field, crash_is_an_error, verdict_not_green,
+             outputs_written_through, unusable_text_refused, diff_other_cpu,
+             html_checklist, chromium_screen, installed_copy, chromium_loads_html,
              qemu_results]
     passed = failed = skipped = 0
     for fn in cases:

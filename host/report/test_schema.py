@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Validates results JSON against host/report/pmuharness-results-2.schema.json
 with a small validator of the schema subset it uses (type, properties,
-required, items, enum, const, oneOf, additionalProperties): documents from
+required, items, enum, const, oneOf, additionalProperties, $ref into
+$defs, maxItems, minimum): documents from
 the simulator (several models and a fault) and, given the EFI image, one
 from a QEMU boot with two CPUs; and shows that a document missing a required
 field or with a wrong type is refused.
@@ -35,8 +36,12 @@ def type_ok(v, t):
     return isinstance(v, TYPES[t])
 
 
-def validate(v, s, path="$"):
-    """The list of errors of v against schema s (empty: valid)."""
+def validate(v, s, path="$", root=None):
+    """The list of errors of v against schema s (empty: valid); root, the
+    whole schema, resolves "$ref": "#/$defs/NAME"."""
+    root = s if root is None else root
+    if "$ref" in s:
+        s = root["$defs"][s["$ref"].split("/")[-1]]
     errs = []
     if "type" in s:
         ts = s["type"] if isinstance(s["type"], list) else [s["type"]]
@@ -46,8 +51,12 @@ def validate(v, s, path="$"):
         errs.append(f"{path}: {v!r} is not {s['const']!r}")
     if "enum" in s and v not in s["enum"]:
         errs.append(f"{path}: {v!r} is not one of {s['enum']}")
+    if "minimum" in s and type_ok(v, "integer") and v < s["minimum"]:
+        errs.append(f"{path}: {v} is below {s['minimum']}")
+    if "maxItems" in s and isinstance(v, list) and len(v) > s["maxItems"]:
+        errs.append(f"{path}: {len(v)} items, at most {s['maxItems']}")
     if "oneOf" in s:
-        n = sum(1 for sub in s["oneOf"] if not validate(v, sub, path))
+        n = sum(1 for sub in s["oneOf"] if not validate(v, sub, path, root))
         if n != 1:
             errs.append(f"{path}: matches {n} of oneOf, not exactly one")
     if isinstance(v, dict):
@@ -55,12 +64,14 @@ def validate(v, s, path="$"):
         errs += [f"{path}: no {k}" for k in s.get("required", []) if k not in v]
         for k, sub in v.items():
             if k in props:
-                errs += validate(sub, props[k], f"{path}.{k}")
+                errs += validate(sub, props[k], f"{path}.{k}", root)
             elif s.get("additionalProperties") is False:
                 errs.append(f"{path}: unexpected {k}")
+            elif isinstance(s.get("additionalProperties"), dict):
+                errs += validate(sub, s["additionalProperties"], f"{path}.{k}", root)
     if isinstance(v, list) and "items" in s:
         for i, x in enumerate(v):
-            errs += validate(x, s["items"], f"{path}[{i}]")
+            errs += validate(x, s["items"], f"{path}[{i}]", root)
     return errs
 
 
@@ -147,6 +158,40 @@ def main():
         errs += [f"{k}: no counters" for k, v in figs.items() if v and not v["counters"]]
         return errs + validate(doc, schema)
 
+    def sim_samples():
+        """Figures keep their samples, at most 64 (every one in the order
+        taken up to 64, else 64 by rank, min and max among them); skid names
+        its skid in instructions and its PMI latency in cycles."""
+        doc = sim_doc(sim, "--cpu", "skylake", "repeat=101", "checks=count.instructions,skid")
+        errs = validate(doc, schema)
+        figs = {r["id"]: r["figures"] for r in doc["results"]}
+        ci, sk = figs.get("count.instructions") or {}, figs.get("skid") or {}
+        smp = ci.get("samples", [])
+        if ci.get("samples_taken") != 101 or len(smp) != 64 or smp != sorted(smp) or \
+                (smp[:1], smp[-1:]) != ([ci["min"]], [ci["max"]]):
+            errs.append(f"count.instructions samples {ci.get('samples_taken')} {smp}")
+        lat = (sk.get("series") or [{}])[0]
+        if (sk.get("name"), sk.get("unit"), lat.get("name"), lat.get("unit")) != \
+                ("skid", "instructions", "PMI latency", "cycles"):
+            errs.append(f"skid figure {sk.get('name')} {sk.get('unit')}, series {lat}")
+        for f in (sk, lat):
+            s = f.get("samples", [])
+            if not s or len(s) != f.get("samples_taken") or sorted(s)[len(s) // 2] != f["median"]:
+                errs.append(f"{f.get('name')}: samples {s}, median {f.get('median')}")
+        def fig(d, check):
+            return next(r["figures"] for r in d["results"] if r["id"] == check)
+        for mutate, what in (
+                (lambda d: fig(d, "count.instructions").update(samples=list(range(65))),
+                 "65 samples"),
+                (lambda d: fig(d, "skid")["series"][0].update(samples=["1"]),
+                 "a sample as string"),
+                (lambda d: fig(d, "skid").update(samples_taken=-1), "samples_taken < 0")):
+            bad = copy.deepcopy(doc)
+            mutate(bad)
+            if not validate(bad, schema):
+                errs.append(f"{what}: accepted")
+        return errs
+
     def refuses_bad():
         good = sim_doc(sim, "--cpu", "skylake", "checks=pmu.probe")
         errs = validate(good, schema)
@@ -230,6 +275,7 @@ def main():
 
     t.case(sim_models)
     t.case(sim_figures)
+    t.case(sim_samples)
     t.case(refuses_bad)
     t.case(events_table)
     if os.path.exists(efi) and shutil.which("qemu-system-x86_64"):

@@ -121,6 +121,9 @@ static int sample(struct check_ctx *c, enum pmu_generic g, uint64_t n, uint64_t 
 	uint64_t per = g == GEN_INSTRUCTIONS ? wl_loop.per_iter.instructions : 1;
 	struct skid_arg a = {(unsigned)i, g, n, (n + past + per - 1) / per};
 	int got = m_median_clean(c, c->opt->repeat, 2, skid_sample, &a, out);
+	if (got > 0) /* named for the results JSON and LAVA */
+		check_figures_as(c, g == GEN_INSTRUCTIONS ? "skid" : "PMI latency",
+				 g == GEN_INSTRUCTIONS ? "instructions" : "cycles");
 	return got < 0 ? got : got ? 0 : ALL_SMI;
 }
 
@@ -166,6 +169,7 @@ static void run(struct check_ctx *c)
 	if (!pmi_begin(c))
 		return;
 	int a = sample(c, GEN_INSTRUCTIONS, SKID_PERIOD, 2 * lim, ins);
+	check_figures_next(c); /* the cycles: the second series */
 	int b = a == STOPPED ? STOPPED : sample(c, GEN_CYCLES, SKID_PERIOD, 2 * lim_cyc, cyc);
 	pmi_end(c);
 	if (a == STOPPED || b == STOPPED)
