@@ -222,9 +222,9 @@ host: $(HOSTB)/pmuharness-sim $(HOSTB)/pmuharness-sim-fast $(UNIT_BIN) $(BUILD)/
 
 # The results report tool (Python standard library) and its outputs module,
 # installed beside the image.
-$(BUILD)/pmuharness-report: host/report/pmuharness-report host/report/pmuharness_report_formats.py
+$(BUILD)/pmuharness-report: host/report/pmuharness-report $(wildcard host/report/pmuharness_report_*.py)
 	@mkdir -p $(dir $@)
-	install -m 644 host/report/pmuharness_report_formats.py $(BUILD)/
+	install -m 644 host/report/pmuharness_report_*.py $(BUILD)/
 	install -m 755 $< $@
 
 # ---- fuzzing (host/fuzz; README: Fuzzing) ---------------------------------

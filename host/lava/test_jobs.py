@@ -94,8 +94,8 @@ def main():
         print(f"PASS lava job {name}", flush=True)
     if seen and any(m != seen[0] for m in seen):
         errs.append("the jobs' monitors differ: lava_check.py checks only the first")
-    for e in errs:
-        print("FAIL " + e, flush=True)
+    for err in errs:
+        print("FAIL " + err, flush=True)
     print(f"lava-jobs: {len(JOBS) - len(errs)} passed, {len(errs)} failed")
     return 1 if errs else 0
 
