@@ -21,27 +21,27 @@ extern uint64_t pmh_tsc_per_us;
  * structure's flag for a command line (Multiboot 0.6.96 §3.2, §3.3). */
 #define MB_LOADER_MAGIC 0x2BADB002u
 #define MB_INFO_CMDLINE (1u << 2)
-#define MB_INFO_MODS (1u << 3)
+#define MB_INFO_MODS	(1u << 3)
 /* QEMU's isa-debug-exit device (the tests put it at 0xf4). */
 #define QEMU_EXIT_PORT 0xf4
 /* PIT channel 2, gated through port 0x61 (8254 data sheet; the PC/AT
  * wiring): mode 0 counts down once and raises OUT2, read at 0x61 bit 5. */
-#define PIT_HZ 1193182u
-#define PIT_CH2 0x42
-#define PIT_CMD 0x43
+#define PIT_HZ		  1193182u
+#define PIT_CH2		  0x42
+#define PIT_CMD		  0x43
 #define PIT_CMD_CH2_MODE0 0xb0 /* channel 2, low then high byte, mode 0, binary */
-#define PORT_B 0x61
-#define PORT_B_GATE2 0x01
-#define PORT_B_SPEAKER 0x02
-#define PORT_B_OUT2 0x20
-#define CALIBRATE_US 10000
+#define PORT_B		  0x61
+#define PORT_B_GATE2	  0x01
+#define PORT_B_SPEAKER	  0x02
+#define PORT_B_OUT2	  0x20
+#define CALIBRATE_US	  10000
 /* A PIT that never raises OUT2 (none there): give up after this many polls. */
 #define PIT_POLLS 100000000u
 /* The BIOS leaves IRQ 0-7 on vectors 8-15, where they would look like
  * exceptions to us, so all are masked while the harness runs. */
 #define PIC_MASK_ALL 0xff
-#define CMDLINE_MAX 1024
-#define ARGS_MAX 64
+#define CMDLINE_MAX  1024
+#define ARGS_MAX     64
 /* The information structure's memory fields and map (Multiboot §3.3):
  * flags bit 0 mem_lower/mem_upper (KiB), bit 6 mmap_addr/mmap_length, whose
  * entries of type 1 are RAM. entry32.S asks for both (header flags bit 1). */
@@ -89,8 +89,8 @@ static void b_line(void *ctx, const char *s)
  * them, and the next run gives back the last one's tables, so that runs
  * after runs (R: run again) do not use it up. */
 struct blk {
-	uint32_t size; /* the caller's bytes, a multiple of 16 */
-	uint32_t prev; /* the block below's offset; NO_BLK: none */
+	uint32_t size;	    /* the caller's bytes, a multiple of 16 */
+	uint32_t prev;	    /* the block below's offset; NO_BLK: none */
 	uint32_t free, pad; /* 16 bytes: the caller's bytes stay 16-aligned */
 };
 #define NO_BLK 0xffffffffu
@@ -98,7 +98,7 @@ struct blk {
 static struct {
 	uint8_t *base;
 	uint32_t size, used, top; /* top: the last block's offset, or NO_BLK */
-} arena = { 0, 0, 0, NO_BLK };
+} arena = {0, 0, 0, NO_BLK};
 
 /* The CPUs of a parallel run (bios/mp.c) allocate at once: a spin lock
  * around the arena's bookkeeping. */
@@ -196,12 +196,12 @@ static unsigned busy_spans(struct span *b)
 {
 	unsigned n = 0;
 
-	b[n++] = (struct span){ ARENA_LOW, (uintptr_t)kernel_end + sizeof(kernel_end) };
+	b[n++] = (struct span){ARENA_LOW, (uintptr_t)kernel_end + sizeof(kernel_end)};
 	if (bctx.cmdline)
-		b[n++] = (struct span){ (uintptr_t)bctx.cmdline,
-					(uintptr_t)bctx.cmdline + pmh_strlen(bctx.cmdline) + 1 };
+		b[n++] = (struct span){(uintptr_t)bctx.cmdline,
+				       (uintptr_t)bctx.cmdline + pmh_strlen(bctx.cmdline) + 1};
 	if (bctx.cfg)
-		b[n++] = (struct span){ (uintptr_t)bctx.cfg, (uintptr_t)bctx.cfg + bctx.cfg_len };
+		b[n++] = (struct span){(uintptr_t)bctx.cfg, (uintptr_t)bctx.cfg + bctx.cfg_len};
 	return n;
 }
 
@@ -221,7 +221,7 @@ static void best_gap(uint64_t lo, uint64_t hi, const struct span *b, unsigned n,
 				e = b[j].lo;
 		}
 		if (s >= lo && s < e && e - s > best->hi - best->lo)
-			*best = (struct span){ s, e };
+			*best = (struct span){s, e};
 	}
 }
 
@@ -230,14 +230,14 @@ static void best_gap(uint64_t lo, uint64_t hi, const struct span *b, unsigned n,
  * for them keeps every result of 1,024 CPUs and its JSON (tens of MiB). */
 static void arena_setup(uint32_t magic, const struct mb_info *mb)
 {
-	struct span b[3], best = { 0, 0 };
+	struct span b[3], best = {0, 0};
 	unsigned n = busy_spans(b);
 
 	if (magic == MB_LOADER_MAGIC && (mb->flags & MB_INFO_MMAP)) {
 		uint32_t off = 0;
 		while (off + sizeof(struct mb_mmap) <= mb->mmap_length) {
 			const struct mb_mmap *m =
-				(const struct mb_mmap *)(uintptr_t)(mb->mmap_addr + off);
+			    (const struct mb_mmap *)(uintptr_t)(mb->mmap_addr + off);
 			if (m->type == MB_MMAP_RAM && m->len)
 				best_gap(m->addr, m->addr + m->len, b, n, &best);
 			off += m->size + sizeof(m->size);
@@ -400,22 +400,22 @@ void bios_main(uint32_t magic, const struct mb_info *mb);
 void bios_main(uint32_t magic, const struct mb_info *mb)
 {
 	struct platform p = {
-		.line = b_line,
-		.screen = con_prompt,
-		.status = vga_status,
-		.alloc = b_alloc,
-		.free = b_free,
-		.options = b_options,
-		.now_us = b_now_us,
-		.results_open = bios_results_open,
-		.results_close = bios_results_close,
-		.guard = b_guard,
-		.unguard = b_unguard,
-		.qemu_exit = b_qemu_exit,
-		.power_off = b_halt,
-		.key_flush = key_flush,
-		.key_wait = key_wait,
-		.run_cpus = bios_mp_run,
+	    .line = b_line,
+	    .screen = con_prompt,
+	    .status = vga_status,
+	    .alloc = b_alloc,
+	    .free = b_free,
+	    .options = b_options,
+	    .now_us = b_now_us,
+	    .results_open = bios_results_open,
+	    .results_close = bios_results_close,
+	    .guard = b_guard,
+	    .unguard = b_unguard,
+	    .qemu_exit = b_qemu_exit,
+	    .power_off = b_halt,
+	    .key_flush = key_flush,
+	    .key_wait = key_wait,
+	    .run_cpus = bios_mp_run,
 	};
 
 	disk_save_pic(); /* the BIOS's masks, for its INT 13h calls */
