@@ -3,6 +3,7 @@
  * command line, then the platform seam (tests/platform.h) for the
  * harness's session, and a halt (or QEMU's isa-debug-exit) at the end. */
 #include "bios.h"
+#include "acpi.h"
 #include "disk.h"
 #include "../apic/apic.h"
 #include "../apic/idt.h"
@@ -180,9 +181,8 @@ static void b_free(void *ctx, void *p)
 #define ARENA_HIGH     0xfffff000ull
 #define ARENA_FALLBACK (4u << 20)
 static uint8_t arena_fallback[ARENA_FALLBACK] __attribute__((aligned(16)));
-/* The kernel's end: a section bios/kernel.lds names nowhere (".persistent.
- * bss" is one GCC makes NOBITS), which the linker puts after .bss, the
- * last of the image. */
+/* The kernel's end: a section (".persistent.bss", one GCC makes NOBITS)
+ * that bios/kernel.lds puts after .bss, the last of the image. */
 static uint8_t kernel_end[16] __attribute__((section(".persistent.bss"), aligned(16)));
 
 struct span {
@@ -396,6 +396,13 @@ static void b_halt(void *ctx)
 		__asm__ volatile("cli; hlt");
 }
 
+static const uint8_t *phys_map(void *ctx, uint32_t phys, uint32_t len)
+{
+	(void)ctx;
+	(void)len; /* no paging: all of memory is there */
+	return (const uint8_t *)(uintptr_t)phys;
+}
+
 void bios_main(uint32_t magic, const struct mb_info *mb);
 void bios_main(uint32_t magic, const struct mb_info *mb)
 {
@@ -430,6 +437,8 @@ void bios_main(uint32_t magic, const struct mb_info *mb)
 		find_config(mb);
 	arena_setup(magic, mb);
 	calibrate_tsc();
+	/* the board's identity for the screen and the JSON, as on UEFI */
+	p.smbios = smbios_find(phys_map, NULL, &p.smbios_len);
 	harness_main(&p);
 	b_halt(0);
 }
