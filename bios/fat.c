@@ -199,6 +199,12 @@ static enum fat_why one_slot(struct vol *v, struct fat_slot *slot, struct fat_re
 	if (why != FAT_OK)
 		return why;
 	slot->lba = cluster_lba(v, first);
+	return FAT_OK;
+}
+
+/* The slot's first bytes: the slot magic or a JSON of ours. */
+static enum fat_why slot_magic(struct vol *v, const struct fat_slot *slot, struct fat_result *r)
+{
 	if (!v->rd(v->ctx, slot->lba, v->buf)) {
 		r->lba = slot->lba;
 		return FAT_READ;
@@ -207,7 +213,20 @@ static enum fat_why one_slot(struct vol *v, struct fat_slot *slot, struct fat_re
 										       : FAT_MAGIC;
 }
 
-/* Every slot on the partition whose BPB is at v->base. */
+/* Whether two contiguous slots share a cluster: their runs of whole
+ * clusters overlap (fatgen103 §4: a cluster belongs to one chain; chkdsk
+ * calls two chains through one "cross-linked"). */
+static bool shares_cluster(const struct vol *v, const struct fat_slot *a, const struct fat_slot *b)
+{
+	uint32_t a0 = (a->lba - v->data) / v->spc, b0 = (b->lba - v->data) / v->spc;
+	uint32_t a1 = a0 + (a->sectors + v->spc - 1) / v->spc;
+	uint32_t b1 = b0 + (b->sectors + v->spc - 1) / v->spc;
+
+	return a0 < b1 && b0 < a1;
+}
+
+/* Every slot on the partition whose BPB is at v->base, none sharing a
+ * cluster with another. */
 static enum fat_why partition(struct vol *v, uint32_t len, struct fat_slot *slot, unsigned n,
 			      struct fat_result *r)
 {
@@ -216,6 +235,11 @@ static enum fat_why partition(struct vol *v, uint32_t len, struct fat_slot *slot
 	for (unsigned i = 0; why == FAT_OK && i < n; i++) {
 		r->slot = i;
 		why = one_slot(v, &slot[i], r);
+		for (unsigned j = 0; why == FAT_OK && j < i; j++)
+			if (shares_cluster(v, &slot[j], &slot[i]))
+				why = FAT_CROSSLINKED;
+		if (why == FAT_OK)
+			why = slot_magic(v, &slot[i], r);
 	}
 	return why;
 }
@@ -272,6 +296,10 @@ const char *fat_why_text(enum fat_why why)
 	case FAT_MAGIC:
 		return "the file does not start with the slot magic " SLOT_MAGIC
 		       "or a results JSON of ours";
+	case FAT_CROSSLINKED:
+		return "the file shares clusters with another results slot (a cross-linked "
+		       "FAT: writing one would overwrite the other); run fsck.fat or make the "
+		       "stick again";
 	}
 	return "unknown";
 }

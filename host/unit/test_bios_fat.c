@@ -1,7 +1,7 @@
 /* The BIOS kernel's walk to its results slots (bios/fat.c) over disk
  * images made here with mkfs.fat and mcopy, as scripts/usb-image.sh makes
  * the stick: the slots found where their bytes are; a fragmented slot, a
- * wrong magic, a missing file, a garbage or truncated BPB, FAT12/16, no
+ * wrong magic, slots that share clusters, a missing file, a garbage or truncated BPB, FAT12/16, no
  * FAT32 partition, no MBR, a read error and a root directory that loops
  * all refused; a JSON of ours accepted for a rerun; the padding. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
@@ -196,6 +196,59 @@ static void test_fragmented(void **state)
 	expect(&d, FAT_FRAGMENTED, 1);
 }
 
+/* The root directory entry named name (8.3, 11 bytes): its offset in
+ * part.img; the root is cluster 2, the first of the data area. */
+static long dir_entry(struct disk *d, const char *name)
+{
+	uint8_t b[FAT_SECTOR];
+	uint32_t fatsz;
+
+	assert_true(rd(d, PART_LBA, b));
+	uint32_t rsvd = b[14] | b[15] << 8;
+	memcpy(&fatsz, b + 36, 4);
+	long root = (long)(rsvd + 2 * fatsz) * FAT_SECTOR;
+	assert_true(rd(d, PART_LBA + (uint32_t)(root / FAT_SECTOR), b));
+	for (unsigned o = 0; o < FAT_SECTOR; o += 32)
+		if (!memcmp(b + o, name, 11))
+			return root + o;
+	fail_msg("no entry %s", name);
+	return 0;
+}
+
+/* Two slot files whose entries name the same clusters (a cross-linked
+ * FAT): each chain alone is contiguous and as long as its file, but a
+ * write of one would overwrite the other. Refused, whole or in part. */
+static void test_crosslinked(void **state)
+{
+	struct disk d;
+	struct fat_slot s[2];
+	(void)state;
+
+	good_image(&d);
+	assert_int_equal(find(&d, s).why, FAT_OK);
+	long log = dir_entry(&d, "PMHBIOS LOG"), jsn = dir_entry(&d, "PMHBIOS JSN");
+	uint8_t ent[32];
+	assert_int_equal(fseek(d.part, log, SEEK_SET), 0);
+	assert_int_equal(fread(ent, 1, 32, d.part), 32);
+	poke(&d, jsn + 20, ent + 20, 2); /* the LOG's first cluster, high and low */
+	poke(&d, jsn + 26, ent + 26, 2);
+	expect(&d, FAT_CROSSLINKED, 1);
+
+	/* the JSON's entry at the LOG's second half, half its size: its chain
+	 * is the LOG's last clusters and the LOG's end of chain */
+	good_image(&d);
+	log = dir_entry(&d, "PMHBIOS LOG");
+	jsn = dir_entry(&d, "PMHBIOS JSN");
+	assert_int_equal(fseek(d.part, log, SEEK_SET), 0);
+	assert_int_equal(fread(ent, 1, 32, d.part), 32);
+	uint16_t lo = (uint16_t)((ent[26] | ent[27] << 8) + SLOT_BYTES / FAT_SECTOR / 2);
+	uint32_t half = SLOT_BYTES / 2;
+	poke(&d, jsn + 20, ent + 20, 2);
+	poke(&d, jsn + 26, &lo, 2);
+	poke(&d, jsn + 28, &half, 4);
+	expect(&d, FAT_CROSSLINKED, 1);
+}
+
 static void test_wrong_magic(void **state)
 {
 	struct disk d;
@@ -333,6 +386,7 @@ int main(void)
 	    cmocka_unit_test(test_good),
 	    cmocka_unit_test(test_json_rerun_accepted),
 	    cmocka_unit_test(test_fragmented),
+	    cmocka_unit_test(test_crosslinked),
 	    cmocka_unit_test(test_wrong_magic),
 	    cmocka_unit_test(test_missing_and_sizes),
 	    cmocka_unit_test(test_bad_bpb),
