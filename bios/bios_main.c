@@ -306,6 +306,46 @@ static void find_config(const struct mb_info *mb)
 	}
 }
 
+/* The config file on the boot disk, \EFI\BOOT\pmuharness.cfg as on UEFI
+ * and as syslinux.cfg hands it over: checked through its FAT chain, since
+ * a loader reading a cut chain hands over what it found (zeros, another
+ * file's bytes) or nothing. Read from the disk where the loader gave no
+ * module. Found but unreadable: said, the module dropped, and on_finish =
+ * poweroff (a halt here) instead of the default wait, so that an
+ * unattended machine does not wait at a prompt on options it was never
+ * given; the command line still applies over it. */
+#define CFG_MAX (32u * 1024u) /* as options_config reads on UEFI */
+static void config_from_disk(struct options *o)
+{
+	static const char *const path[] = {"EFI", "BOOT", OPTIONS_CONFIG_NAME};
+	static char text[CFG_MAX];
+	char why[200], line[400];
+	uint32_t size = 0;
+
+	if (bios_mp_ap_busy())
+		return;
+	switch (disk_read_file(path, 3, text, sizeof(text), &size, why, sizeof(why))) {
+	case DISK_FILE_NONE:
+		break;
+	case DISK_FILE_READ:
+		if (!bctx.cfg) {
+			bctx.cfg = text;
+			bctx.cfg_len = size < sizeof(text) ? size : sizeof(text);
+		}
+		break;
+	case DISK_FILE_BAD:
+		pmh_fmt(line, sizeof(line),
+			"error: options: \\EFI\\BOOT\\" OPTIONS_CONFIG_NAME " cannot be read (%s): "
+			"NONE of its options apply; on_finish = poweroff instead of waiting on "
+			"defaults (the machine halts after the run)",
+			why);
+		b_line(0, line);
+		bctx.cfg = NULL;
+		o->on_finish = FINISH_POWEROFF;
+		break;
+	}
+}
+
 /* The config file, then the command line's words after the kernel's name
  * over it (a loader puts the name first: QEMU's -kernel, GRUB, syslinux's
  * mboot.c32). */
@@ -316,11 +356,13 @@ static void b_options(void *ctx, struct options *o)
 	int argc = 0;
 	(void)ctx;
 
+	if (bctx.cmdline) /* before the disk walk below uses low memory */
+		pmh_strlcpy(buf, bctx.cmdline, sizeof(buf));
+	config_from_disk(o);
 	if (bctx.cfg)
 		options_parse_config(o, bctx.cfg, bctx.cfg_len, cmd_error, OPTIONS_CONFIG_NAME);
 	if (!bctx.cmdline)
 		return;
-	pmh_strlcpy(buf, bctx.cmdline, sizeof(buf));
 	for (char *p = buf; *p && argc < ARGS_MAX;) {
 		while (*p == ' ' || *p == '\t')
 			*p++ = 0;
