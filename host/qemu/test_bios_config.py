@@ -71,7 +71,7 @@ def boot_until(img, done):
     lines, end = [], time.monotonic() + WAIT_S
     try:
         while time.monotonic() < end and p.poll() is None:
-            lines = br.q.plain(open(serial, "rb").read()) if os.path.exists(serial) else []
+            lines = q.plain(open(serial, "rb").read()) if os.path.exists(serial) else []
             if done(lines):
                 break
             time.sleep(0.2)
