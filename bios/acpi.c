@@ -1,6 +1,7 @@
 /* The MADT's processors (acpi.h). Freestanding; every length read from a
  * table is checked against what was mapped before it is used. */
 #include "acpi.h"
+#include "../tests/smbios.h"
 
 #define RSDP_V1_LEN	     20		/* the checksummed part of an ACPI 1.0 RSDP (§5.2.5.3) */
 #define RSDP_RSDT	     16		/* RsdtAddress */
@@ -31,6 +32,8 @@
 #define MPS_OTHER_LEN	  8 /* bus, I/O APIC, I/O and local interrupt entries */
 #define MPS_LAST_TYPE	  4
 #define MPS_CPU_ENABLED	  1u
+/* SMBIOS entry points (DSP0134 5.2): 16-byte aligned in the BIOS ROM area. */
+#define SMBIOS_LO 0xf0000u
 
 static uint32_t le32(const uint8_t *p)
 {
@@ -205,4 +208,33 @@ int mps_cpus(acpi_map_fn map, void *ctx, struct acpi_cpu *out, unsigned max, con
 	if (!h || !sum_ok(h, len))
 		return -1;
 	return mps_entries(h, len, (unsigned)(h[MPS_COUNT] | h[MPS_COUNT + 1] << 8), out, max, why);
+}
+
+/* The table an entry point at m (avail bytes readable) names, mapped. */
+static const void *smbios_table(acpi_map_fn map, void *ctx, const uint8_t *m, uint32_t avail,
+				size_t *len)
+{
+	uint64_t addr;
+
+	if (!smbios_entry(m, avail, &addr, len) || addr + *len > 0x100000000ull)
+		return NULL; /* a 3.x table above 4 GiB: out of a 32-bit kernel's reach */
+	return map(ctx, (uint32_t)addr, (uint32_t)*len);
+}
+
+const void *smbios_find(acpi_map_fn map, void *ctx, size_t *len)
+{
+	const uint32_t span = ACPI_BIOS_HI - SMBIOS_LO;
+	const uint8_t *m = map(ctx, SMBIOS_LO, span);
+	const void *t2 = NULL, *t;
+	size_t len2 = 0;
+
+	for (uint32_t off = 0; m && off < span; off += 16) {
+		if (sig_is(m + off, "_SM3_", 5) &&
+		    (t = smbios_table(map, ctx, m + off, span - off, len)))
+			return t;
+		if (!t2 && sig_is(m + off, "_SM_", 4))
+			t2 = smbios_table(map, ctx, m + off, span - off, &len2);
+	}
+	*len = len2;
+	return t2;
 }

@@ -34,4 +34,10 @@ int acpi_madt_cpus(acpi_map_fn map, void *ctx, struct acpi_cpu *out, unsigned ma
  * boards without ACPI: the processor entries, enabled per their flags. */
 int mps_cpus(acpi_map_fn map, void *ctx, struct acpi_cpu *out, unsigned max, const char **why);
 
+/* The SMBIOS structure table (the platform seam's smbios, smbios_len):
+ * the entry point on a 16-byte boundary in 0xF0000-0xFFFFF (DSP0134 5.2.1
+ * "_SM_", 5.2.2 "_SM3_", the 3.x one preferred), checksummed, and the
+ * table it names mapped whole below 4 GiB; NULL when there is none. */
+const void *smbios_find(acpi_map_fn map, void *ctx, size_t *len);
+
 #endif

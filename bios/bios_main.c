@@ -3,6 +3,7 @@
  * command line, then the platform seam (tests/platform.h) for the
  * harness's session, and a halt (or QEMU's isa-debug-exit) at the end. */
 #include "bios.h"
+#include "acpi.h"
 #include "disk.h"
 #include "../apic/apic.h"
 #include "../apic/idt.h"
@@ -21,27 +22,27 @@ extern uint64_t pmh_tsc_per_us;
  * structure's flag for a command line (Multiboot 0.6.96 §3.2, §3.3). */
 #define MB_LOADER_MAGIC 0x2BADB002u
 #define MB_INFO_CMDLINE (1u << 2)
-#define MB_INFO_MODS (1u << 3)
+#define MB_INFO_MODS	(1u << 3)
 /* QEMU's isa-debug-exit device (the tests put it at 0xf4). */
 #define QEMU_EXIT_PORT 0xf4
 /* PIT channel 2, gated through port 0x61 (8254 data sheet; the PC/AT
  * wiring): mode 0 counts down once and raises OUT2, read at 0x61 bit 5. */
-#define PIT_HZ 1193182u
-#define PIT_CH2 0x42
-#define PIT_CMD 0x43
+#define PIT_HZ		  1193182u
+#define PIT_CH2		  0x42
+#define PIT_CMD		  0x43
 #define PIT_CMD_CH2_MODE0 0xb0 /* channel 2, low then high byte, mode 0, binary */
-#define PORT_B 0x61
-#define PORT_B_GATE2 0x01
-#define PORT_B_SPEAKER 0x02
-#define PORT_B_OUT2 0x20
-#define CALIBRATE_US 10000
+#define PORT_B		  0x61
+#define PORT_B_GATE2	  0x01
+#define PORT_B_SPEAKER	  0x02
+#define PORT_B_OUT2	  0x20
+#define CALIBRATE_US	  10000
 /* A PIT that never raises OUT2 (none there): give up after this many polls. */
 #define PIT_POLLS 100000000u
 /* The BIOS leaves IRQ 0-7 on vectors 8-15, where they would look like
  * exceptions to us, so all are masked while the harness runs. */
 #define PIC_MASK_ALL 0xff
-#define CMDLINE_MAX 1024
-#define ARGS_MAX 64
+#define CMDLINE_MAX  1024
+#define ARGS_MAX     64
 /* The information structure's memory fields and map (Multiboot §3.3):
  * flags bit 0 mem_lower/mem_upper (KiB), bit 6 mmap_addr/mmap_length, whose
  * entries of type 1 are RAM. entry32.S asks for both (header flags bit 1). */
@@ -89,8 +90,8 @@ static void b_line(void *ctx, const char *s)
  * them, and the next run gives back the last one's tables, so that runs
  * after runs (R: run again) do not use it up. */
 struct blk {
-	uint32_t size; /* the caller's bytes, a multiple of 16 */
-	uint32_t prev; /* the block below's offset; NO_BLK: none */
+	uint32_t size;	    /* the caller's bytes, a multiple of 16 */
+	uint32_t prev;	    /* the block below's offset; NO_BLK: none */
 	uint32_t free, pad; /* 16 bytes: the caller's bytes stay 16-aligned */
 };
 #define NO_BLK 0xffffffffu
@@ -98,7 +99,7 @@ struct blk {
 static struct {
 	uint8_t *base;
 	uint32_t size, used, top; /* top: the last block's offset, or NO_BLK */
-} arena = { 0, 0, 0, NO_BLK };
+} arena = {0, 0, 0, NO_BLK};
 
 /* The CPUs of a parallel run (bios/mp.c) allocate at once: a spin lock
  * around the arena's bookkeeping. */
@@ -180,9 +181,8 @@ static void b_free(void *ctx, void *p)
 #define ARENA_HIGH     0xfffff000ull
 #define ARENA_FALLBACK (4u << 20)
 static uint8_t arena_fallback[ARENA_FALLBACK] __attribute__((aligned(16)));
-/* The kernel's end: a section bios/kernel.lds names nowhere (".persistent.
- * bss" is one GCC makes NOBITS), which the linker puts after .bss, the
- * last of the image. */
+/* The kernel's end: a section (".persistent.bss", one GCC makes NOBITS)
+ * that bios/kernel.lds puts after .bss, the last of the image. */
 static uint8_t kernel_end[16] __attribute__((section(".persistent.bss"), aligned(16)));
 
 struct span {
@@ -196,12 +196,12 @@ static unsigned busy_spans(struct span *b)
 {
 	unsigned n = 0;
 
-	b[n++] = (struct span){ ARENA_LOW, (uintptr_t)kernel_end + sizeof(kernel_end) };
+	b[n++] = (struct span){ARENA_LOW, (uintptr_t)kernel_end + sizeof(kernel_end)};
 	if (bctx.cmdline)
-		b[n++] = (struct span){ (uintptr_t)bctx.cmdline,
-					(uintptr_t)bctx.cmdline + pmh_strlen(bctx.cmdline) + 1 };
+		b[n++] = (struct span){(uintptr_t)bctx.cmdline,
+				       (uintptr_t)bctx.cmdline + pmh_strlen(bctx.cmdline) + 1};
 	if (bctx.cfg)
-		b[n++] = (struct span){ (uintptr_t)bctx.cfg, (uintptr_t)bctx.cfg + bctx.cfg_len };
+		b[n++] = (struct span){(uintptr_t)bctx.cfg, (uintptr_t)bctx.cfg + bctx.cfg_len};
 	return n;
 }
 
@@ -221,7 +221,7 @@ static void best_gap(uint64_t lo, uint64_t hi, const struct span *b, unsigned n,
 				e = b[j].lo;
 		}
 		if (s >= lo && s < e && e - s > best->hi - best->lo)
-			*best = (struct span){ s, e };
+			*best = (struct span){s, e};
 	}
 }
 
@@ -230,14 +230,14 @@ static void best_gap(uint64_t lo, uint64_t hi, const struct span *b, unsigned n,
  * for them keeps every result of 1,024 CPUs and its JSON (tens of MiB). */
 static void arena_setup(uint32_t magic, const struct mb_info *mb)
 {
-	struct span b[3], best = { 0, 0 };
+	struct span b[3], best = {0, 0};
 	unsigned n = busy_spans(b);
 
 	if (magic == MB_LOADER_MAGIC && (mb->flags & MB_INFO_MMAP)) {
 		uint32_t off = 0;
 		while (off + sizeof(struct mb_mmap) <= mb->mmap_length) {
 			const struct mb_mmap *m =
-				(const struct mb_mmap *)(uintptr_t)(mb->mmap_addr + off);
+			    (const struct mb_mmap *)(uintptr_t)(mb->mmap_addr + off);
 			if (m->type == MB_MMAP_RAM && m->len)
 				best_gap(m->addr, m->addr + m->len, b, n, &best);
 			off += m->size + sizeof(m->size);
@@ -306,6 +306,46 @@ static void find_config(const struct mb_info *mb)
 	}
 }
 
+/* The config file on the boot disk, \EFI\BOOT\pmuharness.cfg as on UEFI
+ * and as syslinux.cfg hands it over: checked through its FAT chain, since
+ * a loader reading a cut chain hands over what it found (zeros, another
+ * file's bytes) or nothing. Read from the disk where the loader gave no
+ * module. Found but unreadable: said, the module dropped, and on_finish =
+ * poweroff (a halt here) instead of the default wait, so that an
+ * unattended machine does not wait at a prompt on options it was never
+ * given; the command line still applies over it. */
+#define CFG_MAX (32u * 1024u) /* as options_config reads on UEFI */
+static void config_from_disk(struct options *o)
+{
+	static const char *const path[] = {"EFI", "BOOT", OPTIONS_CONFIG_NAME};
+	static char text[CFG_MAX];
+	char why[200], line[400];
+	uint32_t size = 0;
+
+	if (bios_mp_ap_busy())
+		return;
+	switch (disk_read_file(path, 3, text, sizeof(text), &size, why, sizeof(why))) {
+	case DISK_FILE_NONE:
+		break;
+	case DISK_FILE_READ:
+		if (!bctx.cfg) {
+			bctx.cfg = text;
+			bctx.cfg_len = size < sizeof(text) ? size : sizeof(text);
+		}
+		break;
+	case DISK_FILE_BAD:
+		pmh_fmt(line, sizeof(line),
+			"error: options: \\EFI\\BOOT\\" OPTIONS_CONFIG_NAME " cannot be read (%s): "
+			"NONE of its options apply; on_finish = poweroff instead of waiting on "
+			"defaults (the machine halts after the run)",
+			why);
+		b_line(0, line);
+		bctx.cfg = NULL;
+		o->on_finish = FINISH_POWEROFF;
+		break;
+	}
+}
+
 /* The config file, then the command line's words after the kernel's name
  * over it (a loader puts the name first: QEMU's -kernel, GRUB, syslinux's
  * mboot.c32). */
@@ -316,11 +356,13 @@ static void b_options(void *ctx, struct options *o)
 	int argc = 0;
 	(void)ctx;
 
+	if (bctx.cmdline) /* before the disk walk below uses low memory */
+		pmh_strlcpy(buf, bctx.cmdline, sizeof(buf));
+	config_from_disk(o);
 	if (bctx.cfg)
 		options_parse_config(o, bctx.cfg, bctx.cfg_len, cmd_error, OPTIONS_CONFIG_NAME);
 	if (!bctx.cmdline)
 		return;
-	pmh_strlcpy(buf, bctx.cmdline, sizeof(buf));
 	for (char *p = buf; *p && argc < ARGS_MAX;) {
 		while (*p == ' ' || *p == '\t')
 			*p++ = 0;
@@ -396,26 +438,33 @@ static void b_halt(void *ctx)
 		__asm__ volatile("cli; hlt");
 }
 
+static const uint8_t *phys_map(void *ctx, uint32_t phys, uint32_t len)
+{
+	(void)ctx;
+	(void)len; /* no paging: all of memory is there */
+	return (const uint8_t *)(uintptr_t)phys;
+}
+
 void bios_main(uint32_t magic, const struct mb_info *mb);
 void bios_main(uint32_t magic, const struct mb_info *mb)
 {
 	struct platform p = {
-		.line = b_line,
-		.screen = con_prompt,
-		.status = vga_status,
-		.alloc = b_alloc,
-		.free = b_free,
-		.options = b_options,
-		.now_us = b_now_us,
-		.results_open = bios_results_open,
-		.results_close = bios_results_close,
-		.guard = b_guard,
-		.unguard = b_unguard,
-		.qemu_exit = b_qemu_exit,
-		.power_off = b_halt,
-		.key_flush = key_flush,
-		.key_wait = key_wait,
-		.run_cpus = bios_mp_run,
+	    .line = b_line,
+	    .screen = con_prompt,
+	    .status = vga_status,
+	    .alloc = b_alloc,
+	    .free = b_free,
+	    .options = b_options,
+	    .now_us = b_now_us,
+	    .results_open = bios_results_open,
+	    .results_close = bios_results_close,
+	    .guard = b_guard,
+	    .unguard = b_unguard,
+	    .qemu_exit = b_qemu_exit,
+	    .power_off = b_halt,
+	    .key_flush = key_flush,
+	    .key_wait = key_wait,
+	    .run_cpus = bios_mp_run,
 	};
 
 	disk_save_pic(); /* the BIOS's masks, for its INT 13h calls */
@@ -430,6 +479,8 @@ void bios_main(uint32_t magic, const struct mb_info *mb)
 		find_config(mb);
 	arena_setup(magic, mb);
 	calibrate_tsc();
+	/* the board's identity for the screen and the JSON, as on UEFI */
+	p.smbios = smbios_find(phys_map, NULL, &p.smbios_len);
 	harness_main(&p);
 	b_halt(0);
 }

@@ -205,17 +205,57 @@ static bool read_sector(void *ctx, uint32_t lba, uint8_t *buf)
 	return true;
 }
 
-bool disk_find_slots(struct disk *d, struct fat_slot *slot, unsigned n, char *why, size_t cap)
+/* Before a walk: the thunk in place, the BIOS's APIC values kept; the
+ * BIOS's count of hard disks (0 where the thunk does not fit). */
+static unsigned disk_begin(char *why, size_t cap)
 {
-	unsigned disks = *(const volatile uint8_t *)low(BDA_DISKS);
-
 	if (rm_offset(rm_end) > RM_LIMIT - RM_BASE)
-		return pmh_fmt(why, cap, "the real-mode thunk is too large"), false;
+		return pmh_fmt(why, cap, "the real-mode thunk is too large"), 0;
 	/* RM_BASE + size stays under RM_LIMIT: copied over nothing of ours. */
 	pmh_memcpy(low(RM_BASE), rm_start, rm_offset(rm_end));
 	save_apic();
 	ahead.n = 0;
 	pmh_fmt(why, cap, "the BIOS lists no hard disk (0040:0075 is 0)");
+	return *(const volatile uint8_t *)low(BDA_DISKS);
+}
+
+enum disk_file disk_read_file(const char *const *path, unsigned n, char *buf, uint32_t cap,
+			      uint32_t *size, char *why, size_t cap_why)
+{
+	unsigned disks = disk_begin(why, cap_why);
+	struct disk d;
+
+	for (unsigned i = 0; i < disks && i < 0x7f; i++) {
+		if (!disk_probe(&d, (uint8_t)(DRIVE_FIRST + i)))
+			continue;
+		struct fat_result r = fat_read_file(read_sector, &d, path, n, buf, cap, size);
+		if (r.why == FAT_OK)
+			return DISK_FILE_READ;
+		if (r.why != FAT_CHAIN_CUT && (r.why != FAT_READ || !r.part))
+			continue; /* not on this disk */
+		size_t l = pmh_fmt(why, cap_why, "disk 0x%x, FAT32 partition %u: ", DRIVE_FIRST + i,
+				   r.part);
+		if (r.why == FAT_READ)
+			pmh_fmt(why + l, cap_why - l, "read error at sector %u", r.lba);
+		else
+			pmh_fmt(why + l, cap_why - l,
+				"its cluster chain is cut at cluster %u (FAT entry 0x%x: %s) after "
+				"%u of its %u bytes",
+				r.cluster, r.entry,
+				!r.entry		 ? "free"
+				: r.entry == 0x0ffffff7u ? "bad"
+				: r.entry >= 0x0ffffff8u ? "end of chain"
+							 : "no cluster",
+				r.bytes, r.size);
+		return DISK_FILE_BAD;
+	}
+	return DISK_FILE_NONE;
+}
+
+bool disk_find_slots(struct disk *d, struct fat_slot *slot, unsigned n, char *why, size_t cap)
+{
+	unsigned disks = disk_begin(why, cap);
+
 	for (unsigned i = 0; i < disks && i < 0x7f; i++) {
 		if (!disk_probe(d, (uint8_t)(DRIVE_FIRST + i))) {
 			pmh_fmt(why, cap, "disk 0x%x: no INT 13h extensions and no CHS geometry",

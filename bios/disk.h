@@ -19,6 +19,14 @@ void disk_save_pic(void);
 /* The slots on the first BIOS hard disk that has them all; false with
  * why (for "NOTHING ... saved") otherwise. */
 bool disk_find_slots(struct disk *d, struct fat_slot *slot, unsigned n, char *why, size_t cap);
+/* The config file at path (fat_read_file) on the first BIOS hard disk
+ * that has it: DISK_FILE_READ with its first cap bytes in buf and its
+ * size in *size; DISK_FILE_BAD when it is there but cannot be read (a cut
+ * cluster chain, a read error), why naming the disk and what is wrong;
+ * DISK_FILE_NONE when no disk has it. */
+enum disk_file { DISK_FILE_NONE, DISK_FILE_READ, DISK_FILE_BAD };
+enum disk_file disk_read_file(const char *const *path, unsigned n, char *buf, uint32_t cap,
+			      uint32_t *size, char *why, size_t cap_why);
 /* text[0, len) padded to the slot (slot_fill): each part read first,
  * written where it differs and read back, the first part last (a write cut
  * short leaves a slot magic line there, no document); false with why

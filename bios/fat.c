@@ -42,6 +42,18 @@
 #define DIR_DELETED	  0xe5
 #define ATTR_LFN	  0x0f
 #define ATTR_DIR_OR_LABEL 0x18
+#define ATTR_DIR	  0x10
+#define ATTR_LABEL	  0x08
+/* fatgen103 §7: a long name in pieces before its short entry, 13 UCS-2
+ * characters each at these offsets, the piece's number in byte 0's low
+ * bits (0x40: the last). Names longer than LFN_MAX are not ours. */
+#define LFN_CHARS 13u
+#define LFN_LAST  0x40u
+#define LFN_ORD	  0x1fu
+#define LFN_MAX	  64u
+#define FAT32_BAD 0x0ffffff7u
+/* A directory on the way to the config file: bounded as the root is. */
+#define DIR_MAX_CLUSTERS ROOT_MAX_CLUSTERS
 /* Our slots are in the root directory, which usb-image.sh keeps small:
  * walking more clusters of it than this is a loop in a hostile FAT. */
 #define ROOT_MAX_CLUSTERS 64u
@@ -199,6 +211,12 @@ static enum fat_why one_slot(struct vol *v, struct fat_slot *slot, struct fat_re
 	if (why != FAT_OK)
 		return why;
 	slot->lba = cluster_lba(v, first);
+	return FAT_OK;
+}
+
+/* The slot's first bytes: the slot magic or a JSON of ours. */
+static enum fat_why slot_magic(struct vol *v, const struct fat_slot *slot, struct fat_result *r)
+{
 	if (!v->rd(v->ctx, slot->lba, v->buf)) {
 		r->lba = slot->lba;
 		return FAT_READ;
@@ -207,7 +225,20 @@ static enum fat_why one_slot(struct vol *v, struct fat_slot *slot, struct fat_re
 										       : FAT_MAGIC;
 }
 
-/* Every slot on the partition whose BPB is at v->base. */
+/* Whether two contiguous slots share a cluster: their runs of whole
+ * clusters overlap (fatgen103 §4: a cluster belongs to one chain; chkdsk
+ * calls two chains through one "cross-linked"). */
+static bool shares_cluster(const struct vol *v, const struct fat_slot *a, const struct fat_slot *b)
+{
+	uint32_t a0 = (a->lba - v->data) / v->spc, b0 = (b->lba - v->data) / v->spc;
+	uint32_t a1 = a0 + (a->sectors + v->spc - 1) / v->spc;
+	uint32_t b1 = b0 + (b->sectors + v->spc - 1) / v->spc;
+
+	return a0 < b1 && b0 < a1;
+}
+
+/* Every slot on the partition whose BPB is at v->base, none sharing a
+ * cluster with another. */
 static enum fat_why partition(struct vol *v, uint32_t len, struct fat_slot *slot, unsigned n,
 			      struct fat_result *r)
 {
@@ -216,6 +247,11 @@ static enum fat_why partition(struct vol *v, uint32_t len, struct fat_slot *slot
 	for (unsigned i = 0; why == FAT_OK && i < n; i++) {
 		r->slot = i;
 		why = one_slot(v, &slot[i], r);
+		for (unsigned j = 0; why == FAT_OK && j < i; j++)
+			if (shares_cluster(v, &slot[j], &slot[i]))
+				why = FAT_CROSSLINKED;
+		if (why == FAT_OK)
+			why = slot_magic(v, &slot[i], r);
 	}
 	return why;
 }
@@ -248,6 +284,165 @@ struct fat_result fat_find_slots(fat_read_fn rd, void *ctx, struct fat_slot *slo
 	return r;
 }
 
+/* ---- a file by its path: the config file -------------------------------- */
+
+/* A long name's piece into name (LFN_MAX + 1 bytes); non-ASCII as '?'. */
+static void lfn_piece(const uint8_t *e, char *name)
+{
+	static const uint8_t at[LFN_CHARS] = {1, 3, 5, 7, 9, 14, 16, 18, 20, 22, 24, 28, 30};
+	uint32_t ord = e[0] & LFN_ORD;
+
+	if (!ord || ord * LFN_CHARS > LFN_MAX) {
+		name[0] = 0;
+		return;
+	}
+	for (uint32_t i = 0; i < LFN_CHARS; i++) {
+		uint32_t c = le16(e + at[i]);
+		name[(ord - 1) * LFN_CHARS + i] = c == 0 || c == 0xffff ? 0
+						  : c < 0x80		? (char)c
+									: '?';
+	}
+	if (e[0] & LFN_LAST)
+		name[ord * LFN_CHARS] = 0;
+}
+
+/* The entry's 8.3 name as "NAME.EXT". */
+static void short_name(const uint8_t *e, char *out)
+{
+	unsigned o = 0;
+
+	for (unsigned i = 0; i < 8 && e[i] != ' '; i++)
+		out[o++] = (char)e[i];
+	if (e[8] != ' ')
+		out[o++] = '.';
+	for (unsigned i = 8; i < 11 && e[i] != ' '; i++)
+		out[o++] = (char)e[i];
+	out[o] = 0;
+}
+
+/* The entry of the directory at cluster dir named name (long or 8.3). */
+static enum fat_why dir_lookup(struct vol *v, uint32_t dir, const char *name, uint8_t *ent,
+			       struct fat_result *r)
+{
+	char lfn[LFN_MAX + 1] = "", sn[13];
+
+	for (unsigned n = 0; n < DIR_MAX_CLUSTERS && valid_cluster(v, dir); n++) {
+		for (uint32_t s = 0; s < v->spc; s++) {
+			uint32_t lba = cluster_lba(v, dir) + s;
+			if (!v->rd(v->ctx, lba, v->buf)) {
+				r->lba = lba;
+				return FAT_READ;
+			}
+			for (uint32_t o = 0; o < FAT_SECTOR; o += DIR_ENTRY) {
+				const uint8_t *e = v->buf + o;
+				if (e[0] == DIR_END)
+					return FAT_MISSING;
+				if ((e[DIR_ATTR] & ATTR_LFN) == ATTR_LFN) {
+					lfn_piece(e, lfn);
+					continue;
+				}
+				short_name(e, sn);
+				if (e[0] != DIR_DELETED && !(e[DIR_ATTR] & ATTR_LABEL) &&
+				    (!pmh_strcasecmp(lfn, name) || !pmh_strcasecmp(sn, name))) {
+					pmh_memcpy(ent, e, DIR_ENTRY);
+					return FAT_OK;
+				}
+				lfn[0] = 0;
+			}
+		}
+		if (!fat_next(v, dir, &dir, r))
+			return FAT_READ;
+	}
+	return FAT_MISSING;
+}
+
+static uint32_t first_cluster(const uint8_t *ent)
+{
+	return (le16(ent + DIR_CLUS_HI) << 16 | le16(ent + DIR_CLUS_LO)) & FAT32_MASK;
+}
+
+/* The chain of a file of size bytes from cluster c, its first cap bytes
+ * into buf: every cluster's FAT entry neither free nor bad, each but the
+ * last naming a cluster of the volume (fatgen103 §4). */
+static enum fat_why read_chain(struct vol *v, uint32_t c, uint32_t size, char *buf, uint32_t cap,
+			       struct fat_result *r)
+{
+	uint32_t csize = v->spc * FAT_SECTOR, next = 0;
+
+	r->size = size;
+	for (uint32_t got = 0; got < size; got += csize, c = next) {
+		r->cluster = c;
+		r->bytes = got;
+		r->entry = next;
+		if (!valid_cluster(v, c))
+			return FAT_CHAIN_CUT; /* named by the entry before: no cluster */
+		if (!fat_next(v, c, &next, r))
+			return FAT_READ;
+		r->entry = next;
+		if (!next || next == FAT32_BAD ||
+		    (got + csize < size && (next >= FAT32_EOC || !valid_cluster(v, next))))
+			return FAT_CHAIN_CUT;
+		for (uint32_t s = 0; s < v->spc && got + s * FAT_SECTOR < cap; s++) {
+			uint32_t lba = cluster_lba(v, c) + s, at = got + s * FAT_SECTOR;
+			if (!v->rd(v->ctx, lba, v->buf)) {
+				r->lba = lba;
+				return FAT_READ;
+			}
+			pmh_memcpy(buf + at, v->buf, cap - at < FAT_SECTOR ? cap - at : FAT_SECTOR);
+		}
+	}
+	return FAT_OK;
+}
+
+/* The file at path on the partition whose BPB is at v->base. */
+static enum fat_why file_on(struct vol *v, uint32_t len, const char *const *path, unsigned n,
+			    char *buf, uint32_t cap, uint32_t *size, struct fat_result *r)
+{
+	uint8_t ent[DIR_ENTRY];
+	enum fat_why why = bpb(v, len, r);
+	uint32_t dir = v->root;
+
+	for (unsigned i = 0; why == FAT_OK && i < n; i++) {
+		why = dir_lookup(v, dir, path[i], ent, r);
+		if (why == FAT_OK && !(ent[DIR_ATTR] & ATTR_DIR) != (i + 1 == n))
+			why = FAT_MISSING; /* a file on the way, or a directory at the end */
+		dir = first_cluster(ent);
+	}
+	if (why != FAT_OK)
+		return why;
+	*size = le32(ent + DIR_SIZE);
+	return read_chain(v, dir, *size, buf, cap, r);
+}
+
+struct fat_result fat_read_file(fat_read_fn rd, void *ctx, const char *const *path, unsigned n,
+				char *buf, uint32_t cap, uint32_t *size)
+{
+	static struct vol v;
+	uint8_t mbr[FAT_SECTOR], b[FAT_SECTOR];
+	struct fat_result r = {.why = FAT_NO_FAT32}, tried;
+
+	v.rd = rd;
+	v.ctx = ctx;
+	v.buf = b;
+	if (!rd(ctx, 0, mbr))
+		return (struct fat_result){.why = FAT_READ};
+	if (le16(mbr + MBR_SIG) != 0xaa55)
+		return (struct fat_result){.why = FAT_NO_MBR};
+	for (unsigned p = 0; p < MBR_ENTRIES; p++) {
+		const uint8_t *e = mbr + MBR_TABLE + p * MBR_ENTRY;
+		if (e[4] != PART_FAT32_CHS && e[4] != PART_FAT32_LBA)
+			continue;
+		tried = (struct fat_result){.part = p + 1};
+		v.base = le32(e + 8);
+		tried.why = file_on(&v, le32(e + 12), path, n, buf, cap, size, &tried);
+		if (tried.why != FAT_MISSING && tried.why != FAT_NOT_FAT32 && tried.why != FAT_BPB)
+			return tried; /* found, readable or not */
+		if (r.why == FAT_NO_FAT32)
+			r = tried;
+	}
+	return r;
+}
+
 const char *fat_why_text(enum fat_why why)
 {
 	switch (why) {
@@ -272,6 +467,12 @@ const char *fat_why_text(enum fat_why why)
 	case FAT_MAGIC:
 		return "the file does not start with the slot magic " SLOT_MAGIC
 		       "or a results JSON of ours";
+	case FAT_CHAIN_CUT:
+		return "the file's cluster chain is cut before its size is reached";
+	case FAT_CROSSLINKED:
+		return "the file shares clusters with another results slot (a cross-linked "
+		       "FAT: writing one would overwrite the other); run fsck.fat or make the "
+		       "stick again";
 	}
 	return "unknown";
 }

@@ -70,6 +70,24 @@ static void say(const char *line)
 	results_log_line(line);
 }
 
+/* The log cut to a slot of want bytes: the lines that fit before the cut
+ * line's room, the rest counted as left out (as results_log_line does),
+ * so that a slot smaller than the lines before it was found (the early
+ * buffer's) ends in the cut line instead of being refused whole. */
+static void log_trim(size_t want)
+{
+	size_t keep = res.len;
+
+	if (keep + CUT_ROOM > want) {
+		keep = want > CUT_ROOM ? want - CUT_ROOM : 0;
+		while (keep && res.log[keep - 1] != '\n')
+			keep--;
+		res.lost += res.len - keep;
+		res.len = keep;
+	}
+	res.cap = want;
+}
+
 /* The log's buffer as large as its slot, from the heap (at most its
  * LOG_HEAP_SHARE): kept for later runs; where the heap has less, what it
  * has, and a line that says so. */
@@ -87,8 +105,8 @@ static void log_buffer(void)
 			res.cap = get;
 		}
 	}
-	if (res.cap > want && res.len + CUT_ROOM < want) {
-		res.cap = want; /* an earlier buffer: no more than this slot holds */
+	if (res.cap > want) {
+		log_trim(want); /* an earlier buffer: no more than this slot holds */
 	} else if (res.cap < want) {
 		pmh_fmt(line, sizeof(line),
 			"warning: results log: PMHBIOS.LOG holds %u bytes, the heap gives %u "

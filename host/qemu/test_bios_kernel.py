@@ -15,7 +15,9 @@ pmuharness.cfg as a Multiboot module (-initrd) applies, its bad line is
 reported, and the command line wins over it. The keyboard: at the end
 prompt of on_finish = wait (which says the results are not saved) R runs
 again and Esc leaves, and the kernel halts. guard.gp takes a real #GP (IA32_PKRS
-reserved bit) on TCG's max and the run goes on.
+reserved bit) on TCG's max and the run goes on. The screen's Board row names
+the system SeaBIOS's SMBIOS tables describe (QEMU's "QEMU Standard PC ..."),
+found through the entry point in 0xF0000-0xFFFFF.
 Usage: test_bios_kernel.py [build/pmuharness.efi] (the kernel is beside it)"""
 import os
 import re
@@ -215,6 +217,51 @@ def keyboard(kernel):
     return errs
 
 
+# QEMU's SMBIOS type 1 for the i440FX machine (hw/i386/pc_piix.c, the
+# manufacturer hw/smbios/smbios.c's default); SeaBIOS's tables carry it
+# and OVMF's show the same on the UEFI image's screen.
+BOARD = "Board    QEMU Standard PC (i440FX + PIIX, 1996)"
+
+
+def vga_rows(mon_sock, d):
+    """The VGA text buffer's 25 rows (QEMU's monitor: pmemsave 0xB8000)."""
+    path = os.path.join(d, "vga.bin")
+    m = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    m.connect(mon_sock)
+    m.sendall(f'pmemsave 0xb8000 4000 "{path}"\n'.encode())
+    end = time.monotonic() + 10
+    while time.monotonic() < end and (not os.path.exists(path) or
+                                       os.path.getsize(path) < 4000):
+        time.sleep(0.1)
+    m.sendall(b"quit\n")
+    m.close()
+    cells = open(path, "rb").read()[0:4000:2].decode("latin-1")
+    return [cells[i:i + 80].rstrip() for i in range(0, 2000, 80)]
+
+
+def board(kernel):
+    """The screen's Board row at the end prompt names QEMU's system."""
+    d = tempfile.mkdtemp(prefix="pmh-bios-")
+    serial, mon = os.path.join(d, "serial.log"), os.path.join(d, "mon.sock")
+    p = subprocess.Popen(["qemu-system-i386", "-cpu", "pentium3", "-kernel", kernel,
+                          "-append", "checks=idt.restore countdown=0",
+                          "-serial", "file:" + serial, "-monitor", f"unix:{mon},server,nowait",
+                          "-display", "none", "-no-reboot", "-nodefaults", "-vga", "std"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        if not wait_for(serial, lambda ls: any(l.endswith(PROMPT) for l in ls)):
+            return ["no end prompt"]
+        rows = vga_rows(mon, d)
+        got = [r.strip() for r in rows if r.strip().startswith("Board ")]
+        if not got or not got[0].startswith(BOARD + " "):
+            return [f"the screen's board row is {got!r}, expected {BOARD!r}"]
+        return []
+    finally:
+        p.kill()
+        p.wait()
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def case_for(kernel, cpu, driver):
     def fn():
         return identity(kernel, cpu, driver)
@@ -233,6 +280,7 @@ def main():
     t.case(fatal_recovery, kernel)
     t.case(config_module, kernel)
     t.case(keyboard, kernel)
+    t.case(board, kernel)
     return t.done()
 
 

@@ -1,7 +1,7 @@
 /* The BIOS kernel's walk to its results slots (bios/fat.c) over disk
  * images made here with mkfs.fat and mcopy, as scripts/usb-image.sh makes
  * the stick: the slots found where their bytes are; a fragmented slot, a
- * wrong magic, a missing file, a garbage or truncated BPB, FAT12/16, no
+ * wrong magic, slots that share clusters, a missing file, a garbage or truncated BPB, FAT12/16, no
  * FAT32 partition, no MBR, a read error and a root directory that loops
  * all refused; a JSON of ours accepted for a rerun; the padding. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
@@ -196,6 +196,59 @@ static void test_fragmented(void **state)
 	expect(&d, FAT_FRAGMENTED, 1);
 }
 
+/* The root directory entry named name (8.3, 11 bytes): its offset in
+ * part.img; the root is cluster 2, the first of the data area. */
+static long dir_entry(struct disk *d, const char *name)
+{
+	uint8_t b[FAT_SECTOR];
+	uint32_t fatsz;
+
+	assert_true(rd(d, PART_LBA, b));
+	uint32_t rsvd = b[14] | b[15] << 8;
+	memcpy(&fatsz, b + 36, 4);
+	long root = (long)(rsvd + 2 * fatsz) * FAT_SECTOR;
+	assert_true(rd(d, PART_LBA + (uint32_t)(root / FAT_SECTOR), b));
+	for (unsigned o = 0; o < FAT_SECTOR; o += 32)
+		if (!memcmp(b + o, name, 11))
+			return root + o;
+	fail_msg("no entry %s", name);
+	return 0;
+}
+
+/* Two slot files whose entries name the same clusters (a cross-linked
+ * FAT): each chain alone is contiguous and as long as its file, but a
+ * write of one would overwrite the other. Refused, whole or in part. */
+static void test_crosslinked(void **state)
+{
+	struct disk d;
+	struct fat_slot s[2];
+	(void)state;
+
+	good_image(&d);
+	assert_int_equal(find(&d, s).why, FAT_OK);
+	long log = dir_entry(&d, "PMHBIOS LOG"), jsn = dir_entry(&d, "PMHBIOS JSN");
+	uint8_t ent[32];
+	assert_int_equal(fseek(d.part, log, SEEK_SET), 0);
+	assert_int_equal(fread(ent, 1, 32, d.part), 32);
+	poke(&d, jsn + 20, ent + 20, 2); /* the LOG's first cluster, high and low */
+	poke(&d, jsn + 26, ent + 26, 2);
+	expect(&d, FAT_CROSSLINKED, 1);
+
+	/* the JSON's entry at the LOG's second half, half its size: its chain
+	 * is the LOG's last clusters and the LOG's end of chain */
+	good_image(&d);
+	log = dir_entry(&d, "PMHBIOS LOG");
+	jsn = dir_entry(&d, "PMHBIOS JSN");
+	assert_int_equal(fseek(d.part, log, SEEK_SET), 0);
+	assert_int_equal(fread(ent, 1, 32, d.part), 32);
+	uint16_t lo = (uint16_t)((ent[26] | ent[27] << 8) + SLOT_BYTES / FAT_SECTOR / 2);
+	uint32_t half = SLOT_BYTES / 2;
+	poke(&d, jsn + 20, ent + 20, 2);
+	poke(&d, jsn + 26, &lo, 2);
+	poke(&d, jsn + 28, &half, 4);
+	expect(&d, FAT_CROSSLINKED, 1);
+}
+
 static void test_wrong_magic(void **state)
 {
 	struct disk d;
@@ -327,12 +380,100 @@ static int teardown(void **state)
 	return system(cmd);
 }
 
+/* The config file where the stick has it, 2152 bytes (five 512-byte
+ * clusters) of numbered lines; its first cluster (mshowfat). */
+#define CFG_BYTES 2152u
+static const char *const cfg_path[] = {"EFI", "BOOT", "pmuharness.cfg"};
+
+static uint32_t cfg_image(struct disk *d, char *text)
+{
+	for (unsigned i = 0; i < CFG_BYTES; i++)
+		text[i] = i % 40 == 39 ? '\n' : (char)('a' + i / 40 % 26);
+	good_image(d);
+	close_disk(d);
+	char path[128], cmd[256];
+	snprintf(path, sizeof(path), "%s/pmuharness.cfg", dir);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, CFG_BYTES, f), CFG_BYTES);
+	fclose(f);
+	sh("mmd -i part.img ::/EFI ::/EFI/BOOT && mcopy -i part.img pmuharness.cfg ::/EFI/BOOT/");
+	open_disk(d, 0x0c, BIG_KIB);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && MTOOLS_SKIP_CHECK=1 mshowfat -i part.img ::/EFI/BOOT/pmuharness.cfg",
+		 dir);
+	FILE *p = popen(cmd, "r");
+	unsigned first = 0;
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%*[^<]<%u", &first), 1);
+	pclose(p);
+	return first;
+}
+
+/* The FAT entry of cluster c (the first FAT) set to v. */
+static void set_fat(struct disk *d, uint32_t c, uint32_t v)
+{
+	uint8_t b[FAT_SECTOR];
+	assert_true(rd(d, PART_LBA, b));
+	poke(d, (long)(b[14] | b[15] << 8) * FAT_SECTOR + 4 * (long)c, &v, 4);
+}
+
+static struct fat_result read_cfg(struct disk *d, char *buf, uint32_t *size)
+{
+	memset(buf, 0, CFG_BYTES);
+	return fat_read_file(rd, d, cfg_path, 3, buf, CFG_BYTES, size);
+}
+
+/* The config file read whole through its long name and directories; a
+ * cut chain (an entry free, bad, an early end of chain, or naming a
+ * cluster that is free) refused with the cluster and the bytes before. */
+static void test_config_file(void **state)
+{
+	struct disk d;
+	char want[CFG_BYTES], got[CFG_BYTES];
+	uint32_t size = 0;
+	(void)state;
+
+	uint32_t first = cfg_image(&d, want);
+	struct fat_result r = read_cfg(&d, got, &size);
+	assert_int_equal(r.why, FAT_OK);
+	assert_int_equal(size, CFG_BYTES);
+	assert_memory_equal(got, want, CFG_BYTES);
+	static const char *const missing[] = {"EFI", "pmuharness.cfg"};
+	assert_int_equal(fat_read_file(rd, &d, missing, 2, got, CFG_BYTES, &size).why, FAT_MISSING);
+
+	const struct {
+		uint32_t at, entry, cut, bytes;
+	} cuts[] = {
+	    {0, 0, 0, 0},	      /* the first cluster free */
+	    {1, FAT32_BAD, 1, 512},   /* the second one bad */
+	    {2, FAT32_EOC, 2, 1024},  /* an end of chain after 3 of 5 */
+	    {1, 0x0ffffff0u, 1, 512}, /* a reserved value: no cluster */
+	    {3, 5000, 5000, 2048},    /* the fourth names a free cluster */
+	};
+	for (unsigned i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		close_disk(&d);
+		first = cfg_image(&d, want);
+		set_fat(&d, first + cuts[i].at,
+			cuts[i].entry == 5000 ? first + 5000 : cuts[i].entry);
+		r = read_cfg(&d, got, &size);
+		assert_int_equal(r.why, FAT_CHAIN_CUT);
+		assert_int_equal(r.cluster,
+				 cuts[i].entry == 5000 ? first + 5000 : first + cuts[i].cut);
+		assert_int_equal(r.bytes, cuts[i].bytes);
+		assert_int_equal(r.size, CFG_BYTES);
+		assert_int_equal(r.part, 1);
+	}
+	close_disk(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_good),
 	    cmocka_unit_test(test_json_rerun_accepted),
 	    cmocka_unit_test(test_fragmented),
+	    cmocka_unit_test(test_crosslinked),
 	    cmocka_unit_test(test_wrong_magic),
 	    cmocka_unit_test(test_missing_and_sizes),
 	    cmocka_unit_test(test_bad_bpb),
@@ -340,6 +481,7 @@ int main(void)
 	    cmocka_unit_test(test_partition_table),
 	    cmocka_unit_test(test_root_loop_bounded),
 	    cmocka_unit_test(test_slot_fill),
+	    cmocka_unit_test(test_config_file),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -2,7 +2,7 @@
  * tables in a fake physical memory: the RSDP in the EBDA and in the BIOS
  * area, the MADT's enabled and disabled processors, and the refusals of a
  * bad checksum, a truncated table or entry, and a missing RSDP or MADT;
- * the same for the Intel MP table. */
+ * the same for the Intel MP table; the SMBIOS entry points. */
 /* cmocka.h needs these first */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -297,12 +297,66 @@ static void mps_bad(void **state)
 	mps_refused(mps_long, "the MP table's length runs past memory");
 }
 
+/* SMBIOS entry points in 0xF0000-0xFFFFF (DSP0134 5.2.1, 5.2.2): a 2.1
+ * "_SM_" one at ep naming a table of len bytes at tab, its checksums. */
+#define SM_TABLE_AT 0x100400u
+static void put_sm2(uint32_t ep, uint32_t tab, uint16_t len)
+{
+	uint8_t *e = mem + ep;
+	memcpy(e, "_SM_", 4);
+	e[5] = 0x1f;
+	memcpy(e + 0x10, "_DMI_", 5);
+	e[0x16] = (uint8_t)len;
+	e[0x17] = (uint8_t)(len >> 8);
+	put32(e + 0x18, tab);
+	fix_sum(e + 0x10, 0x0f, 0x05);
+	fix_sum(e, 0x1f, 4);
+}
+
+static void put_sm3(uint32_t ep, uint32_t tab, uint32_t len)
+{
+	uint8_t *e = mem + ep;
+	memcpy(e, "_SM3_", 5);
+	e[6] = 0x18;
+	put32(e + 0x0c, len);
+	put32(e + 0x10, tab);
+	fix_sum(e, 0x18, 5);
+}
+
+static void smbios_entry_points(void **state)
+{
+	size_t len = 0;
+	(void)state;
+
+	memset(mem, 0, sizeof(mem));
+	assert_null(smbios_find(map, NULL, &len)); /* none */
+	put_sm2(0xf5a10, SM_TABLE_AT, 0x120);
+	assert_ptr_equal(smbios_find(map, NULL, &len), mem + SM_TABLE_AT);
+	assert_int_equal(len, 0x120);
+	/* a 3.x entry point wins over a 2.x one found first */
+	put_sm3(0xf8000, SM_TABLE_AT + 0x200, 0x80);
+	assert_ptr_equal(smbios_find(map, NULL, &len), mem + SM_TABLE_AT + 0x200);
+	assert_int_equal(len, 0x80);
+	/* a 3.x table past memory or a bad checksum: the 2.x one */
+	put_sm3(0xf8000, MEM_SIZE - 0x40, 0x80);
+	assert_ptr_equal(smbios_find(map, NULL, &len), mem + SM_TABLE_AT);
+	mem[0xf8000 + 0x10] ^= 1;
+	assert_ptr_equal(smbios_find(map, NULL, &len), mem + SM_TABLE_AT);
+	/* off the 16-byte grid, or a bad checksum: not an entry point */
+	memset(mem + 0xf0000, 0, 0x10000);
+	put_sm2(0xf5a18, SM_TABLE_AT, 0x120);
+	assert_null(smbios_find(map, NULL, &len));
+	put_sm2(0xf5a10, SM_TABLE_AT, 0x120);
+	mem[0xf5a10 + 0x18] ^= 1;
+	assert_null(smbios_find(map, NULL, &len));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(good_bios_area), cmocka_unit_test(good_ebda),
 	    cmocka_unit_test(bad_tables),     cmocka_unit_test(mps_good),
-	    cmocka_unit_test(mps_bad),
+	    cmocka_unit_test(mps_bad),	      cmocka_unit_test(smbios_entry_points),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
