@@ -158,8 +158,9 @@ def seabios(efi, how, name):
 
 
 def layout(efi):
-    """The BIOS half of the stick: syslinux installed, its cfg naming the kernel and
-    the UEFI binary's own cfg, the kernel the build's; fsck clean."""
+    """The BIOS half of the stick: syslinux installed, its cfg naming the kernel
+    and no module (the kernel reads the UEFI binary's own cfg from the stick),
+    the kernel the build's; fsck clean."""
     errs = []
     kernel = q.kernel_of(efi)
     with Stick(efi) as st:
@@ -168,9 +169,8 @@ def layout(efi):
         if q.get(st.img, st.off, "/pmuharness-i686.elf") != open(kernel, "rb").read():
             errs.append("/pmuharness-i686.elf differs from the build's kernel")
         cfg = (q.get(st.img, st.off, "/syslinux/syslinux.cfg") or b"").decode()
-        if not re.search(r"^\s*APPEND /pmuharness-i686\.elf\b.*--- /EFI/BOOT/pmuharness\.cfg$",
-                         cfg, re.M):
-            errs.append("syslinux.cfg does not load the kernel with the stick's cfg")
+        if not re.search(r"^\s*APPEND /pmuharness-i686\.elf$", cfg, re.M):
+            errs.append("syslinux.cfg does not load the kernel alone (no module)")
         errs += st.fsck("of the new image, before")
     return errs
 
