@@ -1,5 +1,5 @@
 # pmuharness: `make` builds build/pmuharness.efi; `make test` runs every test;
-# `make run` boots it in QEMU+OVMF; `make bench` measures. See README.md.
+# `make run` boots it in QEMU+OVMF; `make bench` measures. See README.md and docs/.
 
 # The first goal is `all`, whatever rules the includes and the patterns put
 # before it.
@@ -227,7 +227,7 @@ $(BUILD)/pmuharness-report: host/report/pmuharness-report $(wildcard host/report
 	install -m 644 host/report/pmuharness_report_*.py $(BUILD)/
 	install -m 755 $< $@
 
-# ---- fuzzing (host/fuzz; README: Fuzzing) ---------------------------------
+# ---- fuzzing (host/fuzz; docs/developer-guide.md "Fuzzing") ---------------------------------
 # libFuzzer targets over the shipped parsers, built with clang, ASan and
 # UBSan; `make fuzz` runs each for FUZZ_SECONDS from a copy of its seed corpus
 # in build/fuzz (scripts/fuzz.sh), `make test` does the same.
@@ -278,7 +278,7 @@ report-test: $(EFI) $(BUILD)/pmuharness-report
 
 # LAVA: the job files against lava-common's schema, then the signals of
 # simulator and QEMU runs through lava-dispatcher's own patterns against
-# their results (host/lava/; README "Running in a LAVA lab").
+# their results (host/lava/; docs/user-guide.md "Running in a LAVA lab").
 lava-check: deps $(EFI) $(I686) host
 	@host/lava/test_jobs.py
 	@host/lava/lava_check.py $(EFI)
@@ -323,7 +323,7 @@ run: deps $(RUN_DEPS_$(BOOT))
 	@BOOT=$(BOOT) scripts/qemu-run.sh $(EFI)
 
 # make tftp: build/tftp, what a lab's TFTP server serves for a network boot
-# (README: Network boot); LAVA jobs name these files.
+# (docs/user-guide.md "Network boot"); LAVA jobs name these files.
 TFTP_FILES := $(EFI) $(I686) boot/usb/pmuharness.cfg boot/net/pmuharness.ipxe
 tftp: $(TFTP_FILES)
 	@mkdir -p $(BUILD)/tftp && cp $(TFTP_FILES) $(BUILD)/tftp/ && echo "$(BUILD)/tftp: ready"
@@ -336,7 +336,7 @@ deps:
 
 # ---- USB stick and Secure Boot ---------------------------------------------
 # make usb USB_CPUS=N: the BIOS kernel's results slots (PMHBIOS.LOG, .JSN)
-# sized for N CPUs (scripts/usb-image.sh --cpus; README "Legacy BIOS"). The
+# sized for N CPUs (scripts/usb-image.sh --cpus; docs/user-guide.md "Legacy BIOS"). The
 # value is kept in a file that changes only with it, so that a new one
 # rebuilds the image.
 USB_CPUS ?= 512
@@ -382,9 +382,9 @@ help:
 	  '                   build/run-esp/EFI/BOOT (numbered); exit 0 only for PASS' \
 	  '  make test        every test (layers, unit, simulated CPUs, fuzzing, QEMU), as CI runs it' \
 	  '  make unit | sim-test | qemu-test | report-test | layers   one part of make test' \
-	  '  make fuzz        libFuzzer targets, FUZZ_SECONDS=30 each (README: Fuzzing)' \
+	  '  make fuzz        libFuzzer targets, FUZZ_SECONDS=30 each (docs/developer-guide.md "Fuzzing")' \
 	  '  build/pmuharness-report   results files to Markdown, HTML, JUnit, TAP (--help)' \
-	  '  make lava-check  LAVA job files and signals vs results (README: LAVA)' \
+	  '  make lava-check  LAVA job files and signals vs results (docs/user-guide.md)' \
 	  '  make lava-server-test  the jobs run by a real lava-server on loopback (not in make test)' \
 	  '  make bench       benchmarks (never timed tests)' \
 	  '  make usb         build/pmuharness-usb.img, a stick image for dd: boots UEFI and BIOS' \
@@ -403,7 +403,7 @@ help:
 	  '                       pentium3 with BOOT=bios, bios-usb and bios-net' \
 	  '  KVM=1                -enable-kvm -cpu host: the host PMU through KVM' \
 	  '  SMP=1                number of CPUs' \
-	  "  CFG='checks = apic.*'  extra pmuharness.cfg lines (README: Options)" \
+	  "  CFG='checks = apic.*'  extra pmuharness.cfg lines (docs/user-guide.md "Options")" \
 	  '  TIMEOUT=120          seconds before QEMU is stopped (exit 124)' \
 	  '  RUN_ESP=build/run-esp  the folder that becomes the boot volume'
 

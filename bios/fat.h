@@ -22,7 +22,7 @@
  * SLOT_FIXED_KIB + N * SLOT_*_PER_CPU_KIB, rounded up to SLOT_ROUND_KIB.
  * scripts/usb-image.sh reads these numbers from here (one formula for the
  * script and for the kernel's "make usb USB_CPUS=N" advice); its comment
- * and README "Legacy BIOS" give the measured figures behind them. */
+ * and docs/user-guide.md "Legacy BIOS" give the measured figures behind them. */
 #define SLOT_FIXED_KIB	      64u
 #define SLOT_JSON_PER_CPU_KIB 48u
 #define SLOT_LOG_PER_CPU_KIB  32u

@@ -5,7 +5,7 @@
  * buffer the BSP allocated, and puts its own IDTR back. The BSP waits
  * (bounded by a timeout), then prints the lines.
  *
- * Two ways (README "Options", cpus): every selected CPU at once (cpus =
+ * Two ways (docs/user-guide.md "Options", cpus): every selected CPU at once (cpus =
  * all or a list naming an AP: StartupAllAPs non-blocking, the boot CPU's
  * own share meanwhile, tests/cpu_job.h "A parallel run"), or one after
  * another (cpus = serial, a selection of the boot CPU only, or a parallel

@@ -11,7 +11,7 @@
 #include <sanitizer/asan_interface.h>
 #endif
 
-/* The simulator's exit status (README "Exit codes"): the verdict's values
+/* The simulator's exit status (docs/user-guide.md "Exit codes"): the verdict's values
  * where they mean the same, its own for what only the simulator has. */
 enum sim_exit {
 	SIM_EXIT_OK = PMH_EXIT_PASS,	 /* no check failed (PASS, NO PMU, NO VERDICT) */
@@ -44,7 +44,7 @@ static void usage(FILE *f)
 		"       pmuharness-sim --cpu MODEL --list-events [--json] | --event SPEC\n"
 		"       pmuharness-sim --cpuid-dump FILE [--dump-cpu N]\n"
 		"Runs the harness's suite against a simulated CPU and prints the same lines\n"
-		"as the target. key=value options are those of pmuharness.cfg (README).\n"
+		"as the target. key=value options are those of pmuharness.cfg (docs/user-guide.md).\n"
 		"--realism picks the effects of real silicon (default all; see\n"
 		"--list-realism); --realism-scale K (1 to 16, default 1) multiplies every\n"
 		"effect's size and rate by K (skid, overhead, inexact counts, timer and SMI\n"

@@ -6,7 +6,8 @@ each check is failed by at least one fault is scripts/sim-matrix.py's.
 The image budget: build/pmuharness.efi and the BIOS kernel at most 512 KiB
 each, and no zero-filled buffer in the EFI file (the PE conversion cannot
 express .bss, so the link map puts it into .data, stored in full: at most
-ZERO_MAX bytes of .bss symbols there).
+ZERO_MAX bytes of .bss symbols there). Every relative link of README.md and
+docs/*.md resolves to a file and a heading.
 Usage: test_house.py [build/host/pmuharness-sim-fast]"""
 import glob
 import os
@@ -75,6 +76,35 @@ def check_problems() -> List[str]:
             if i not in rows]
 
 
+def anchors(text: str) -> List[str]:
+    """GitHub's anchors of a Markdown page's headings."""
+    out = []
+    for h in re.findall(r"^#+ (.+)$", text, re.M):
+        out.append(re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-"))
+    return out
+
+
+def link_problems() -> List[str]:
+    """Every relative link of README.md and docs/*.md names a file that
+    exists and, after '#', a heading of it."""
+    out = []
+    pages = ["README.md"] + sorted(os.path.relpath(f, ROOT) for f in
+                                   glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    for page in pages:
+        text = read(page)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"^[a-z]+:", target):
+                continue  # http:, https:, mailto:
+            path, _, frag = target.partition("#")
+            dest = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
+            if not os.path.exists(os.path.join(ROOT, dest)):
+                out.append(f"{page}: link to {target}: {dest} does not exist")
+            elif frag and dest.endswith(".md") and frag not in anchors(read(dest)):
+                out.append(f"{page}: link to {target}: no heading #{frag} in {dest}")
+    print(f"  {len(pages)} pages' links checked")
+    return out
+
+
 BUDGET = 512 * 1024
 ZERO_MAX = 4096
 
@@ -116,7 +146,7 @@ def main() -> int:
         ROOT, "build", "host", "pmuharness-sim-fast")
     passed = failed = 0
     for name, probs in (("drivers", driver_problems(sim)), ("checks", check_problems()),
-                        ("image-budget", budget_problems())):
+                        ("image-budget", budget_problems()), ("doc-links", link_problems())):
         if probs:
             failed += 1
             print(f"FAIL house.{name}:\n    " + "\n    ".join(probs))

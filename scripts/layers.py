@@ -28,7 +28,7 @@ offender, one line each, then a total; exits 1 when there is any.
       files and build/ skipped) cites the unpublished facts document
       ("facts" with a section sign, its file name, or the two words fact and
       sheet) or a path into the build machine's shared/ folder (specs/,
-      DESIGN). README.md "Sources" lists what to cite instead.
+      DESIGN). docs/reference.md "Sources" lists what to cite instead.
 
 Usage: layers.py [--root DIR] [--soft] | --self-test [-v]
   --soft       also lists what is past the house targets (functions over 60

@@ -88,7 +88,7 @@ case $boot in
   *) echo "run: BOOT=$boot: expected uefi, bios, bios-usb, net or bios-net" >&2; exit 2 ;;
 esac
 # QEMU exits with (debug-exit value << 1) | 1; the value is the verdict's
-# (README "Exit codes"), and so is this script's status.
+# (docs/user-guide.md "Exit codes"), and so is this script's status.
 case $rc in
   1) echo "run: verdict: PASS ($where)"; exit 0 ;;
   3) echo "run: verdict: FAIL, a check failed ($where)"; exit 1 ;;

@@ -2,7 +2,7 @@
 """`make run`'s terminal filter: QEMU's COM1 (and stderr) in, our own lines
 out, each once and as they come. The firmware mirrors its console to COM1
 with ANSI escape codes (a colour, a screen clear), so its copy of each of
-our lines carries ESC and ours does not (README "Output"): lines with ESC
+our lines carries ESC and ours does not (docs/user-guide.md "Output"): lines with ESC
 are dropped, CRs too. QEMU's "TCG doesn't support requested feature"
 warnings (a CPU model's CPUID bits TCG does not emulate; harmless for a
 harness that reads CPUID) are counted and said once at the end."""

@@ -75,7 +75,7 @@ bool cpu_jobs_run(const struct cpu_jobs *m, struct harness *h, const uint32_t *f
 /* True when sel[0..k) names a CPU other than the boot CPU. */
 bool cpu_jobs_need_ap(const uint32_t *flags, const uint16_t *sel, unsigned k);
 
-/* A parallel run (cpus = all, README "Options"): every selected CPU runs
+/* A parallel run (cpus = all, docs/user-guide.md "Options"): every selected CPU runs
  * the suite at once, the boot CPU among them, each on its own stack with
  * its own per-CPU state (pmu/percpu.h), output buffer and share of the
  * results tables; the lines are printed in CPU order once all are back.

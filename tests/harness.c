@@ -73,7 +73,7 @@ static void status_ident(const struct harness *h)
  * count comes from CPUID (arch perfmon, AMD core) only the attached PMU
  * knows it. A counter that is not there is the user's mistake, said here
  * with where it was set and skipped by event.raw, never measured as a PMU
- * failure; the run goes on, as after any bad value (README: Options). */
+ * failure; the run goes on, as after any bad value (docs/user-guide.md "Options"). */
 static bool counter_exists(struct harness *h)
 {
 	const struct pmu *p = &h->pmu;
@@ -133,7 +133,7 @@ static void run_guarded(void *arg)
 	if (p->results_flush)
 		p->results_flush(p->ctx);
 	/* Nothing to run is said, not run silently: the verdict stays NO
-	 * VERDICT (README "Exit codes"), never PASS. */
+	 * VERDICT (docs/user-guide.md "Exit codes"), never PASS. */
 	if (!suite_selected(&h->opt)) {
 		suite_emit(s, "error: checks = %s: matches no check", h->opt.checks);
 		return;

@@ -1,15 +1,15 @@
 /* Harness options: defaults and one parse function per key (a table names
  * them); the text they come in is read by options_config.c (the file) and
  * options_args.c (load options). The keys, their ranges and the rules for
- * bad input are documented in README.md (Options). */
+ * bad input are documented in docs/user-guide.md "Options". */
 #include "options_parse.h"
 #include "../lib/str.h"
 #include "../lib/fmt.h"
 #include "../events/events_spec.h"
 
 #define REPEAT_DEFAULT	  11   /* median of 11 measurements */
-#define REPEAT_MAX	  1001 /* README: repeat 1-1001 */
-#define COUNTDOWN_DEFAULT 3    /* seconds (README: countdown) */
+#define REPEAT_MAX	  1001 /* docs/user-guide.md "Options": repeat 1-1001 */
+#define COUNTDOWN_DEFAULT 3    /* seconds (docs/user-guide.md "Options") */
 #define COUNTDOWN_MAX	  60
 #define CPU_NUMBER_MAX	  0xffff /* cpus[] holds 16-bit CPU numbers */
 #define PRELOAD_MAX_WIDTH 0	 /* preload 0: the largest the counter width allows */
@@ -30,7 +30,7 @@ static const char output_names[][15] = {"text", "lava", "kvm-unit-tests"};
 #define N_OUTPUT (sizeof(output_names) / sizeof(output_names[0]))
 _Static_assert(N_OUTPUT == OUTPUT_KUT + 1, "a name for every enum output value");
 
-/* README: preload = 1,2,1000,max */
+/* docs/user-guide.md "Options": preload = 1,2,1000,max */
 static const uint64_t default_preloads[] = {1, 2, 1000, PRELOAD_MAX_WIDTH};
 #define N_DEFAULT_PRELOADS (sizeof(default_preloads) / sizeof(default_preloads[0]))
 _Static_assert(N_DEFAULT_PRELOADS <= OPT_MAX_PRELOADS, "default preloads fit");
@@ -161,7 +161,7 @@ static int set_output(struct options *o, const char *val, char *err, size_t errl
 	return -1;
 }
 
-/* Every set_* function follows README's rule: a bad value leaves the key
+/* Every set_* function follows the rule of docs/user-guide.md "Options": a bad value leaves the key
  * as it was before the line (the previous valid value, else the default). */
 static int set_checks(struct options *o, const char *val, char *err, size_t errlen)
 {

@@ -49,7 +49,7 @@ struct options {
 typedef void (*options_err_fn)(void *ctx, const char *msg);
 
 void options_default(struct options *o);
-/* The config file's name, beside the binary (README: Options). */
+/* The config file's name, beside the binary (docs/user-guide.md "Options"). */
 #define OPTIONS_CONFIG_NAME "pmuharness.cfg"
 
 /* Sets one key; at says where the value came from ("pmuharness.cfg line

@@ -2,7 +2,7 @@
  * the UEFI shell's argv (UCS-2) or a boot entry's UCS-2 string. One reader
  * of words for all three, so that a word means the same wherever it comes
  * from: "key=value", "--key=value", "--key value" or "--flag"; any other
- * word is an error naming its number, and skipped (README: Options). */
+ * word is an error naming its number, and skipped (docs/user-guide.md "Options"). */
 #include "options_parse.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"

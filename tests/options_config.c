@@ -1,5 +1,5 @@
 /* pmuharness.cfg: "key = value" lines read into the options (options.c),
- * every bad line named by its number and skipped, under the rules README
+ * every bad line named by its number and skipped, under the rules docs/user-guide.md
  * states (Options): the default kept, the run going on, user text escaped. */
 #include "options_parse.h"
 #include "../lib/fmt.h"

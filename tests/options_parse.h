@@ -11,7 +11,7 @@
 #define OPT_MSG_MAX 200 /* a complaint with its line or argument */
 
 /* Counts one bad line or argument and hands the complaint to errfn,
- * escaped: it quotes what the user typed (README: only plain ASCII reaches
+ * escaped: it quotes what the user typed (docs/user-guide.md "Options": only plain ASCII reaches
  * the screen, serial port and log). */
 void options_complain(options_err_fn errfn, void *ctx, const char *msg, int *bad);
 /* True for the yes/no keys: a bare --flag means yes, "--flag no" no. */

@@ -34,7 +34,7 @@ enum screen_colour {
 };
 #define SCREEN_ATTR(fg, bg) ((uint8_t)((fg) | (bg) << 4))
 
-/* The verdict box's colours (README "The screen"). */
+/* The verdict box's colours (docs/user-guide.md "The screen"). */
 #define SCREEN_PASS	  SCREEN_ATTR(SC_WHITE, SC_GREEN)
 #define SCREEN_FAIL	  SCREEN_ATTR(SC_WHITE, SC_RED)
 #define SCREEN_ERROR	  SCREEN_ATTR(SC_RED, SC_LIGHTGRAY)

@@ -144,7 +144,7 @@ struct sink {
 
 /* The check table's room (suite_checks' callers in suite.c). */
 #define SUITE_MAX_CHECKS 256
-/* CPUs one run reports on: the platforms' selection (README "Options",
+/* CPUs one run reports on: the platforms' selection (docs/user-guide.md "Options",
  * cpus); every result of each is kept (suite_reserve). */
 #define SUITE_MAX_CPUS 1024
 /* Results a CPU's run may add besides its checks': "cpu.run" failures, at
@@ -392,7 +392,7 @@ void suite_cpus_loop(struct suite *s, const uint32_t *flags, const uint16_t *sel
 void suite_cpus_end(struct suite *s, uint64_t t0, const struct cpu_run *runs, unsigned k,
 		    const char *how);
 
-/* The run's one verdict (README "Output"), in order of precedence: ERROR
+/* The run's one verdict (docs/user-guide.md "Output"), in order of precedence: ERROR
  * (the harness could not run), FAIL (a check failed), NO PMU (no usable
  * PMU: no driver, or the probe found it not functional), NO VERDICT (the
  * PMU was usable but no check measured it), PASS (the PMU was measured and
@@ -406,7 +406,7 @@ struct run_counts suite_counts(const struct suite *s);
 struct run_counts suite_share(const struct suite *s, const struct run_counts *before);
 enum run_verdict suite_verdict(const struct suite *s);
 const char *run_verdict_name(enum run_verdict v);
-/* Each verdict's exit value: the on_finish = qemu-exit value (README
+/* Each verdict's exit value: the on_finish = qemu-exit value (docs/user-guide.md
  * "Exit codes"; QEMU exits with it doubled plus one) and the platform's
  * exit status. */
 enum pmh_exit {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OPT_REPEAT_MAX	  1001 /* README: repeat 1-1001 */
-#define OPT_COUNTDOWN_MAX 60   /* README: countdown 0-60 */
+#define OPT_REPEAT_MAX	  1001 /* docs/user-guide.md "Options": repeat 1-1001 */
+#define OPT_COUNTDOWN_MAX 60   /* docs/user-guide.md "Options": countdown 0-60 */
 #define PRINT_MIN	  0x20
 #define PRINT_MAX	  0x7e
 

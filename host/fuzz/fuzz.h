@@ -19,7 +19,7 @@ void fuzz_require(bool ok, const char *what);
 void fuzz_require_printable(const char *s, size_t max, const char *what);
 /* s has a NUL within max bytes. */
 void fuzz_require_terminated(const char *s, size_t max, const char *what);
-/* Every field of o within its documented range (README: Options). */
+/* Every field of o within its documented range (docs/user-guide.md "Options"). */
 void fuzz_require_sane(const struct options *o);
 /* Whether two option sets hold the same values (field by field). */
 bool fuzz_options_equal(const struct options *a, const struct options *b);

@@ -19,7 +19,7 @@ static const char *const keys[] = {
 };
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))
 
-/* A number as README defines it (decimal, 0x or 0b, '_' between digits,
+/* A number as docs/user-guide.md "Options" defines it (decimal, 0x or 0b, '_' between digits,
  * at least one digit, 64 bits), read with strtoull. */
 static bool ref_parse_u64(const char *s, uint64_t *out)
 {
@@ -59,7 +59,7 @@ static void check_number(const char *val)
 	uint64_t a = 0, b = 0;
 	bool ok = pmh_parse_u64(val, &a), ref = ref_parse_u64(val, &b);
 
-	fuzz_require(ok == ref, "pmh_parse_u64 accepts what README calls a number");
+	fuzz_require(ok == ref, "pmh_parse_u64 accepts what the user guide calls a number");
 	fuzz_require(!ok || a == b, "pmh_parse_u64 reads the documented value");
 }
 

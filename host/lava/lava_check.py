@@ -44,7 +44,7 @@ SHELL_PY = os.path.join("lava_dispatcher", "actions", "test", "shell.py")
 MONITOR_PY = os.path.join("lava_dispatcher", "actions", "test", "monitor.py")
 EXTRACTED = os.path.join(ROOT, "build", "lava-dispatcher")
 SITE = os.path.join("usr", "lib", "python3", "dist-packages")
-# Characters outside LAVA's test case ids become '_' (README, output = lava).
+# Characters outside LAVA's test case ids become '_' (docs/user-guide.md "Running in a LAVA lab").
 NOT_ID = re.compile(r"[^A-Za-z0-9._-]")
 VERDICT_LINE = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:]+)")
 SIM_MODELS = ["skylake", "zen4"]

@@ -65,7 +65,7 @@ def monitors(job):
 def main():
     errs = []
     if len(JOBS) < 4:
-        errs.append(f"lava/: {len(JOBS)} job files, expected the 4 of README")
+        errs.append(f"lava/: {len(JOBS)} job files, expected the 4 of lava/README")
     seen = []
     for path in JOBS:
         name = os.path.relpath(path, ROOT)

@@ -3,7 +3,7 @@
 chain cut: the FAT marks its second cluster free before the file's size is
 reached) is named with its firmware status, none of it applies, and the run
 does not end waiting for a key on defaults it could not read: on_finish
-becomes return (README "Options"). Before, nothing was said and the
+becomes return (docs/user-guide.md "Options"). Before, nothing was said and the
 default on_finish = wait waited for ever.
 Usage: test_config_read.py build/pmuharness.efi"""
 import os

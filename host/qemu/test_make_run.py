@@ -19,7 +19,7 @@ import qemulib as q  # noqa: E402
 NAME = "make-run"
 RUN = os.path.join(q.ROOT, "scripts", "qemu-run.sh")
 LIMIT_S = 120
-# TCG has no PMU: NO PMU, qemu-run.sh status 3 (README "Exit codes")
+# TCG has no PMU: NO PMU, qemu-run.sh status 3 (docs/user-guide.md "Exit codes")
 CFG = "checks = apic.lvt-pc"
 NO_PMU_STATUS = 3
 RESULTS = re.compile(r"^run: verdict: .*\(results in (\S+)\.log and \.json\)$")

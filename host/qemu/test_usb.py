@@ -53,8 +53,8 @@ class Stick:
 
 
 def readme_keys():
-    """The keys of the README's Options table (that section only)."""
-    with open(os.path.join(q.ROOT, "README.md")) as f:
+    """The keys of the user guide's Options table (that section only)."""
+    with open(os.path.join(q.ROOT, "docs", "user-guide.md")) as f:
         text = f.read()
     m = re.search(r"^## Options\n(.*?)^## ", text, re.M | re.S)
     return re.findall(r"^\| `([a-z_]+)` \|", m.group(1) if m else "", re.M)
@@ -118,7 +118,7 @@ def image_layout(efi):
             errs.append(f"default cfg sets {active}, expected only on_finish = wait")
         keys = readme_keys()
         if len(keys) < 5:
-            errs.append(f"README options table not found ({keys})")
+            errs.append(f"user guide options table not found ({keys})")
         for k in keys:
             if not re.search(rf"^#?{k} =", cfg, re.M):
                 errs.append(f"default cfg does not document {k}")

@@ -25,7 +25,7 @@ import test_bios_results as br  # noqa: E402  (bios/fat.h's slot sizes)
 
 BIOS_BOOT = os.path.join(q.ROOT, "scripts", "bios-boot.sh")
 RUN = os.path.join(q.ROOT, "scripts", "qemu-run.sh")
-# qemu-run.sh's status and last line for the NO PMU verdict (README "Exit codes").
+# qemu-run.sh's status and last line for the NO PMU verdict (docs/user-guide.md "Exit codes").
 RUN_NO_PMU = 3
 RUN_VERDICT = "run: verdict: NO PMU, nothing usable to validate (results on the console only)"
 # The stick's cfg for these boots: leave through isa-debug-exit, and only the
@@ -34,7 +34,7 @@ CFG = b"on_finish = qemu-exit\nchecks = apic.*\n"
 APIC_CHECKS = ["apic.lvt-pc", "apic.self-ipi", "apic.nmi"]
 CHECK = re.compile(r"^(?:PASS|FAIL|SKIP) ([^\s:]+)")
 CHECK_V = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:]+)")
-# The BIOS kernel's results slots (README "Legacy BIOS"): sized for the CPUs
+# The BIOS kernel's results slots (docs/user-guide.md "Legacy BIOS"): sized for the CPUs
 # the stick is made for (usb-image.sh --cpus, default 512 as make usb's
 # USB_CPUS), the text then spaces up to a final newline; the log's first
 # line the magic.

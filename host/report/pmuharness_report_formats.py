@@ -138,7 +138,7 @@ def col_name(run, c):
 
 # ---- event.semantics: the events tables ----------------------------------------
 # One table per run, CPU and catalogue, its coverage line above it, the
-# failing events first; the columns of README "Report tool".
+# failing events first; the columns of docs/user-guide.md "Report tool".
 EVENT_COLUMNS = ("Event", "Encoding", "Counter", "Workload", "Rule", "Expected", "Measured",
                  "Result", "Note")
 

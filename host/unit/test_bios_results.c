@@ -1,6 +1,6 @@
 /* The BIOS kernel's results log (bios/results.c) over a fake disk: the
  * log kept as large as its slot, and a log longer than its slot written
- * cut, ending in the cut line the README promises, never refused whole
+ * cut, ending in the cut line the user guide promises, never refused whole
  * and never past its slot. */
 /* cmocka.h needs these first */
 #include <setjmp.h>

@@ -623,7 +623,7 @@ static void suite_cpu_api(void **st)
 	assert_int_equal(suite_verdict(&s), RV_FAIL);
 }
 
-/* Each verdict's exit value (README "Exit codes"). */
+/* Each verdict's exit value (docs/user-guide.md "Exit codes"). */
 static void exit_values(void **st)
 {
 	(void)st;

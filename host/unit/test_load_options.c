@@ -123,7 +123,7 @@ static void bad_words_named(void **st)
 	assert_string_equal(o.checks, "apic.*, count.*");
 }
 
-/* README's "--key value" holds for the yes/no keys too: "--verbose no"
+/* The user guide's "--key value" holds for the yes/no keys too: "--verbose no"
  * is no; a bare --flag before another option, or last, is yes. */
 static void flags_take_yes_no_words(void **st)
 {

@@ -289,7 +289,7 @@ static void numbers_need_digits(void **st)
 	assert_int_equal(o.preloads[0], 1);
 }
 
-/* README's rule: a bad value keeps what the key had before the line, for
+/* The user guide's rule: a bad value keeps what the key had before the line, for
  * every key; keys and word values ignore case. */
 static void bad_value_keeps_previous(void **st)
 {

@@ -28,7 +28,7 @@ static const char *warn_msg(const struct raw *x)
 
 /* Resolves the option and picks the first counter the catalogue allows.
  * False when refused: skipped, naming where the option was set, since a
- * name or counter this CPU lacks is the user's mistake (README: Options),
+ * name or counter this CPU lacks is the user's mistake (docs/user-guide.md "Options"),
  * not something measured. */
 static bool resolve(struct check_ctx *c, struct raw *x)
 {

@@ -10,7 +10,7 @@
 #include "../../pmu/cache.h"
 
 /* Walks of four times the last level larger than this are left to
- * events = all (the budget of the default set: README "Event semantics"). */
+ * events = all (the budget of the default set: docs/reference.md "Event semantics"). */
 #define SEM_MEM_CAP_DEFAULT (16ull << 20)
 #define SEM_MEM_CAP_ALL	    (512ull << 20)
 /* Every measurement takes at least this many events of its quantity
