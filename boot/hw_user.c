@@ -167,6 +167,19 @@ static void lgdt_ltr(const struct dtr *d, uint16_t tr)
 		__asm__ volatile("ltr %0" ::"r"(tr) : "memory");
 }
 
+/* Whether selector tr names an available or busy TSS descriptor of the
+ * GDT g (SDM Vol. 3A 7.2.2): what LTR can load. */
+static bool tss_in(const struct dtr *g, uint16_t tr)
+{
+	uint32_t at = tr & ~7u;
+	uint64_t d;
+
+	if (!tr || (tr & 4) || at + 7 > g->limit)
+		return false;
+	d = *(const volatile uint64_t *)(uintptr_t)(g->base + at);
+	return DESC_TYPE(d) == 0x9 || DESC_TYPE(d) == 0xb;
+}
+
 void hw_cpu_tables(struct hw_cpu_tables *t)
 {
 	struct dtr g, i;
@@ -181,6 +194,7 @@ void hw_cpu_tables(struct hw_cpu_tables *t)
 	t->idt_base = i.base;
 	t->idt_limit = i.limit;
 	t->tr = str();
+	t->tr_tss = tss_in(&g, t->tr);
 	t->cr3 = cr3;
 	t->cr4 = cr4_read();
 }
@@ -234,13 +248,7 @@ static bool gdt_build(struct excursion *x)
  * own from an earlier excursion, past the limit) the harness's stays. */
 static bool tr_reloadable(const struct excursion *x)
 {
-	uint32_t at = x->tr & ~7u;
-	uint64_t d;
-
-	if (!x->tr || (x->tr & 4) || at + 7 > x->gdtr.limit)
-		return false;
-	d = *(const volatile uint64_t *)(uintptr_t)(x->gdtr.base + at);
-	return DESC_TYPE(d) == 0x9 || DESC_TYPE(d) == 0xb;
+	return tss_in(&x->gdtr, x->tr);
 }
 
 /* The firmware's GDTR, then its TR where it had one: its descriptor made

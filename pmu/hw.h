@@ -108,6 +108,10 @@ int hw_user_rdpmc(uint32_t ecx, bool pce, uint64_t *val);
 struct hw_cpu_tables {
 	uint64_t gdt_base, idt_base, cr3, cr4;
 	uint16_t gdt_limit, idt_limit, tr;
+	/* TR names a TSS descriptor of this GDT (one LTR can load again);
+	 * false for 0 and for a loader's stale selector (a Multiboot kernel's
+	 * TR is its loader's, read against the kernel's own GDT) */
+	bool tr_tss;
 };
 void hw_cpu_tables(struct hw_cpu_tables *t);
 

@@ -549,8 +549,8 @@ class Run:
         errs += [f"job {job_id} log: {e}" for e in merrs]
         idrule = self.rules[2]
         for suite in lc.SETS:
-            # the verdict's case is checked on its own below
-            got = [as_case(c) for c in stored.get(suite, []) if c["name"] != "verdict"]
+            # every case, the verdict's too (its place is checked below)
+            got = [as_case(c) for c in stored.get(suite, [])]
             # what the monitors make of the stored log: all of it stored
             errs += compare(f"job {job_id} suite {suite} vs its log", got, mon.get(suite, []))
             if want.get(suite) is not None:
@@ -724,9 +724,11 @@ def main() -> int:
             lines = plain(serial)
             checks = [(lc.NOT_ID.sub("_", m[2]), m[1].lower(), None, None)
                       for m in map(lc.VERDICT_LINE.match, lines) if m]
+            verdict = bios_verdict(lines) or "NO VERDICT"
+            checks.append(("verdict", VERDICT_RESULT.get(verdict, "fail"), None, None))
             drivers = [l.split(": ", 1)[1] for l in lines if l.startswith("pmu.driver: ")]
             return {lc.SETS[0]: checks, lc.SETS[1]: None,
-                    "verdict": bios_verdict(lines) or "NO VERDICT",
+                    "verdict": verdict,
                     "drivers": [(run.rules[2](lc.NOT_ID.sub("_", f"pmu.driver.{d}")), d)
                                 for d in drivers[:1]]}
 

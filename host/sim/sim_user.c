@@ -33,6 +33,7 @@ void sim_user_power_on(struct sim_cpu *s)
 	s->tables.idt_base = FW_IDT;
 	s->tables.idt_limit = 0xfff;
 	s->tables.tr = FW_TR;
+	s->tables.tr_tss = true;
 	s->tables.cr4 = FW_CR4;
 }
 
@@ -51,9 +52,13 @@ static void leave(struct sim_cpu *s)
 	sim_retire(s, TRAMP_INSN / 2, TRAMP_BR / 2, TRAMP_INSN);
 	s->cpl = 0;
 	sim_retire(s, EXIT_INSN, ENTRY_BR, EXIT_INSN);
-	/* tr-leaked: the harness's TSS stays loaded where the firmware's was */
-	if (sim_has_fault(s, SF_TR_LEAKED))
+	/* tr-leaked: the harness's TSS stays loaded where the firmware's was;
+	 * and where TR named no TSS to load back (0, a loader's selector), it
+	 * stays on any CPU (boot/hw_user.c gdt_restore) */
+	if (sim_has_fault(s, SF_TR_LEAKED) || !s->tables.tr_tss) {
 		s->tables.tr = OUR_TR;
+		s->tables.tr_tss = true;
+	}
 	sim_real_access(s, SA_EXIT, HW_USER_VECTOR);
 }
 

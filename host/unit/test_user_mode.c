@@ -133,12 +133,31 @@ static void checks_pass_and_fail(void **st)
 		}
 }
 
+/* A TR that names no TSS of the GDT (a Multiboot loader's selector read
+ * against the BIOS kernel's own GDT) cannot be loaded back: ring3.entry
+ * passes and says so; the same TR naming a TSS and left changed
+ * (tr-leaked) fails. */
+static void loader_tr_not_restorable(void **st)
+{
+	(void)st;
+	(void)up("pentium3", SF_NONE, SIM_REALISM_ALL, 7);
+	sim.tables.tr = 0x8;
+	sim.tables.tr_tss = false;
+	const struct result *r = run_check("ring3.entry");
+	assert_int_equal(r->v, V_PASS);
+	assert_non_null(strstr(r->msg, "TR 0x8 before named no TSS of this GDT (its loader's"));
+	(void)up("pentium3", SF_TR_LEAKED, SIM_REALISM_ALL, 7);
+	r = run_check("ring3.entry");
+	assert_int_equal(r->v, V_FAIL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(usr_counts_user_code),    cmocka_unit_test(user_as_os_swaps),
 	    cmocka_unit_test(rdpmc_obeys_pce),	       cmocka_unit_test(tables_restored),
 	    cmocka_unit_test(memory_workload_refused), cmocka_unit_test(checks_pass_and_fail),
+	    cmocka_unit_test(loader_tr_not_restorable),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
