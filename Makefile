@@ -120,7 +120,7 @@ $(JSON_OBJ): CFLAGS_EFI += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 $(JSON_OBJ): CFLAGS_HOST += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 $(JSON_OBJ): CFLAGS_FAST += -DPMH_COMMIT='"$(PMH_COMMIT)"'
 
-.PHONY: pycheck all host test unit sim-test qemu-test report-test lava-check lava-server-test run bench clean format lint usb sign deps layers help tftp
+.PHONY: format-check pycheck all host test unit sim-test qemu-test report-test lava-check lava-server-test run bench clean format lint usb sign deps layers help tftp
 # Keep intermediate objects (the unit-test objects would be deleted and rebuilt).
 .SECONDARY:
 all: $(EFI) $(BUILD)/pmuharness-i686.elf $(BUILD)/pmuharness-report
@@ -357,6 +357,10 @@ sign: deps $(EFI) $(USBIMG)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
+
+# What make format would change, as errors (part of make test).
+format-check:
+	clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h')
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 --inline-suppr \

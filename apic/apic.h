@@ -6,38 +6,38 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define APIC_ID 0x20
+#define APIC_ID	     0x20
 #define APIC_VERSION 0x30
-#define APIC_TPR 0x80
-#define APIC_EOI 0xb0
-#define APIC_SVR 0xf0
+#define APIC_TPR     0x80
+#define APIC_EOI     0xb0
+#define APIC_SVR     0xf0
 /* SVR (SDM Vol. 3A 11.9): APIC software enable, the spurious vector */
 #define APIC_SVR_ENABLE 0x100u
 #define APIC_SVR_VECTOR 0xffu
-#define APIC_ISR0 0x100
-#define APIC_IRR0 0x200
-#define APIC_ESR 0x280
-#define APIC_ICR_LO 0x300
-#define APIC_ICR_HI 0x310
+#define APIC_ISR0	0x100
+#define APIC_IRR0	0x200
+#define APIC_ESR	0x280
+#define APIC_ICR_LO	0x300
+#define APIC_ICR_HI	0x310
 /* The LVT entries (SDM Vol. 3A 11.5.1): thermal from MaxLVT 5, PC from 4 */
-#define APIC_LVT_TIMER 0x320
+#define APIC_LVT_TIMER	 0x320
 #define APIC_LVT_THERMAL 0x330
-#define APIC_LVT_PC 0x340   /* performance-counter LVT entry (SDM Vol. 3A Table 11-1) */
-#define APIC_LVT_LINT0 0x350
-#define APIC_LVT_LINT1 0x360
-#define APIC_LVT_ERROR 0x370
-#define APIC_SELF_IPI 0x3f0 /* x2APIC only */
+#define APIC_LVT_PC	 0x340 /* performance-counter LVT entry (SDM Vol. 3A Table 11-1) */
+#define APIC_LVT_LINT0	 0x350
+#define APIC_LVT_LINT1	 0x360
+#define APIC_LVT_ERROR	 0x370
+#define APIC_SELF_IPI	 0x3f0 /* x2APIC only */
 
-#define LVT_VECTOR_MASK 0xffu
-#define LVT_DM_FIXED (0u << 8)
-#define LVT_DM_NMI (4u << 8)
-#define LVT_DM_MASK (7u << 8)
+#define LVT_VECTOR_MASK	     0xffu
+#define LVT_DM_FIXED	     (0u << 8)
+#define LVT_DM_NMI	     (4u << 8)
+#define LVT_DM_MASK	     (7u << 8)
 #define LVT_DELIVERY_PENDING (1u << 12)
-#define LVT_MASKED (1u << 16)
+#define LVT_MASKED	     (1u << 16)
 /* ICR fields (SDM Vol. 3A 11.6.1) */
 #define ICR_DELIVERY_PENDING (1u << 12)
-#define ICR_LEVEL_ASSERT (1u << 14)
-#define ICR_DEST_SELF (1u << 18) /* destination shorthand 01 */
+#define ICR_LEVEL_ASSERT     (1u << 14)
+#define ICR_DEST_SELF	     (1u << 18) /* destination shorthand 01 */
 
 enum apic_mode { APIC_MODE_DISABLED, APIC_MODE_XAPIC, APIC_MODE_X2APIC };
 

@@ -42,7 +42,7 @@ void isr_set_fatal(void (*report)(const char *line), struct pmh_jmpbuf *recover)
 struct isr_fatal isr_fatal_now(void)
 {
 	const struct isr_cpu *s = cpu();
-	struct isr_fatal f = { s->fatal_report, s->fatal_recover };
+	struct isr_fatal f = {s->fatal_report, s->fatal_recover};
 
 	return f;
 }

@@ -3,19 +3,19 @@
 #include "bios.h"
 
 /* COM1's I/O base and registers (PC16550D data sheet). */
-#define COM1 0x3f8
-#define UART_DATA 0
-#define UART_IER 1
-#define UART_FCR 2
-#define UART_LCR 3
-#define UART_MCR 4
-#define UART_LSR 5
-#define LCR_DLAB 0x80
-#define LCR_8N1 0x03
+#define COM1		 0x3f8
+#define UART_DATA	 0
+#define UART_IER	 1
+#define UART_FCR	 2
+#define UART_LCR	 3
+#define UART_MCR	 4
+#define UART_LSR	 5
+#define LCR_DLAB	 0x80
+#define LCR_8N1		 0x03
 #define FCR_ENABLE_CLEAR 0xc7 /* FIFOs on and cleared, 14-byte trigger */
-#define MCR_DTR_RTS 0x03
-#define LSR_THRE 0x20	      /* transmit holding register empty */
-#define BAUD_DIVISOR 1	      /* 115200 baud from the 1.8432 MHz clock */
+#define MCR_DTR_RTS	 0x03
+#define LSR_THRE	 0x20 /* transmit holding register empty */
+#define BAUD_DIVISOR	 1    /* 115200 baud from the 1.8432 MHz clock */
 /* A missing UART never says it is ready: give up after this many polls. */
 #define UART_POLLS 100000
 

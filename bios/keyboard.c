@@ -4,14 +4,14 @@
 #include "../pmu/hw.h"
 
 /* 8042 ports and the status bits we read (IBM PC/AT Technical Reference). */
-#define KBC_DATA 0x60
-#define KBC_STATUS 0x64
+#define KBC_DATA     0x60
+#define KBC_STATUS   0x64
 #define KBC_OUT_FULL 0x01 /* a byte waits at KBC_DATA */
-#define KBC_AUX 0x20	  /* ... and it is the mouse's */
+#define KBC_AUX	     0x20 /* ... and it is the mouse's */
 /* Set 1 make codes; a break code is the make code with bit 7 set. */
-#define SC_ESC 0x01
-#define SC_R 0x13
-#define SC_BREAK 0x80
+#define SC_ESC	  0x01
+#define SC_R	  0x13
+#define SC_BREAK  0x80
 #define SC_PREFIX 0xe0 /* an extended key's first byte */
 /* A stuck controller never empties: flush at most this many bytes. */
 #define FLUSH_MAX 64

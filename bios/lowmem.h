@@ -2,6 +2,8 @@
  * the C files and the assembly of bios/ (one place for each address). */
 #ifndef PMH_BIOS_LOWMEM_H
 #define PMH_BIOS_LOWMEM_H
+/* clang-format off */
+/* (assembly macros below: clang-format would join their lines) */
 
 /* Flat 4 GiB ring-0 code and data (SDM Vol. 3A 3.4.5), bios/entry32.S's
  * GDT; realmode.S's own GDT keeps them at the same numbers and adds 64 KiB
@@ -42,4 +44,5 @@
 .endm
 #endif
 
+/* clang-format on */
 #endif

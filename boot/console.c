@@ -7,12 +7,12 @@
 #include "../lib/fmt.h"
 
 /* COM1 is a 16550-compatible UART at the PC's legacy port. */
-#define COM1 0x3f8
-#define UART_LSR 5	     /* line status register offset */
-#define LSR_THRE 0x20	     /* transmit holding register empty */
-#define LSR_NO_UART 0xff     /* what a missing UART's floating bus reads */
-#define THRE_POLLS 100000    /* a bounded wait for THRE: about 10 ms */
-#define LOG_BUF 4096	     /* log lines held until the next write to the file */
+#define COM1	    0x3f8
+#define UART_LSR    5	   /* line status register offset */
+#define LSR_THRE    0x20   /* transmit holding register empty */
+#define LSR_NO_UART 0xff   /* what a missing UART's floating bus reads */
+#define THRE_POLLS  100000 /* a bounded wait for THRE: about 10 ms */
+#define LOG_BUF	    4096   /* log lines held until the next write to the file */
 /* UEFI event timers count in 100 ns units (UEFI spec, SetTimer). */
 #define TIMER_UNITS_PER_US 10
 
@@ -284,7 +284,7 @@ enum platform_key key_wait(void *ctx, uint64_t us)
 	(void)ctx;
 	ev[0] = ST->ConIn->WaitForKey;
 	if (us && uefi_call_wrapper(BS->CreateEvent, 5, EVT_TIMER, 0, NULL, NULL, &ev[1]) ==
-			  EFI_SUCCESS) {
+		      EFI_SUCCESS) {
 		uefi_call_wrapper(BS->SetTimer, 3, ev[1], TimerRelative, us * TIMER_UNITS_PER_US);
 		n = 2;
 	}

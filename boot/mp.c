@@ -227,9 +227,9 @@ static uint32_t *mp_flags(PMH_MP_SERVICES *mp, UINTN n)
 		if (!mp)
 			flags[i] = CPUSEL_BSP | CPUSEL_ENABLED | CPUSEL_HEALTHY;
 		else if (uefi_call_wrapper(mp->GetProcessorInfo, 3, mp, i, &info) == EFI_SUCCESS)
-			flags[i] = (info.StatusFlag & (CPUSEL_BSP | CPUSEL_ENABLED |
-							CPUSEL_HEALTHY)) |
-				   CPUSEL_THREAD(info.Location[2]);
+			flags[i] =
+			    (info.StatusFlag & (CPUSEL_BSP | CPUSEL_ENABLED | CPUSEL_HEALTHY)) |
+			    CPUSEL_THREAD(info.Location[2]);
 	}
 	return flags;
 }

@@ -35,12 +35,12 @@
 #include <stdint.h>
 
 /* Entry flags. */
-#define EVF_SUB (1u << 0)	     /* a unit-mask / event-mask sub-event of the entry's event */
-#define EVF_FIXED (1u << 1)	     /* fixed-counter pseudo event (fixed_index) */
-#define EVF_DOC_WRONG (1u << 2)	     /* as published, but documented incorrectly */
-#define EVF_CORRECTED (1u << 3)	     /* corrected variant; not a vendor name */
-#define EVF_NB (1u << 4)	     /* AMD northbridge event (one core per node) */
-#define EVF_FACTS_MAP (1u << 5)	     /* from Linux's event map, not a vendor table */
+#define EVF_SUB		   (1u << 0) /* a unit-mask / event-mask sub-event of the entry's event */
+#define EVF_FIXED	   (1u << 1) /* fixed-counter pseudo event (fixed_index) */
+#define EVF_DOC_WRONG	   (1u << 2) /* as published, but documented incorrectly */
+#define EVF_CORRECTED	   (1u << 3) /* corrected variant; not a vendor name */
+#define EVF_NB		   (1u << 4) /* AMD northbridge event (one core per node) */
+#define EVF_FACTS_MAP	   (1u << 5) /* from Linux's event map, not a vendor table */
 #define EVF_CTR_RESTRICTED (1u << 6) /* only on the counters in .counters */
 
 /* One catalogue entry. */

@@ -5,16 +5,49 @@
 #include "sample.h"
 
 /* Every label of sample.S; as char arrays, their addresses are the code's. */
-#define L(n) extern const char pmh_smp_##n[];
-L(p1)
-L(p2) L(b0) L(b1) L(u1) L(t1) L(b2) L(x0) L(x1) L(x2) L(x3) L(x4) L(x5) L(x6) L(x7) L(x8) L(tst)
-    L(b4) L(nop) L(t4) L(b5) L(b7) L(u7) L(t7) L(sub) L(b8) L(exit) L(fn) L(b3) L(fn2) L(b6) L(end)
+#define L(n) extern const char pmh_smp_##n[]
+L(p1);
+L(p2);
+L(b0);
+L(b1);
+L(u1);
+L(t1);
+L(b2);
+L(x0);
+L(x1);
+L(x2);
+L(x3);
+L(x4);
+L(x5);
+L(x6);
+L(x7);
+L(x8);
+L(tst);
+L(b4);
+L(nop);
+L(t4);
+L(b5);
+L(b7);
+L(u7);
+L(t7);
+L(sub);
+L(b8);
+L(exit);
+L(fn);
+L(b3);
+L(fn2);
+L(b6);
+L(end);
 #ifdef __i386__
-	L(p3) L(p4) L(p5) L(e0) L(e1)
+L(p3);
+L(p4);
+L(p5);
+L(e0);
+L(e1);
 #endif
 #undef L
 
-	    void pmh_smp_kernel(uint64_t n, struct wl_args *a);
+void pmh_smp_kernel(uint64_t n, struct wl_args *a);
 
 #define A(n)		    ((uint64_t)(uintptr_t)pmh_smp_##n)
 #define pmh_smp_kernel_addr ((uint64_t)(uintptr_t)pmh_smp_kernel)

@@ -35,35 +35,36 @@ static void opt_error(void *ctx, const char *msg)
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: pmuharness-sim --cpu MODEL [--fault NAME] [--realism LIST|all|none] "
-		"[--skid N]\n"
-		"                      [--realism-scale K] [--seed N] [--seeds COUNT]\n"
-		"                      [--describe] [--json FILE] [key=value ...]\n"
-		"       pmuharness-sim --list-models | --list-faults | --list-realism\n"
-		"       pmuharness-sim --cpu MODEL --list-events [--json] | --event SPEC\n"
-		"       pmuharness-sim --cpuid-dump FILE [--dump-cpu N]\n"
-		"Runs the harness's suite against a simulated CPU and prints the same lines\n"
-		"as the target. key=value options are those of pmuharness.cfg (docs/user-guide.md).\n"
-		"--realism picks the effects of real silicon (default all; see\n"
-		"--list-realism); --realism-scale K (1 to 16, default 1) multiplies every\n"
-		"effect's size and rate by K (skid, overhead, inexact counts, timer and SMI\n"
-		"rate and length, turbo's excess over the TSC rate, prefetch share), each\n"
-		"capped where a real core would not go (the skid at the family's branch\n"
-		"bound); K=1 is the models' own numbers. --skid N makes every PMI come\n"
-		"exactly N instructions after its overflow; --seed N (default 1) draws them\n"
-		"reproducibly; --seeds COUNT runs seeds N..N+COUNT-1 in turn, each from its\n"
-		"sim.realism: line.\n"
-		"--cpuid-dump prints the identification of a real processor from its CPUID\n"
-		"dump (lines \"CPUID 00000001: EAX-EBX-ECX-EDX [SL nn]\", logical CPU N, what\n"
-		"it leaves out taken from CPU 0), every MSR absent.\n"
-		"--list-models prints name, driver, document, CPUs and the unit test that\n"
-		"pins the model's whole run (\"-\": the fault matrix's), tab-separated.\n"
-		"--json FILE writes the results JSON (schema pmuharness-results/2) of the\n"
-		"last run to FILE.\n"
-		"Exit status: 0 no check failed, 1 a check failed, 2 the harness could not run,\n"
-		"3 the fault does not apply to the model, "
-		"4 the --event SPEC was refused.\n");
+	fprintf(
+	    f,
+	    "usage: pmuharness-sim --cpu MODEL [--fault NAME] [--realism LIST|all|none] "
+	    "[--skid N]\n"
+	    "                      [--realism-scale K] [--seed N] [--seeds COUNT]\n"
+	    "                      [--describe] [--json FILE] [key=value ...]\n"
+	    "       pmuharness-sim --list-models | --list-faults | --list-realism\n"
+	    "       pmuharness-sim --cpu MODEL --list-events [--json] | --event SPEC\n"
+	    "       pmuharness-sim --cpuid-dump FILE [--dump-cpu N]\n"
+	    "Runs the harness's suite against a simulated CPU and prints the same lines\n"
+	    "as the target. key=value options are those of pmuharness.cfg (docs/user-guide.md).\n"
+	    "--realism picks the effects of real silicon (default all; see\n"
+	    "--list-realism); --realism-scale K (1 to 16, default 1) multiplies every\n"
+	    "effect's size and rate by K (skid, overhead, inexact counts, timer and SMI\n"
+	    "rate and length, turbo's excess over the TSC rate, prefetch share), each\n"
+	    "capped where a real core would not go (the skid at the family's branch\n"
+	    "bound); K=1 is the models' own numbers. --skid N makes every PMI come\n"
+	    "exactly N instructions after its overflow; --seed N (default 1) draws them\n"
+	    "reproducibly; --seeds COUNT runs seeds N..N+COUNT-1 in turn, each from its\n"
+	    "sim.realism: line.\n"
+	    "--cpuid-dump prints the identification of a real processor from its CPUID\n"
+	    "dump (lines \"CPUID 00000001: EAX-EBX-ECX-EDX [SL nn]\", logical CPU N, what\n"
+	    "it leaves out taken from CPU 0), every MSR absent.\n"
+	    "--list-models prints name, driver, document, CPUs and the unit test that\n"
+	    "pins the model's whole run (\"-\": the fault matrix's), tab-separated.\n"
+	    "--json FILE writes the results JSON (schema pmuharness-results/2) of the\n"
+	    "last run to FILE.\n"
+	    "Exit status: 0 no check failed, 1 a check failed, 2 the harness could not run,\n"
+	    "3 the fault does not apply to the model, "
+	    "4 the --event SPEC was refused.\n");
 }
 
 static void print_realism(uint32_t realism, uint64_t seed)
@@ -260,8 +261,8 @@ static int list_command(const char *a)
 		unsigned n;
 		const struct sim_model *const *m = sim_models(&n);
 		for (unsigned k = 0; k < n; k++)
-			printf("%s\t%s\t%s\t%u\t%s\n", m[k]->name,
-			       pmu_driver_name(m[k]->driver), m[k]->doc, m[k]->cpus ? m[k]->cpus : 1u,
+			printf("%s\t%s\t%s\t%u\t%s\n", m[k]->name, pmu_driver_name(m[k]->driver),
+			       m[k]->doc, m[k]->cpus ? m[k]->cpus : 1u,
 			       m[k]->pinned_by ? m[k]->pinned_by : "-");
 	} else if (!strcmp(a, "--list-faults")) {
 		for (unsigned f = 1; f < SF_COUNT; f++)

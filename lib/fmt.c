@@ -16,8 +16,8 @@ static void put(struct out *o, char c)
 	o->len++;
 }
 
-static void put_num(struct out *o, uint64_t v, unsigned base, int upper, int neg,
-		    int width, int zero, int left)
+static void put_num(struct out *o, uint64_t v, unsigned base, int upper, int neg, int width,
+		    int zero, int left)
 {
 	char tmp[24];
 	int i = 0, len;

@@ -10,8 +10,7 @@
 /* Returns the length the full output would have; the buffer always ends in
  * NUL when n > 0. */
 size_t pmh_vfmt(char *buf, size_t n, const char *f, va_list ap);
-size_t pmh_fmt(char *buf, size_t n, const char *f, ...)
-	__attribute__((format(printf, 3, 4)));
+size_t pmh_fmt(char *buf, size_t n, const char *f, ...) __attribute__((format(printf, 3, 4)));
 
 /* An append-only line builder on a caller's buffer. */
 struct pmh_sb {
@@ -20,8 +19,7 @@ struct pmh_sb {
 	size_t len;
 };
 void pmh_sb_init(struct pmh_sb *sb, char *buf, size_t cap);
-void pmh_sb_add(struct pmh_sb *sb, const char *f, ...)
-	__attribute__((format(printf, 2, 3)));
+void pmh_sb_add(struct pmh_sb *sb, const char *f, ...) __attribute__((format(printf, 2, 3)));
 /* Appends s as a JSON string literal with quotes and escapes. */
 void pmh_sb_json_str(struct pmh_sb *sb, const char *s);
 /* The same without the quotes: a part of a JSON string. */

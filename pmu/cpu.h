@@ -29,12 +29,12 @@ struct cpu_ids {
 	uint32_t max_leaf;
 	uint32_t max_ext_leaf;
 	struct cpuid_regs leaf1;
-	struct cpuid_regs leaf0a;	/* zero when max_leaf < 0x0a */
-	struct cpuid_regs leaf23[2];	/* 23H subleafs 0-1, zero when absent */
-	uint32_t core_type;		/* 1AH EAX[31:24] on hybrid parts, else 0 */
-	struct cpuid_regs ext1;		/* 8000_0001h */
-	struct cpuid_regs ext22;	/* 8000_0022h, zero when absent */
-	bool limit_cpuid_cleared;	/* MISC_ENABLE[22] was set, cleared to read 0AH */
+	struct cpuid_regs leaf0a;    /* zero when max_leaf < 0x0a */
+	struct cpuid_regs leaf23[2]; /* 23H subleafs 0-1, zero when absent */
+	uint32_t core_type;	     /* 1AH EAX[31:24] on hybrid parts, else 0 */
+	struct cpuid_regs ext1;	     /* 8000_0001h */
+	struct cpuid_regs ext22;     /* 8000_0022h, zero when absent */
+	bool limit_cpuid_cleared;    /* MISC_ENABLE[22] was set, cleared to read 0AH */
 };
 
 struct cpu_info {

@@ -7,9 +7,10 @@
 #define PMH_PMU_CPUID_H
 
 /* Basic leaves */
-#define CPUID_LEAF_MAX		0x0  /* EAX highest basic leaf, EBX-EDX-ECX vendor */
-#define CPUID_LEAF_FEATURES	0x1  /* signature and feature flags */
-#define CPUID_LEAF_CACHE_PARAMS 0x4  /* Intel deterministic cache parameters, a subleaf per cache  \
+#define CPUID_LEAF_MAX	    0x0 /* EAX highest basic leaf, EBX-EDX-ECX vendor */
+#define CPUID_LEAF_FEATURES 0x1 /* signature and feature flags */
+#define CPUID_LEAF_CACHE_PARAMS                                                                    \
+	0x4			     /* Intel deterministic cache parameters, a subleaf per cache  \
 				      */
 #define CPUID_LEAF_POWER	0x6  /* thermal and power management */
 #define CPUID_LEAF_EXT_FEATURES 0x7  /* structured extended features, subleaf 0 */
@@ -68,15 +69,15 @@
 /* Leaf 1CH (SDM Vol. 2A CPUID): EAX[7:0] bit n offers depth 8(n + 1);
  * EBX[0] CPL filtering, [1] branch filtering, [2] call-stack mode; ECX[0]
  * the mispredicted bit in LBR_INFO */
-#define CPUID_1C_EAX_DEPTHS(eax)  ((eax)&0xff)
-#define CPUID_1C_EBX_CPL	  (1u << 0)
-#define CPUID_1C_EBX_FILTER	  (1u << 1)
-#define CPUID_1C_EBX_CALLSTACK	  (1u << 2)
-#define CPUID_1C_ECX_MISPRED	  (1u << 0)
+#define CPUID_1C_EAX_DEPTHS(eax) ((eax)&0xff)
+#define CPUID_1C_EBX_CPL	 (1u << 0)
+#define CPUID_1C_EBX_FILTER	 (1u << 1)
+#define CPUID_1C_EBX_CALLSTACK	 (1u << 2)
+#define CPUID_1C_ECX_MISPRED	 (1u << 0)
 /* 8000_0022h (AMD APM Vol. 3 E.4.23): EAX[1] LbrExtV2, EAX[2]
  * LBR and PMC freeze; EBX[9:4] the LBR v2 stack's entries */
-#define CPUID_AMD22_EAX_LBRV2	   (1u << 1)
-#define CPUID_AMD22_EAX_LBR_FREEZE (1u << 2)
+#define CPUID_AMD22_EAX_LBRV2	       (1u << 1)
+#define CPUID_AMD22_EAX_LBR_FREEZE     (1u << 2)
 #define CPUID_AMD22_EBX_LBR_DEPTH(ebx) (((ebx) >> 4) & 0x3f)
 /* CPUID.1:EDX[21] DS, ECX[2] DTES64 (SDM Vol. 2A CPUID) */
 #define CPUID_1_EDX_DS	   (1u << 21)

@@ -36,7 +36,6 @@ static bool has_globals(const struct pmu *p)
 	return p->version >= ARCH_V_GLOBALS;
 }
 
-
 uint64_t intel_arch_global_bits(const struct pmu *p, uint64_t mask)
 {
 	uint64_t b = 0;

@@ -155,8 +155,8 @@
 /* GLOBAL_STATUS bit 58 LBR_FRZ (v4, SDM Vol. 3B 20.2.4.1; AMD PerfMonV2
  * the same bit, Linux amd/lbr.c), bit 62 the DS buffer's threshold
  * (OvfDSBuffer, SDM Vol. 3B 20.2.4) */
-#define GLOBAL_STATUS_LBR_FRZ	 (1ull << 58)
-#define GLOBAL_STATUS_DS_BUFFER	 (1ull << 62)
+#define GLOBAL_STATUS_LBR_FRZ	  (1ull << 58)
+#define GLOBAL_STATUS_DS_BUFFER	  (1ull << 62)
 #define MSR_AMD_GLOBAL_STATUS_SET 0xc0000303
 /* IA32_MISC_ENABLE: the DS features the processor does not have (SDM Vol.
  * 4 Table 2-2) */
@@ -165,17 +165,17 @@
 /* Legacy (model-specific) LBRs: the top-of-stack index and the filter
  * (Nehalem on), the stacks at one of two pairs of bases (Linux intel/lbr.c
  * intel_pmu_lbr_init_*), LBR_INFO (Skylake on, format 5) */
-#define MSR_LBR_SELECT	     0x1c8
-#define MSR_LBR_TOS	     0x1c9
-#define MSR_LBR_CORE_FROM    0x40
-#define MSR_LBR_CORE_TO	     0x60
-#define MSR_LBR_NHM_FROM     0x680
-#define MSR_LBR_NHM_TO	     0x6c0
-#define MSR_LBR_INFO_0	     0xdc0
-#define LBR_FMT_INFO	     5	  /* PERF_CAPABILITIES[5:0]: LBR_INFO holds MISPRED */
-#define LBR_FMT_EIP_FLAGS    3	  /* FROM[63] is MISPRED */
-#define LBR_FMT_ARCH	     0x3f /* architectural LBRs (CPUID 1CH) */
-#define LBR_INFO_MISPRED     (1ull << 63)
+#define MSR_LBR_SELECT	  0x1c8
+#define MSR_LBR_TOS	  0x1c9
+#define MSR_LBR_CORE_FROM 0x40
+#define MSR_LBR_CORE_TO	  0x60
+#define MSR_LBR_NHM_FROM  0x680
+#define MSR_LBR_NHM_TO	  0x6c0
+#define MSR_LBR_INFO_0	  0xdc0
+#define LBR_FMT_INFO	  5    /* PERF_CAPABILITIES[5:0]: LBR_INFO holds MISPRED */
+#define LBR_FMT_EIP_FLAGS 3    /* FROM[63] is MISPRED */
+#define LBR_FMT_ARCH	  0x3f /* architectural LBRs (CPUID 1CH) */
+#define LBR_INFO_MISPRED  (1ull << 63)
 /* Architectural LBRs (SDM Vol. 3B 18.1.2 "Architectural Last Branch
  * Records"; CPUID.(7,0):EDX[19], leaf 1CH): entry 0 is the youngest */
 #define MSR_ARCH_LBR_CTL   0x14ce
@@ -187,16 +187,17 @@
 #define ARCH_LBR_CTL_OS	   (1ull << 1)
 #define ARCH_LBR_CTL_USR   (1ull << 2)
 #define ARCH_LBR_CTL_STACK (1ull << 3)
-#define ARCH_LBR_CTL_BR(k) (1ull << (16 + (k))) /* JCC, REL_JMP, IND_JMP, REL_CALL, IND_CALL, RET, OTHER */
+#define ARCH_LBR_CTL_BR(k)                                                                         \
+	(1ull << (16 + (k))) /* JCC, REL_JMP, IND_JMP, REL_CALL, IND_CALL, RET, OTHER */
 /* AMD LBR v2 (AMD APM Vol. 2 13.1.1.9; CPUID 8000_0022h EAX[1], EBX[9:4]
  * entries; Linux amd/lbr.c): FROM/TO pairs, FROM[63] mispredicted, TO[63]
  * valid; LBR_SELECT as Intel's legacy filter; DBG_EXTN_CFG[6] enables */
-#define MSR_AMD_LBR_SELECT	0xc000010e
-#define MSR_AMD_DBG_EXTN_CFG	0xc000010f
-#define AMD_DBG_EXTN_LBRV2EN	(1ull << 6)
-#define MSR_AMD_SAMP_BR_FROM	0xc0010300
-#define AMD_LBR_FROM_MISPRED	(1ull << 63)
-#define AMD_LBR_TO_VALID	(1ull << 63)
+#define MSR_AMD_LBR_SELECT   0xc000010e
+#define MSR_AMD_DBG_EXTN_CFG 0xc000010f
+#define AMD_DBG_EXTN_LBRV2EN (1ull << 6)
+#define MSR_AMD_SAMP_BR_FROM 0xc0010300
+#define AMD_LBR_FROM_MISPRED (1ull << 63)
+#define AMD_LBR_TO_VALID     (1ull << 63)
 /* LBR_SELECT (legacy Intel and AMD): a set bit suppresses (SDM Vol. 3B
  * Table 18-2) */
 #define LBR_SEL_CPL_EQ_0  (1ull << 0)
@@ -212,22 +213,22 @@
 /* The debug store (SDM Vol. 3B 18.6.3.4 "Debug Store (DS) Mechanism",
  * 20.6.2.4 PEBS): the DS save area's linear address, PEBS per counter,
  * adaptive PEBS's record groups (Ice Lake on) */
-#define MSR_IA32_DS_AREA       0x600
-#define MSR_IA32_PEBS_ENABLE   0x3f1
-#define MSR_PEBS_DATA_CFG      0x3f2
+#define MSR_IA32_DS_AREA     0x600
+#define MSR_IA32_PEBS_ENABLE 0x3f1
+#define MSR_PEBS_DATA_CFG    0x3f2
 /* AMD IBS (AMD APM Vol. 2 13.3; CPUID 8000_0001h ECX[10], 8000_001Bh) */
-#define MSR_AMD_IBS_FETCH_CTL	  0xc0011030
-#define MSR_AMD_IBS_FETCH_LINADDR 0xc0011031
+#define MSR_AMD_IBS_FETCH_CTL	   0xc0011030
+#define MSR_AMD_IBS_FETCH_LINADDR  0xc0011031
 #define MSR_AMD_IBS_FETCH_PHYSADDR 0xc0011032
-#define MSR_AMD_IBS_OP_CTL	  0xc0011033
-#define MSR_AMD_IBS_OP_RIP	  0xc0011034
-#define MSR_AMD_IBS_OP_DATA	  0xc0011035
-#define MSR_AMD_IBS_OP_DATA2	  0xc0011036
-#define MSR_AMD_IBS_OP_DATA3	  0xc0011037
-#define MSR_AMD_IBS_DC_LINADDR	  0xc0011038
-#define MSR_AMD_IBS_DC_PHYSADDR	  0xc0011039
-#define MSR_AMD_IBS_CTL		  0xc001103a
-#define MSR_AMD_IBS_BR_TARGET	  0xc001103b
+#define MSR_AMD_IBS_OP_CTL	   0xc0011033
+#define MSR_AMD_IBS_OP_RIP	   0xc0011034
+#define MSR_AMD_IBS_OP_DATA	   0xc0011035
+#define MSR_AMD_IBS_OP_DATA2	   0xc0011036
+#define MSR_AMD_IBS_OP_DATA3	   0xc0011037
+#define MSR_AMD_IBS_DC_LINADDR	   0xc0011038
+#define MSR_AMD_IBS_DC_PHYSADDR	   0xc0011039
+#define MSR_AMD_IBS_CTL		   0xc001103a
+#define MSR_AMD_IBS_BR_TARGET	   0xc001103b
 
 /* x2APIC: MSR = 0x800 + (xAPIC offset >> 4) (§8) */
 #define MSR_X2APIC_BASE 0x800

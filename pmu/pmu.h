@@ -208,10 +208,10 @@ struct pmu {
 	 * so a parallel run goes one CPU after another (tests/cpu_par.c) */
 	bool smt_shared;
 	struct pmu_counter ctr[PMU_MAX_COUNTERS];
-	uint64_t active; /* counters started by the harness */
-	uint64_t armed;	 /* sign-overflow families: counters preloaded with top bit set */
-	unsigned probed; /* the counter the functional probe used (Linux check_hw_exists) */
-	uint64_t drv[8]; /* driver-private state */
+	uint64_t active;	 /* counters started by the harness */
+	uint64_t armed;		 /* sign-overflow families: counters preloaded with top bit set */
+	unsigned probed;	 /* the counter the functional probe used (Linux check_hw_exists) */
+	uint64_t drv[8];	 /* driver-private state */
 	struct pmu_sampling smp; /* LBR, DS (BTS, PEBS), IBS (pmu/sampling.h) */
 };
 

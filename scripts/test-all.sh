@@ -16,6 +16,8 @@ run "layers (includes, cycles, shipped sources, sizes)" \
   sh -c 'scripts/layers.py --self-test && scripts/layers.py'
 run "static analysis (cppcheck, make lint)" sh -c 'if make --no-print-directory lint; then
   echo "lint: 1 passed, 0 failed"; else echo "lint: 0 passed, 1 failed"; exit 1; fi'
+run "C format (clang-format: make format-check)" sh -c 'if make --no-print-directory format-check; then
+  echo "format: 1 passed, 0 failed"; else echo "format: 0 passed, 1 failed"; exit 1; fi'
 run "Python (pyflakes, mypy: make pycheck)" sh -c 'if make --no-print-directory pycheck; then
   echo "pycheck: 1 passed, 0 failed"; else echo "pycheck: 0 passed, 1 failed"; exit 1; fi'
 run "unit tests (cmocka, ASan+UBSan)" scripts/run-unit.sh build/host/unit/*

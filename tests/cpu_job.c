@@ -37,12 +37,11 @@ void cpu_job_note(struct cpu_job *j, const char *line)
 
 void cpu_job_fail(struct cpu_job *j, const struct suite_cpu *b, const char *why)
 {
-	suite_bind_cpu(j->s, &(struct suite_cpu){ b->cpu, b->pmu, b->apic,
-						  (struct sink){ job_line, j, 0 } });
+	suite_bind_cpu(j->s,
+		       &(struct suite_cpu){b->cpu, b->pmu, b->apic, (struct sink){job_line, j, 0}});
 	suite_fail_cpu(j->s, j->cpu, why);
 	suite_bind_cpu(j->s, b);
 }
-
 
 static void job_fatal(const char *s)
 {
@@ -80,11 +79,11 @@ void cpu_job_run_bound(struct cpu_job *j, const struct suite_cpu *b)
 	struct pmh_jmpbuf jb;
 
 	j->fwd = b->out;
-	j->pmu = *b->pmu; /* what the verdict line reads */
+	j->pmu = *b->pmu;		/* what the verdict line reads */
 	j->fatal_was = isr_fatal_now(); /* the platform's, back afterwards */
 	PCPU(cur_job) = j;
-	suite_bind_cpu(j->s, &(struct suite_cpu){ b->cpu, b->pmu, b->apic,
-						  (struct sink){ job_line, j, job_progress } });
+	suite_bind_cpu(j->s, &(struct suite_cpu){b->cpu, b->pmu, b->apic,
+						 (struct sink){job_line, j, job_progress}});
 	if (pmh_setjmp(&jb)) {
 		job_crashed(j);
 		pmi_disarm(); /* also closes a PMI window the crash left open */
@@ -112,7 +111,7 @@ void cpu_job_run(struct cpu_job *j)
 	 * with the TPR holding off every class below the PMI's, only for
 	 * their windows and PMI waits (apic/pmi.c pmi_window_open, pmi_wait)
 	 * and put IF back as they found it. */
-	suite_run_other(j->s, j->cpu, &j->ci, &j->pmu, &j->apic, (struct sink){ job_line, j });
+	suite_run_other(j->s, j->cpu, &j->ci, &j->pmu, &j->apic, (struct sink){job_line, j});
 out:
 	isr_set_fatal(0, 0);
 	pmi_disarm();	      /* also closes a PMI window a crash left open (TPR, IF) */
@@ -180,7 +179,7 @@ static void after_runs(void *ctx)
 bool cpu_jobs_run(const struct cpu_jobs *m, struct harness *h, const uint32_t *flags,
 		  const uint16_t *sel, unsigned k, struct cpu_run *runs)
 {
-	struct jobs_run r = { m, h, false, false };
+	struct jobs_run r = {m, h, false, false};
 
 	suite_cpus_loop(h->suite, flags, sel, k, runs, run_one, after_runs, &r);
 	return r.stuck;

@@ -94,10 +94,10 @@ struct cpu_par {
 	struct suite *s;
 	const uint16_t *sel;
 	unsigned k;
-	struct cpu_job *jobs; /* jobs[i] runs on CPU sel[i] */
-	uintptr_t stacks;     /* pcpu_region_init's base: stack i, block i */
-	void *mem, *stack_mem; /* the run's allocations, from s->platform */
-	struct suite_cpu boot; /* the boot CPU's binding, the run's own */
+	struct cpu_job *jobs;			    /* jobs[i] runs on CPU sel[i] */
+	uintptr_t stacks;			    /* pcpu_region_init's base: stack i, block i */
+	void *mem, *stack_mem;			    /* the run's allocations, from s->platform */
+	struct suite_cpu boot;			    /* the boot CPU's binding, the run's own */
 	unsigned results_base, more_base, more_per; /* the shares' places */
 	uint64_t t0; /* the TSC when the jobs were ready, for cpus.elapsed_us */
 	/* SMT: a core's threads run one at a time, in waves by their thread
@@ -111,8 +111,8 @@ struct cpu_par {
 /* Memory for k jobs (buffers, stacks and per-CPU blocks, the results
  * shares) from the platform's allocator; false, with the line that says
  * so, when there is not enough: the caller runs the CPUs serially. */
-bool cpu_par_prepare(struct cpu_par *p, struct suite *s, const uint32_t *flags,
-		     const uint16_t *sel, unsigned k);
+bool cpu_par_prepare(struct cpu_par *p, struct suite *s, const uint32_t *flags, const uint16_t *sel,
+		     unsigned k);
 /* Job i on its own CPU: the suite into its buffer and share, then done.
  * Must run on stack i (its per-CPU block is found from the stack). */
 void cpu_par_enter(struct cpu_par *p, unsigned i);

@@ -2,7 +2,10 @@
 #include "cpu_select.h"
 #include "../lib/fmt.h"
 
-bool cpu_select_requested(const struct options *o) { return o->all_cpus || o->n_cpus > 0; }
+bool cpu_select_requested(const struct options *o)
+{
+	return o->all_cpus || o->n_cpus > 0;
+}
 
 static bool listed(const struct options *o, unsigned cpu)
 {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /* EFI_PROCESSOR_INFORMATION.StatusFlag bits (PI spec Vol. 2, MP Services) */
-#define CPUSEL_BSP 1u
+#define CPUSEL_BSP     1u
 #define CPUSEL_ENABLED 2u
 #define CPUSEL_HEALTHY 4u
 /* Ours, above the PI spec's bits: the processor's thread within its core
@@ -20,7 +20,7 @@
  * each core's threads one at a time (tests/cpu_par.c). */
 #define CPUSEL_THREAD_SHIFT 8
 #define CPUSEL_THREAD_MAX   0xffu
-#define CPUSEL_THREAD(t)                                                                   \
+#define CPUSEL_THREAD(t)                                                                           \
 	((uint32_t)((t) < CPUSEL_THREAD_MAX ? (t) : CPUSEL_THREAD_MAX) << CPUSEL_THREAD_SHIFT)
 #define CPUSEL_THREAD_OF(f) (((f) >> CPUSEL_THREAD_SHIFT) & CPUSEL_THREAD_MAX)
 

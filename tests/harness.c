@@ -34,8 +34,8 @@ static void status(const struct harness *h, struct screen_event ev)
 
 static void sink_progress(void *ctx, const char *id, unsigned i, unsigned n, unsigned cpu)
 {
-	status(ctx, (struct screen_event){ .kind = SEV_PROGRESS, .id = id, .i = i, .n = n,
-					   .cpu = cpu });
+	status(ctx,
+	       (struct screen_event){.kind = SEV_PROGRESS, .id = id, .i = i, .n = n, .cpu = cpu});
 }
 
 static void status_ident(const struct harness *h)
@@ -48,12 +48,19 @@ static void status_ident(const struct harness *h)
 	char board[2 * SMBIOS_STR + 2], fw[64];
 	const struct smbios_id *b = s->sys.board.found ? &s->sys.board : &s->sys.system;
 	struct screen_ident d = {
-		.brand = c->brand, .driver = pmu_driver_name(c->driver),
-		.apic_mode = apic_mode_name(h->apic.mode), .family = c->family,
-		.model = c->model, .stepping = c->stepping, .microcode = c->microcode,
-		.microcode_valid = c->microcode_valid, .pmu_version = p->version,
-		.n_gp = p->ops ? p->n_gp : 0, .gp_width = p->ops && p->n_gp ? p->ctr[0].width : 0,
-		.n_fixed = fx ? p->n_fixed : 0, .fixed_width = fx ? p->ctr[p->n_gp].width : 0,
+	    .brand = c->brand,
+	    .driver = pmu_driver_name(c->driver),
+	    .apic_mode = apic_mode_name(h->apic.mode),
+	    .family = c->family,
+	    .model = c->model,
+	    .stepping = c->stepping,
+	    .microcode = c->microcode,
+	    .microcode_valid = c->microcode_valid,
+	    .pmu_version = p->version,
+	    .n_gp = p->ops ? p->n_gp : 0,
+	    .gp_width = p->ops && p->n_gp ? p->ctr[0].width : 0,
+	    .n_fixed = fx ? p->n_fixed : 0,
+	    .fixed_width = fx ? p->ctr[p->n_gp].width : 0,
 	};
 
 	/* the board as SMBIOS names it (the system's when there is no board
@@ -63,10 +70,11 @@ static void status_ident(const struct harness *h)
 		d.board = board;
 	}
 	if (pl->fw_vendor) {
-		pmh_fmt(fw, sizeof(fw), "%s %s", pl->fw_vendor, pl->fw_revision ? pl->fw_revision : "");
+		pmh_fmt(fw, sizeof(fw), "%s %s", pl->fw_vendor,
+			pl->fw_revision ? pl->fw_revision : "");
 		d.firmware = fw;
 	}
-	status(h, (struct screen_event){ .kind = SEV_IDENT, .ident = &d });
+	status(h, (struct screen_event){.kind = SEV_IDENT, .ident = &d});
 }
 
 /* The event option's counter=N against the counters the PMU has: where the
@@ -98,7 +106,7 @@ static bool identify(const struct platform *p, struct harness *h)
 	cpu_identify(&h->cpu);
 	eo = events_handle_options(h->cpu.driver, h->cpu.family, h->cpu.model, h->opt.list_events,
 				   h->opt.json_events, h->opt.event, h->opt.event_at,
-				   &(struct events_sink){ sink_line, h }, &h->evr);
+				   &(struct events_sink){sink_line, h}, &h->evr);
 	if (eo == EVOPT_LISTED) {
 		h->stop = HSTOP_LISTED;
 		return false;
@@ -203,8 +211,8 @@ enum pmh_exit harness_run(const struct platform *p, struct harness *h)
 	/* Pointers only: every exit below may report from it, even one taken
 	 * before the CPU was identified. */
 	suite_init(h->suite, &h->opt, &h->cpu, &h->pmu, &h->apic,
-		   (struct sink){ sink_line, h, sink_progress });
-	status(h, (struct screen_event){ .kind = SEV_START });
+		   (struct sink){sink_line, h, sink_progress});
+	status(h, (struct screen_event){.kind = SEV_START});
 	report_start(h->suite, p, t0);
 	if (!p->guard) {
 		run_guarded(h);
@@ -221,8 +229,8 @@ enum pmh_exit harness_run(const struct platform *p, struct harness *h)
 	h->suite->harness_error = h->error;
 	if (h->session || h->stop == HSTOP_NONE)
 		report(p, h, t0);
-	status(h, (struct screen_event){ .kind = SEV_END, .verdict = suite_verdict(h->suite),
-					 .saved = h->saved });
+	status(h, (struct screen_event){
+		      .kind = SEV_END, .verdict = suite_verdict(h->suite), .saved = h->saved});
 	if (p->unguard)
 		p->unguard(p->ctx);
 	return run_verdict_exit(suite_verdict(h->suite));
@@ -257,9 +265,10 @@ static bool prompt_again(const struct platform *p, bool saved)
 	/* Drop keys typed during the run; those after the prompt count. */
 	p->key_flush(p->ctx);
 	/* Everything is written and closed by now: the stick can be pulled. */
-	p->screen(p->ctx, saved ? "Results saved. R: run again; Esc: return to the firmware."
-			       : "Results NOT saved to files (see above): they are on the screen "
-				 "and serial port only. R: run again; Esc: return to the firmware.");
+	p->screen(p->ctx, saved
+			      ? "Results saved. R: run again; Esc: return to the firmware."
+			      : "Results NOT saved to files (see above): they are on the screen "
+				"and serial port only. R: run again; Esc: return to the firmware.");
 	for (;;) {
 		enum platform_key k = p->key_wait(p->ctx, 0);
 		if (k == PKEY_ESC || k == PKEY_AGAIN)
@@ -268,8 +277,7 @@ static bool prompt_again(const struct platform *p, bool saved)
 }
 
 /* Leaves as on_finish says; true when the person asked for another run. */
-static bool leave(const struct platform *p, const struct options *o, enum pmh_exit code,
-		  bool saved)
+static bool leave(const struct platform *p, const struct options *o, enum pmh_exit code, bool saved)
 {
 	switch (o->on_finish) {
 	case FINISH_QEMU_EXIT:
@@ -354,7 +362,7 @@ void suite_run_other(struct suite *s, unsigned cpu, struct cpu_info *ci, struct 
 	cpu_identify(ci);
 	apic_detect(ai);
 	pmu_attach(p, ci);
-	suite_bind_cpu(s, &(struct suite_cpu){ ci, p, ai, out });
+	suite_bind_cpu(s, &(struct suite_cpu){ci, p, ai, out});
 	suite_cpu_identity(s, cpu);
 	suite_run(s, cpu);
 }

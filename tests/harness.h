@@ -31,12 +31,12 @@ struct harness {
 	struct ev_result evr; /* the event option, resolved */
 	struct suite *suite;
 	enum harness_stop stop;
-	bool error;	   /* the run could not complete (ERROR) */
+	bool error;	    /* the run could not complete (ERROR) */
 	bool event_refused; /* this CPU refused the event option (said; the run went on) */
-	bool session;	   /* a run of harness_main (see harness_run) */
-	char results[64];  /* the results files as listed ("a.log a.json"); "" when none */
-	bool saved;	   /* every results file written and verified */
-	uint64_t t0;	   /* the run's start (platform now_us) */
+	bool session;	    /* a run of harness_main (see harness_run) */
+	char results[64];   /* the results files as listed ("a.log a.json"); "" when none */
+	bool saved;	    /* every results file written and verified */
+	uint64_t t0;	    /* the run's start (platform now_us) */
 };
 
 /* One run with h->opt on the platform's current CPU (h->suite must point

@@ -173,7 +173,7 @@ int64_t m_median(int64_t *v, unsigned n, unsigned *agree);
  * error. It must not call m_diff (they share one buffer). */
 typedef int (*m_sample_fn)(struct check_ctx *c, void *arg, uint64_t *v);
 #define M_CLEAN_MAX 64 /* samples kept */
-#define M_CLEAN_K 2    /* values per sample */
+#define M_CLEAN_K   2  /* values per sample */
 /* min/median/max (out[0..k-1]) of each of k values over rep samples
  * (1..M_CLEAN_MAX) from windows without an SMI: a window the CPU counted an
  * SMI in is sampled again, 2 * rep + 3 windows at most; where SMIs cannot

@@ -184,7 +184,8 @@ static int set_cpus(struct options *o, const char *val, char *err, size_t errlen
 		return 0;
 	if (for_each_item(val, add_cpu, o)) {
 		*o = saved;
-		pmh_fmt(err, errlen, "cpus: \"%s\" is not \"all\", \"serial\" or a list of CPU numbers", val);
+		pmh_fmt(err, errlen,
+			"cpus: \"%s\" is not \"all\", \"serial\" or a list of CPU numbers", val);
 		return -1;
 	}
 	return 0;
@@ -327,12 +328,11 @@ enum option_id {
 	N_KEYS
 };
 static const char key_names[N_KEYS][12] = {
-    [KEY_ON_FINISH] = "on_finish", [KEY_CHECKS] = "checks",   [KEY_CPUS] = "cpus",
-    [KEY_REPEAT] = "repeat",	   [KEY_PMI] = "pmi",	      [KEY_PMI_UNMASK] = "pmi_unmask",
-    [KEY_PRELOAD] = "preload",
-    [KEY_EVENT] = "event",	   [KEY_EVENTS] = "events",   [KEY_COUNTDOWN] = "countdown",
-    [KEY_OUTPUT] = "output",	   [KEY_VERBOSE] = "verbose", [KEY_LIST_EVENTS] = "list_events",
-    [KEY_JSON] = "json",
+    [KEY_ON_FINISH] = "on_finish",     [KEY_CHECKS] = "checks", [KEY_CPUS] = "cpus",
+    [KEY_REPEAT] = "repeat",	       [KEY_PMI] = "pmi",	[KEY_PMI_UNMASK] = "pmi_unmask",
+    [KEY_PRELOAD] = "preload",	       [KEY_EVENT] = "event",	[KEY_EVENTS] = "events",
+    [KEY_COUNTDOWN] = "countdown",     [KEY_OUTPUT] = "output", [KEY_VERBOSE] = "verbose",
+    [KEY_LIST_EVENTS] = "list_events", [KEY_JSON] = "json",
 };
 
 /* The number of single-character edits from a to b (each under

@@ -18,29 +18,29 @@ enum on_finish { FINISH_WAIT, FINISH_RETURN, FINISH_POWEROFF, FINISH_QEMU_EXIT }
 enum output { OUTPUT_TEXT, OUTPUT_LAVA, OUTPUT_KUT };
 
 #define OPT_MAX_PRELOADS 8
-#define OPT_MAX_CPUS 64
+#define OPT_MAX_CPUS	 64
 
 struct options {
 	enum on_finish on_finish;
-	bool on_finish_set;	      /* given explicitly (file or argument) */
-	char checks[128];	      /* comma-separated id globs, "*" = all */
-	bool all_cpus;		      /* cpus = all (or serial) */
-	bool cpus_serial;	      /* cpus = serial: every CPU, one after another */
-	unsigned n_cpus;	      /* cpus = 0,2,3 (when !all_cpus) */
+	bool on_finish_set; /* given explicitly (file or argument) */
+	char checks[128];   /* comma-separated id globs, "*" = all */
+	bool all_cpus;	    /* cpus = all (or serial) */
+	bool cpus_serial;   /* cpus = serial: every CPU, one after another */
+	unsigned n_cpus;    /* cpus = 0,2,3 (when !all_cpus) */
 	uint16_t cpus[OPT_MAX_CPUS];
-	unsigned repeat;	      /* measurement repetitions (median of N) */
+	unsigned repeat; /* measurement repetitions (median of N) */
 	enum pmi_delivery pmi;
 	/* pmi_unmask = family: LVTPC unmasked after a PMI only where the
 	 * family's local APIC masks it on delivery (default always) */
 	bool pmi_unmask_family;
 	unsigned n_preloads;
 	uint64_t preloads[OPT_MAX_PRELOADS]; /* 0 = "the largest the width allows" */
-	char event[96];		      /* raw or named event to validate */
-	char event_at[40];	      /* where it was set: "pmuharness.cfg line 3" */
-	char events[64];	      /* event.semantics: "" default, all, none, globs */
+	char event[96];			     /* raw or named event to validate */
+	char event_at[40];		     /* where it was set: "pmuharness.cfg line 3" */
+	char events[64];		     /* event.semantics: "" default, all, none, globs */
 	enum output output;
 	bool verbose;
-	unsigned countdown;	      /* seconds before the run on real hardware */
+	unsigned countdown; /* seconds before the run on real hardware */
 	bool list_events;
 	bool json_events;
 	bool help; /* load option help, --help or -h: print the keys, run nothing */
@@ -82,8 +82,8 @@ int options_parse_wide_args(struct options *o, size_t argc, const uint16_t *cons
  * that is not an option (no '=', no leading '-') is the image's path as a
  * loader passed it, and skipped. A string with control characters is a
  * binary blob: reported once and ignored as a whole. */
-int options_parse_cmdline(struct options *o, const uint16_t *text, size_t units,
-			  options_err_fn err, void *ctx);
+int options_parse_cmdline(struct options *o, const uint16_t *text, size_t units, options_err_fn err,
+			  void *ctx);
 const char *options_finish_name(enum on_finish f);
 /* The keys, their values and defaults, a line at a time. */
 void options_help(void (*line)(void *ctx, const char *s), void *ctx);

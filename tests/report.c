@@ -37,8 +37,8 @@ void report_identity(struct suite *s)
 	if (p->ops) {
 		if (p->version)
 			suite_emit(s, "pmu.version: %u", p->version);
-		suite_emit(s, "pmu.counters: %u general-purpose x %u bits, %u fixed x %u bits", p->n_gp,
-			   p->n_gp ? p->ctr[0].width : 0, p->n_fixed,
+		suite_emit(s, "pmu.counters: %u general-purpose x %u bits, %u fixed x %u bits",
+			   p->n_gp, p->n_gp ? p->ctr[0].width : 0, p->n_fixed,
 			   p->n_fixed ? p->ctr[p->n_gp].width : 0);
 		if (ci->driver == PMU_DRV_INTEL_ARCH) /* which leaf listed them */
 			suite_emit(s, "pmu.enumeration: cpuid %s",
@@ -83,10 +83,12 @@ struct run_counts suite_counts(const struct suite *s)
 	/* results missing (s->dropped) make it ERROR: never a verdict, PASS
 	 * or FAIL, that the results kept cannot show */
 	const struct pmu *p = suite_bound(s).pmu;
-	struct run_counts c = { s->passed,	s->failed,
-				s->skipped,	s->pmu_passed,
-				p && p->status == PMU_FUNCTIONAL,
-				s->harness_error || s->dropped };
+	struct run_counts c = {s->passed,
+			       s->failed,
+			       s->skipped,
+			       s->pmu_passed,
+			       p && p->status == PMU_FUNCTIONAL,
+			       s->harness_error || s->dropped};
 	return c;
 }
 
@@ -111,19 +113,21 @@ enum run_verdict suite_verdict(const struct suite *s)
 
 const char *run_verdict_name(enum run_verdict v)
 {
-	static const char *const n[] = { [RV_PASS] = "PASS", [RV_FAIL] = "FAIL",
-					 [RV_ERROR] = "ERROR", [RV_NO_PMU] = "NO PMU",
-					 [RV_NO_VERDICT] = "NO VERDICT" };
+	static const char *const n[] = {[RV_PASS] = "PASS",
+					[RV_FAIL] = "FAIL",
+					[RV_ERROR] = "ERROR",
+					[RV_NO_PMU] = "NO PMU",
+					[RV_NO_VERDICT] = "NO VERDICT"};
 	return v <= RV_NO_VERDICT ? n[v] : "?";
 }
 
 enum pmh_exit run_verdict_exit(enum run_verdict v)
 {
-	static const unsigned char e[] = { [RV_PASS] = PMH_EXIT_PASS,
-					   [RV_FAIL] = PMH_EXIT_FAIL,
-					   [RV_ERROR] = PMH_EXIT_ERROR,
-					   [RV_NO_PMU] = PMH_EXIT_NO_PMU,
-					   [RV_NO_VERDICT] = PMH_EXIT_NO_VERDICT };
+	static const unsigned char e[] = {[RV_PASS] = PMH_EXIT_PASS,
+					  [RV_FAIL] = PMH_EXIT_FAIL,
+					  [RV_ERROR] = PMH_EXIT_ERROR,
+					  [RV_NO_PMU] = PMH_EXIT_NO_PMU,
+					  [RV_NO_VERDICT] = PMH_EXIT_NO_VERDICT};
 	return v <= RV_NO_VERDICT ? (enum pmh_exit)e[v] : PMH_EXIT_ERROR;
 }
 
@@ -211,8 +215,8 @@ void report_kut_summary(struct suite *s)
 	if (s->skipped)
 		pmh_fmt(more + pmh_strlen(more), sizeof(more) - pmh_strlen(more), ", %u skipped",
 			s->skipped);
-	suite_emit(s, "SUMMARY: %u tests%s; verdict %s", s->passed + s->failed + s->skipped,
-		   more, run_verdict_name(suite_verdict(s)));
+	suite_emit(s, "SUMMARY: %u tests%s; verdict %s", s->passed + s->failed + s->skipped, more,
+		   run_verdict_name(suite_verdict(s)));
 }
 
 void report_start(struct suite *s, const struct platform *p, uint64_t t0_us)

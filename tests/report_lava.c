@@ -197,7 +197,8 @@ static void lava_cpu_identity(struct suite *s, const struct cpu_record *r)
 static void lava_hv(struct suite *s)
 {
 	static const char head[][24] = {[HV_POLICY] = "pmu.restricted",
-					[HV_BUG] = "pmu.hypervisor_bug", [HV_HOST] = "pmu.host"};
+					[HV_BUG] = "pmu.hypervisor_bug",
+					[HV_HOST] = "pmu.host"};
 	char raw[LAVA_ID_MAX], w[LAVA_ID_MAX], id[LAVA_ID_MAX];
 	unsigned n = 0;
 

@@ -6,10 +6,10 @@
 #include "../lib/fmt.h"
 #include "../lib/str.h"
 
-#define HEAD_ROWS 6    /* title, four identification rows, progress */
-#define BOX_ROWS  5    /* the verdict box: blank, word, reason, files, blank */
-#define LABEL_W	  5    /* "PASS " before a result's id */
-#define ROW_TEXT  200  /* one laid-out row before it is cut to the width */
+#define HEAD_ROWS 6		 /* title, four identification rows, progress */
+#define BOX_ROWS  5		 /* the verdict box: blank, word, reason, files, blank */
+#define LABEL_W	  5		 /* "PASS " before a result's id */
+#define ROW_TEXT  200		 /* one laid-out row before it is cut to the width */
 #define NO_REASON SCREEN_NO_TEXT /* a row whose reason did not fit the reasons table */
 #define TEXT	  SCREEN_ATTR(SC_LIGHTGRAY, SC_BLACK)
 #define TITLE	  SCREEN_ATTR(SC_BLACK, SC_CYAN)

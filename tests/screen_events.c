@@ -9,7 +9,7 @@
 #include "../lib/str.h"
 
 #define PREFIX(line, p) (!pmh_strncmp(line, p, sizeof(p) - 1))
-#define NO_REASON SCREEN_NO_TEXT
+#define NO_REASON	SCREEN_NO_TEXT
 
 /* A coverage line's text as the screen's width wants it: "amd-k8: 41 of
  * 87 events validated, 30 not validatable; 40 pass, 1 fail" (the check's

@@ -75,8 +75,8 @@ static void count_up(unsigned *n)
 	__atomic_fetch_add(n, 1u, __ATOMIC_RELAXED);
 }
 
-void suite_share_begin(struct suite *s, struct result *res, unsigned cap,
-		       char (*more)[RESULT_MSG], unsigned cap_more)
+void suite_share_begin(struct suite *s, struct result *res, unsigned cap, char (*more)[RESULT_MSG],
+		       unsigned cap_more)
 {
 	struct suite_here *h = HERE;
 
@@ -101,21 +101,21 @@ unsigned suite_share_end(struct suite *s)
 	return n;
 }
 
-void suite_init(struct suite *s, const struct options *o, const struct cpu_info *ci,
-		struct pmu *p, const struct apic_info *ai, struct sink out)
+void suite_init(struct suite *s, const struct options *o, const struct cpu_info *ci, struct pmu *p,
+		const struct apic_info *ai, struct sink out)
 {
 	suite_release(s);
 	pmh_memset(s, 0, sizeof(*s));
 	suite_own_tables(s);
 	s->opt = o;
 	pmh_memset(HERE, 0, sizeof(*HERE));
-	suite_bind_cpu(s, &(struct suite_cpu){ ci, p, ai, out });
+	suite_bind_cpu(s, &(struct suite_cpu){ci, p, ai, out});
 }
 
 struct suite_cpu suite_bound(const struct suite *s)
 {
 	const struct suite_here *h = HERE;
-	struct suite_cpu c = { h->cpu, h->pmu, h->apic, h->out };
+	struct suite_cpu c = {h->cpu, h->pmu, h->apic, h->out};
 
 	(void)s;
 	return c;
@@ -237,11 +237,20 @@ void check_note(struct check_ctx *c, const char *f, ...)
 static const char *cap_names(uint32_t caps, char *buf, size_t n)
 {
 	static const char *const names[] = {
-		"global control",     "overflow status register", "fixed counters",
-		"full-width writes",  "GLOBAL_STATUS_SET",	  "RDPMC",
-		"sticky CCCR.OVF",    "sign-bit overflow",	  "single enable bit",
-		"PerfMonV2",	      "edge/invert/cmask filters",
-		"fast RDPMC",	      "freeze on PMI",		  "CTR_FRZ freeze",
+	    "global control",
+	    "overflow status register",
+	    "fixed counters",
+	    "full-width writes",
+	    "GLOBAL_STATUS_SET",
+	    "RDPMC",
+	    "sticky CCCR.OVF",
+	    "sign-bit overflow",
+	    "single enable bit",
+	    "PerfMonV2",
+	    "edge/invert/cmask filters",
+	    "fast RDPMC",
+	    "freeze on PMI",
+	    "CTR_FRZ freeze",
 	};
 	struct pmh_sb sb;
 	pmh_sb_init(&sb, buf, n);
@@ -302,7 +311,7 @@ static struct result *add_result(struct suite *s, const char *id, unsigned cpu, 
 				 const char *msg)
 {
 	struct cpu_record *cr = suite_cpu_rec(s, cpu, !HERE->res);
-	struct run_counts dummy = { 0 }; /* a CPU past the table: counted in the run only */
+	struct run_counts dummy = {0}; /* a CPU past the table: counted in the run only */
 	struct run_counts *n = cr ? &cr->n : &dummy;
 	struct suite_here *h = HERE;
 	struct result *r;
@@ -356,11 +365,12 @@ static void emit_more(struct suite *s, const char *id, const struct check_ctx *c
 static void outside_nmis(struct suite *s, const char *id, uint64_t n)
 {
 	if (n)
-		suite_emit(s,
-			   "warning: %llu NMI%s from outside the harness (not a PMI: none was armed "
-			   "for NMI) during %s, the last at rip 0x%llx; its measurements may be off",
-			   (unsigned long long)n, n > 1 ? "s" : "", id,
-			   (unsigned long long)isr_unexpected_nmi_rip());
+		suite_emit(
+		    s,
+		    "warning: %llu NMI%s from outside the harness (not a PMI: none was armed "
+		    "for NMI) during %s, the last at rip 0x%llx; its measurements may be off",
+		    (unsigned long long)n, n > 1 ? "s" : "", id,
+		    (unsigned long long)isr_unexpected_nmi_rip());
 }
 
 static void record(struct suite *s, struct check_ctx *c)
@@ -395,8 +405,8 @@ static void record(struct suite *s, struct check_ctx *c)
 	if (c->v == V_SKIP)
 		suite_emit(s, "%s %s: %s", result_tag(s, c->v), id, c->msg);
 	else if (c->v == V_FAIL && c->n_fail > 1)
-		suite_emit(s, "%s %s %s (1 of %u failures; the others follow)",
-			   result_tag(s, c->v), id, c->msg, c->n_fail);
+		suite_emit(s, "%s %s %s (1 of %u failures; the others follow)", result_tag(s, c->v),
+			   id, c->msg, c->n_fail);
 	else
 		suite_emit(s, "%s %s %s", result_tag(s, c->v), id, c->msg);
 	emit_more(s, id, c);
@@ -460,14 +470,14 @@ void suite_run(struct suite *s, unsigned cpu_index)
 	for (size_t i = 0; i < n; i++) {
 		const struct check *k = list[i];
 		struct check_ctx c = {
-			.s = s,
-			.chk = k,
-			.pmu = h->pmu,
-			.cpu = h->cpu,
-			.opt = s->opt,
-			.apic = h->apic,
-			.cpu_index = cpu_index,
-			.v = V_NONE,
+		    .s = s,
+		    .chk = k,
+		    .pmu = h->pmu,
+		    .cpu = h->cpu,
+		    .opt = s->opt,
+		    .apic = h->apic,
+		    .cpu_index = cpu_index,
+		    .v = V_NONE,
 		};
 
 		if (!selected(s->opt, k))

@@ -48,8 +48,8 @@ struct figures {
 	bool to_also; /* check_figures_next: later figures go to also */
 };
 
-#define RESULT_MSG 224 /* a verdict's message, with its terminating NUL */
-#define RESULT_CTR_NAMES 64 /* "gp0,gp1,fixed0": the set-up counters' names */
+#define RESULT_MSG	 224 /* a verdict's message, with its terminating NUL */
+#define RESULT_CTR_NAMES 64  /* "gp0,gp1,fixed0": the set-up counters' names */
 
 struct result {
 	char id[40];
@@ -69,18 +69,18 @@ struct result {
 struct event_row {
 	unsigned cpu;
 	enum verdict v;
-	char name[40];	    /* catalogue name */
-	char enc[48];	    /* "event=0x24,umask=0x41" (events_format) */
-	char ctr[16];	    /* the counter it ran on */
-	char table[24];	    /* the catalogue ("amd-k8") */
-	char workload[16];  /* the workload's name */
-	char footprint[16]; /* "" or the buffer ("128 KiB") */
-	uint64_t iterations; /* N of the N/2N difference */
-	char rule[48];	    /* "exact", ">= 0.500 x loads", "sum" */
+	char name[40];			  /* catalogue name */
+	char enc[48];			  /* "event=0x24,umask=0x41" (events_format) */
+	char ctr[16];			  /* the counter it ran on */
+	char table[24];			  /* the catalogue ("amd-k8") */
+	char workload[16];		  /* the workload's name */
+	char footprint[16];		  /* "" or the buffer ("128 KiB") */
+	uint64_t iterations;		  /* N of the N/2N difference */
+	char rule[48];			  /* "exact", ">= 0.500 x loads", "sum" */
 	int64_t expected_lo, expected_hi; /* the accepted range (lo == hi: exact) */
 	int64_t measured;		  /* median N/2N difference */
-	char note[120];	    /* the finding, the reason of a SKIP or FAIL */
-	const char *source; /* the rule's source (static) */
+	char note[120];			  /* the finding, the reason of a SKIP or FAIL */
+	const char *source;		  /* the rule's source (static) */
 };
 /* One catalogue's coverage on one CPU: the line "K8: N of 87 events
  * validated, M not validatable" and the counts of its rows. */
@@ -90,7 +90,7 @@ struct event_coverage {
 	unsigned events, validated, not_validatable;
 	unsigned passed, failed, skipped;
 };
-#define SUITE_MAX_EVENT_ROWS 768
+#define SUITE_MAX_EVENT_ROWS	 768
 #define SUITE_MAX_EVENT_COVERAGE 64
 
 /* What a run found its hypervisor withholding or doing (tests/hv_policy.c):
@@ -109,7 +109,7 @@ struct hv_finding {
 	unsigned cpu;
 	enum hv_kind kind;
 	enum hv_group group;
-	char what[48];	     /* "BR_MISP_RETIRED", "fixed2" */
+	char what[48];	      /* "BR_MISP_RETIRED", "fixed2" */
 	char why[RESULT_MSG]; /* what was measured, and what it means */
 };
 #define SUITE_MAX_HV 64
@@ -119,8 +119,8 @@ struct check_ctx;
 struct check {
 	const char *id;
 	const char *summary;
-	int order;	    /* run order; lower first, ties by id */
-	bool needs_pmu;	    /* SKIP unless pmu.status is functional */
+	int order;	     /* run order; lower first, ties by id */
+	bool needs_pmu;	     /* SKIP unless pmu.status is functional */
 	uint32_t needs_caps; /* PMU_CAP_* all required */
 	void (*run)(struct check_ctx *c);
 	/* Left out of the run and the counts unless the checks option names
@@ -129,10 +129,10 @@ struct check {
 };
 
 /* Registers a check in the "pmh_checks" section (no central table). */
-#define PMH_CHECK(sym, ...)                                                                 \
-	static const struct check sym##_check = { __VA_ARGS__ };                              \
-	static const struct check *const sym##_ptr                                            \
-		__attribute__((used, section("pmh_checks"), aligned(8))) = &sym##_check
+#define PMH_CHECK(sym, ...)                                                                        \
+	static const struct check sym##_check = {__VA_ARGS__};                                     \
+	static const struct check *const sym##_ptr                                                 \
+	    __attribute__((used, section("pmh_checks"), aligned(8))) = &sym##_check
 
 /* Receives each output line (no newline); progress (optional): check i
  * of n (from 1) with its id is about to run on CPU cpu. */
@@ -281,8 +281,8 @@ void check_note(struct check_ctx *c, const char *f, ...) __attribute__((format(p
 size_t suite_checks(const struct check **out, size_t max);
 /* A new run in s, its own tables in use. s is zeroed or was set up by an
  * earlier suite_init: the tables that run allocated are given back. */
-void suite_init(struct suite *s, const struct options *o, const struct cpu_info *ci,
-		struct pmu *p, const struct apic_info *ai, struct sink out);
+void suite_init(struct suite *s, const struct options *o, const struct cpu_info *ci, struct pmu *p,
+		const struct apic_info *ai, struct sink out);
 /* Gives back what s allocated (its own tables in use again, emptied). */
 void suite_release(struct suite *s);
 /* An AP that may still run writes into s's tables: they are never given
@@ -326,8 +326,8 @@ void suite_unlock(struct suite *s);
 /* A parallel run's share of the running CPU: its results go to
  * res[0..cap) and its further failures to more[0..cap_more) (NULL: the
  * run's tables, as in a serial run); suite_share_used says how many. */
-void suite_share_begin(struct suite *s, struct result *res, unsigned cap,
-		       char (*more)[RESULT_MSG], unsigned cap_more);
+void suite_share_begin(struct suite *s, struct result *res, unsigned cap, char (*more)[RESULT_MSG],
+		       unsigned cap_more);
 unsigned suite_share_end(struct suite *s);
 /* After a parallel run: k shares of per results from base gathered after
  * the results so far, in order (n[i] results each), into new tables where

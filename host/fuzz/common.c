@@ -57,8 +57,7 @@ bool fuzz_options_equal(const struct options *a, const struct options *b)
 {
 	return a->on_finish == b->on_finish && a->on_finish_set == b->on_finish_set &&
 	       !strcmp(a->checks, b->checks) && a->all_cpus == b->all_cpus &&
-	       a->cpus_serial == b->cpus_serial &&
-	       a->n_cpus == b->n_cpus &&
+	       a->cpus_serial == b->cpus_serial && a->n_cpus == b->n_cpus &&
 	       !memcmp(a->cpus, b->cpus, a->n_cpus * sizeof(a->cpus[0])) &&
 	       a->repeat == b->repeat && a->pmi == b->pmi && a->n_preloads == b->n_preloads &&
 	       !memcmp(a->preloads, b->preloads, a->n_preloads * sizeof(a->preloads[0])) &&

@@ -13,7 +13,7 @@
  * Fam10h and later add event[11:8] at 35:32 and Guest/HostOnly at 41:40
  * (AMD APM Vol. 2 #24593 §13.2). */
 #define AMD_SEL_MASK_K7K8 0xffdfffffull
-#define AMD_SEL_MASK_F10 0x30fffdfffffull
+#define AMD_SEL_MASK_F10  0x30fffdfffffull
 
 struct sim_cpu;
 

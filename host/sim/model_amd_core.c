@@ -249,10 +249,10 @@ static uint64_t pending(struct sim_cpu *s)
 }
 
 #define NA_SIGN_EXTEND                                                                             \
-	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (APM §13.2); nothing "     \
+	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (APM §13.2); nothing "    \
 			      "sign-extends",                                                      \
 	[SF_DUPLICATE_PMI] = "AMD documents a late PMI for an overflow an earlier PMI already "    \
-			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window): " \
+			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window): "            \
 			     "reported, not failed, so a duplicate cannot be told from it",        \
 	SIM_NA_EVENT(SIM_NA_NO_RULES " (events/amd_zen.c)"), AMD_NA_COUNTER_ACCESS
 
@@ -342,8 +342,7 @@ static const struct sim_model zen4 = {
     .fault_na = {SIM_NA_TOPDOWN, NA_SIGN_EXTEND, SIM_NA_SPFLT, SIM_NA_PEBS(SIM_NA_DS_INTEL),
 		 [SF_LBR_CALLSTACK_IGNORED] = "AMD LBR v2 has no call-stack mode (LBR_SELECT bits "
 					      "0-8 only: AMD APM Vol. 2 13.1.1.9)",
-		 SIM_NA_BTS(SIM_NA_DS_INTEL),
-		 SIM_NA_TSX_AMD, [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
+		 SIM_NA_BTS(SIM_NA_DS_INTEL), SIM_NA_TSX_AMD, [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
 		 [SF_GLOBAL_IGNORED_GP] = "no fixed counters (APM Vol. 2 §13.2): every counter "
 					  "ignoring GlobalCtl is global-ctrl-ignored"},
     .reset = reset_zen4,

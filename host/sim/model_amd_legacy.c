@@ -186,24 +186,27 @@ static bool overflow(struct sim_cpu *s, unsigned i)
 	 SIM_F(SF_WRITE_DROPPED) | SIM_F(SF_WRONG_VECTOR) | SIM_FILTER_FAULTS | SIM_APIC_FAULTS |  \
 	 SIM_F(SF_CYCLES_SLOW) | AMD_WRITE_FAULTS)
 
-#define LEGACY_NA                                                                                  \
-	AMD_NA_COUNTER_ACCESS, SIM_NA_TSX_AMD,                                                     \
-	[SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (APM §13.2); nothing "     \
-			      "sign-extends",                                                      \
-	[SF_NO_OVERFLOW_STATUS] = "the legacy PMU has no overflow status register (APM §13.2)",    \
-	[SF_GLOBAL_CTRL_IGNORED] = "the legacy PMU has no global control (APM §13.2)",             \
-	[SF_GLOBAL_IGNORED_GP] = "the legacy PMU has no global control (APM §13.2)",               \
-	[SF_ACK_IGNORED] = "the legacy PMU has no status register to acknowledge (APM §13.2)",     \
-	[SF_STATUS_NOT_STICKY] = "the legacy PMU has no overflow status: overflow is bit 47 "      \
-				 "going clear (Linux x86_pmu_handle_irq)",                         \
-	[SF_PMI_STORM] = "the legacy PMU has no overflow flag that could stick: overflow is "      \
-			 "bit 47, rewritten by the re-arm (Linux x86_pmu_handle_irq)",             \
-	[SF_DUPLICATE_PMI] = "AMD documents a late PMI for an overflow an earlier PMI already "    \
-			     "handled (NMI latency, Linux amd_pmu_adjust_nmi_window): " \
-			     "reported, not failed, so a duplicate cannot be told from it",        \
-	[SF_ALIAS_BROKEN] = "no core extension (CPUID 8000_0001h ECX[23] clear): C001_0000h-7h "   \
-			    "are the only counters, nothing aliases them", SIM_NA_SPFLT,            \
-	[SF_CYCLES_REF] = SIM_NA_CYCLES_REF
+#define LEGACY_NA                                                                                   \
+	AMD_NA_COUNTER_ACCESS, SIM_NA_TSX_AMD,                                                      \
+	    [SF_NO_SIGN_EXTEND] = "AMD counter writes are full 48-bit width (APM §13.2); nothing " \
+				  "sign-extends",                                                   \
+	    [SF_NO_OVERFLOW_STATUS] =                                                               \
+		"the legacy PMU has no overflow status register (APM §13.2)",                       \
+	    [SF_GLOBAL_CTRL_IGNORED] = "the legacy PMU has no global control (APM §13.2)",          \
+	    [SF_GLOBAL_IGNORED_GP] = "the legacy PMU has no global control (APM §13.2)",            \
+	    [SF_ACK_IGNORED] = "the legacy PMU has no status register to acknowledge (APM §13.2)",  \
+	    [SF_STATUS_NOT_STICKY] = "the legacy PMU has no overflow status: overflow is bit 47 "   \
+				     "going clear (Linux x86_pmu_handle_irq)",                      \
+	    [SF_PMI_STORM] = "the legacy PMU has no overflow flag that could stick: overflow is "   \
+			     "bit 47, rewritten by the re-arm (Linux x86_pmu_handle_irq)",          \
+	    [SF_DUPLICATE_PMI] =                                                                    \
+		"AMD documents a late PMI for an overflow an earlier PMI already "                  \
+		"handled (NMI latency, Linux amd_pmu_adjust_nmi_window): "                          \
+		"reported, not failed, so a duplicate cannot be told from it",                      \
+	    [SF_ALIAS_BROKEN] =                                                                     \
+		"no core extension (CPUID 8000_0001h ECX[23] clear): C001_0000h-7h "                \
+		"are the only counters, nothing aliases them",                                      \
+	    SIM_NA_SPFLT, [SF_CYCLES_REF] = SIM_NA_CYCLES_REF
 
 /* Realism (sim.h), at --realism-scale 1: harness paths of 20-90
  * instructions and stubs of 45 (ours: objdump of pmu/amd.o, plus AMD's
@@ -271,9 +274,9 @@ static const struct sim_model opteron = {
     .doc = "AMD K8 BKDG #26094 §10.1-10.2 (PerfCtr, PerfEvtSel); Linux amd/core.c",
     .driver = PMU_DRV_AMD_LEGACY,
     .faults = LEGACY_FAULTS | (SIM_EVENT_FAULTS & ~SIM_F(SF_REFCYC_CORE)),
-    .fault_na = {SIM_NA_TOPDOWN, LEGACY_NA, SIM_NA_NO_SMP, [SF_REFCYC_CORE] =
-				"K8 has no reference-cycles event, only CPU clocks (76h, BKDG "
-				"#26094 sec. 10.2)"},
+    .fault_na = {SIM_NA_TOPDOWN, LEGACY_NA, SIM_NA_NO_SMP,
+		 [SF_REFCYC_CORE] = "K8 has no reference-cycles event, only CPU clocks (76h, BKDG "
+				    "#26094 sec. 10.2)"},
     .reset = reset_opteron,
     .rdmsr = rdmsr,
     .wrmsr = wrmsr,

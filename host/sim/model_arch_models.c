@@ -196,8 +196,9 @@ static const struct sim_model skylake = {
     .faults = ARCH_V2_FAULTS | SIM_EVENT_FAULTS | SIM_F(SF_FULL_WIDTH_NO_GP) |
 	      SIM_F(SF_IN_TX_IGNORED) | ARCH_FREEZE_FAULTS | SIM_LBR_FAULTS | SIM_PEBS_FAULTS |
 	      SIM_BTS_FAULTS,
-    .fault_na = {NA_NO_METRICS, NA_ARCH_FAST, SIM_NA_FAMILY_REGS,
-		 [SF_EMULATED_UNCOUNTED] = SIM_NA_NO_FEP, SIM_NA_IBS(SIM_NA_IBS_AMD)},
+    .fault_na = {NA_NO_METRICS, NA_ARCH_FAST,
+		 SIM_NA_FAMILY_REGS, [SF_EMULATED_UNCOUNTED] = SIM_NA_NO_FEP,
+		 SIM_NA_IBS(SIM_NA_IBS_AMD)},
     ARCH_MODEL,
     .si = &si_skylake,
     .smp = &sim_smp_skylake,

@@ -124,7 +124,8 @@ static void skl_emulated(struct sim_cpu *s)
 {
 	if (!sim_real(s, SE_OVERHEAD))
 		return;
-	uint64_t g = sim_host_msr(s, MSR_PERF_GLOBAL_CTRL), fc = sim_host_msr(s, MSR_FIXED_CTR_CTRL);
+	uint64_t g = sim_host_msr(s, MSR_PERF_GLOBAL_CTRL),
+		 fc = sim_host_msr(s, MSR_FIXED_CTR_CTRL);
 	/* a counter the VM's event filter denies is not bumped (L:pmu.c
 	 * kvm_pmu_trigger_event, pmc_event_is_allowed; dfdeda67ea2d "KVM:
 	 * x86/pmu: Prevent the PMU from counting disallowed events", 6.4) */
@@ -183,8 +184,8 @@ int kvm_skl_rdmsr(struct sim_cpu *s, uint32_t msr, uint64_t *v)
 		*v = 0;
 		break;
 	case MSR_PERF_CAPABILITIES: /* full-width writes and the host's LBR
-				      * format (L:vmx/capabilities.h
-				      * vmx_get_perf_capabilities) */
+				     * format (L:vmx/capabilities.h
+				     * vmx_get_perf_capabilities) */
 		*v = PERF_CAP_FW_WRITE |
 		     (s->m->smp && s->m->smp->lbr_kind ? s->m->smp->lbr_format : 0);
 		break;
@@ -271,10 +272,10 @@ void kvm_skl_reset(struct sim_cpu *s)
  * unmask. Host SMIs run with the guest's counters on (the host's
  * freeze_on_smi is off by default) and the guest's MSR_SMI_COUNT does not
  * see them. */
-const struct sim_silicon kvm_si_skylake = SI_SKYLAKE(
-    .smm_counts = true, /* the host's freeze_on_smi off (Linux default) */
-    .turbo_x100 = 120,	/* the host's core clock (model_arch.c si_skylake) */
-);
+const struct sim_silicon kvm_si_skylake =
+    SI_SKYLAKE(.smm_counts = true, /* the host's freeze_on_smi off (Linux default) */
+	       .turbo_x100 = 120,  /* the host's core clock (model_arch.c si_skylake) */
+    );
 
 /* ---- zen4-kvm ----------------------------------------------------------- */
 

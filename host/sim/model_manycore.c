@@ -16,9 +16,9 @@
  * NULL. */
 #include "model_arch.h"
 
-#define MANYCORE_CPUS 256
+#define MANYCORE_CPUS	 256
 #define MANYCORE_P_CORES 64 /* CPUs 0-63; the rest E-cores */
-#define MANYCORE_TEST "test_results_storage.c"
+#define MANYCORE_TEST	 "test_results_storage.c"
 
 static const struct sim_model *alderlake(void)
 {

@@ -277,7 +277,8 @@ static const struct sim_model pentium3 = {
     .fault_na =
 	{
 	    SIM_NA_TOPDOWN,
-	    SIM_NA_FAMILY_REGS, SIM_NA_NO_SMP,
+	    SIM_NA_FAMILY_REGS,
+	    SIM_NA_NO_SMP,
 	    SIM_NA_TSX_FEP(SIM_NA_NO_RTM),
 	    [SF_CYCLES_REF] = SIM_NA_CYCLES_REF,
 	    [SF_FAST_RDPMC_FULL] = "P6 documents RDPMC ECX 0 and 1 only, no fast read (SDM "

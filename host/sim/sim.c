@@ -427,7 +427,7 @@ int hw_wrmsr(uint32_t msr, uint64_t val)
 		return pkrs_write(&sim, val);
 	if (sim_clock_msr(&sim, msr))
 		return sim_clock_wrmsr(&sim, msr, val);
-	sim.frozen = 0; /* overflow-freezes: a PMU register written (sim_engine.c) */
+	sim.frozen = 0;		    /* overflow-freezes: a PMU register written (sim_engine.c) */
 	if (sim_smp_msr(&sim, msr)) /* the sampling hardware's (sim_smp.c) */
 		return sim_smp_wrmsr(&sim, msr, val);
 	int st = sim.m->wrmsr(&sim, msr, val);

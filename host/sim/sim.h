@@ -58,26 +58,27 @@ enum sim_fault {
 	SF_DOUBLE_COUNT,     /* near returns (AMD C8h), branches (Intel C4h) counted twice */
 	SF_REFCYC_CORE,	     /* reference cycles count core cycles (Intel fixed 2, 013Ch) */
 	/* Counting features and ring 3. */
-	SF_USER_AS_OS,	      /* events at CPL 3 count as ring 0's: OS-only counts them, USR-only not */
-	SF_PCE_IGNORED,	      /* RDPMC at CPL 3 runs with CR4.PCE clear (no #GP) */
-	SF_TR_LEAKED,	      /* the platform's return from ring 3 leaves the harness's TR loaded */
-	SF_WRITE_RESETS,      /* a write to a running counter restarts it from 0, not the value */
-	SF_FAST_RDPMC_FULL,   /* RDPMC with ECX[31] (fast read) returns the whole counter */
-	SF_FULL_WIDTH_NO_GP,  /* a full-width write with bits above the width is truncated, no #GP */
-	SF_FREEZE_IGNORED,    /* DEBUGCTL.FREEZE_PERFMON_ON_PMI ignored: counters run on at a PMI */
-	SF_OVERFLOW_FREEZES,  /* a counter's overflow stops every other counter (freeze unasked) */
-	SF_ALIAS_BROKEN,      /* AMD's legacy PerfCtr/PerfEvtSel MSRs are not the core counters */
-	SF_SPFLT_IGNORED,     /* KNC: PERF_SPFLT_CONTROL's USER_PREF does not gate its counters */
-	SF_IN_TX_IGNORED,      /* IN_TX (event select bit 32) ignored: it counts outside RTM too */
+	SF_USER_AS_OS,	 /* events at CPL 3 count as ring 0's: OS-only counts them, USR-only not */
+	SF_PCE_IGNORED,	 /* RDPMC at CPL 3 runs with CR4.PCE clear (no #GP) */
+	SF_TR_LEAKED,	 /* the platform's return from ring 3 leaves the harness's TR loaded */
+	SF_WRITE_RESETS, /* a write to a running counter restarts it from 0, not the value */
+	SF_FAST_RDPMC_FULL,  /* RDPMC with ECX[31] (fast read) returns the whole counter */
+	SF_FULL_WIDTH_NO_GP, /* a full-width write with bits above the width is truncated, no #GP */
+	SF_FREEZE_IGNORED,   /* DEBUGCTL.FREEZE_PERFMON_ON_PMI ignored: counters run on at a PMI */
+	SF_OVERFLOW_FREEZES, /* a counter's overflow stops every other counter (freeze unasked) */
+	SF_ALIAS_BROKEN,     /* AMD's legacy PerfCtr/PerfEvtSel MSRs are not the core counters */
+	SF_SPFLT_IGNORED,    /* KNC: PERF_SPFLT_CONTROL's USER_PREF does not gate its counters */
+	SF_IN_TX_IGNORED,    /* IN_TX (event select bit 32) ignored: it counts outside RTM too */
 	SF_EMULATED_UNCOUNTED, /* KVM does not count the instructions it emulates (before 5.17) */
 	SF_METRICS_UNSCALED,   /* PERF_METRICS fields are parts of 0x80, not 0xFF: do not add up */
 	/* Sampling hardware (sim_smp.h). */
-	SF_LBR_OFF_BY_ONE,     /* each LBR FROM is paired with the TO of the branch before */
-	SF_LBR_FILTER_IGNORED, /* the LBR branch-type filters record every kind */
-	SF_LBR_FREEZE_IGNORED, /* FREEZE_LBRS_ON_PMI held, the LBRs record on past the PMI */
+	SF_LBR_OFF_BY_ONE,	  /* each LBR FROM is paired with the TO of the branch before */
+	SF_LBR_FILTER_IGNORED,	  /* the LBR branch-type filters record every kind */
+	SF_LBR_FREEZE_IGNORED,	  /* FREEZE_LBRS_ON_PMI held, the LBRs record on past the PMI */
 	SF_LBR_CALLSTACK_IGNORED, /* call-stack mode held, returns recorded instead of popping */
-	SF_PEBS_NEXT_IP,       /* a PEBS record's eventing IP is the next instruction's */
-	SF_PEBS_RESET_IGNORED, /* the DS area's counter reset value is not reloaded after a record */
+	SF_PEBS_NEXT_IP,	  /* a PEBS record's eventing IP is the next instruction's */
+	SF_PEBS_RESET_IGNORED, /* the DS area's counter reset value is not reloaded after a record
+				*/
 	SF_DS_THRESHOLD_LOST,  /* a DS buffer reaching its interrupt threshold raises no PMI */
 	SF_BTS_SKIPS_BRANCH,   /* the branch trace store drops every 16th branch */
 	SF_IBS_RIP_OUTSIDE,    /* IBS_OP_RIP names an address outside what retired */
@@ -156,29 +157,28 @@ enum sim_fault {
 	"20.3.6.5)"
 /* The sampling faults, and why a model without the hardware has none. */
 #define SIM_LBR_FAULTS                                                                             \
-	(SIM_F(SF_LBR_OFF_BY_ONE) | SIM_F(SF_LBR_FILTER_IGNORED) | SIM_F(SF_LBR_FREEZE_IGNORED) |    \
+	(SIM_F(SF_LBR_OFF_BY_ONE) | SIM_F(SF_LBR_FILTER_IGNORED) | SIM_F(SF_LBR_FREEZE_IGNORED) |  \
 	 SIM_F(SF_LBR_CALLSTACK_IGNORED))
 #define SIM_PEBS_FAULTS                                                                            \
 	(SIM_F(SF_PEBS_NEXT_IP) | SIM_F(SF_PEBS_RESET_IGNORED) | SIM_F(SF_DS_THRESHOLD_LOST))
 #define SIM_BTS_FAULTS (SIM_F(SF_BTS_SKIPS_BRANCH))
 #define SIM_IBS_FAULTS (SIM_F(SF_IBS_RIP_OUTSIDE) | SIM_F(SF_IBS_LVT_IGNORED))
 #define SIM_NA_LBR(why)                                                                            \
-	[SF_LBR_OFF_BY_ONE] = why, [SF_LBR_FILTER_IGNORED] = why, [SF_LBR_FREEZE_IGNORED] = why,  \
+	[SF_LBR_OFF_BY_ONE] = why, [SF_LBR_FILTER_IGNORED] = why, [SF_LBR_FREEZE_IGNORED] = why,   \
 	[SF_LBR_CALLSTACK_IGNORED] = why
 #define SIM_NA_PEBS(why)                                                                           \
 	[SF_PEBS_NEXT_IP] = why, [SF_PEBS_RESET_IGNORED] = why, [SF_DS_THRESHOLD_LOST] = why
 #define SIM_NA_BTS(why) [SF_BTS_SKIPS_BRANCH] = why
 #define SIM_NA_IBS(why) [SF_IBS_RIP_OUTSIDE] = why, [SF_IBS_LVT_IGNORED] = why
-#define SIM_NA_IBS_AMD                                                                             \
-	"IBS is AMD's (AMD APM Vol. 2 13.3, CPUID 8000_0001h ECX[10])"
+#define SIM_NA_IBS_AMD	"IBS is AMD's (AMD APM Vol. 2 13.3, CPUID 8000_0001h ECX[10])"
 #define SIM_NA_DS_INTEL                                                                            \
 	"the debug store (BTS, PEBS) is Intel's (SDM Vol. 3B 18.6.3.4): AMD has none"
 #define SIM_NA_NO_SMP_WHY                                                                          \
 	"the model has no sampling hardware the simulator models (LBR, PEBS, BTS, IBS: "           \
 	"host/sim/sim_smp.h)"
 #define SIM_NA_NO_SMP                                                                              \
-	SIM_NA_LBR(SIM_NA_NO_SMP_WHY), SIM_NA_PEBS(SIM_NA_NO_SMP_WHY), SIM_NA_BTS(SIM_NA_NO_SMP_WHY), \
-	    SIM_NA_IBS(SIM_NA_NO_SMP_WHY)
+	SIM_NA_LBR(SIM_NA_NO_SMP_WHY), SIM_NA_PEBS(SIM_NA_NO_SMP_WHY),                             \
+	    SIM_NA_BTS(SIM_NA_NO_SMP_WHY), SIM_NA_IBS(SIM_NA_NO_SMP_WHY)
 _Static_assert(SF_COUNT <= 64, "sim_model.faults is a 64-bit mask");
 
 /* Realism: what real silicon does that an ideal model would not. Each

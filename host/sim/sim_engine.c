@@ -260,8 +260,7 @@ void sim_retire(struct sim_cpu *s, uint64_t insn, uint64_t branches, uint64_t cy
 	sim_smp_harness(s, branches); /* the harness's branches into the LBRs */
 }
 
-void sim_workload_at(struct sim_cpu *s, const struct workload *w, uint64_t iterations,
-		     unsigned cpl)
+void sim_workload_at(struct sim_cpu *s, const struct workload *w, uint64_t iterations, unsigned cpl)
 {
 	struct workload tw; /* what RTM makes of it (sim_tx.c) */
 	w = sim_tx_outcome(s, w, &tw);

@@ -275,7 +275,7 @@ static bool call_stack(const struct sim_cpu *s)
 	if (!cfg(s)->lbr_callstack || sim_has_fault(s, SF_LBR_CALLSTACK_IGNORED))
 		return false;
 	return cfg(s)->lbr_kind == SIM_LBR_ARCH ? (l->ctl & ARCH_LBR_CTL_STACK) != 0
-						 : (l->select & LBR_SEL_CALLSTACK) != 0;
+						: (l->select & LBR_SEL_CALLSTACK) != 0;
 }
 
 static void pop(struct sim_cpu *s)

@@ -18,7 +18,6 @@
 #define ALL   SIM_REALISM_ALL
 #define SEEDS 25
 
-
 /* Runs the one check id as the suite does; its result. */
 static const struct result *check(const char *model, enum sim_fault f, uint32_t real, uint64_t seed,
 				  const char *id)

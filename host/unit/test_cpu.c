@@ -23,15 +23,15 @@ static void fms(enum cpu_vendor v, uint32_t eax, uint32_t f, uint32_t m, uint32_
 static void decode_family_model(void **st)
 {
 	(void)st;
-	fms(VENDOR_INTEL, 0x000506e3, 0x6, 0x5e, 0x3);	/* Skylake: ext model folded in */
-	fms(VENDOR_INTEL, 0x00000673, 0x6, 0x7, 0x3);	/* Pentium III */
-	fms(VENDOR_INTEL, 0x00000f29, 0xf, 0x2, 0x9);	/* NetBurst: ext family 0 */
-	fms(VENDOR_INTEL, 0x00000b10, 0xb, 0x1, 0x0);	/* KNC */
-	fms(VENDOR_AMD, 0x00800f12, 0x17, 0x1, 0x2);	/* Zen: family 0xf + 0x8 */
-	fms(VENDOR_AMD, 0x00a60f12, 0x19, 0x61, 0x2);	/* Zen 4: ext model with family 0xf */
-	fms(VENDOR_AMD, 0x00000622, 0x6, 0x2, 0x2);	/* Athlon K7 */
-	fms(VENDOR_AMD, 0x00010661, 0x6, 0x6, 0x1);	/* AMD family 6: ext model NOT folded */
-	fms(VENDOR_INTEL, 0x00010661, 0x6, 0x16, 0x1);	/* Intel family 6: folded */
+	fms(VENDOR_INTEL, 0x000506e3, 0x6, 0x5e, 0x3); /* Skylake: ext model folded in */
+	fms(VENDOR_INTEL, 0x00000673, 0x6, 0x7, 0x3);  /* Pentium III */
+	fms(VENDOR_INTEL, 0x00000f29, 0xf, 0x2, 0x9);  /* NetBurst: ext family 0 */
+	fms(VENDOR_INTEL, 0x00000b10, 0xb, 0x1, 0x0);  /* KNC */
+	fms(VENDOR_AMD, 0x00800f12, 0x17, 0x1, 0x2);   /* Zen: family 0xf + 0x8 */
+	fms(VENDOR_AMD, 0x00a60f12, 0x19, 0x61, 0x2);  /* Zen 4: ext model with family 0xf */
+	fms(VENDOR_AMD, 0x00000622, 0x6, 0x2, 0x2);    /* Athlon K7 */
+	fms(VENDOR_AMD, 0x00010661, 0x6, 0x6, 0x1);    /* AMD family 6: ext model NOT folded */
+	fms(VENDOR_INTEL, 0x00010661, 0x6, 0x16, 0x1); /* Intel family 6: folded */
 	fms(VENDOR_INTEL, 0x0fff0f00, 0xf + 0xff, 0xf0, 0x0); /* both extended fields at max */
 	/* SDM Vol. 2A CPUID DisplayModel and Linux intel-family.h */
 	fms(VENDOR_INTEL, 0x00090672, 0x6, 0x97, 0x2); /* Alder Lake */
@@ -44,8 +44,8 @@ static void decode_family_model(void **st)
 	fms(VENDOR_OTHER, 0x000107b0, 0x7, 0x1b, 0x0); /* Zhaoxin KX-5000/6000 */
 	fms(VENDOR_OTHER, 0x000307b0, 0x7, 0x3b, 0x0); /* Zhaoxin KX-7000 */
 	fms(VENDOR_OTHER, 0x00010690, 0x6, 0x19, 0x0); /* Centaur model 0x19 */
-	fms(VENDOR_OTHER, 0x000006f2, 0x6, 0xf, 0x2);	/* Centaur Nano */
-	fms(VENDOR_OTHER, 0x00010592, 0x5, 0x9, 0x2);	/* below family 6: not folded */
+	fms(VENDOR_OTHER, 0x000006f2, 0x6, 0xf, 0x2);  /* Centaur Nano */
+	fms(VENDOR_OTHER, 0x00010592, 0x5, 0x9, 0x2);  /* below family 6: not folded */
 }
 
 static uint32_t w4(const char *p)
@@ -99,8 +99,7 @@ static void hypervisor_sig(const char *sig12, const char *name, const char *sig)
 
 	hw_cpuid(1, 0, &r);
 	sim_set_cpuid(&sim, 1, 0, r.eax, r.ebx, r.ecx | 1u << 31, r.edx);
-	sim_set_cpuid(&sim, 0x40000000u, 0, 0x40000001u, w4(sig12), w4(sig12 + 4),
-		      w4(sig12 + 8));
+	sim_set_cpuid(&sim, 0x40000000u, 0, 0x40000001u, w4(sig12), w4(sig12 + 4), w4(sig12 + 8));
 	cpu_identify(&ci);
 	assert_true(ci.hypervisor);
 	assert_string_equal(ci.hv.name, name);
@@ -201,10 +200,10 @@ static void select_intel(void **st)
 
 	for (uint32_t m = 0; m < 16; m++) {
 		i = ids("GenuineIntel", 0x600 | (m << 4));
-		enum pmu_driver_id want = (m == 1 || m == 3 || m == 5 || m == 6 || m == 7 || m == 8 ||
-					   m == 9 || m == 10 || m == 11 || m == 13)
-						  ? PMU_DRV_INTEL_P6
-						  : PMU_DRV_NONE;
+		enum pmu_driver_id want = (m == 1 || m == 3 || m == 5 || m == 6 || m == 7 ||
+					   m == 8 || m == 9 || m == 10 || m == 11 || m == 13)
+					      ? PMU_DRV_INTEL_P6
+					      : PMU_DRV_NONE;
 		assert_int_equal(pick(&i), want);
 	}
 	i = ids("GenuineIntel", 0x00000f29);
@@ -285,11 +284,11 @@ static void hybrid_p_core_alone(void **st)
 	static struct cpu_info ci;
 	static struct pmu p;
 	struct sim_cpuid t[] = {
-		{ 0, ANY_SUB, { 0x00000020, 0x756E6547, 0x6C65746E, 0x49656E69 } },
-		{ 1, ANY_SUB, { 0x000B06A2, 0x00800800, 0x7FFAFBBF, 0xBFEBFBFF } },
-		{ 7, 0, { 0x00000002, 0x239C27EB, 0x98C027AC, 0xFC1CC410 } },
-		{ 0x0A, ANY_SUB, { 0x08300805, 0x00000000, 0x0000000F, 0x00008604 } },
-		{ 0x1A, ANY_SUB, { 0x40000001, 0, 0, 0 } },
+	    {0, ANY_SUB, {0x00000020, 0x756E6547, 0x6C65746E, 0x49656E69}},
+	    {1, ANY_SUB, {0x000B06A2, 0x00800800, 0x7FFAFBBF, 0xBFEBFBFF}},
+	    {7, 0, {0x00000002, 0x239C27EB, 0x98C027AC, 0xFC1CC410}},
+	    {0x0A, ANY_SUB, {0x08300805, 0x00000000, 0x0000000F, 0x00008604}},
+	    {0x1A, ANY_SUB, {0x40000001, 0, 0, 0}},
 	};
 	(void)st;
 	replay(t, sizeof(t) / sizeof(t[0]), &ci, &p);
@@ -298,7 +297,7 @@ static void hybrid_p_core_alone(void **st)
 	assert_int_equal(ci.driver, PMU_DRV_INTEL_ARCH);
 	assert_int_equal(p.n_gp, 8);
 	assert_int_equal(p.n_fixed, 4);
-	t[3].r = (struct cpuid_regs){ 0x07300605, 0, 0x00000007, 0x00008603 };
+	t[3].r = (struct cpuid_regs){0x07300605, 0, 0x00000007, 0x00008603};
 	replay(t, sizeof(t) / sizeof(t[0]), &ci, &p);
 	assert_int_equal(p.n_gp, 8);
 	assert_int_equal(p.n_fixed, 4);
@@ -307,15 +306,15 @@ static void hybrid_p_core_alone(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(decode_family_model),
-		cmocka_unit_test(select_intel),
-		cmocka_unit_test(select_amd),
-		cmocka_unit_test(select_other),
-		cmocka_unit_test(names),
-		cmocka_unit_test(brand_trimmed),
-		cmocka_unit_test(hypervisor_named),
-		cmocka_unit_test(microcode_where_documented),
-		cmocka_unit_test(hybrid_p_core_alone),
+	    cmocka_unit_test(decode_family_model),
+	    cmocka_unit_test(select_intel),
+	    cmocka_unit_test(select_amd),
+	    cmocka_unit_test(select_other),
+	    cmocka_unit_test(names),
+	    cmocka_unit_test(brand_trimmed),
+	    cmocka_unit_test(hypervisor_named),
+	    cmocka_unit_test(microcode_where_documented),
+	    cmocka_unit_test(hybrid_p_core_alone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

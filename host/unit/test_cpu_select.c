@@ -138,8 +138,8 @@ static void verdict_lines(void **st)
 {
 	(void)st;
 	char b[120];
-	struct cpu_run r = {.cpu = 3, .n = {.passed = 4, .skipped = 20, .pmu_passed = 2,
-					    .pmu_usable = true}};
+	struct cpu_run r = {.cpu = 3,
+			    .n = {.passed = 4, .skipped = 20, .pmu_passed = 2, .pmu_usable = true}};
 	cpu_verdict_line(&r, b, sizeof(b));
 	assert_string_equal(b, "cpu.3.verdict: PASS (4 passed, 0 failed, 20 skipped)");
 	r.n.failed = 1;
@@ -161,10 +161,14 @@ static void verdict_lines(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(requested),       cmocka_unit_test(default_is_bsp),
-	    cmocka_unit_test(all_enabled),     cmocka_unit_test(list_unknown_and_disabled),
-	    cmocka_unit_test(list_zero_seven), cmocka_unit_test(nothing_available),
-	    cmocka_unit_test(capped),	       cmocka_unit_test(verdict_lines),
+	    cmocka_unit_test(requested),
+	    cmocka_unit_test(default_is_bsp),
+	    cmocka_unit_test(all_enabled),
+	    cmocka_unit_test(list_unknown_and_disabled),
+	    cmocka_unit_test(list_zero_seven),
+	    cmocka_unit_test(nothing_available),
+	    cmocka_unit_test(capped),
+	    cmocka_unit_test(verdict_lines),
 	    cmocka_unit_test(none_selected_message),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

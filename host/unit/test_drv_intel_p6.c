@@ -14,7 +14,7 @@
 
 #include "sim_drv.h"
 
-#define CYC_OS PMU_F_OS
+#define CYC_OS	  PMU_F_OS
 #define NOP_EVENT 0x2eull
 
 static void describe_pentium3(void **st)
@@ -66,10 +66,9 @@ static void pentium_m_automask(void **st)
 		cpu_identify(&drv_ci);
 		assert_int_equal(drv_ci.driver, PMU_DRV_INTEL_P6);
 		pmu_attach(&drv_p, &drv_ci);
-		assert_int_equal(drv_p.pmi_flags,
-				 models[k] == 9 || models[k] == 13
-				     ? PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE
-				     : 0);
+		assert_int_equal(drv_p.pmi_flags, models[k] == 9 || models[k] == 13
+						      ? PMU_PMI_AUTOMASK | PMU_PMI_UNMASK_LATE
+						      : 0);
 	}
 }
 

@@ -13,11 +13,11 @@
 #include "../sim/sim.h"
 #include "drv_common.h"
 
-#define CCCR_ENABLE (1ull << 12)
-#define CCCR_OVF (1ull << 31)
+#define CCCR_ENABLE	(1ull << 12)
+#define CCCR_OVF	(1ull << 31)
 #define CCCR_OVF_PMI_T0 (1ull << 26)
-#define BIT39 (1ull << 39)
-#define MASK40 ((1ull << 40) - 1)
+#define BIT39		(1ull << 39)
+#define MASK40		((1ull << 40) - 1)
 
 enum { C_CYCLES = 0, C_BR1 = 1, C_RBT = 4, C_INSTR = 12, C_BRANCH = 13, C_MISP = 16 };
 

@@ -247,13 +247,13 @@ static void option_handler(void **st)
 	(void)st;
 	struct ev_result r;
 	n_lines = 0;
-	assert_int_equal(
-	    events_handle_options(PMU_DRV_INTEL_ARCH, 6, 0x5e, false, false, "", "line 1", &sink, &r),
-	    EVOPT_NONE);
+	assert_int_equal(events_handle_options(PMU_DRV_INTEL_ARCH, 6, 0x5e, false, false, "",
+					       "line 1", &sink, &r),
+			 EVOPT_NONE);
 	assert_int_equal(n_lines, 0);
-	assert_int_equal(
-	    events_handle_options(PMU_DRV_INTEL_ARCH, 6, 0x5e, true, false, "x", "line 1", &sink, &r),
-	    EVOPT_LISTED);
+	assert_int_equal(events_handle_options(PMU_DRV_INTEL_ARCH, 6, 0x5e, true, false, "x",
+					       "line 1", &sink, &r),
+			 EVOPT_LISTED);
 	assert_true(n_lines > 20);
 	n_lines = 0;
 	assert_int_equal(events_handle_options(PMU_DRV_INTEL_ARCH, 6, 0x5e, false, false,
@@ -264,8 +264,8 @@ static void option_handler(void **st)
 			    "event.resolved: L2_RQSTS.DEMAND_DATA_RD_MISS event=0x24,umask=0x21");
 	n_lines = 0;
 	assert_int_equal(events_handle_options(PMU_DRV_INTEL_ARCH, 6, 0x5e, false, false,
-					       "event=0x24,umask=0x1f,cmask=1,inv,counter=2", "line 1", &sink,
-					       &r),
+					       "event=0x24,umask=0x1f,cmask=1,inv,counter=2",
+					       "line 1", &sink, &r),
 			 EVOPT_RESOLVED);
 	assert_int_equal(n_lines, 2);
 	assert_true(!strncmp(lines[0], "warning: L2_RQSTS unit mask 0x1f counts nothing", 47));
@@ -277,8 +277,8 @@ static void option_handler(void **st)
 			 EVOPT_REFUSED);
 	assert_int_equal(n_lines, 1);
 	/* the refusal names where the option was set, as every bad value does */
-	assert_true(!strncmp(lines[0], "error: event (pmuharness.cfg line 7): unknown event name",
-			     56));
+	assert_true(
+	    !strncmp(lines[0], "error: event (pmuharness.cfg line 7): unknown event name", 56));
 	assert_non_null(strstr(lines[0], "the run goes on without it"));
 }
 
@@ -287,8 +287,8 @@ static void option_handler(void **st)
 static void counter_range_and_escapes(void **st)
 {
 	(void)st;
-	struct ev_result r =
-	    resolve_expect(PMU_DRV_INTEL_ARCH, 6, 0x3c, "event=0xc0,counter=4294967296", EV_REFUSED);
+	struct ev_result r = resolve_expect(PMU_DRV_INTEL_ARCH, 6, 0x3c,
+					    "event=0xc0,counter=4294967296", EV_REFUSED);
 	assert_non_null(strstr(r.msg, "counter 4294967296 out of range"));
 	r = resolve_expect(PMU_DRV_INTEL_ARCH, 6, 0x3c, "event=0xc0,counter=32", EV_REFUSED);
 	assert_non_null(strstr(r.msg, "counter 32"));
@@ -305,10 +305,14 @@ static void counter_range_and_escapes(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(parse_errors),	cmocka_unit_test(case_insensitive_names),
-	    cmocka_unit_test(generic_intel),	cmocka_unit_test(generic_knc),
-	    cmocka_unit_test(generic_netburst), cmocka_unit_test(listing),
-	    cmocka_unit_test(no_table_family),	cmocka_unit_test(option_handler),
+	    cmocka_unit_test(parse_errors),
+	    cmocka_unit_test(case_insensitive_names),
+	    cmocka_unit_test(generic_intel),
+	    cmocka_unit_test(generic_knc),
+	    cmocka_unit_test(generic_netburst),
+	    cmocka_unit_test(listing),
+	    cmocka_unit_test(no_table_family),
+	    cmocka_unit_test(option_handler),
 	    cmocka_unit_test(counter_range_and_escapes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

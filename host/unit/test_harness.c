@@ -18,7 +18,7 @@
 #include "../sim/sim.h"
 
 #define MAX_EVENTS 400
-#define MAX_KEYS 8
+#define MAX_KEYS   8
 
 /* What the platform was asked to do, in order: "line: ...", "screen: ...",
  * "open", "flush", "close: <JSON verdict or none>", "qemu-exit: N",
@@ -27,11 +27,11 @@ static char events[MAX_EVENTS][240];
 static unsigned n_events;
 
 static struct {
-	const char *cfg;      /* the options the platform supplies */
-	bool files;	      /* results_open succeeds */
-	bool crash;	      /* guard reports an exception before the run */
-	bool no_memory;	      /* alloc fails */
-	bool unsaved;	      /* results_close could not write a file */
+	const char *cfg;		  /* the options the platform supplies */
+	bool files;			  /* results_open succeeds */
+	bool crash;			  /* guard reports an exception before the run */
+	bool no_memory;			  /* alloc fails */
+	bool unsaved;			  /* results_close could not write a file */
 	enum platform_key keys[MAX_KEYS]; /* key_wait's answers in turn, then Esc */
 	unsigned n_keys, next_key;
 	uint64_t clock;
@@ -190,21 +190,21 @@ static void f_power_off(void *ctx)
 }
 
 static const struct platform plat = {
-	.line = f_line,
-	.screen = f_screen,
-	.results_open = f_open,
-	.results_flush = f_flush,
-	.results_close = f_close,
-	.alloc = f_alloc,
-	.free = f_free,
-	.options = f_options,
-	.now_us = f_now,
-	.key_flush = f_key_flush,
-	.key_wait = f_key_wait,
-	.guard = f_guard,
-	.unguard = f_unguard,
-	.qemu_exit = f_qemu_exit,
-	.power_off = f_power_off,
+    .line = f_line,
+    .screen = f_screen,
+    .results_open = f_open,
+    .results_flush = f_flush,
+    .results_close = f_close,
+    .alloc = f_alloc,
+    .free = f_free,
+    .options = f_options,
+    .now_us = f_now,
+    .key_flush = f_key_flush,
+    .key_wait = f_key_wait,
+    .guard = f_guard,
+    .unguard = f_unguard,
+    .qemu_exit = f_qemu_exit,
+    .power_off = f_power_off,
 };
 
 /* A healthy simulated Skylake, the fake platform reset, files on. */
@@ -256,11 +256,11 @@ static void countdown_esc_skips(void **st)
 {
 	(void)st;
 	fake.cfg = "countdown = 2\n";
-	keys(1, (enum platform_key[]){ PKEY_ESC });
+	keys(1, (enum platform_key[]){PKEY_ESC});
 	assert_int_equal(harness_main(&plat), HARNESS_SKIPPED);
 	assert_string_equal(events[0], "key-flush");
-	assert_string_equal(events[1],
-			    "screen: Starting in 2 s. Esc: skip the run; any other key: start now.");
+	assert_string_equal(
+	    events[1], "screen: Starting in 2 s. Esc: skip the run; any other key: start now.");
 	assert_string_equal(events[2], "screen: Run skipped (Esc): returning to the firmware.");
 	assert_int_equal(n_events, 3);
 }
@@ -271,7 +271,7 @@ static void prompt_runs_again(void **st)
 {
 	(void)st;
 	fake.cfg = "checks = idt.*\ncountdown = 2\n";
-	keys(4, (enum platform_key[]){ PKEY_NONE, PKEY_NONE, PKEY_OTHER, PKEY_AGAIN });
+	keys(4, (enum platform_key[]){PKEY_NONE, PKEY_NONE, PKEY_OTHER, PKEY_AGAIN});
 	assert_int_equal(harness_main(&plat), HARNESS_DONE);
 	assert_int_equal(count("screen: Starting in "), 2);
 	assert_int_equal(count("line: pmuharness: "), 2);
@@ -290,7 +290,7 @@ static void prompt_says_unsaved(void **st)
 	(void)st;
 	fake.cfg = "checks = idt.*\ncountdown = 0\n";
 	fake.unsaved = true;
-	keys(1, (enum platform_key[]){ PKEY_ESC });
+	keys(1, (enum platform_key[]){PKEY_ESC});
 	assert_int_equal(harness_main(&plat), HARNESS_DONE);
 	assert_int_equal(count("screen: Results saved."), 0);
 	assert_int_equal(count("screen: Results NOT saved to files (see above): they are on the "
@@ -354,8 +354,8 @@ static void missing_counter_refused(void **st)
 				  "not exist: intel-arch has",
 				  0),
 			     -1);
-	assert_int_not_equal(find("line: SKIP event.raw: event (pmuharness.cfg line 3) refused:", 0),
-			     -1);
+	assert_int_not_equal(
+	    find("line: SKIP event.raw: event (pmuharness.cfg line 3) refused:", 0), -1);
 	assert_int_equal(find("line: FAIL", 0), -1);
 	assert_int_not_equal(find("qemu-exit: 0", 0), -1); /* PMH_EXIT_PASS */
 }
@@ -454,8 +454,9 @@ static void outside_nmi_said_after_check(void **st)
 	sim_rdmsr_filter = 0;
 	int warn = find("line: warning: ", 0);
 	assert_int_not_equal(warn, -1);
-	assert_non_null(strstr(events[warn], "NMIs from outside the harness (not a PMI: none was "
-					     "armed for NMI) during msr.access, the last at rip 0x"));
+	assert_non_null(strstr(events[warn],
+			       "NMIs from outside the harness (not a PMI: none was "
+			       "armed for NMI) during msr.access, the last at rip 0x"));
 	assert_true(find("line: PASS msr.access", 0) > warn);
 	assert_int_equal(count("line: fatal"), 0);
 	assert_int_equal(count("line: warning: unexpected NMI"), 0);
@@ -485,13 +486,14 @@ static void no_results_files(void **st)
 }
 
 /* A lone run (the simulator's) stops right after a listing, and goes on
- * past a refused event (flagged for the simulator's exit); a platform without optional members gets the boot CPU run. */
+ * past a refused event (flagged for the simulator's exit); a platform without optional members gets
+ * the boot CPU run. */
 static void lone_run(void **st)
 {
 	(void)st;
 	static struct harness h;
 	static struct suite s;
-	const struct platform bare = { .line = f_line };
+	const struct platform bare = {.line = f_line};
 
 	h.suite = &s;
 	options_default(&h.opt);
@@ -546,7 +548,7 @@ static void help_runs_nothing(void **st)
 	(void)st;
 	static struct harness h;
 	static struct suite s;
-	const struct platform bare = { .line = f_line };
+	const struct platform bare = {.line = f_line};
 
 	h.suite = &s;
 	options_default(&h.opt);
@@ -555,8 +557,8 @@ static void help_runs_nothing(void **st)
 	harness_run(&bare, &h);
 	assert_int_equal(h.stop, HSTOP_HELP);
 	assert_int_not_equal(find("line: pmuharness options:", 0), -1);
-	assert_int_not_equal(find("line:   repeat      measurements per figure, 1-1001 (default 11)", 0),
-			     -1);
+	assert_int_not_equal(
+	    find("line:   repeat      measurements per figure, 1-1001 (default 11)", 0), -1);
 	assert_int_equal(find("line: cpu.vendor", 0), -1);
 	assert_int_equal(count("line: verdict: "), 0);
 }
@@ -565,11 +567,11 @@ static void help_runs_nothing(void **st)
 static void trigger_only_when_named(void **st)
 {
 	(void)st;
-	static const char *const not_named[] = { "*", "apic.*", "apic.fatal-trigger*",
-						 "apic.fatal-trigge" };
+	static const char *const not_named[] = {"*", "apic.*", "apic.fatal-trigger*",
+						"apic.fatal-trigge"};
 	static struct harness h;
 	static struct suite s;
-	const struct platform bare = { .line = f_line };
+	const struct platform bare = {.line = f_line};
 
 	h.suite = &s;
 	for (unsigned i = 0; i < sizeof(not_named) / sizeof(not_named[0]); i++) {
@@ -583,7 +585,7 @@ static void trigger_only_when_named(void **st)
 	n_events = 0;
 	harness_run(&bare, &h);
 	assert_int_not_equal(
-		find("line: SKIP apic.fatal-trigger: the host build has no exception path", 0), -1);
+	    find("line: SKIP apic.fatal-trigger: the host build has no exception path", 0), -1);
 	assert_int_not_equal(find("line: 1 passed, 0 failed, 1 skipped", 0), -1);
 }
 
@@ -594,15 +596,15 @@ static void suite_cpu_api(void **st)
 	(void)st;
 	static struct suite s;
 	static struct options o;
-	struct cpu_info ci = { 0 };
-	struct pmu p = { .status = PMU_FUNCTIONAL }, ap_pmu = { 0 };
-	struct apic_info ai = { 0 };
+	struct cpu_info ci = {0};
+	struct pmu p = {.status = PMU_FUNCTIONAL}, ap_pmu = {0};
+	struct apic_info ai = {0};
 
 	options_default(&o);
-	suite_init(&s, &o, &ci, &p, &ai, (struct sink){ f_line, 0 });
+	suite_init(&s, &o, &ci, &p, &ai, (struct sink){f_line, 0});
 	struct suite_cpu bsp = suite_bound(&s);
 	struct run_counts before = suite_counts(&s);
-	suite_bind_cpu(&s, &(struct suite_cpu){ &ci, &ap_pmu, &ai, { f_screen, 0 } });
+	suite_bind_cpu(&s, &(struct suite_cpu){&ci, &ap_pmu, &ai, {f_screen, 0}});
 	assert_ptr_equal(suite_bound(&s).pmu, &ap_pmu);
 	suite_emit(&s, "on the AP");
 	suite_fail_cpu(&s, 2, "the run did not finish");
@@ -637,27 +639,27 @@ static void exit_values(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(session_qemu_exit, setup),
-		cmocka_unit_test_setup(enumeration_line, setup),
-		cmocka_unit_test_setup(enumeration_line_v6, setup),
-		cmocka_unit_test_setup(countdown_esc_skips, setup),
-		cmocka_unit_test_setup(prompt_runs_again, setup),
-		cmocka_unit_test_setup(no_memory, setup),
-		cmocka_unit_test_setup(prompt_says_unsaved, setup),
-		cmocka_unit_test_setup(session_listing_keeps_summary, setup),
-		cmocka_unit_test_setup(refused_event_goes_on, setup),
-		cmocka_unit_test_setup(missing_counter_refused, setup),
-		cmocka_unit_test_setup(no_check_selected, setup),
-		cmocka_unit_test_setup(lava_end_after_files, setup),
-		cmocka_unit_test_setup(kvm_unit_tests_mode, setup),
-		cmocka_unit_test_setup(outside_nmi_said_after_check, setup),
-		cmocka_unit_test_setup(exception_is_error, setup),
-		cmocka_unit_test_setup(no_results_files, setup),
-		cmocka_unit_test(help_runs_nothing),
-		cmocka_unit_test_setup(lone_run, setup),
-		cmocka_unit_test_setup(trigger_only_when_named, setup),
-		cmocka_unit_test_setup(suite_cpu_api, setup),
-		cmocka_unit_test_setup(exit_values, setup), /* the last setup frees */
+	    cmocka_unit_test_setup(session_qemu_exit, setup),
+	    cmocka_unit_test_setup(enumeration_line, setup),
+	    cmocka_unit_test_setup(enumeration_line_v6, setup),
+	    cmocka_unit_test_setup(countdown_esc_skips, setup),
+	    cmocka_unit_test_setup(prompt_runs_again, setup),
+	    cmocka_unit_test_setup(no_memory, setup),
+	    cmocka_unit_test_setup(prompt_says_unsaved, setup),
+	    cmocka_unit_test_setup(session_listing_keeps_summary, setup),
+	    cmocka_unit_test_setup(refused_event_goes_on, setup),
+	    cmocka_unit_test_setup(missing_counter_refused, setup),
+	    cmocka_unit_test_setup(no_check_selected, setup),
+	    cmocka_unit_test_setup(lava_end_after_files, setup),
+	    cmocka_unit_test_setup(kvm_unit_tests_mode, setup),
+	    cmocka_unit_test_setup(outside_nmi_said_after_check, setup),
+	    cmocka_unit_test_setup(exception_is_error, setup),
+	    cmocka_unit_test_setup(no_results_files, setup),
+	    cmocka_unit_test(help_runs_nothing),
+	    cmocka_unit_test_setup(lone_run, setup),
+	    cmocka_unit_test_setup(trigger_only_when_named, setup),
+	    cmocka_unit_test_setup(suite_cpu_api, setup),
+	    cmocka_unit_test_setup(exit_values, setup), /* the last setup frees */
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

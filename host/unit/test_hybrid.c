@@ -20,8 +20,8 @@
 #include "../../tests/harness.h"
 #include "../sim/sim.h"
 
-#define P_CORE 0 /* CPUs 0-1: Golden Cove */
-#define E_CORE 2 /* CPUs 2-3: Gracemont */
+#define P_CORE	0 /* CPUs 0-1: Golden Cove */
+#define E_CORE	2 /* CPUs 2-3: Gracemont */
 #define EVTSEL0 0x186u
 
 /* CPU n's leaf 0AH and 1AH, and what the driver attaches there. */
@@ -124,7 +124,7 @@ static void run(const char *model, const char *args)
 	static char buf[256];
 	char *argv[8];
 	int argc = 0;
-	const struct platform p = { .line = rec, .run_cpus = sim_run_cpus };
+	const struct platform p = {.line = rec, .run_cpus = sim_run_cpus};
 
 	n_lines = 0;
 	memset(&h, 0, sizeof(h));
@@ -171,10 +171,12 @@ static void identity_carries_core_type(void **st)
 
 	(void)st;
 	run("alderlake", "cpus=all checks=pmu.probe");
-	assert_true(has_line("cpu.1.identity: apic.id 0x1 (x2apic), pmu.driver intel-arch, "
-			     "pmu.status functional, core_type 0x40 core, counters 8 gp + 4 fixed"));
-	assert_true(has_line("cpu.2.identity: apic.id 0x2 (x2apic), pmu.driver intel-arch, "
-			     "pmu.status functional, core_type 0x20 atom, counters 6 gp + 3 fixed"));
+	assert_true(
+	    has_line("cpu.1.identity: apic.id 0x1 (x2apic), pmu.driver intel-arch, "
+		     "pmu.status functional, core_type 0x40 core, counters 8 gp + 4 fixed"));
+	assert_true(
+	    has_line("cpu.2.identity: apic.id 0x2 (x2apic), pmu.driver intel-arch, "
+		     "pmu.status functional, core_type 0x20 atom, counters 6 gp + 3 fixed"));
 	assert_true(has_line("cpu.3.verdict: "));
 	assert_true(report_json(&suite, json, sizeof(json)) < sizeof(json));
 	assert_non_null(strstr(json, "{\"cpu\": 0, \"apic_id\": 0,"));

@@ -148,9 +148,9 @@ static void flags_take_yes_no_words(void **st)
 static void help_and_nearest_key(void **st)
 {
 	(void)st;
-	static const char *const asks[] = { "pmuharness help", "x --help", "x -h", "help" };
+	static const char *const asks[] = {"pmuharness help", "x --help", "x -h", "help"};
 	struct options o;
-	char *argv[] = { "--repat", "3", "checks=x", "--zzzzzzzz=1" };
+	char *argv[] = {"--repat", "3", "checks=x", "--zzzzzzzz=1"};
 
 	for (unsigned i = 0; i < sizeof(asks) / sizeof(asks[0]); i++) {
 		assert_int_equal(cmdline(&o, asks[i]), 0);

@@ -68,7 +68,7 @@ static void finish_values(void **st)
 {
 	(void)st;
 	struct options o;
-	const char *v[] = { "wait", "return", "poweroff", "qemu-exit" };
+	const char *v[] = {"wait", "return", "poweroff", "qemu-exit"};
 	for (int i = 0; i < 4; i++) {
 		char text[64];
 		snprintf(text, sizeof(text), "on_finish=%s", v[i]);
@@ -107,7 +107,7 @@ static void long_and_binary_input(void **st)
 	big[sizeof(big) - 1] = 0;
 	assert_int_equal(parse(&o, big), 1);
 	assert_non_null(strstr(errors[0], "longer than"));
-	const char bin[] = { 'r', 'e', 'p', 0, 1, 2, '\n', 'r', 'e', 'p', 'e', 'a', 't', '=', '3' };
+	const char bin[] = {'r', 'e', 'p', 0, 1, 2, '\n', 'r', 'e', 'p', 'e', 'a', 't', '=', '3'};
 	n_errors = 0;
 	options_default(&o);
 	options_parse_config(&o, bin, sizeof(bin), err, NULL);
@@ -130,8 +130,8 @@ static void load_options(void **st)
 {
 	(void)st;
 	struct options o;
-	char *argv[] = { "on_finish=return", "--repeat", "3", "--verbose", "checks=pmu.*",
-			 "--cpus=all", "bogus" };
+	char *argv[] = {"on_finish=return", "--repeat",	  "3",	  "--verbose",
+			"checks=pmu.*",	    "--cpus=all", "bogus"};
 	n_errors = 0;
 	options_default(&o);
 	int bad = options_parse_args(&o, 7, argv, err, NULL);
@@ -311,7 +311,8 @@ static void bad_value_keeps_previous(void **st)
 	assert_string_equal(o.event, "0xc0");
 	assert_int_equal(o.repeat, 3);
 	assert_int_equal(o.n_preloads, 1);
-	assert_int_equal(parse(&o, "Repeat = 2\nON_FINISH = Qemu-Exit\nPMI = NMI\nCPUS = ALL\n"), 0);
+	assert_int_equal(parse(&o, "Repeat = 2\nON_FINISH = Qemu-Exit\nPMI = NMI\nCPUS = ALL\n"),
+			 0);
 	assert_int_equal(o.repeat, 2);
 	assert_int_equal(o.on_finish, FINISH_QEMU_EXIT);
 	assert_int_equal(o.pmi, PMI_NMI);
@@ -351,20 +352,20 @@ static void event_and_long_lines(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(defaults),
-		cmocka_unit_test(good_file),
-		cmocka_unit_test(finish_values),
-		cmocka_unit_test(malformed_lines_reported_and_defaults_kept),
-		cmocka_unit_test(long_and_binary_input),
-		cmocka_unit_test(bad_lists_keep_previous),
-		cmocka_unit_test(load_options),
-		cmocka_unit_test(flags_and_ranges),
-		cmocka_unit_test(output_values),
-		cmocka_unit_test(encodings),
-		cmocka_unit_test(messages_escaped),
-		cmocka_unit_test(numbers_need_digits),
-		cmocka_unit_test(bad_value_keeps_previous),
-		cmocka_unit_test(event_and_long_lines),
+	    cmocka_unit_test(defaults),
+	    cmocka_unit_test(good_file),
+	    cmocka_unit_test(finish_values),
+	    cmocka_unit_test(malformed_lines_reported_and_defaults_kept),
+	    cmocka_unit_test(long_and_binary_input),
+	    cmocka_unit_test(bad_lists_keep_previous),
+	    cmocka_unit_test(load_options),
+	    cmocka_unit_test(flags_and_ranges),
+	    cmocka_unit_test(output_values),
+	    cmocka_unit_test(encodings),
+	    cmocka_unit_test(messages_escaped),
+	    cmocka_unit_test(numbers_need_digits),
+	    cmocka_unit_test(bad_value_keeps_previous),
+	    cmocka_unit_test(event_and_long_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,13 +15,13 @@
 #include "../../events/sample.h"
 #include "../../pmu/msr.h"
 
-#define ITERS	 300 /* about 6300 instructions */
-#define PRELOAD	 100
-#define RESET	 508
-#define FMT3	 0xc8 /* format 3's record size */
-#define EIP	 0xb0 /* its EventingIP */
-#define CAP	 16
-#define SEEDS	 5
+#define ITERS	300 /* about 6300 instructions */
+#define PRELOAD 100
+#define RESET	508
+#define FMT3	0xc8 /* format 3's record size */
+#define EIP	0xb0 /* its EventingIP */
+#define CAP	16
+#define SEEDS	5
 
 static struct {
 	uint64_t bts[4], pebs_base, pebs_index, pebs_max, pebs_thr, reset[8];

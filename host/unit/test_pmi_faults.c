@@ -17,9 +17,8 @@
 #include "../../tests/suite.h"
 #include "sim_suite.h"
 
-#define ALL SIM_REALISM_ALL
+#define ALL   SIM_REALISM_ALL
 #define SEEDS 5
-
 
 /* Every seed: check id FAILs on model with fault f, naming `words`. */
 static void caught(const char *model, enum sim_fault f, const char *id, const char *words)
@@ -137,8 +136,8 @@ static void storm_caught(void **st)
 static void wrong_vector_caught(void **st)
 {
 	(void)st;
-	static const char *const models[] = {"yonah",	"core2", "skylake", "pentium3",  "pentium4",
-					     "knc",	"athlon", "opteron", "bulldozer", "zen4"};
+	static const char *const models[] = {"yonah", "core2",	"skylake", "pentium3",	"pentium4",
+					     "knc",   "athlon", "opteron", "bulldozer", "zen4"};
 	uint32_t seen = 0;
 	for (unsigned k = 0; k < 10; k++)
 		caught(models[k], SF_WRONG_VECTOR, "overflow.pmi", "wrong vector");
@@ -150,8 +149,8 @@ static void wrong_vector_caught(void **st)
 		apic_lvt_pc_write(VEC_PMI);
 		sim_pmi_request(&sim);
 		uint32_t irr = apic_read(APIC_IRR0 + 0x70); /* vectors 0xe0-0xff */
-		assert_int_equal(irr & (irr - 1), 0);	     /* one vector */
-		assert_int_equal(irr & ~0xffffu, 0);	     /* in 0xe0-0xef */
+		assert_int_equal(irr & (irr - 1), 0);	    /* one vector */
+		assert_int_equal(irr & ~0xffffu, 0);	    /* in 0xe0-0xef */
 		assert_int_equal(irr & (1u << (VEC_PMI - 0xe0)), 0);
 		seen |= irr;
 	}
@@ -225,7 +224,7 @@ static bool old_simultaneous_passes(struct check_ctx *c)
 static void duplicate_caught(void **st)
 {
 	(void)st;
-	static const char *const models[] = {"yonah",	 "core2", "skylake",
+	static const char *const models[] = {"yonah",	 "core2",    "skylake",
 					     "pentium3", "pentium4", "knc"};
 	for (unsigned k = 0; k < 6; k++) {
 		struct check_ctx c = up(models[k], SF_DUPLICATE_PMI, ALL, 1);
@@ -280,7 +279,8 @@ static void overflow_joins_request(void **st)
 			if (s->spurious)
 				fail_msg("seed %llu d %llu: %llu PMIs, %llu with nothing pending",
 					 (unsigned long long)seed, (unsigned long long)d,
-					 (unsigned long long)s->total, (unsigned long long)s->spurious);
+					 (unsigned long long)s->total,
+					 (unsigned long long)s->spurious);
 		}
 	}
 }

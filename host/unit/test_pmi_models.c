@@ -34,7 +34,10 @@ static const struct workload one_insn = {
     .per_iter = {1, 0, 0, 1, 0, 0},
 };
 
-static void run(uint64_t iters) { hw_run_workload(&one_insn, iters); }
+static void run(uint64_t iters)
+{
+	hw_run_workload(&one_insn, iters);
+}
 
 static void boot(const char *model, enum sim_fault f)
 {

@@ -19,9 +19,8 @@
 #include "../../tests/suite.h"
 #include "sim_suite.h"
 
-#define ALL SIM_REALISM_ALL
+#define ALL	  SIM_REALISM_ALL
 #define EFFECT(e) (1u << (e))
-
 
 static void passes(const char *model, const char *id, uint64_t seeds)
 {
@@ -29,7 +28,8 @@ static void passes(const char *model, const char *id, uint64_t seeds)
 		up(model, SF_NONE, ALL, seed);
 		const struct result *r = run_check(id);
 		if (r->v != V_PASS)
-			fail_msg("%s seed %llu: %s %s", model, (unsigned long long)seed, id, r->msg);
+			fail_msg("%s seed %llu: %s %s", model, (unsigned long long)seed, id,
+				 r->msg);
 	}
 }
 
@@ -245,7 +245,7 @@ static void timer_in_window_held_off(void **st)
 		uint64_t now = window_count(&c, false);
 		assert_int_equal(now, clean);
 		assert_int_equal(apic_read(APIC_TPR), 0); /* put back */
-		assert_true(sim.st.timer_irqs > ticks); /* taken after the window */
+		assert_true(sim.st.timer_irqs > ticks);	  /* taken after the window */
 		c = up(models[k], SF_NONE, 0, 1);
 		assert_int_equal(m_setup(&c, 0, GEN_INSTRUCTIONS, PMU_F_OS | PMU_F_USR), M_OK);
 		clean = window_from_zero(&c, 0, 20000);
@@ -304,8 +304,8 @@ static void ap_wait_with_if0(void **st)
 		hw_irq_disable();
 		const struct result *r = run_check("overflow.pmi");
 		if (r->v != V_PASS)
-			fail_msg("seed %llu: overflow.pmi with IF = 0: %s", (unsigned long long)seed,
-				 r->msg);
+			fail_msg("seed %llu: overflow.pmi with IF = 0: %s",
+				 (unsigned long long)seed, r->msg);
 	}
 }
 

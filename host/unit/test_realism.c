@@ -250,7 +250,7 @@ static void run_suite(const char *model, uint64_t seed, char *copy)
 	apic_detect(&drv_ai);
 	pmu_attach(&drv_p, &drv_ci);
 	drv_out.len = 0;
-	suite_init(&s, &o, &drv_ci, &drv_p, &drv_ai, (struct sink){ drv_collect, 0 });
+	suite_init(&s, &o, &drv_ci, &drv_p, &drv_ai, (struct sink){drv_collect, 0});
 	suite_run(&s, 0);
 	report_summary(&s);
 	drv_out.text[drv_out.len] = 0;
@@ -289,18 +289,18 @@ static void effect_names_parse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(overhead_counts_the_harness),
-		cmocka_unit_test(overhead_keeps_disabled_counters_still),
-		cmocka_unit_test(skid_delays_the_pmi),
-		cmocka_unit_test(skid_without_workload_runs_out_in_a_wait),
-		cmocka_unit_test(inexact_varies_amd_counts),
-		cmocka_unit_test(inexact_spares_intel),
-		cmocka_unit_test(late_ack_reraises_on_unmask),
-		cmocka_unit_test(timer_lands_in_windows_with_if_set),
-		cmocka_unit_test(smi_counts_and_moves_msr_34),
-		cmocka_unit_test(limit_cpuid_hides_leaf_0a),
-		cmocka_unit_test(same_seed_same_output),
-		cmocka_unit_test(effect_names_parse),
+	    cmocka_unit_test(overhead_counts_the_harness),
+	    cmocka_unit_test(overhead_keeps_disabled_counters_still),
+	    cmocka_unit_test(skid_delays_the_pmi),
+	    cmocka_unit_test(skid_without_workload_runs_out_in_a_wait),
+	    cmocka_unit_test(inexact_varies_amd_counts),
+	    cmocka_unit_test(inexact_spares_intel),
+	    cmocka_unit_test(late_ack_reraises_on_unmask),
+	    cmocka_unit_test(timer_lands_in_windows_with_if_set),
+	    cmocka_unit_test(smi_counts_and_moves_msr_34),
+	    cmocka_unit_test(limit_cpuid_hides_leaf_0a),
+	    cmocka_unit_test(same_seed_same_output),
+	    cmocka_unit_test(effect_names_parse),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -104,11 +104,11 @@ static void cpu_and_figures(void **state)
 	assert_non_null(strstr(json, "{\"cpu\": 3, \"apic_id\": null, \"vendor\": null,"));
 	assert_non_null(strstr(json, "\"pmu\": null,\n      \"verdict\": \"FAIL\", \"passed\": 0, "
 				     "\"failed\": 1, \"skipped\": 0}"));
-	assert_non_null(strstr(json,
-			       "\"figures\": {\"min\": -2, \"median\": 30000, \"max\": "
-			       "30001, \"unit\": \"events\", \"tolerance\": \"exact (Intel)\", "
-			       "\"counters\": [\"gp0\", \"fixed1\"], \"name\": null, \"samples\": [], "
-			       "\"samples_taken\": 0,\n      \"series\": []}"));
+	assert_non_null(
+	    strstr(json, "\"figures\": {\"min\": -2, \"median\": 30000, \"max\": "
+			 "30001, \"unit\": \"events\", \"tolerance\": \"exact (Intel)\", "
+			 "\"counters\": [\"gp0\", \"fixed1\"], \"name\": null, \"samples\": [], "
+			 "\"samples_taken\": 0,\n      \"series\": []}"));
 	assert_non_null(strstr(json, "\"detail\": \"StartupThisAP timed out\", \"figures\": null"));
 }
 
@@ -122,16 +122,21 @@ static void figure_samples(void **state)
 	struct result *r = &s.results[s.n_results++];
 	snprintf(r->id, sizeof(r->id), "skid");
 	r->v = V_PASS;
-	r->fig = (struct figures){.set = true, .min = 90, .med = 100, .max = 130,
-				  .unit = "instructions", .name = "skid",
+	r->fig = (struct figures){.set = true,
+				  .min = 90,
+				  .med = 100,
+				  .max = 130,
+				  .unit = "instructions",
+				  .name = "skid",
 				  .smp = {3, 3, {30, -10, 0}}};
 	r->fig.also = (struct fig_series){"PMI latency", "cycles", 400, 500, 600, {2, 5, {0, 100}}};
 	report_json(&s, json, sizeof(json));
-	assert_non_null(strstr(json, "\"unit\": \"instructions\", \"tolerance\": null, "
-				     "\"counters\": [], \"name\": \"skid\", \"samples\": [130, 90, "
-				     "100], \"samples_taken\": 3,\n      \"series\": [{\"min\": 400, "
-				     "\"median\": 500, \"max\": 600, \"unit\": \"cycles\", \"name\": "
-				     "\"PMI latency\", \"samples\": [500, 600], \"samples_taken\": 5}]}"));
+	assert_non_null(
+	    strstr(json, "\"unit\": \"instructions\", \"tolerance\": null, "
+			 "\"counters\": [], \"name\": \"skid\", \"samples\": [130, 90, "
+			 "100], \"samples_taken\": 3,\n      \"series\": [{\"min\": 400, "
+			 "\"median\": 500, \"max\": 600, \"unit\": \"cycles\", \"name\": "
+			 "\"PMI latency\", \"samples\": [500, 600], \"samples_taken\": 5}]}"));
 }
 
 static void crash_record(void **state)
@@ -147,7 +152,7 @@ static void crash_record(void **state)
 	make(&p);
 	report_crash_in(&s, &f, "apic.fatal-trigger");
 	report_crash(&s, NULL); /* not known: the record stays */
-	struct int_frame later = { .vector = 6 };
+	struct int_frame later = {.vector = 6};
 	report_crash(&s, &later); /* a second one: the first stays */
 	report_json(&s, json, sizeof(json));
 	assert_non_null(strstr(json, "\"crash\": {\"vector\": 13, \"error_code\": 24, \"rip\": "
@@ -321,12 +326,11 @@ static void hypervisor_record(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(platform_identity), cmocka_unit_test(nothing_known),
-	    cmocka_unit_test(cpu_and_figures),	 cmocka_unit_test(figure_samples),
-	    cmocka_unit_test(crash_record),
-	    cmocka_unit_test(too_small),	 cmocka_unit_test(results_words),
-	    cmocka_unit_test(event_rows),	 cmocka_unit_test(event_skip_unmeasured),
-	    cmocka_unit_test(hypervisor_record),
+	    cmocka_unit_test(platform_identity),     cmocka_unit_test(nothing_known),
+	    cmocka_unit_test(cpu_and_figures),	     cmocka_unit_test(figure_samples),
+	    cmocka_unit_test(crash_record),	     cmocka_unit_test(too_small),
+	    cmocka_unit_test(results_words),	     cmocka_unit_test(event_rows),
+	    cmocka_unit_test(event_skip_unmeasured), cmocka_unit_test(hypervisor_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

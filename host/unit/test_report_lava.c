@@ -205,8 +205,9 @@ static void identity_set(void **state)
 				       "RESULT=pass MEASUREMENT=48 UNITS=bits>");
 	assert_string_equal(lines[13], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=pmu.restricted "
 				       "RESULT=skip MEASUREMENT=1 UNITS=restrictions>");
-	assert_string_equal(lines[14], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=pmu.restricted.fixed2_cpu0 "
-				       "RESULT=skip>");
+	assert_string_equal(lines[14],
+			    "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=pmu.restricted.fixed2_cpu0 "
+			    "RESULT=skip>");
 	assert_string_equal(lines[15], "<LAVA_SIGNAL_TESTCASE TEST_CASE_ID=pmu.hypervisor_bug."
 				       "LVTPC_masked_on_PMI_cpu0 RESULT=skip>");
 	assert_string_equal(lines[16], "<LAVA_SIGNAL_TESTSET STOP>");

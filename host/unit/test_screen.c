@@ -279,7 +279,8 @@ static void config_errors_kept(void **state)
 	(void)state;
 	memset(cells, 0, sizeof(cells));
 	screen_init(&scr, 80, 25, cells);
-	screen_line(&scr, "config: pmuharness.cfg: line 3: unknown key \"on_finsh\" (default kept)");
+	screen_line(&scr,
+		    "config: pmuharness.cfg: line 3: unknown key \"on_finsh\" (default kept)");
 	screen_event(&scr, &(struct screen_event){.kind = SEV_START});
 	screen_line(&scr, "PASS apic.lvt-pc 4/4 values");
 	render();

@@ -106,7 +106,7 @@ static void hostile_lengths(void **state)
 static void random_bytes(void **state)
 {
 	uint32_t x = 12345;
-	uint8_t t[96] = { 0 };
+	uint8_t t[96] = {0};
 	(void)state;
 	for (int k = 0; k < 20000; k++) {
 		size_t n = (size_t)(x % sizeof(t));

@@ -154,9 +154,9 @@ static void loader_tr_not_restorable(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(usr_counts_user_code),    cmocka_unit_test(user_as_os_swaps),
-	    cmocka_unit_test(rdpmc_obeys_pce),	       cmocka_unit_test(tables_restored),
-	    cmocka_unit_test(memory_workload_refused), cmocka_unit_test(checks_pass_and_fail),
+	    cmocka_unit_test(usr_counts_user_code),	cmocka_unit_test(user_as_os_swaps),
+	    cmocka_unit_test(rdpmc_obeys_pce),		cmocka_unit_test(tables_restored),
+	    cmocka_unit_test(memory_workload_refused),	cmocka_unit_test(checks_pass_and_fail),
 	    cmocka_unit_test(loader_tr_not_restorable),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);

@@ -226,6 +226,8 @@ static void empty_pass_touches_nothing(void **st)
 /* Single-stepped, every kernel retires fixed + N x (per_iter + per_elem x
  * lines) instructions. MOV to SS holds the trap of the next instruction
  * back (SDM Vol. 3A 6.8.3): wl_segload traps once less per iteration. */
+static unsigned cpuid_trap_said;
+
 static void instruction_counts_exact(void **st)
 {
 	static const uint64_t iters[] = {0, 1, 3, 8};
@@ -243,6 +245,17 @@ static void instruction_counts_exact(void **st)
 				if (kernels[k].w == &wl_segload)
 					want -= iters[i];
 				uint64_t got = steps(kernels[k].fn, iters[i], &a);
+				/* CPUID always exits to a hypervisor (SDM Vol. 3C
+				 * 25.1.2), which may drop the single-step trap of
+				 * the instruction it emulated (seen on the build
+				 * machines, ours): one trap fewer an iteration */
+				if (kernels[k].w == &wl_cpuid && got + iters[i] == want &&
+				    iters[i]) {
+					if (!cpuid_trap_said++)
+						print_message("note: this host drops the "
+							      "single-step trap after CPUID\n");
+					continue;
+				}
 				if (got != want)
 					fail_msg("%s: N %llu lines %llu: %llu instructions, "
 						 "construction says %llu",

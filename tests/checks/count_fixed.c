@@ -79,14 +79,16 @@ static void run(struct check_ctx *c)
 	if (!compared)
 		check_skip(c, "no fixed counter shares an event with a general-purpose counter");
 	else if (withheld == compared)
-		check_skip(c, "every fixed counter was withheld by the hypervisor (pmu.restricted)");
+		check_skip(c,
+			   "every fixed counter was withheld by the hypervisor (pmu.restricted)");
 	else
-		check_pass(c,
-			   "%u fixed-counter events agree with general-purpose counters "
-			   "(N/2N difference: instructions exact, cycles within 1%%: the harness's cycles "
-			   "vary between windows)%s",
-			   compared - withheld,
-			   withheld ? "; the rest withheld by the hypervisor (pmu.restricted)" : "");
+		check_pass(
+		    c,
+		    "%u fixed-counter events agree with general-purpose counters "
+		    "(N/2N difference: instructions exact, cycles within 1%%: the harness's cycles "
+		    "vary between windows)%s",
+		    compared - withheld,
+		    withheld ? "; the rest withheld by the hypervisor (pmu.restricted)" : "");
 }
 
 PMH_CHECK(count_fixed, .id = "count.fixed", .summary = "fixed counters agree with GP counters",

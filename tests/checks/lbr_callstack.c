@@ -21,8 +21,7 @@
 
 #define CS_ITERS 96
 #define CS_AT	 400
-#define CS_KINDS                                                                                   \
-	(LBR_KIND(SMP_CALL) | LBR_KIND(SMP_CALL_IND) | LBR_KIND(SMP_RET) | LBR_CALL_STACK)
+#define CS_KINDS (LBR_KIND(SMP_CALL) | LBR_KIND(SMP_CALL_IND) | LBR_KIND(SMP_RET) | LBR_CALL_STACK)
 
 extern const char pmh_smp_fn[], pmh_smp_fn2[];
 
@@ -40,15 +39,17 @@ static bool whole(struct check_ctx *c, const struct lbr_fw *fw)
 	if (e != HW_OK)
 		check_fail(c, "the kernel at CPL 3 came back with %s", hw_err_name(e));
 	else if (r[0].from || r[0].to)
-		check_fail(c, "LBR call-stack mode: after the kernel returned the youngest record is "
-			      "FROM 0x%llx TO 0x%llx, not empty: a return did not pop its call",
+		check_fail(c,
+			   "LBR call-stack mode: after the kernel returned the youngest record is "
+			   "FROM 0x%llx TO 0x%llx, not empty: a return did not pop its call",
 			   (unsigned long long)r[0].from, (unsigned long long)r[0].to);
 	return c->v != V_FAIL;
 }
 
 static bool kernel_call(const struct lbr_rec *r)
 {
-	return r->to == (uint64_t)(uintptr_t)pmh_smp_fn || r->to == (uint64_t)(uintptr_t)pmh_smp_fn2;
+	return r->to == (uint64_t)(uintptr_t)pmh_smp_fn ||
+	       r->to == (uint64_t)(uintptr_t)pmh_smp_fn2;
 }
 
 /* Frozen mid-kernel: the open calls only. */
@@ -64,14 +65,15 @@ static void frozen(struct check_ctx *c, const struct lbr_fw *fw, unsigned k)
 	smp_bounds(&lo, &hi);
 	unsigned t = kernel_call(&r[0]) ? 1 : 0; /* the platform's CALL below it */
 	if (n <= t || r[t].to != lo || (r[t].from >= lo && r[t].from < hi))
-		check_fail(c,
-			   "LBR call-stack mode, frozen %u instructions into the kernel: records 0 "
-			   "and 1 are FROM 0x%llx TO 0x%llx and FROM 0x%llx TO 0x%llx, expected the "
-			   "open calls only (the kernel's to fn or fn2, then the platform's into "
-			   "0x%llx)",
-			   CS_AT, (unsigned long long)r[0].from, (unsigned long long)r[0].to,
-			   (unsigned long long)r[1].from, (unsigned long long)r[1].to,
-			   (unsigned long long)lo);
+		check_fail(
+		    c,
+		    "LBR call-stack mode, frozen %u instructions into the kernel: records 0 "
+		    "and 1 are FROM 0x%llx TO 0x%llx and FROM 0x%llx TO 0x%llx, expected the "
+		    "open calls only (the kernel's to fn or fn2, then the platform's into "
+		    "0x%llx)",
+		    CS_AT, (unsigned long long)r[0].from, (unsigned long long)r[0].to,
+		    (unsigned long long)r[1].from, (unsigned long long)r[1].to,
+		    (unsigned long long)lo);
 }
 
 static void run(struct check_ctx *c)

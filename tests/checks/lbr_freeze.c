@@ -88,7 +88,6 @@ static uint64_t aligned(const struct lbr_rec *r, unsigned n, bool bounded)
 	return w.found;
 }
 
-
 static void judge(struct check_ctx *c, uint64_t st, const struct lbr_rec *r, unsigned n)
 {
 	const struct pmu_lbr *l = &pmu_sampling(c->pmu)->lbr;
@@ -144,7 +143,10 @@ static void run(struct check_ctx *c)
 	}
 	uint32_t lvt = apic_lvt_pc_read();
 	apic_lvt_pc_write(lvt | LVT_MASKED);
-	bool ok = lbr_save(c, &fw) && lbr_frozen_window(c, &fw, (struct lbr_freeze){(unsigned)k, LBR_ALL_KINDS, FZ_AT, FZ_ITERS}, &st, r, &n);
+	bool ok = lbr_save(c, &fw) &&
+		  lbr_frozen_window(
+		      c, &fw, (struct lbr_freeze){(unsigned)k, LBR_ALL_KINDS, FZ_AT, FZ_ITERS}, &st,
+		      r, &n);
 	ok = lbr_restore(c, &fw) && ok;
 	m_quiesce(c);
 	apic_lvt_pc_write(lvt);

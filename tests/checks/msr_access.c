@@ -155,8 +155,7 @@ static void run(struct check_ctx *c)
 			if (st != HW_OK) {
 				check_fail(
 				    c, "expected %s (MSR 0x%x) writable, got %s on WRMSR of 0x%llx",
-				    d[i].name, d[i].addr, hw_err_name(st),
-				    (unsigned long long)v);
+				    d[i].name, d[i].addr, hw_err_name(st), (unsigned long long)v);
 				continue;
 			}
 			if (!host_counter(c, d[i].addr) && !bits_hold(c, &d[i], v))

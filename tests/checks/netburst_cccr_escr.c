@@ -9,7 +9,6 @@
 #include "../measure.h"
 #include "../../pmu/intel_netburst.h"
 
-
 /* Counter i, set up with instr_retired (ev, the driver's binding): the
  * CCCR and ESCR fields. */
 static void binding(struct check_ctx *c, unsigned i, const struct pmu_event *ev)
@@ -86,9 +85,8 @@ static void run(struct check_ctx *c)
 	}
 	int r = m_counter_for(c, GEN_INSTRUCTIONS, 0);
 	if (r < 0 || p->ops->generic_event(p, GEN_INSTRUCTIONS, (unsigned)r, &ref) != HW_OK) {
-		check_fail(c,
-			   "expected instr_retired on an IQ counter (Linux p4_event_bind_map), "
-			   "driver has none");
+		check_fail(c, "expected instr_retired on an IQ counter (Linux p4_event_bind_map), "
+			      "driver has none");
 		return;
 	}
 	m_quiesce(c);

@@ -36,10 +36,12 @@ static bool with_int(struct check_ctx *c, unsigned i)
 		    c, "%s overflowed with INT set: expected 1 PMI, got none in %u ms (PMI lost)",
 		    n, PMI_WAIT_US / US_PER_MS);
 	else if (s->total - s->echo != 1 || s->overflows[i] != 1)
-		check_fail(c, "%s: expected 1 PMI collecting 1 overflow, got %llu PMIs, %llu overflows "
-			      "(%s PMI)",
-			   n, (unsigned long long)s->total, (unsigned long long)s->overflows[i],
-			   s->overflows[i] > 1 ? "overflow counted twice by one" : "extra");
+		check_fail(
+		    c,
+		    "%s: expected 1 PMI collecting 1 overflow, got %llu PMIs, %llu overflows "
+		    "(%s PMI)",
+		    n, (unsigned long long)s->total, (unsigned long long)s->overflows[i],
+		    s->overflows[i] > 1 ? "overflow counted twice by one" : "extra");
 	return true;
 }
 
@@ -88,12 +90,13 @@ static void run(struct check_ctx *c)
 	if (!tested)
 		check_skip(c, "no counter can count instructions");
 	else
-		check_pass(c, "%u counters: one PMI per overflow with INT, none without (%s delivery)%s",
-			   tested, c->opt->pmi == PMI_NMI ? "NMI" : "fixed",
-			   echoes ? "; late PMIs with nothing pending (documented NMI latency, "
-				    "Linux amd_pmu_adjust_nmi_window) "
-				    "seen"
-				  : "");
+		check_pass(
+		    c, "%u counters: one PMI per overflow with INT, none without (%s delivery)%s",
+		    tested, c->opt->pmi == PMI_NMI ? "NMI" : "fixed",
+		    echoes ? "; late PMIs with nothing pending (documented NMI latency, "
+			     "Linux amd_pmu_adjust_nmi_window) "
+			     "seen"
+			   : "");
 }
 
 PMH_CHECK(overflow_pmi, .id = "overflow.pmi", .summary = "one PMI per overflow, none without INT",

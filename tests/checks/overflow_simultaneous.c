@@ -58,23 +58,27 @@ static void run(struct check_ctx *c)
 	if (bad)
 		return;
 	if (dup)
-		check_fail(c, "%s: expected 1 PMI for both overflows, got %llu, %llu of them with "
-			      "nothing pending (duplicate PMI)",
+		check_fail(c,
+			   "%s: expected 1 PMI for both overflows, got %llu, %llu of them with "
+			   "nothing pending (duplicate PMI)",
 			   both_names, (unsigned long long)total, (unsigned long long)extra);
 	else if (!got)
-		check_fail(c, "%s overflowed together: expected a PMI, got none (PMI lost)", both_names);
+		check_fail(c, "%s overflowed together: expected a PMI, got none (PMI lost)",
+			   both_names);
 	else if (oa != 1 || ob != 1)
-		check_fail(c, "expected one overflow each on %s, got %llu and %llu (%s)", both_names,
-			   (unsigned long long)oa, (unsigned long long)ob,
+		check_fail(c, "expected one overflow each on %s, got %llu and %llu (%s)",
+			   both_names, (unsigned long long)oa, (unsigned long long)ob,
 			   oa + ob < 2 ? "lost" : "double-counted");
 	else if (!merged)
-		check_fail(c, "expected one PMI with both status bits for %s, got %llu PMIs each with one",
-			   both_names, (unsigned long long)total);
+		check_fail(
+		    c, "expected one PMI with both status bits for %s, got %llu PMIs each with one",
+		    both_names, (unsigned long long)total);
 	else
-		check_pass(c, "%s: 1 PMI with both overflows, each counted once%s", both_names,
-			   echo ? "; a late PMI with nothing pending followed (documented NMI latency, "
-				  "Linux amd_pmu_adjust_nmi_window)"
-				: "");
+		check_pass(
+		    c, "%s: 1 PMI with both overflows, each counted once%s", both_names,
+		    echo ? "; a late PMI with nothing pending followed (documented NMI latency, "
+			   "Linux amd_pmu_adjust_nmi_window)"
+			 : "");
 }
 
 PMH_CHECK(overflow_simultaneous, .id = "overflow.simultaneous",

@@ -75,7 +75,7 @@ _Static_assert(4 * NB_ITERS > NB_R + NB_RECS * NB_STEP && NB_RECS <= 16,
 /* Per CPU (pmu/percpu.h), as every piece of state below. */
 static uint8_t nb_area[0x50] PMH_PERCPU __attribute__((aligned(64)));
 #define buf ((uint8_t *)ds_records()) /* tests/ds_area.h: this CPU's DS checks' records */
-_Static_assert(NB_RECS * NB_REC64 <= DS_RECORDS_BYTES, "the records fit the shared buffer");
+_Static_assert(NB_RECS *NB_REC64 <= DS_RECORDS_BYTES, "the records fit the shared buffer");
 
 struct plan {
 	const struct pmu_ds *d;

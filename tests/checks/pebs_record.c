@@ -44,7 +44,7 @@
 enum { HAS_EIP = 1, HAS_RIP = 2, HAS_APP = 4, HAS_TSC = 8 }; /* the fields a record has */
 
 #define buf ((uint8_t *)ds_records()) /* tests/ds_area.h: this CPU's */
-_Static_assert(PEBS_RECS * PEBS_SLOT <= DS_RECORDS_BYTES, "the records fit the shared buffer");
+_Static_assert(PEBS_RECS *PEBS_SLOT <= DS_RECORDS_BYTES, "the records fit the shared buffer");
 /* bit j: record j agrees with step o + j(R + 1) in every field (hits), in
  * its EventingIP (its RIP without one) alone (hits_ip); per CPU
  * (pmu/percpu.h) */
