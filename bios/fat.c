@@ -256,7 +256,11 @@ static enum fat_why partition(struct vol *v, uint32_t len, struct fat_slot *slot
 	return why;
 }
 
-struct fat_result fat_find_slots(fat_read_fn rd, void *ctx, struct fat_slot *slot, unsigned n)
+/* Each FAT32 partition of the MBR in turn until on() says done: its result
+ * then; else the first FAT32 partition's reason (none: FAT_NO_FAT32). */
+typedef enum fat_why (*part_fn)(struct vol *v, uint32_t len, void *arg, struct fat_result *tried);
+static struct fat_result each_fat32(fat_read_fn rd, void *ctx, part_fn on, void *arg,
+				    bool (*done)(enum fat_why))
 {
 	static struct vol v;
 	uint8_t mbr[FAT_SECTOR], buf[FAT_SECTOR];
@@ -275,13 +279,35 @@ struct fat_result fat_find_slots(fat_read_fn rd, void *ctx, struct fat_slot *slo
 			continue;
 		tried = (struct fat_result){.part = p + 1};
 		v.base = le32(e + 8);
-		tried.why = partition(&v, le32(e + 12), slot, n, &tried);
-		if (tried.why == FAT_OK)
+		tried.why = on(&v, le32(e + 12), arg, &tried);
+		if (done(tried.why))
 			return tried;
 		if (r.why == FAT_NO_FAT32) /* the first FAT32 partition's reason is told */
 			r = tried;
 	}
 	return r;
+}
+
+struct slots_arg {
+	struct fat_slot *slot;
+	unsigned n;
+};
+
+static enum fat_why slots_on(struct vol *v, uint32_t len, void *arg, struct fat_result *tried)
+{
+	struct slots_arg *a = arg;
+	return partition(v, len, a->slot, a->n, tried);
+}
+
+static bool slots_found(enum fat_why why)
+{
+	return why == FAT_OK;
+}
+
+struct fat_result fat_find_slots(fat_read_fn rd, void *ctx, struct fat_slot *slot, unsigned n)
+{
+	struct slots_arg a = {slot, n};
+	return each_fat32(rd, ctx, slots_on, &a, slots_found);
 }
 
 /* ---- a file by its path: the config file -------------------------------- */
@@ -414,33 +440,30 @@ static enum fat_why file_on(struct vol *v, uint32_t len, const char *const *path
 	return read_chain(v, dir, *size, buf, cap, r);
 }
 
+struct file_arg {
+	const char *const *path;
+	unsigned n;
+	char *buf;
+	uint32_t cap, *size;
+};
+
+static enum fat_why file_arg_on(struct vol *v, uint32_t len, void *arg, struct fat_result *tried)
+{
+	struct file_arg *a = arg;
+	return file_on(v, len, a->path, a->n, a->buf, a->cap, a->size, tried);
+}
+
+/* found, readable or not: this partition has the file */
+static bool file_there(enum fat_why why)
+{
+	return why != FAT_MISSING && why != FAT_NOT_FAT32 && why != FAT_BPB;
+}
+
 struct fat_result fat_read_file(fat_read_fn rd, void *ctx, const char *const *path, unsigned n,
 				char *buf, uint32_t cap, uint32_t *size)
 {
-	static struct vol v;
-	uint8_t mbr[FAT_SECTOR], b[FAT_SECTOR];
-	struct fat_result r = {.why = FAT_NO_FAT32}, tried;
-
-	v.rd = rd;
-	v.ctx = ctx;
-	v.buf = b;
-	if (!rd(ctx, 0, mbr))
-		return (struct fat_result){.why = FAT_READ};
-	if (le16(mbr + MBR_SIG) != 0xaa55)
-		return (struct fat_result){.why = FAT_NO_MBR};
-	for (unsigned p = 0; p < MBR_ENTRIES; p++) {
-		const uint8_t *e = mbr + MBR_TABLE + p * MBR_ENTRY;
-		if (e[4] != PART_FAT32_CHS && e[4] != PART_FAT32_LBA)
-			continue;
-		tried = (struct fat_result){.part = p + 1};
-		v.base = le32(e + 8);
-		tried.why = file_on(&v, le32(e + 12), path, n, buf, cap, size, &tried);
-		if (tried.why != FAT_MISSING && tried.why != FAT_NOT_FAT32 && tried.why != FAT_BPB)
-			return tried; /* found, readable or not */
-		if (r.why == FAT_NO_FAT32)
-			r = tried;
-	}
-	return r;
+	struct file_arg a = {path, n, buf, cap, size};
+	return each_fat32(rd, ctx, file_arg_on, &a, file_there);
 }
 
 const char *fat_why_text(enum fat_why why)
