@@ -204,6 +204,19 @@ def kernel_or_fail(name):
     return kernel
 
 
+def kernel_cases(name, cases):
+    """A BIOS-kernel test's main: each case given the EFI image (the kernel
+    is beside it), or one failure where the kernel is missing."""
+    efi = efi_arg()
+    t = Tally(name)
+    if not kernel_or_fail(name):
+        t.failed += 1
+        return t.done()
+    for case in cases:
+        t.case(case, efi)
+    return t.done()
+
+
 def closing(lines):
     c = [CLOSING.match(l) for l in lines if CLOSING.match(l)]
     return tuple(int(x) for x in c[0].groups()) if len(c) == 1 else None

@@ -135,14 +135,7 @@ def uncut(efi):
 
 
 def main():
-    efi = q.efi_arg()
-    t = q.Tally(NAME)
-    if not q.kernel_or_fail(NAME):
-        t.failed += 1
-        return t.done()
-    for case in (cut_chain, first_cluster_cut, uncut):
-        t.case(case, efi)
-    return t.done()
+    return q.kernel_cases(NAME, (cut_chain, first_cluster_cut, uncut))
 
 
 if __name__ == "__main__":

@@ -277,14 +277,7 @@ def rewrite(efi):
 
 
 def main():
-    efi = q.efi_arg()
-    t = q.Tally(NAME)
-    if not q.kernel_or_fail(NAME):
-        t.failed += 1
-        return t.done()
-    for case in (sixty_four_cpus, too_small, small_heap, rewrite):
-        t.case(case, efi)
-    return t.done()
+    return q.kernel_cases(NAME, (sixty_four_cpus, too_small, small_heap, rewrite))
 
 
 if __name__ == "__main__":
