@@ -9,8 +9,10 @@ status=0
 run() {
   echo "== $1"
   shift
+  local t0=$SECONDS
   "$@" 2>&1 | tee -a "$log"
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  echo "== ($((SECONDS - t0)) s)"
 }
 run "layers (includes, cycles, shipped sources, sizes)" \
   sh -c 'scripts/layers.py --self-test && scripts/layers.py'

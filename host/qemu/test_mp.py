@@ -322,9 +322,11 @@ def sixty_four_cpus():
         # the checks' set only: the identity set follows its STOP
         stop = next((i for i, l in enumerate(lines) if l.startswith(
             "<LAVA_SIGNAL_TESTSET STOP")), len(lines))
+        # and the run's verdict, a case of its own before the STOP
         cases = [m for m in map(LAVA_CASE.match, lines[:stop]) if m]
-        if len(cases) != len(res):
-            errs.append(f"{len(cases)} LAVA test cases, {len(res)} JSON results")
+        if len(cases) != len(res) + 1:
+            errs.append(f"{len(cases)} LAVA test cases, {len(res)} JSON results and the "
+                        "verdict")
         junit = os.path.join(d, "run.xml")
         subprocess.run([REPORT, "--junit", junit, keep], check=True,
                        stdout=subprocess.DEVNULL)

@@ -23,8 +23,10 @@ import qemulib as q  # noqa: E402
 
 NAME = "ring3"
 CHECK = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:@]+)(@cpu(\d+))?(:| |$)")
-# TR: as before, or 0 before and the harness's TSS left loaded.
-TR_KEPT = re.compile(r"TR 0 before, 0x[0-9a-f]+ after: the harness's TSS stays loaded")
+# TR: as before, or one that named no TSS of the GDT (0, a loader's) before
+# and the harness's TSS left loaded.
+TR_KEPT = re.compile(r"TR 0x[0-9a-f]+ before named no TSS of this GDT \((null|its loader's "
+                     r"selector)\), 0x[0-9a-f]+ after: the harness's TSS stays loaded")
 TR_SAME = re.compile(r"and TR 0x[0-9a-f]+ as before")
 
 
