@@ -89,10 +89,13 @@ TARGET_ASM := $(X86_ASM)
 # The minimal EFI program `make bench` compares boot times with.
 MINIMAL_SRC:= boot/minimal/minimal.c
 # The legacy BIOS kernel (bios/, `make i686`): the shared sources built for
-# i386 with the BIOS platform and the i386 halves of the real instructions.
-I686_SRC   := bios/bios_main.c bios/console.c bios/screen_vga.c bios/keyboard.c bios/acpi.c bios/mp.c bios/fat.c bios/disk.c bios/results.c \
+# i386 with the BIOS platform, the bare PC's hardware it drives (pc/: COM1 and
+# VGA, the 8042, ACPI and the MP table, AP start-up, FAT32) and the i386
+# halves of the real instructions.
+PC_SRC     := pc/console.c pc/screen_vga.c pc/keyboard.c pc/acpi.c pc/mp.c pc/fat.c
+I686_SRC   := bios/bios_main.c $(PC_SRC) bios/disk.c bios/results.c \
               $(X86_I386_SRC)
-I686_ASM   := bios/entry32.S bios/trampoline.S bios/realmode.S $(X86_I386_ASM)
+I686_ASM   := bios/entry32.S pc/trampoline.S bios/realmode.S $(X86_I386_ASM)
 # Every target source: `make layers` fails on one in the tree that is not here.
 LAYERS_SRC := $(TARGET_SRC) $(TARGET_ASM) $(MINIMAL_SRC) $(I686_SRC) $(I686_ASM)
 # Host only (host/): the simulated CPUs behind pmu/hw.h, the cmocka tests and
@@ -298,7 +301,7 @@ lava-check: deps $(EFI) $(I686) host
 # SKIPs where the packages are missing (.ci/run installs them).
 LAVA_USBIMG := $(BUILD)/pmuharness-lava-usb.img
 $(LAVA_USBIMG): $(EFI) $(I686) scripts/usb-image.sh lava/pmuharness-lava.cfg boot/usb/README.TXT \
-	  boot/usb/syslinux.cfg bios/fat.h
+	  boot/usb/syslinux.cfg pc/fat.h
 	@scripts/usb-image.sh $(EFI) $@ --kernel $(I686) --cpus 4 --cfg lava/pmuharness-lava.cfg
 lava-server-test: deps $(EFI) $(I686) $(LAVA_USBIMG)
 	@host/lava/test_lava_server.py $(EFI)
@@ -357,7 +360,7 @@ $(shell mkdir -p $(BUILD); [ "$$(cat $(USB_CPUS_STAMP) 2>/dev/null)" = "$(USB_CP
 usb: deps $(USBIMG)
 
 $(USBIMG): $(EFI) $(I686) scripts/usb-image.sh boot/usb/pmuharness.cfg boot/usb/README.TXT \
-	  boot/usb/syslinux.cfg bios/fat.h $(USB_CPUS_STAMP)
+	  boot/usb/syslinux.cfg pc/fat.h $(USB_CPUS_STAMP)
 	@scripts/usb-image.sh $(EFI) $@ --kernel $(I686) --cpus $(USB_CPUS)
 
 # make sign KEY=db.key CERT=db.crt [KEYPASS=...]: build/pmuharness.signed.efi
@@ -375,7 +378,7 @@ format-check:
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 --inline-suppr \
-	  --suppress=missingIncludeSystem -DPMH_HOST lib pmu apic events tests x86 bios host
+	  --suppress=missingIncludeSystem -DPMH_HOST lib pmu apic events tests x86 pc bios host
 
 # The Python under host/ and scripts/: pyflakes, then mypy (its types where
 # annotated; Debian's pyflakes3 and mypy).
