@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemulib as q  # noqa: E402
 
 NAME = "bios-results"
-FAT_H = os.path.join(q.ROOT, "bios", "fat.h")
+FAT_H = os.path.join(q.ROOT, "pc", "fat.h")
 # QEMU's status for the NO PMU verdict of TCG, and for FAIL (debug-exit 1).
 VERDICT_EXITS = (q.NO_PMU_EXIT, 3)
 LIMIT_S = 90
