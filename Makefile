@@ -37,7 +37,8 @@ LDFLAGS_HOST := $(SAN)
 
 # What ships: every source of the image is named here, per folder, so a file
 # dropped into a folder does not silently ship. Freestanding C11 built for the
-# target and (except the *_x86.c and .S files) for the host.
+# target and for the host (x86/ below is target only, but x86/sample.S and
+# x86/workload.S, which host programs link too).
 LIB_SRC    := lib/fmt.c lib/str.c
 PMU_SRC    := pmu/cpu.c pmu/hypervisor.c pmu/pmu.c pmu/intel_p6.c pmu/intel_arch.c \
               pmu/intel_arch_tables.c pmu/intel_netburst.c pmu/intel_netburst_tables.c \
@@ -73,18 +74,28 @@ CHECK_SRC  := $(addprefix tests/checks/, \
               lbr_stack.c lbr_filter.c lbr_freeze.c lbr_callstack.c pebs_record.c bts_trace.c ibs_sample.c ibs_judge.c \
               pebs_netburst.c)
 SHARED_SRC := $(LIB_SRC) $(PMU_SRC) $(APIC_SRC) $(EVENTS_SRC) $(SUITE_SRC) $(CHECK_SRC)
-# Target only: the UEFI platform and the real instructions behind pmu/hw.h.
-BOOT_SRC   := boot/efi_main.c boot/console.c boot/screen_efi.c boot/files.c boot/netboot.c boot/mp.c boot/smbios.c boot/hw_x86.c apic/idt_x86.c \
-              boot/hw_user.c boot/hw_user_pg.c
+# Target only: the x86 code every platform shares (x86/): the real
+# instructions behind pmu/hw.h, the IDT and its entry stubs, ring 3 and the
+# workloads' assembly; x86-64 for the image, i386 for the BIOS kernel.
+X86_SRC    := x86/hw_x86.c x86/idt_x86.c x86/hw_user.c x86/hw_user_pg.c
+X86_ASM    := x86/entry.S x86/workload.S x86/user_x86.S x86/sample.S
+X86_I386_SRC := x86/hw_x86.c x86/idt_i386.c x86/hw_user.c
+X86_I386_ASM := x86/entry_i386.S x86/workload_i386.S x86/user_i386.S x86/sample_i386.S
+# Target only: the UEFI platform over the x86 code.
+BOOT_SRC   := boot/efi_main.c boot/console.c boot/screen_efi.c boot/files.c boot/netboot.c boot/mp.c boot/smbios.c \
+              $(X86_SRC)
 TARGET_SRC := $(SHARED_SRC) $(BOOT_SRC)
-TARGET_ASM := apic/entry.S events/workload.S apic/user_x86.S events/sample.S
+TARGET_ASM := $(X86_ASM)
 # The minimal EFI program `make bench` compares boot times with.
 MINIMAL_SRC:= boot/minimal/minimal.c
 # The legacy BIOS kernel (bios/, `make i686`): the shared sources built for
-# i386 with the BIOS platform and the i386 halves of the real instructions.
-I686_SRC   := bios/bios_main.c bios/console.c bios/screen_vga.c bios/keyboard.c bios/acpi.c bios/mp.c bios/fat.c bios/disk.c bios/results.c boot/hw_x86.c apic/idt_i386.c \
-              boot/hw_user.c
-I686_ASM   := bios/entry32.S bios/trampoline.S bios/realmode.S apic/entry_i386.S events/workload_i386.S apic/user_i386.S events/sample_i386.S
+# i386 with the BIOS platform, the bare PC's hardware it drives (pc/: COM1 and
+# VGA, the 8042, ACPI and the MP table, AP start-up, FAT32) and the i386
+# halves of the real instructions.
+PC_SRC     := pc/console.c pc/screen_vga.c pc/keyboard.c pc/acpi.c pc/mp.c pc/fat.c
+I686_SRC   := bios/bios_main.c $(PC_SRC) bios/disk.c bios/results.c \
+              $(X86_I386_SRC)
+I686_ASM   := bios/entry32.S pc/trampoline.S bios/realmode.S $(X86_I386_ASM)
 # Every target source: `make layers` fails on one in the tree that is not here.
 LAYERS_SRC := $(TARGET_SRC) $(TARGET_ASM) $(MINIMAL_SRC) $(I686_SRC) $(I686_ASM)
 # Host only (host/): the simulated CPUs behind pmu/hw.h, the cmocka tests and
@@ -96,7 +107,7 @@ TARGET_OBJ := $(patsubst %.c,$(BUILD)/efi/%.o,$(TARGET_SRC)) \
               $(patsubst %.S,$(BUILD)/efi/%.o,$(TARGET_ASM))
 # The sampling kernel runs nowhere on the host: the simulator decodes its
 # x86-64 bytes (host/sim/sim_trace.c), so both host builds link it.
-HOST_ASM   := events/sample.S
+HOST_ASM   := x86/sample.S
 HOST_OBJ   := $(patsubst %.c,$(HOSTB)/obj/%.o,$(SHARED_SRC) $(SIM_SRC)) \
               $(patsubst %.S,$(HOSTB)/obj/%.o,$(HOST_ASM))
 # The same sources optimised and without sanitizers: the 25-seed matrix runs
@@ -193,7 +204,7 @@ $(HOSTB)/fast/%.o: %.c
 $(HOSTB)/fast/%.o: %.S
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_FAST) -c $< -o $@
-$(HOSTB)/obj/events/sample.o: events/sample.S
+$(HOSTB)/obj/x86/sample.o: x86/sample.S
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -c $< -o $@
 $(HOSTB)/pmuharness-sim-fast: $(FAST_OBJ)
@@ -209,11 +220,11 @@ $(HOSTB)/unit/%: $(HOSTB)/obj/host/unit/%.o $(HOSTB)/libpmh.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_HOST) $< -Wl,--whole-archive $(HOSTB)/libpmh.a -Wl,--no-whole-archive -lcmocka -o $@
 # test_workloads runs the x86-64 kernels natively in user mode: it links them.
-$(HOSTB)/obj/events/workload.o: events/workload.S
+$(HOSTB)/obj/x86/workload.o: x86/workload.S
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_HOST) -c $< -o $@
-$(HOSTB)/unit/test_workloads: $(HOSTB)/obj/events/workload.o
-$(HOSTB)/unit/test_workloads: LDFLAGS_HOST += $(HOSTB)/obj/events/workload.o
+$(HOSTB)/unit/test_workloads: $(HOSTB)/obj/x86/workload.o
+$(HOSTB)/unit/test_workloads: LDFLAGS_HOST += $(HOSTB)/obj/x86/workload.o
 
 $(HOSTB)/pmuharness-sim: $(HOSTB)/obj/host/sim_main.o $(HOSTB)/libpmh.a
 	$(CC) $(LDFLAGS_HOST) $< -Wl,--whole-archive $(HOSTB)/libpmh.a -Wl,--no-whole-archive -o $@
@@ -248,7 +259,7 @@ $(FUZZB)/obj/host/fuzz/%.o: host/fuzz/%.c
 $(FUZZB)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -ffreestanding -c $< -o $@
-$(FUZZB)/obj/events/sample.o: events/sample.S
+$(FUZZB)/obj/x86/sample.o: x86/sample.S
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -c $< -o $@
 $(FUZZB)/libpmh.a: $(FUZZ_OBJ)
@@ -290,7 +301,7 @@ lava-check: deps $(EFI) $(I686) host
 # SKIPs where the packages are missing (.ci/run installs them).
 LAVA_USBIMG := $(BUILD)/pmuharness-lava-usb.img
 $(LAVA_USBIMG): $(EFI) $(I686) scripts/usb-image.sh lava/pmuharness-lava.cfg boot/usb/README.TXT \
-	  boot/usb/syslinux.cfg bios/fat.h
+	  boot/usb/syslinux.cfg pc/fat.h
 	@scripts/usb-image.sh $(EFI) $@ --kernel $(I686) --cpus 4 --cfg lava/pmuharness-lava.cfg
 lava-server-test: deps $(EFI) $(I686) $(LAVA_USBIMG)
 	@host/lava/test_lava_server.py $(EFI)
@@ -298,8 +309,11 @@ lava-server-test: deps $(EFI) $(I686) $(LAVA_USBIMG)
 # The layer order, include cycles, the sources the Makefile names, the
 # length limits and state every CPU shares (scripts/layers.py), after the
 # script's own self-test. The last reads the target objects of what ships
-# but the platforms (boot/, bios/): no CPU's state may be in .data or .bss.
-LAYERS_STATE_SRC := $(filter-out boot/% bios/%,$(TARGET_SRC) $(TARGET_ASM))
+# but the platforms (boot/, bios/, pc/, x86/): no CPU's state may be in .data
+# or .bss. Of x86/, what was checked before it moved there stays checked: the
+# IDT (x86/idt_x86.c) and the assembly.
+LAYERS_STATE_SRC := $(filter-out boot/% bios/% pc/% x86/%,$(TARGET_SRC) $(TARGET_ASM)) \
+                    x86/idt_x86.c $(X86_ASM)
 layers: $(patsubst %,$(BUILD)/efi/%.o,$(basename $(LAYERS_STATE_SRC)))
 	@scripts/layers.py --self-test
 	@scripts/layers.py
@@ -346,7 +360,7 @@ $(shell mkdir -p $(BUILD); [ "$$(cat $(USB_CPUS_STAMP) 2>/dev/null)" = "$(USB_CP
 usb: deps $(USBIMG)
 
 $(USBIMG): $(EFI) $(I686) scripts/usb-image.sh boot/usb/pmuharness.cfg boot/usb/README.TXT \
-	  boot/usb/syslinux.cfg bios/fat.h $(USB_CPUS_STAMP)
+	  boot/usb/syslinux.cfg pc/fat.h $(USB_CPUS_STAMP)
 	@scripts/usb-image.sh $(EFI) $@ --kernel $(I686) --cpus $(USB_CPUS)
 
 # make sign KEY=db.key CERT=db.crt [KEYPASS=...]: build/pmuharness.signed.efi
@@ -364,7 +378,7 @@ format-check:
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --std=c11 --inline-suppr \
-	  --suppress=missingIncludeSystem -DPMH_HOST lib pmu apic events tests bios host
+	  --suppress=missingIncludeSystem -DPMH_HOST lib pmu apic events tests x86 pc bios host
 
 # The Python under host/ and scripts/: pyflakes, then mypy (its types where
 # annotated; Debian's pyflakes3 and mypy).

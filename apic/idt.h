@@ -38,7 +38,7 @@ void idt_claim(unsigned vector, bool ours);
  * INT n at CPL 3 may take (SDM Vol. 3A 6.12.1.1), keeping the gate it
  * replaces; stub NULL puts that gate back once no other CPU holds it (one
  * vector at a time). False (nothing changed) unless our IDT is the one
- * loaded on this CPU. Target only (the ring-3 excursion, boot/hw_user.c). */
+ * loaded on this CPU. Target only (the ring-3 excursion, x86/hw_user.c). */
 bool idt_user_gate(unsigned vector, void *stub);
 
 #endif

@@ -3,7 +3,6 @@
  * command line, then the platform seam (tests/platform.h) for the
  * harness's session, and a halt (or QEMU's isa-debug-exit) at the end. */
 #include "bios.h"
-#include "acpi.h"
 #include "disk.h"
 #include "../apic/apic.h"
 #include "../apic/idt.h"
@@ -11,6 +10,7 @@
 #include "../apic/pmi.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "../pc/acpi.h"
 #include "../pmu/hw.h"
 #include "../tests/harness.h"
 #include "../tests/options.h"
@@ -101,7 +101,7 @@ static struct {
 	uint32_t size, used, top; /* top: the last block's offset, or NO_BLK */
 } arena = {0, 0, 0, NO_BLK};
 
-/* The CPUs of a parallel run (bios/mp.c) allocate at once: a spin lock
+/* The CPUs of a parallel run (pc/mp.c) allocate at once: a spin lock
  * around the arena's bookkeeping. */
 static volatile int arena_lock;
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "fat.h"
+#include "../pc/fat.h"
 
 struct disk {
 	uint8_t drive; /* 0x80.. */

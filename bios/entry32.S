@@ -88,7 +88,7 @@ inb:
 #define MB_INFO_MEM 1
 #define MB_MEM_UPPER 8
 #define IMAGE_BASE 0x100000
-/* COM1 at 115200 8N1 (PC16550D data sheet), as bios/console.c sets it. */
+/* COM1 at 115200 8N1 (PC16550D data sheet), as pc/console.c sets it. */
 #define COM1 0x3f8
 #define UART_POLLS 100000
 #define VGA_TEXT 0xb8000

@@ -7,10 +7,10 @@
  * back in charge of the machine, once is enough, and a run that never
  * reaches close has its lines on the console and serial port anyway. */
 #include "bios.h"
-#include "acpi.h"
 #include "disk.h"
 #include "../lib/fmt.h"
 #include "../lib/str.h"
+#include "../pc/acpi.h"
 #include "../tests/suite.h"
 
 #define SLOT_LOG  0
@@ -146,7 +146,7 @@ static const uint8_t *phys_map(void *ctx, uint32_t phys, uint32_t len)
 	return (const uint8_t *)(uintptr_t)phys;
 }
 
-/* This machine's enabled processors, as bios/mp.c finds them (the MADT,
+/* This machine's enabled processors, as pc/mp.c finds them (the MADT,
  * else the MP table); 1 without either. */
 static unsigned machine_cpus(void)
 {
@@ -162,7 +162,7 @@ static unsigned machine_cpus(void)
 	return k ? k : 1;
 }
 
-/* The CPUs a stick must be made for (`make usb USB_CPUS=N`, fat.h's
+/* The CPUs a stick must be made for (`make usb USB_CPUS=N`, pc/fat.h's
  * formula) to have a slot of need bytes, and at least this machine's. */
 static unsigned usb_cpus(uint32_t need, unsigned per_cpu_kib, unsigned m)
 {

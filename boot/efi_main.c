@@ -10,7 +10,7 @@
 #include "../pmu/hw.h"
 #include "../pmu/percpu.h"
 #include "../tests/harness.h"
-#include "hw_user.h"
+#include "../x86/hw_user.h"
 
 extern uint64_t pmh_tsc_per_us;
 
@@ -218,7 +218,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	calibrate_tsc();
 	efi_identity(&p);
-	/* the ring-3 excursion's page tables (boot/hw_user_pg.c), given back
+	/* the ring-3 excursion's page tables (x86/hw_user_pg.c), given back
 	 * on exit with the rest */
 	void *pg = AllocateZeroPool(USER_PG_POOL_BYTES);
 	user_pg_setup(pg, USER_PG_POOL_BYTES);

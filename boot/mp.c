@@ -11,7 +11,7 @@
  * another (cpus = serial, a selection of the boot CPU only, or a parallel
  * run that cannot be set up: StartupThisAP per AP). */
 #include "platform.h"
-#include "hw_user.h"
+#include "../x86/hw_user.h"
 #include "../apic/apic.h"
 #include "../apic/idt.h"
 #include "../apic/pmi.h"
@@ -301,7 +301,7 @@ struct par_run {
 	PMH_MP_SERVICES *mp;
 	uint16_t *sel;		    /* the selection's copy, for the APs */
 	struct par_ap *ap;	    /* [k] */
-	EFI_PHYSICAL_ADDRESS pools; /* each CPU's page tables (hw_user.h) */
+	EFI_PHYSICAL_ADDRESS pools; /* each CPU's page tables (x86/hw_user.h) */
 	EFI_EVENT ev;		    /* StartupAllAPs signals it when all are back */
 	unsigned k, bsp;	    /* the boot CPU's slot, k when not selected */
 	uint64_t t0;		    /* the start, TSC */

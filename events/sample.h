@@ -1,4 +1,4 @@
-/* The sampling kernel (events/sample.S, events/sample_i386.S): a loop whose
+/* The sampling kernel (x86/sample.S, x86/sample_i386.S): a loop whose
  * every instruction has a label, so that the harness knows the address of
  * each instruction it retires and of each branch it takes, in order, from
  * the code alone. The sampling checks (LBR, PEBS, BTS, IBS) compare what
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include "workload.h"
 
-/* The xorshift32 seed the kernel starts each call from (sample.S). */
+/* The xorshift32 seed the kernel starts each call from (x86/sample.S). */
 #define SMP_SEED 0x2545f491u
 
 /* The kinds of branch the LBR filters tell apart (Intel SDM Vol. 3B

@@ -1,10 +1,10 @@
-/* The sampling kernel's control flow, from its labels (events/sample.S and
- * events/sample_i386.S): the harness's own account of what the kernel
+/* The sampling kernel's control flow, from its labels (x86/sample.S and
+ * x86/sample_i386.S): the harness's own account of what the kernel
  * retires, independent of any decoding of its bytes. */
 #include <stddef.h>
 #include "sample.h"
 
-/* Every label of sample.S; as char arrays, their addresses are the code's. */
+/* Every label of x86/sample.S; as char arrays, their addresses are the code's. */
 #define L(n) extern const char pmh_smp_##n[]
 L(p1);
 L(p2);

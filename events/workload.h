@@ -1,5 +1,5 @@
-/* Calibrated workloads: small assembly kernels (events/workload.S for
- * x86-64, events/workload_i386.S for i386) whose per-iteration effect is
+/* Calibrated workloads: small assembly kernels (x86/workload.S for
+ * x86-64, x86/workload_i386.S for i386) whose per-iteration effect is
  * known from their construction and written next to them in
  * events/workloads.c. On the target the kernel runs; on the host the
  * simulator reads the same construction (and walks the same buffers) and

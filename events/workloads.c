@@ -1,5 +1,5 @@
-/* Exact per-iteration event counts of the kernels in workload.S (x86-64)
- * and workload_i386.S: counted by instruction from the assembly, not
+/* Exact per-iteration event counts of the kernels in x86/workload.S (x86-64)
+ * and x86/workload_i386.S: counted by instruction from the assembly, not
  * measured. host/unit/test_workloads.c single-steps the x86-64 kernels and
  * checks every instruction count here against what they retire.
  *
@@ -61,12 +61,12 @@ void pmh_wl_kvm_fep(uint64_t n, struct wl_args *a);
 #define ARCH(x64, i386) (i386)
 _Static_assert(offsetof(struct wl_args, lines) == 4 && offsetof(struct wl_args, stride) == 12 &&
 		   offsetof(struct wl_args, state) == 20,
-	       "workload_i386.S WLA_* offsets");
+	       "x86/workload_i386.S WLA_* offsets");
 #else
 #define ARCH(x64, i386) (x64)
 _Static_assert(offsetof(struct wl_args, lines) == 8 && offsetof(struct wl_args, stride) == 16 &&
 		   offsetof(struct wl_args, state) == 24,
-	       "workload.S WLA_* offsets");
+	       "x86/workload.S WLA_* offsets");
 #endif
 
 /* The fixed part of the one loop shape: `i` instructions, `ld` loads and

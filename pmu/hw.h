@@ -1,5 +1,5 @@
 /* The hardware seam: the only way code reaches the CPU. Two implementations
- * are chosen at link time: boot/hw_x86.c + apic/entry.S on the target (real
+ * are chosen at link time: x86/hw_x86.c + x86/entry.S on the target (real
  * instructions, #GP/#UD caught and turned into return codes) and host/sim/
  * on the host (a simulated CPU per PMU family). */
 #ifndef PMH_PMU_HW_H
@@ -122,7 +122,7 @@ uint64_t hw_tsc_per_us(void);
  * during a parallel per-CPU run, or NULL where it has none (a serial run,
  * the boot CPU outside its share of a parallel run): the state is then
  * the one template every serial run uses. The target finds the block at
- * the base of the aligned stack the run is on (boot/hw_x86.c); the
+ * the base of the aligned stack the run is on (x86/hw_x86.c); the
  * simulator keeps it with each simulated CPU. */
 void *hw_cpu_local(void);
 

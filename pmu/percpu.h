@@ -11,7 +11,7 @@
  * PCPU_STACK bytes aligned to its size; its base holds a pointer to the
  * CPU's block and the block itself, and the stack grows down from the
  * top. The target finds the block from its stack pointer (hw_cpu_local,
- * boot/hw_x86.c) only inside the range pcpu_stacks_register names, so
+ * x86/hw_x86.c) only inside the range pcpu_stacks_register names, so
  * code on the firmware's stack gets NULL, the template. */
 #ifndef PMH_PMU_PERCPU_H
 #define PMH_PMU_PERCPU_H

@@ -3,9 +3,13 @@
 offender, one line each, then a total; exits 1 when there is any.
 
   (a) includes point down the layer order
-        boot -> tests -> {pmu, apic, events} -> pmu/hw.h (the hardware seam) -> lib
-      within the middle layer apic and events may include pmu, pmu neither
-      of them; nothing shipped includes host/; <efi.h>, <efilib.h> and <efishell.h> only
+        {boot, bios} -> pc -> {tests, x86} -> {pmu, apic, events}
+          -> pmu/hw.h (the hardware seam) -> lib
+      (boot/ the UEFI platform, bios/ the legacy BIOS one, pc/ the bare PC's
+      hardware under bios/, x86/ the seam's target side every platform
+      shares); within the middle layer apic and events may include pmu, pmu
+      neither of them; tests and x86 never include each other, nor boot and
+      bios; nothing shipped includes host/; <efi.h>, <efilib.h> and <efishell.h> only
       in boot/, and no other hosted header in freestanding code. host/ may
       include anything.
   (b) no include cycle between files (shipped or host/).
@@ -14,8 +18,9 @@ offender, one line each, then a total; exits 1 when there is any.
   (d) no shipped function longer than 80 lines (from its opening brace to
       its closing one), no shipped file longer than 600 lines.
   (e) no state every CPU shares: the target object of each source in the
-      Makefile's LAYERS_STATE_SRC (what ships, but the platforms boot/ and
-      bios/) defines no symbol in a writable section (.bss*, .data,
+      Makefile's LAYERS_STATE_SRC (what ships, but the platforms boot/,
+      bios/, pc/ and x86/, of which x86/idt_x86.c and the x86-64 assembly
+      are checked) defines no symbol in a writable section (.bss*, .data,
       .data.* but .data.rel.ro*, COMMON, or any other writable one) but
       pmh_percpu, where PMH_PERCPU (pmu/percpu.h) puts a CPU's own state,
       unless SHARED_OK below says why that one may be shared. `make layers`
@@ -41,13 +46,16 @@ import subprocess
 import sys
 import tempfile
 
-SHIPPED = ("lib", "pmu", "apic", "events", "tests", "boot", "bios")
+SHIPPED = ("lib", "pmu", "apic", "events", "tests", "x86", "pc", "boot", "bios")
 SEAM = "pmu/hw.h"
 # Layer ranks: an include may only go to the same rank or a lower one.
-# bios/ is a platform like boot/ (the legacy BIOS kernel); the two never
-# include each other.
-RANK = {"lib": 0, "seam": 1, "pmu": 2, "apic": 2, "events": 2, "tests": 3, "boot": 4,
-        "bios": 4}
+# x86/ (the hardware seam's target side, over apic/, events/, pmu/ and lib/)
+# sits beside tests/: neither includes the other. pc/ (the bare PC's
+# hardware: console, keyboard, ACPI, AP start-up, FAT) includes tests/'s
+# headers and is used by bios/. bios/ is a platform like boot/ (the legacy
+# BIOS kernel); the two never include each other.
+RANK = {"lib": 0, "seam": 1, "pmu": 2, "apic": 2, "events": 2, "tests": 3, "x86": 3, "pc": 4,
+        "boot": 5, "bios": 5}
 # Within the middle layer, who may include whom besides itself.
 MIDDLE_OK = {("apic", "pmu"), ("events", "pmu")}
 FREESTANDING = {"stdint.h", "stdbool.h", "stddef.h", "stdarg.h", "limits.h", "float.h",
@@ -61,17 +69,17 @@ PERCPU_SECTION = "pmh_percpu"
 CONST_WRITABLE = {"pmh_checks": "const pointers to the check table (tests/suite.h PMH_CHECK)"}
 # Rule (e): (source, symbol) -> why every CPU may share it.
 SHARED_OK = {
-    ("apic/idt_x86.c", "idt"): "the one IDT every CPU loads, built once before any other CPU "
+    ("x86/idt_x86.c", "idt"): "the one IDT every CPU loads, built once before any other CPU "
     "runs; its gates change only under gate_lock",
-    ("apic/idt_x86.c", "built"): "set once, under gate_lock, when idt is built",
-    ("apic/idt_x86.c", "table_src"): "the boot CPU's firmware IDTR: written once, with idt, "
+    ("x86/idt_x86.c", "built"): "set once, under gate_lock, when idt is built",
+    ("x86/idt_x86.c", "table_src"): "the boot CPU's firmware IDTR: written once, with idt, "
     "under gate_lock",
-    ("apic/idt_x86.c", "gate_lock"): "the spin lock over idt's shared gates (atomic)",
-    ("apic/idt_x86.c", "claims"): "per-gate holders of the PMI class, under gate_lock",
-    ("apic/idt_x86.c", "user_holders"): "holders of the ring-3 gate, under gate_lock",
-    ("apic/idt_x86.c", "user_vector"): "the ring-3 gate's vector, under gate_lock",
-    ("apic/idt_x86.c", "user_saved"): "the gate the ring-3 gate replaced, under gate_lock",
-    ("apic/user_x86.S", "cur"): "the context of the one excursion at CPL 3: boot/hw_user.c lets "
+    ("x86/idt_x86.c", "gate_lock"): "the spin lock over idt's shared gates (atomic)",
+    ("x86/idt_x86.c", "claims"): "per-gate holders of the PMI class, under gate_lock",
+    ("x86/idt_x86.c", "user_holders"): "holders of the ring-3 gate, under gate_lock",
+    ("x86/idt_x86.c", "user_vector"): "the ring-3 gate's vector, under gate_lock",
+    ("x86/idt_x86.c", "user_saved"): "the gate the ring-3 gate replaced, under gate_lock",
+    ("x86/user_x86.S", "cur"): "the context of the one excursion at CPL 3: x86/hw_user.c lets "
     "one CPU at a time there (excl_lock)",
     ("pmu/percpu.c", "stacks_lo"): "the registered stacks: written by the boot CPU before it "
     "starts the others and after all are back",
@@ -442,6 +450,14 @@ CASES = [
     ("lib includes the seam", {"lib/str.c": '#include "str.h"\n#include "../pmu/hw.h"\n'}, "a"),
     ("pmu includes apic", {"apic/apic.h": "", "pmu/pmu.c": '#include "../apic/apic.h"\n'}, "a"),
     ("efi.h outside boot", {"tests/suite.c": "#include <efi.h>\n"}, "a"),
+    ("efi.h in x86", {"x86/hw.h": "#include <efi.h>\n"}, "a"),
+    ("x86 includes tests", {"x86/hw.h": '#include "../tests/suite.h"\n'}, "a"),
+    ("tests includes x86", {"x86/hw.h": "", "tests/suite.c": '#include "suite.h"\n'
+                            '#include "../x86/hw.h"\n'}, "a"),
+    ("pc includes bios", {"bios/bios.h": "", "pc/pc.h": '#include "../bios/bios.h"\n'}, "a"),
+    ("bios over pc and x86, pc over tests",
+     {"x86/hw.h": '#include "../pmu/hw.h"\n', "pc/pc.h": '#include "../tests/suite.h"\n',
+      "bios/bios.h": '#include "../pc/pc.h"\n#include "../x86/hw.h"\n'}, None),
     ("hosted header", {"lib/str.c": "#include <stdio.h>\n"}, "a"),
     ("include cycle", {"lib/str.h": '#include "fmt.h"\n', "lib/fmt.h": '#include "str.h"\n'}, "b"),
     ("unnamed source", {"pmu/extra.c": ""}, "c"),

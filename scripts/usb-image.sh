@@ -11,11 +11,11 @@
 # spliced in at that offset.
 # BIOS results slots: PMHBIOS.LOG and PMHBIOS.JSN in the root, sized for
 # --cpus N CPUs (below), copied first onto the new file system (so
-# contiguous: checked below through the FAT), each a magic line (bios/fat.h
+# contiguous: checked below through the FAT), each a magic line (pc/fat.h
 # SLOT_MAGIC) and spaces up to a final newline; the BIOS kernel overwrites
 # them with INT 13h in place. A JSON that does not fit is refused, not cut,
 # and a log that does not fit is cut (bios/results.c).
-# Slot sizes, in KiB, for N CPUs (the numbers are bios/fat.h's SLOT_*_KIB,
+# Slot sizes, in KiB, for N CPUs (the numbers are pc/fat.h's SLOT_*_KIB,
 # read from there: the kernel's "make usb USB_CPUS=N" advice uses them too):
 #   PMHBIOS.JSN = 64 + 48 * N,  PMHBIOS.LOG = 64 + 32 * N,  each rounded up to 64 KiB
 # Source figures (build/host/pmuharness-sim-fast, this tree, 2026-12): bytes a
@@ -73,7 +73,7 @@ for f in "$kernel" "$mbr" "$mods/mboot.c32" "$mods/libcom32.c32"; do
 done
 [[ $cpus =~ ^[1-9][0-9]*$ ]] && [ "$cpus" -ge 1 ] && [ "$cpus" -le 1024 ] ||
   { echo "usb-image.sh: --cpus must be a number of CPUs from 1 to 1024, not '$cpus'" >&2; exit 2; }
-fath=$here/../bios/fat.h
+fath=$here/../pc/fat.h
 kib() { local v; v=$(sed -n "s/^#define $1[[:space:]]\{1,\}\([0-9]\{1,\}\)u\{0,1\}[[:space:]]*\$/\1/p" "$fath")
         [ -n "$v" ] || { echo "usb-image.sh: $1 not found in $fath" >&2; exit 1; }; echo "$v"; }
 fixed_kib=$(kib SLOT_FIXED_KIB); round_kib=$(kib SLOT_ROUND_KIB)

@@ -1,5 +1,5 @@
 /* The suite on another CPU, the part every platform shares (boot/mp.c over
- * UEFI's MP Services, bios/mp.c over INIT-SIPI-SIPI): the AP's run into a
+ * UEFI's MP Services, pc/mp.c over INIT-SIPI-SIPI): the AP's run into a
  * buffer of lines, those lines on the boot CPU afterwards, and the loop
  * over the selected CPUs with one verdict line each. How an AP is started,
  * on which stack, and how long it is waited for is the platform's. */

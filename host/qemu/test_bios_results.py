@@ -3,7 +3,7 @@
 (scripts/usb-image.sh --cpus N, `make usb USB_CPUS=N`), booted from the
 stick (SeaBIOS, syslinux, mboot.c32) with cpus = all under multi-threaded
 TCG (scripts/bios-boot.sh):
-- slots of bios/fat.h's formula for 64 CPUs, -smp 64: both saved and
+- slots of pc/fat.h's formula for 64 CPUs, -smp 64: both saved and
   verified, every result of every CPU in PMHBIOS.JSN (64 x the per-CPU
   results the log's cpu.N.verdict lines count, each CPU the ids its check
   lines name), the log whole in PMHBIOS.LOG;
@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemulib as q  # noqa: E402
 
 NAME = "bios-results"
-FAT_H = os.path.join(q.ROOT, "bios", "fat.h")
+FAT_H = os.path.join(q.ROOT, "pc", "fat.h")
 # QEMU's status for the NO PMU verdict of TCG, and for FAIL (debug-exit 1).
 VERDICT_EXITS = (q.NO_PMU_EXIT, 3)
 LIMIT_S = 90
@@ -50,7 +50,7 @@ CHECK = re.compile(r"^(PASS|FAIL|SKIP) ([^\s:@]+)@cpu(\d+)\b")
 
 
 def formula():
-    """bios/fat.h's slot sizes: bytes of (JSN, LOG) for a stick made for n CPUs."""
+    """pc/fat.h's slot sizes: bytes of (JSN, LOG) for a stick made for n CPUs."""
     text = open(FAT_H).read()
     k = {m.group(1): int(m.group(2))
          for m in re.finditer(r"^#define (SLOT_\w+_KIB)\s+(\d+)u?\s*$", text, re.M)}
@@ -62,7 +62,7 @@ def formula():
 
 
 SLOTS = formula()
-# The first bytes of a results JSON of ours (bios/fat.h SLOT_JSON_START), and
+# The first bytes of a results JSON of ours (pc/fat.h SLOT_JSON_START), and
 # the first sector bios/disk.c writes before the rest of a slot.
 JSON_START = b'{\n  "schema": "pmuharness-results/'
 BUSY = b"PMHBIOS-SLOT/1 pmuharness BIOS results slot: a write did not finish; nothing here\n"

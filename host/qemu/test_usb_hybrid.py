@@ -21,7 +21,7 @@ import tempfile
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import qemulib as q  # noqa: E402
-import test_bios_results as br  # noqa: E402  (bios/fat.h's slot sizes)
+import test_bios_results as br  # noqa: E402  (pc/fat.h's slot sizes)
 
 BIOS_BOOT = os.path.join(q.ROOT, "scripts", "bios-boot.sh")
 RUN = os.path.join(q.ROOT, "scripts", "qemu-run.sh")

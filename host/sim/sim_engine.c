@@ -301,7 +301,7 @@ void hw_run_workload(const struct workload *w, uint64_t iterations)
 /* ---- caches ------------------------------------------------------------------ */
 
 /* CLFLUSH of each line where CPUID.1:EDX[19] says the CPU has it (its line
- * size in EBX[15:8]), else WBINVD, as boot/hw_x86.c does; the CPUIDs around
+ * size in EBX[15:8]), else WBINVD, as x86/hw_x86.c does; the CPUIDs around
  * it are the target's too. */
 void hw_cache_flush(void *buf, uint64_t bytes)
 {

@@ -1,5 +1,5 @@
 /* The traced workloads (struct workload.traced: the sampling kernel,
- * events/sample.S): the simulator decodes the kernel's x86-64 bytes as the
+ * x86/sample.S): the simulator decodes the kernel's x86-64 bytes as the
  * host build linked them and runs them one instruction at a time, so that
  * the addresses the sampling hardware records are the code's own and not
  * anything the harness wrote down. Each instruction retires into the

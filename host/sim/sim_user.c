@@ -54,7 +54,7 @@ static void leave(struct sim_cpu *s)
 	sim_retire(s, EXIT_INSN, ENTRY_BR, EXIT_INSN);
 	/* tr-leaked: the harness's TSS stays loaded where the firmware's was;
 	 * and where TR named no TSS to load back (0, a loader's selector), it
-	 * stays on any CPU (boot/hw_user.c gdt_restore) */
+	 * stays on any CPU (x86/hw_user.c gdt_restore) */
 	if (sim_has_fault(s, SF_TR_LEAKED) || !s->tables.tr_tss) {
 		s->tables.tr = OUR_TR;
 		s->tables.tr_tss = true;

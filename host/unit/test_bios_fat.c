@@ -1,4 +1,4 @@
-/* The BIOS kernel's walk to its results slots (bios/fat.c) over disk
+/* The BIOS kernel's walk to its results slots (pc/fat.c) over disk
  * images made here with mkfs.fat and mcopy, as scripts/usb-image.sh makes
  * the stick: the slots found where their bytes are; a fragmented slot, a
  * wrong magic, slots that share clusters, a missing file, a garbage or truncated BPB, FAT12/16, no
@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-/* bios/ is not in the host library (no shared source uses it) */
-#include "../../bios/fat.c"
+/* pc/ and bios/ are not in the host library (no shared source uses them) */
+#include "../../pc/fat.c"
 
 #define PART_LBA   2048u
 #define SLOT_BYTES 8192u

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-/* bios/ is not in the host library (no shared source uses it) */
-#include "../../bios/fat.c"
+/* pc/ and bios/ are not in the host library (no shared source uses them) */
+#include "../../pc/fat.c"
 #include "../../bios/results.c"
 
 #define LOG_SECTORS 128u /* a 64 KiB slot (usb-image.sh makes 128 KiB and more) */

@@ -1,4 +1,4 @@
-/* The BIOS kernel's processor list from ACPI (bios/acpi.c) over typed
+/* The BIOS kernel's processor list from ACPI (pc/acpi.c) over typed
  * tables in a fake physical memory: the RSDP in the EBDA and in the BIOS
  * area, the MADT's enabled and disabled processors, and the refusals of a
  * bad checksum, a truncated table or entry, and a missing RSDP or MADT;
@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-/* bios/ is not in the host library (no shared source uses it) */
-#include "../../bios/acpi.c"
+/* pc/ and bios/ are not in the host library (no shared source uses them) */
+#include "../../pc/acpi.c"
 
 #define MEM_SIZE 0x110000u
 #define RSDP_AT	 0xf0010u

@@ -1,4 +1,4 @@
-/* The x86-64 kernels of events/workload.S, run natively in user mode (every
+/* The x86-64 kernels of x86/workload.S, run natively in user mode (every
  * instruction they use is legal in ring 3), against their construction in
  * events/workloads.c: each runs and keeps the ABI; single-stepped with
  * EFLAGS.TF it retires exactly the instructions its vector says; the random

@@ -2,7 +2,7 @@
  * (Intel SDM Vol. 3B 18.4.8 "Branch Trace Store (BTS)", 18.6.3.4 "Debug
  * Store (DS) Mechanism"): with IA32_DEBUGCTL.TR and .BTS set each taken
  * branch stores a record {from, to, flags} of 24 bytes (64-bit layout,
- * DTES64) at the BTS index. The sampling kernel (events/sample.S) runs at
+ * DTES64) at the BTS index. The sampling kernel (x86/sample.S) runs at
  * CPL 0 with interrupts off, twice:
  *  - trace: TR and BTS, a circular buffer (BTINT clear) of BTS_RECS
  *    records, more than the window takes. From the first record whose

@@ -41,7 +41,7 @@
 #define CENTI 100 /* ratios are printed with two decimals */
 
 /* A floor from a core's documented throughput on wl_loop ("add; dec; jnz",
- * events/workload.S): instructions retire `retire` a cycle at most (every
+ * x86/workload.S): instructions retire `retire` a cycle at most (every
  * instruction is at least one micro-op), and where DEC's latency is one
  * cycle the DEC of one iteration waits for the last one's: one iteration a
  * cycle at most. A family not listed gets no floor. */

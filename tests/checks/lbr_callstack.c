@@ -6,7 +6,7 @@
  * calls and returns recorded:
  *  - after a whole call the youngest record is empty: every call the
  *    kernel made, and the platform's CALL into it at CPL 3
- *    (apic/user_x86.S), was popped by its return;
+ *    (x86/user_x86.S), was popped by its return;
  *  - frozen at a PMI request CS_AT instructions in (FREEZE_LBRS_ON_PMI,
  *    where the CPU has it), the stack holds the open calls only: the
  *    platform's CALL into the kernel as the youngest record or under the

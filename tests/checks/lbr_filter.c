@@ -1,5 +1,5 @@
 /* lbr.filter: the LBR branch-type filters keep exactly the kinds selected.
- * The sampling kernel (events/sample.S) takes one branch of each near kind
+ * The sampling kernel (x86/sample.S) takes one branch of each near kind
  * per iteration; with the records restricted to calls and returns, then to
  * conditional branches, then to jumps (LBR_SELECT's suppress bits on
  * Intel's model-specific LBRs and AMD's LBR v2, SDM Vol. 3B Table 18-2 and

@@ -17,7 +17,7 @@
  *  - the records are a run of the kernel's branches, exact, that ends where
  *    the overflow was: the youngest no earlier than FZ_AT - FZ_TRAMP
  *    instructions into the kernel (FZ_TRAMP: the platform's CALL into it
- *    at CPL 3, apic/user_x86.S; ours) and no more than FZ_SKID_BR
+ *    at CPL 3, x86/user_x86.S; ours) and no more than FZ_SKID_BR
  *    branches past it (rr's skid_size bound on any core, the freeze taken
  *    no later than the PMI; ours to apply it here). */
 #include "../lbr_rec.h"

@@ -1,5 +1,5 @@
 /* lbr.stack: the last branch records hold exactly the last branches a
- * known workload took, in order. The sampling kernel (events/sample.S)
+ * known workload took, in order. The sampling kernel (x86/sample.S)
  * runs at CPL 3 with the records on for every near branch kind and off for
  * CPL 0 and far branches (tests/lbr_rec.h); its walk (events/sample.h),
  * taken from the code's labels, says which branches it took. The stack's

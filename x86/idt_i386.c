@@ -1,8 +1,8 @@
 /* IDT management on i386 (bios/; SDM Vol. 3A 6.11: 8-byte 32-bit gates).
  * A Multiboot kernel inherits no protected-mode IDT: ours is built from
  * scratch, and the IDTR found at start is what idt_restore puts back. */
-#include "idt.h"
-#include "isr.h"
+#include "../apic/idt.h"
+#include "../apic/isr.h"
 #include "../lib/str.h"
 #include "../pmu/hw.h"
 #include "../pmu/percpu.h"
@@ -15,7 +15,7 @@ struct gate32 {
 	uint16_t off_hi;
 } __attribute__((packed));
 
-/* The frame apic/entry_i386.S builds: PUSHAL's registers, the stub's
+/* The frame x86/entry_i386.S builds: PUSHAL's registers, the stub's
  * vector and error code, then the CPU's EIP, CS and EFLAGS (ESP/SS follow
  * only after a privilege change, from CPL 3: SDM Vol. 3A 6.12.1). */
 struct frame32 {
@@ -35,7 +35,7 @@ struct frame32 {
 #define CLAIM_FIRST  0xe0u
 #define CLAIM_N	     14u
 
-/* apic/entry_i386.S: the exception stubs 16 bytes apart, then the PMI's
+/* x86/entry_i386.S: the exception stubs 16 bytes apart, then the PMI's
  * class, then our two vectors. */
 extern char isr_exc_stubs[], isr_claim_stubs[], isr_stub_0xee[], isr_stub_0xef[];
 #define STUB_BYTES 16u

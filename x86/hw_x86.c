@@ -1,6 +1,6 @@
 /* The real hardware seam: plain x86 instructions, for x86-64 (UEFI) and
- * i386 (bios/). rdmsr/wrmsr/rdpmc with fault fixup live in apic/entry.S
- * (apic/entry_i386.S). */
+ * i386 (bios/). rdmsr/wrmsr/rdpmc with fault fixup live in x86/entry.S
+ * (x86/entry_i386.S). */
 #include "../pmu/hw.h"
 #include "../pmu/percpu.h"
 #include "../events/workload.h"

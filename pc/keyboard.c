@@ -1,6 +1,6 @@
-/* The keyboard on a BIOS machine: the 8042 controller polled (no IRQ; the
+/* The keyboard on a PC (the BIOS kernel): the 8042 controller polled (no IRQ; the
  * PICs are masked), scan code set 1 as the BIOS leaves it translated. */
-#include "bios.h"
+#include "pc.h"
 #include "../pmu/hw.h"
 
 /* 8042 ports and the status bits we read (IBM PC/AT Technical Reference). */

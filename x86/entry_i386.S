@@ -1,12 +1,12 @@
 /* i386 interrupt and exception entry stubs, fault-safe MSR/PMC accessors
  * and the recovery jump (bios/, cdecl). The stubs push a 32-bit frame
- * (struct frame32 in apic/idt_i386.c) that isr_frame_i386 turns into the
+ * (struct frame32 in x86/idt_i386.c) that isr_frame_i386 turns into the
  * shared struct int_frame around isr_dispatch. */
 
 	.text
 
 /* The exception stubs, vectors 0-21, 16 bytes apart from isr_exc_stubs
- * (apic/idt_i386.c finds each by number). Those whose exception pushes an
+ * (x86/idt_i386.c finds each by number). Those whose exception pushes an
  * error code (8, 10-14, 17, 21: SDM Vol. 3A 6.13) push no dummy one. */
 	.balign 16
 	.globl isr_exc_stubs

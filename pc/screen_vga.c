@@ -4,7 +4,7 @@
  * (foreground in bits 0-3, background in 4-6); its backgrounds are the
  * first eight, so the blink bit stays clear. Until a run starts, and on
  * COM1 always, the lines scroll as plain text (console.c). */
-#include "bios.h"
+#include "pc.h"
 #include "../tests/screen.h"
 
 /* The CRT controller's cursor start register: bit 5 turns the hardware

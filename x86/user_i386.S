@@ -1,6 +1,6 @@
-/* Ring 3 on i386 (bios/, boot/hw_user.c): the way into CPL 3 and back, and
+/* Ring 3 on i386 (bios/, x86/hw_user.c): the way into CPL 3 and back, and
  * the trampolines that run there. struct user_ctx's offsets are in
- * boot/hw_user.h (uint64_t fields: the low dwords here). */
+ * x86/hw_user.h (uint64_t fields: the low dwords here). */
 	.set USER_VECTOR, 0x81	/* HW_USER_VECTOR (pmu/hw.h) */
 	.set U_RIP, 0
 	.set U_RSP, 8
@@ -74,7 +74,7 @@ pmh_user_gate:
 	xorl %eax, %eax
 	jmp back
 
-/* Where user_fault (boot/hw_user.c) lands the IRET of an exception raised
+/* Where user_fault (x86/hw_user.c) lands the IRET of an exception raised
  * at CPL 3: EAX = its vector. */
 	.globl pmh_user_fault_landing
 pmh_user_fault_landing:
@@ -104,7 +104,7 @@ back:
 	.globl pmh_user_text, pmh_user_text_end
 pmh_user_text:
 /* eax = the kernel, ebx:ecx = iterations, esi = struct wl_args * (the
- * kernels' cdecl: events/workload_i386.S). */
+ * kernels' cdecl: x86/workload_i386.S). */
 	.globl pmh_user_run_tramp
 pmh_user_run_tramp:
 	pushl %esi

@@ -1,6 +1,6 @@
-/* The pieces of the ring-3 excursion (pmu/hw.h "Ring 3") that boot/hw_user.c
- * shares with its assembly halves (apic/user_x86.S, apic/user_i386.S) and,
- * on x86-64, with the page tables of boot/hw_user_pg.c. Target only. */
+/* The pieces of the ring-3 excursion (pmu/hw.h "Ring 3") that x86/hw_user.c
+ * shares with its assembly halves (x86/user_x86.S, x86/user_i386.S) and,
+ * on x86-64, with the page tables of x86/hw_user_pg.c. Target only. */
 #ifndef PMH_BOOT_HW_USER_H
 #define PMH_BOOT_HW_USER_H
 
@@ -21,7 +21,7 @@ struct user_ctx {
 	uint64_t k_rsp, k_cs, k_ss;
 };
 
-/* apic/user_*.S. pmh_user_enter saves the CPL-0 context, writes RSP0 and
+/* x86/user_*.S. pmh_user_enter saves the CPL-0 context, writes RSP0 and
  * IRETs to u->rip at CPL 3; it returns 0 when CPL 3 did INT HW_USER_VECTOR
  * (u->out holds its EDX:EAX) or the vector that pmh_user_fault_landing was
  * given in EAX. The trampolines run at CPL 3 (see the .S files). */

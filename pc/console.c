@@ -1,6 +1,6 @@
-/* Output on a BIOS machine: COM1 and the VGA text screen, written directly
+/* Output on a PC (the BIOS kernel): COM1 and the VGA text screen, written directly
  * (no BIOS call: we run in protected mode). */
-#include "bios.h"
+#include "pc.h"
 
 /* COM1's I/O base and registers (PC16550D data sheet). */
 #define COM1		 0x3f8

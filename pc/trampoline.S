@@ -1,9 +1,9 @@
 /* The APs' way in (SDM Vol. 3A 8.4.4.1, 9.1.4): a START-UP IPI with vector
- * 0x08 starts an AP in real mode at 0800:0000, where bios/mp.c copied
+ * 0x08 starts an AP in real mode at 0800:0000, where pc/mp.c copied
  * these bytes. They load the kernel's GDT and enter 32-bit protected mode
  * without paging; the AP then reads its own xAPIC ID (at the boot CPU's
  * APIC base, tramp_apic) and claims its slot of the table tramp_slots
- * points to, one per APIC ID ({stack top, argument}, bios/mp.c): an
+ * points to, one per APIC ID ({stack top, argument}, pc/mp.c): an
  * atomic exchange takes the stack top and leaves 0, so a slot is used
  * once, and an AP whose slot is 0 (not selected, or given up on by the
  * boot CPU, which takes it back the same way) halts here. Otherwise it

@@ -1,6 +1,6 @@
-/* Per-CPU runs on a BIOS machine: the processors from the ACPI MADT
- * (bios/acpi.c), the selected APs started with INIT-SIPI-SIPI (SDM Vol.
- * 3A 8.4.4.1) into bios/trampoline.S, which brings each to 32-bit
+/* Per-CPU runs on a PC (the BIOS kernel): the processors from the ACPI MADT
+ * (pc/acpi.c), the selected APs started with INIT-SIPI-SIPI (SDM Vol.
+ * 3A 8.4.4.1) into pc/trampoline.S, which brings each to 32-bit
  * protected mode on a stack of ours: the one its APIC ID's slot offers.
  * There it loads our IDT and runs the suite into a buffer, then halts for
  * good. cpus = all (or a list) runs every selected CPU at once, the BSP
@@ -8,7 +8,7 @@
  * cpu_par_*); cpus = serial, or where the parallel run cannot be set up,
  * starts one AP after another on one shared stack (cpu_jobs_run). */
 #include "acpi.h"
-#include "bios.h"
+#include "pc.h"
 #include "lowmem.h"
 #include "../apic/apic.h"
 #include "../apic/idt.h"
@@ -138,7 +138,7 @@ static bool icr_send(uint8_t dest, uint32_t lo)
 	return false;
 }
 
-/* Where sym, a label of bios/trampoline.S, lies in the copy. */
+/* Where sym, a label of pc/trampoline.S, lies in the copy. */
 static uint8_t *in_copy(const char *sym)
 {
 	return (uint8_t *)(TRAMP_BASE + ((uintptr_t)sym - (uintptr_t)tramp_start));

@@ -1,5 +1,5 @@
 /* The sampling kernel for i386 (cdecl: the iteration count's low half at
- * 4(%esp)). The loop is events/sample.S's instruction for instruction on
+ * 4(%esp)). The loop is x86/sample.S's instruction for instruction on
  * 32-bit registers (edi counts, esi and ecx hold the indirect targets);
  * the prologue saves the two callee-saved registers it uses and the
  * epilogue restores them. events/sample.c walks both. */

@@ -3,8 +3,8 @@
  * them), found through the partition table, the BPB, the FAT and the root
  * directory over a sector-read callback, so the walk runs the same on the
  * host (host/unit/test_bios_fat.c) as over INT 13h (bios/disk.c). */
-#ifndef PMH_BIOS_FAT_H
-#define PMH_BIOS_FAT_H
+#ifndef PMH_PC_FAT_H
+#define PMH_PC_FAT_H
 
 #include <stdbool.h>
 #include <stddef.h>

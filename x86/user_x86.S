@@ -1,6 +1,6 @@
-/* Ring 3 on x86-64 (boot/hw_user.c): the way into CPL 3 and back, and the
+/* Ring 3 on x86-64 (x86/hw_user.c): the way into CPL 3 and back, and the
  * trampolines that run there. Target only; struct user_ctx's offsets are in
- * boot/hw_user.h. */
+ * x86/hw_user.h. */
 	.set USER_VECTOR, 0x81	/* HW_USER_VECTOR (pmu/hw.h) */
 	.set U_RIP, 0
 	.set U_RSP, 8
@@ -85,7 +85,7 @@ pmh_user_gate:
 	xorl %eax, %eax
 	jmp back
 
-/* Where user_fault (boot/hw_user.c) lands the IRET of an exception raised
+/* Where user_fault (x86/hw_user.c) lands the IRET of an exception raised
  * at CPL 3: EAX = its vector. */
 	.globl pmh_user_fault_landing
 pmh_user_fault_landing:
@@ -126,7 +126,7 @@ back:
 	movl %r8d, %eax
 	ret
 
-/* What runs at CPL 3 (boot/hw_user.c makes these pages user-accessible).
+/* What runs at CPL 3 (x86/hw_user.c makes these pages user-accessible).
  * Each ends with INT USER_VECTOR; nothing resumes after it. */
 	.balign 64
 	.globl pmh_user_text, pmh_user_text_end

@@ -1,10 +1,10 @@
-/* The processors of a BIOS machine from ACPI's MADT (ACPI 6.5 §5.2.5
+/* The processors of a PC from ACPI's MADT (ACPI 6.5 §5.2.5
  * RSDP, §5.2.7 RSDT, §5.2.12 MADT), or from the Intel MP table on boards
  * without ACPI: the pointer found where the BIOS puts it, every table
  * length-bounded and checksum-verified. Physical memory is
  * read through map, so that the host's tests hand it typed tables. */
-#ifndef PMH_BIOS_ACPI_H
-#define PMH_BIOS_ACPI_H
+#ifndef PMH_PC_ACPI_H
+#define PMH_PC_ACPI_H
 
 #include <stdbool.h>
 #include <stddef.h>

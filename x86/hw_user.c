@@ -2,7 +2,7 @@
  * under bios/. An excursion loads a GDT that copies the current one (so
  * every selector in use stays valid) and appends user data, user code and a
  * TSS whose RSP0 (ESP0) is the harness's own stack, enters CPL 3 by IRET
- * with IF and IOPL 0 (apic/user_*.S) and comes back by INT HW_USER_VECTOR
+ * with IF and IOPL 0 (x86/user_*.S) and comes back by INT HW_USER_VECTOR
  * through a DPL-3 gate, or by an exception, which isr_dispatch hands to
  * user_fault. Then the GDTR, TR, CR3, CR4 and the gate are put back.
  *
@@ -18,7 +18,7 @@
  * stack, the context and the page tables are each CPU's own (PMH_PERCPU,
  * pmu/percpu.h; RSP0 is the CPU's own stack at the excursion). What the
  * CPUs share, the DPL-3 gate of our one IDT, the CPL-3 fault hook and
- * apic/user_x86.S's pointer to the excursion's context, allows one CPU at
+ * x86/user_x86.S's pointer to the excursion's context, allows one CPU at
  * CPL 3 at a time: the time at CPL 3 is taken under a lock (excl_lock). */
 #include "hw_user.h"
 #include "../events/workload.h"
@@ -27,7 +27,7 @@
 #include "../lib/str.h"
 #include "../pmu/percpu.h"
 
-_Static_assert(HW_USER_VECTOR == 0x81, "apic/user_*.S raise INT 0x81");
+_Static_assert(HW_USER_VECTOR == 0x81, "x86/user_*.S raise INT 0x81");
 
 /* Segment descriptors (SDM Vol. 3A 3.4.5, 5.2.1): base 0, limit 4 GiB, DPL
  * 3; code execute/read (64-bit: L = 1, D = 0), data read/write. */
@@ -55,7 +55,7 @@ _Static_assert(HW_USER_VECTOR == 0x81, "apic/user_*.S raise INT 0x81");
 #define CR4_SMEP (1ul << 20)
 #define CR4_SMAP (1ul << 21)
 /* CPL 3's stack, and how much of a kernel's code and buffer it touches:
- * every WL_MEM_NONE kernel of events/workload.S is under 512 bytes, its
+ * every WL_MEM_NONE kernel of x86/workload.S is under 512 bytes, its
  * buffer one line, or FNSAVE's 108 bytes for wl_x87. */
 #define USER_STACK  1024
 #define KERNEL_SPAN 512u

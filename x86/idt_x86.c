@@ -1,6 +1,6 @@
 /* IDT management on the target (SDM Vol. 3A 6.14.1: 16-byte 64-bit gates). */
-#include "idt.h"
-#include "isr.h"
+#include "../apic/idt.h"
+#include "../apic/isr.h"
 #include "../lib/str.h"
 #include "../pmu/hw.h"
 #include "../pmu/percpu.h"
@@ -31,7 +31,7 @@ extern char isr_stub_0[], isr_stub_1[], isr_stub_2[], isr_stub_3[], isr_stub_4[]
     isr_stub_12[], isr_stub_13[], isr_stub_14[], isr_stub_15[], isr_stub_16[], isr_stub_17[],
     isr_stub_18[], isr_stub_19[], isr_stub_20[], isr_stub_21[], isr_stub_0xee[], isr_stub_0xef[];
 /* The PMI's class below our two vectors: claimed only while the PMI service
- * is armed (idt_claim). Their stubs are 16 bytes apart (apic/entry.S). */
+ * is armed (idt_claim). Their stubs are 16 bytes apart (x86/entry.S). */
 extern char isr_claim_stubs[];
 #define CLAIM_FIRST 0xe0u
 #define CLAIM_N	    14u

@@ -1,7 +1,7 @@
 /* Calibrated kernels for i386 (cdecl: the iteration count's low half at
  * 4(%esp), its high half at 8(%esp) ignored (counts past 2^32 are not
  * used), struct wl_args * at 12(%esp)). The per-iteration construction is
- * that of events/workload.S instruction for instruction, except the
+ * that of x86/workload.S instruction for instruction, except the
  * xorshift64 step of the random kernels (on register pairs); the fixed
  * part differs (arguments read from the stack, callee-saved registers
  * pushed). events/workloads.c documents both. JECXZ in the two original
@@ -273,7 +273,7 @@ pmh_wl_x87:
 	frstor (%edx)
 	ret
 
-/* A walking kernel (events/workload.S): eax = p, ecx = elements left, edx
+/* A walking kernel (x86/workload.S): eax = p, ecx = elements left, edx
  * = iterations, ebx = buf, esi = lines, edi = stride (the chase kernels
  * use edi as a scratch register instead); the last p is left in eax. */
 .macro WALK name, tail=
