@@ -39,9 +39,9 @@ run "results JSON against its schema (simulator and a QEMU boot)" \
 run "LAVA job files against lava-common's schema" host/lava/test_jobs.py
 run "LAVA signals through lava-dispatcher's patterns vs results (simulator, QEMU)" \
   host/lava/lava_check.py build/pmuharness.efi
-for t in host/qemu/test_*.py; do
-  [ -e "$t" ] && run "QEMU: $(basename "$t" .py)" "$t" build/pmuharness.efi
-done
+# two at a time (scripts/run-qemu-tests.sh), each under its own heading
+run "QEMU boot tests (host/qemu/test_*.py)" scripts/run-qemu-tests.sh build/pmuharness.efi \
+  host/qemu/test_*.py
 run "QEMU boot matrix" host/qemu/boot_matrix.py build/pmuharness.efi
 p=0; f=0; s=0
 while read -r a b c d; do p=$((p + a)); f=$((f + b)); s=$((s + ${c:-0})); done < <(
