@@ -9,8 +9,8 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 # Longest first (seconds measured on a 2-core build machine), so that the
 # two lanes end together; a test not listed here starts last.
-order=(test_mp test_usb test_netboot test_screen test_results_volume test_bad_setup
-  test_secureboot test_usb_hybrid test_bios_results)
+order=(test_mp test_usb test_netboot test_bad_setup test_screen test_results_volume
+  test_usb_hybrid test_bios_results boot_matrix test_report test_secureboot)
 queue=()
 for n in "${order[@]}"; do
   for t in "$@"; do [ "$(basename "$t" .py)" = "$n" ] && queue+=("$t"); done

@@ -32,17 +32,17 @@ run "the house's inventory (drivers: name, ops, model, tests; checks: a docs row
   host/test_house.py build/host/pmuharness-sim-fast
 run "CPUID dump replay (typed snippets)" host/test_cpuid_replay.py build/host/pmuharness-sim-fast
 # a smoke run of each parser's fuzzer; `make fuzz` hunts longer (30 s each)
-run "fuzzing (libFuzzer, ${FUZZ_SECONDS:=15} s per target)" env FUZZ_SECONDS="$FUZZ_SECONDS" scripts/fuzz.sh
-run "report tool (fixtures and one QEMU boot)" host/report/test_report.py build/pmuharness.efi
+run "fuzzing (libFuzzer, ${FUZZ_SECONDS:=10} s per target)" env FUZZ_SECONDS="$FUZZ_SECONDS" scripts/fuzz.sh
 run "results JSON against its schema (simulator and a QEMU boot)" \
   host/report/test_schema.py build/host/pmuharness-sim-fast build/pmuharness.efi
 run "LAVA job files against lava-common's schema" host/lava/test_jobs.py
-run "LAVA signals through lava-dispatcher's patterns vs results (simulator, QEMU)" \
-  host/lava/lava_check.py build/pmuharness.efi
-# two at a time (scripts/run-qemu-tests.sh), each under its own heading
-run "QEMU boot tests (host/qemu/test_*.py)" scripts/run-qemu-tests.sh build/pmuharness.efi \
-  host/qemu/test_*.py
-run "QEMU boot matrix" host/qemu/boot_matrix.py build/pmuharness.efi
+# The tests that boot QEMU, two at a time (scripts/run-qemu-tests.sh), each
+# under its own heading: the boot tests, the boot matrix, the report tool
+# (fixtures and one boot), LAVA's signals through lava-dispatcher's patterns
+# against the results (simulator and QEMU)
+run "QEMU boot tests, boot matrix, report tool, LAVA signals" \
+  scripts/run-qemu-tests.sh build/pmuharness.efi host/qemu/test_*.py host/qemu/boot_matrix.py \
+  host/report/test_report.py host/lava/lava_check.py
 p=0; f=0; s=0
 while read -r a b c d; do p=$((p + a)); f=$((f + b)); s=$((s + ${c:-0})); done < <(
   sed -n 's/^[a-z-]*: \([0-9]*\) passed, \([0-9]*\) failed\(, \([0-9]*\) skipped\)\?$/\1 \2 \4/p' "$log")
