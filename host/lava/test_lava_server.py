@@ -403,6 +403,19 @@ def loopback_job(path: str, base_url: str, stick: Optional[str]) -> Dict[str, An
     return job
 
 
+def failing_job(bios: Dict[str, Any]) -> Dict[str, Any]:
+    """The BIOS job with failures to store: the APIC checks, then
+    apic.fatal-trigger's #UD, a crash that ends the run in ERROR (a failed
+    harness.crash case and a failed verdict case)."""
+    job: Dict[str, Any] = yaml.safe_load(yaml.safe_dump(bios))
+    for action in job["actions"]:
+        for image in action.get("deploy", {}).get("images", {}).values():
+            image["image_arg"] = image["image_arg"].replace(
+                'countdown=0"', 'countdown=0 checks=apic.*,apic.fatal-trigger"')
+    job["job_name"] += ", a crash"
+    return job
+
+
 def submit(stack: Stack, job: Dict[str, Any]) -> int:
     r = stack.api("jobs/", {"definition": yaml.safe_dump(job, sort_keys=False)})
     ids: List[int] = r["job_ids"]
@@ -577,7 +590,8 @@ class Run:
                             f"{driver}")
         # The run's verdict: the last case of the checks' set, id verdict.
         v = VERDICT_RESULT.get(str(want.get("verdict")), "fail")
-        checks = [as_case(c) for c in stored.get(lc.SETS[0], [])]
+        # (a crash's case may follow it: tests/report_lava.c lava_end)
+        checks = [as_case(c) for c in stored.get(lc.SETS[0], []) if c["name"] != "harness_crash"]
         if not checks or checks[-1][:2] != ("verdict", v):
             errs.append(f"job {job_id}: the verdict {want.get('verdict')} is not the set's last "
                         f"stored case (verdict, {v}); last: {checks[-1:]} (the emitter's "
@@ -697,15 +711,17 @@ def main() -> int:
         base = stack.serve(files)
         uefi = loopback_job(os.path.join(ROOT, "lava", "qemu-uefi.yaml"), base, stick)
         bios = loopback_job(os.path.join(ROOT, "lava", "qemu-bios.yaml"), base, None)
+        crash = failing_job(bios)
         ids: Dict[str, int] = {}
 
         def submitted() -> List[str]:
-            ids.update(uefi=submit(stack, uefi), bios=submit(stack, bios))
+            ids.update(uefi=submit(stack, uefi), bios=submit(stack, bios),
+                       crash=submit(stack, crash))
             log(f"submitted {ids} (REST API, POST /api/v0.2/jobs/)")
             return []
 
         run.case("submit", submitted)
-        if len(ids) != 2:
+        if len(ids) != 3:
             return run.done()
 
         def uefi_want(serial: str) -> Dict[str, Any]:
@@ -726,6 +742,8 @@ def main() -> int:
                       for m in map(lc.VERDICT_LINE.match, lines) if m]
             verdict = bios_verdict(lines) or "NO VERDICT"
             checks.append(("verdict", VERDICT_RESULT.get(verdict, "fail"), None, None))
+            if any(l.startswith("crash: ") for l in lines):  # after the verdict's case
+                checks.append(("harness.crash", "fail", None, None))
             drivers = [l.split(": ", 1)[1] for l in lines if l.startswith("pmu.driver: ")]
             return {lc.SETS[0]: checks, lc.SETS[1]: None,
                     "verdict": verdict,
@@ -734,6 +752,8 @@ def main() -> int:
 
         run.case("qemu_uefi", lambda: run.check_job(stack, ids["uefi"], uefi_want, "UEFI"))
         run.case("qemu_bios", lambda: run.check_job(stack, ids["bios"], bios_want, "BIOS"))
+        run.case("qemu_bios_crash",
+                 lambda: run.check_job(stack, ids["crash"], bios_want, "BIOS, a crash"))
         shutil.copy(stick, os.path.join(files, "pmuharness-lava-usb.img"))
         run.case("validate_jobs", lambda: validate_jobs(stack, base))
         pg = [l for l in stack.pg_log().splitlines() if "ERROR" in l]
