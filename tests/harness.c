@@ -73,6 +73,10 @@ static void status_ident(const struct harness *h)
 		pmh_fmt(fw, sizeof(fw), "%s %s", pl->fw_vendor,
 			pl->fw_revision ? pl->fw_revision : "");
 		d.firmware = fw;
+	} else if (s->have_sys && s->sys.firmware.found) { /* a BIOS names itself there */
+		pmh_fmt(fw, sizeof(fw), "%s %s", s->sys.firmware.manufacturer,
+			s->sys.firmware.product);
+		d.firmware = fw;
 	}
 	status(h, (struct screen_event){.kind = SEV_IDENT, .ident = &d});
 }

@@ -5,6 +5,7 @@
 #include "../lib/str.h"
 
 #define SM_HDR	       4   /* type, length, handle (DSP0134 6.1.2) */
+#define SM_TYPE_BIOS   0   /* BIOS Information (DSP0134 7.1) */
 #define SM_TYPE_SYSTEM 1   /* System Information (DSP0134 7.2) */
 #define SM_TYPE_BOARD  2   /* Baseboard Information (DSP0134 7.3) */
 #define SM_TYPE_END    127 /* End-of-Table (DSP0134 7.45) */
@@ -105,6 +106,18 @@ static void sm_id(const uint8_t *h, const uint8_t *strs, const uint8_t *end, str
 	sm_string(strs, end, h[SM_OFF_VERSION], id->version);
 }
 
+/* Type 0: the vendor at offset 4, the version at 5, the release date at 8
+ * (DSP0134 7.1), each where the structure is long enough to hold it. */
+static void sm_bios(const uint8_t *h, const uint8_t *strs, const uint8_t *end, struct smbios_id *id)
+{
+	if (id->found || h[1] <= 4)
+		return;
+	id->found = true;
+	sm_string(strs, end, h[4], id->manufacturer);
+	sm_string(strs, end, h[1] > 5 ? h[5] : 0, id->product);
+	sm_string(strs, end, h[1] > 8 ? h[8] : 0, id->version);
+}
+
 bool smbios_parse(const void *table, size_t len, struct smbios_info *out)
 {
 	const uint8_t *p = table, *end;
@@ -118,7 +131,9 @@ bool smbios_parse(const void *table, size_t len, struct smbios_info *out)
 		const uint8_t *next = sm_strings_end(strs, end);
 		if (!next)
 			break;
-		if (p[0] == SM_TYPE_SYSTEM)
+		if (p[0] == SM_TYPE_BIOS)
+			sm_bios(p, strs, next, &out->firmware);
+		else if (p[0] == SM_TYPE_SYSTEM)
 			sm_id(p, strs, next, &out->system);
 		else if (p[0] == SM_TYPE_BOARD)
 			sm_id(p, strs, next, &out->board);

@@ -19,6 +19,9 @@ struct smbios_id {
 
 struct smbios_info {
 	struct smbios_id system, board;
+	/* BIOS Information (type 0): vendor, BIOS version and release date in
+	 * manufacturer, product and version */
+	struct smbios_id firmware;
 };
 
 /* The structure table's address and length from an entry point ("_SM_"

@@ -240,7 +240,8 @@ def vga_rows(mon_sock, d):
 
 
 def board(kernel):
-    """The screen's Board row at the end prompt names QEMU's system."""
+    """The screen's Board row at the end prompt names QEMU's system, and its
+    firmware SeaBIOS (SMBIOS types 1 and 0)."""
     d = tempfile.mkdtemp(prefix="pmh-bios-")
     serial, mon = os.path.join(d, "serial.log"), os.path.join(d, "mon.sock")
     p = subprocess.Popen(["qemu-system-i386", "-cpu", "pentium3", "-kernel", kernel,
@@ -255,6 +256,11 @@ def board(kernel):
         got = [r.strip() for r in rows if r.strip().startswith("Board ")]
         if not got or not got[0].startswith(BOARD + " "):
             return [f"the screen's board row is {got!r}, expected {BOARD!r}"]
+        # and the firmware as SMBIOS type 0 names it (SeaBIOS's vendor)
+        fw = re.search(r"Firmware (.*)$", got[0])
+        if not fw or not fw.group(1).startswith("SeaBIOS"):
+            return [f"the screen's firmware is {fw.group(1) if fw else None!r}, expected "
+                    "SeaBIOS's name from SMBIOS type 0"]
         return []
     finally:
         p.kill()

@@ -47,6 +47,9 @@ static void good_table(void **state)
 	assert_string_equal(si.board.manufacturer, "Acme");
 	assert_string_equal(si.board.product, "B1");
 	assert_string_equal(si.board.version, ""); /* string number 0: none */
+	assert_true(si.firmware.found);		   /* type 0, 5 bytes: the vendor alone */
+	assert_string_equal(si.firmware.manufacturer, "FW");
+	assert_string_equal(si.firmware.product, "");
 }
 
 /* Every prefix of the table: nothing read past it, and what lies wholly
