@@ -205,16 +205,17 @@ void report_summary(struct suite *s)
 void report_kut_summary(struct suite *s)
 {
 	char more[64] = "";
+	struct pmh_sb sb;
 
 	if (s->opt->output != OUTPUT_KUT)
 		return;
 	/* the runner shows it in brackets beside the test's result, from the
 	 * last five lines (scripts/runtime.bash extract_summary) */
+	pmh_sb_init(&sb, more, sizeof(more));
 	if (s->failed)
-		pmh_fmt(more, sizeof(more), ", %u unexpected failures", s->failed);
+		pmh_sb_add(&sb, ", %u unexpected failures", s->failed);
 	if (s->skipped)
-		pmh_fmt(more + pmh_strlen(more), sizeof(more) - pmh_strlen(more), ", %u skipped",
-			s->skipped);
+		pmh_sb_add(&sb, ", %u skipped", s->skipped);
 	suite_emit(s, "SUMMARY: %u tests%s; verdict %s", s->passed + s->failed + s->skipped, more,
 		   run_verdict_name(suite_verdict(s)));
 }
