@@ -183,9 +183,9 @@ def from_json(doc):
             checks += event_cases(doc, r["cpu"], per_cpu)
     # the run's end (tests/report_lava.c lava_end): the verdict, pass only
     # for PASS, and a crash as a failed case
-    checks.append(("verdict", "pass" if doc["verdict"] == "PASS" else "fail", None, None))
+    checks.append(verdict_case(doc["verdict"]))
     if doc.get("crash"):
-        checks.append(("harness.crash", "fail", None, None))
+        checks.append(CRASH_CASE)
     ident = []
     for c in doc["cpus"]:
         if c["pmu"] is None:
@@ -263,6 +263,30 @@ def uefi_run(efi):
         shutil.rmtree(d, ignore_errors=True)
 
 
+CRASH_CASE = ("harness.crash", "fail", None, None)  # after the verdict's
+VERDICT_OF = re.compile(r"^verdict: (PASS|FAIL|ERROR|NO PMU|NO VERDICT)\b")
+
+
+def verdict_case(verdict):
+    """The run's verdict as tests/report_lava.c lava_end signals it: pass
+    only for PASS (a vPMU that went away fails the lab's job as a FAIL does)."""
+    return ("verdict", "pass" if verdict == "PASS" else "fail", None, None)
+
+
+def line_cases(lines, default=None):
+    """(the checks' set's cases, the verdict) from a run's own lines: a case
+    per result line, the verdict's from its "verdict:" line (default where
+    there is none; None: no verdict case), a crash's after it."""
+    checks = [(NOT_ID.sub("_", m[2]), m[1].lower(), None, None)
+              for m in map(VERDICT_LINE.match, lines) if m]
+    verdict = next((m.group(1) for m in map(VERDICT_OF.match, lines) if m), default)
+    if verdict:
+        checks.append(verdict_case(verdict))
+    if any(l.startswith("crash: ") for l in lines):
+        checks.append(CRASH_CASE)
+    return checks, verdict
+
+
 def bios_run(kernel):
     """(raw COM1 text, cases from its own verdict lines) of a -kernel boot."""
     d = tempfile.mkdtemp(prefix="pmh-lava-")
@@ -276,13 +300,8 @@ def bios_run(kernel):
     finally:
         shutil.rmtree(d, ignore_errors=True)
     lines = q.plain(raw)
-    checks = [(NOT_ID.sub("_", m[2]), m[1].lower(), None, None)
-              for m in map(VERDICT_LINE.match, lines) if m]
+    checks, _ = line_cases(lines)
     driver = [l.split(": ", 1)[1] for l in lines if l.startswith("pmu.driver: ")]
-    verdict = [l[len("verdict: "):] for l in lines if l.startswith("verdict: ")]
-    if verdict:  # the run's own verdict line, as the verdict case
-        checks.append(("verdict", "pass" if verdict[0].startswith("PASS ") else "fail",
-                       None, None))
     return raw, {SETS[0]: checks, SETS[1]: None, "driver": driver[:1]}
 
 

@@ -63,7 +63,6 @@ import sys
 import tempfile
 import threading
 import time
-import traceback
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -511,42 +510,20 @@ def compare(what: str, got: List[Case], want: List[Case]) -> List[str]:
 
 
 ESC_LEFT = re.compile(r"\x1b|\[[0-9;]*[A-HJKSTfmhl]")
-# tests/report_lava.c lava_end: pass only for PASS (a vPMU that went away
-# fails the lab's job as a FAIL does)
-VERDICT_RESULT = {"PASS": "pass", "FAIL": "fail", "ERROR": "fail", "NO VERDICT": "fail",
-                  "NO PMU": "fail"}
 
 
 # ---- the test cases ---------------------------------------------------------------
-class Run:
+class Run(q.Tally):
+    """The cases, without qemulib's per-case limit: a job waits its turn
+    on the one device (wait_job has its own bound)."""
+
     def __init__(self, efi: str) -> None:
+        super().__init__(NAME, limit=None)
         self.efi = os.path.abspath(efi)
         self.build = os.path.dirname(self.efi)
         self.kernel = kernel_of(self.efi)
         self.stick_src = os.path.join(self.build, "pmuharness-lava-usb.img")
         self.rules = lava_rules()
-        self.passed = self.failed = self.skipped = 0
-
-    def case(self, name: str, fn: Callable[[], List[str]]) -> None:
-        t0 = time.monotonic()
-        try:
-            errs = fn()
-        except Exception as e:  # a broken case is a failed case, with the reason
-            errs = [f"{type(e).__name__}: {e}"]
-            if os.environ.get("PMH_DEBUG"):
-                traceback.print_exc()
-        secs = time.monotonic() - t0
-        if errs:
-            self.failed += 1
-            print(f"FAIL {NAME}.{name} ({secs:.1f} s): " + "\n    ".join(errs), flush=True)
-        else:
-            self.passed += 1
-            print(f"PASS {NAME}.{name} ({secs:.1f} s)", flush=True)
-
-    def done(self) -> int:
-        tail = f", {self.skipped} skipped" if self.skipped else ""
-        print(f"{NAME}: {self.passed} passed, {self.failed} failed{tail}", flush=True)
-        return 1 if self.failed else 0
 
     def check_job(self, stack: Stack, job_id: int, want_of: Callable[[str], Dict[str, Any]],
                   what: str) -> List[str]:
@@ -589,7 +566,7 @@ class Run:
                 errs.append(f"job {job_id}: no stored case {name}, the log says pmu.driver: "
                             f"{driver}")
         # The run's verdict: the last case of the checks' set, id verdict.
-        v = VERDICT_RESULT.get(str(want.get("verdict")), "fail")
+        v = lc.verdict_case(str(want.get("verdict")))[1]
         # (a crash's case may follow it: tests/report_lava.c lava_end)
         checks = [as_case(c) for c in stored.get(lc.SETS[0], []) if c["name"] != "harness_crash"]
         if not checks or checks[-1][:2] != ("verdict", v):
@@ -720,7 +697,7 @@ def main() -> int:
             log(f"submitted {ids} (REST API, POST /api/v0.2/jobs/)")
             return []
 
-        run.case("submit", submitted)
+        run.case(submitted, name="submit")
         if len(ids) != 3:
             return run.done()
 
@@ -738,38 +715,26 @@ def main() -> int:
 
         def bios_want(serial: str) -> Dict[str, Any]:
             lines = plain(serial)
-            checks = [(lc.NOT_ID.sub("_", m[2]), m[1].lower(), None, None)
-                      for m in map(lc.VERDICT_LINE.match, lines) if m]
-            verdict = bios_verdict(lines) or "NO VERDICT"
-            checks.append(("verdict", VERDICT_RESULT.get(verdict, "fail"), None, None))
-            if any(l.startswith("crash: ") for l in lines):  # after the verdict's case
-                checks.append(("harness.crash", "fail", None, None))
+            # no verdict line: the emitter's verdict case all the same
+            checks, verdict = lc.line_cases(lines, "NO VERDICT")
             drivers = [l.split(": ", 1)[1] for l in lines if l.startswith("pmu.driver: ")]
             return {lc.SETS[0]: checks, lc.SETS[1]: None,
                     "verdict": verdict,
                     "drivers": [(run.rules[2](lc.NOT_ID.sub("_", f"pmu.driver.{d}")), d)
                                 for d in drivers[:1]]}
 
-        run.case("qemu_uefi", lambda: run.check_job(stack, ids["uefi"], uefi_want, "UEFI"))
-        run.case("qemu_bios", lambda: run.check_job(stack, ids["bios"], bios_want, "BIOS"))
-        run.case("qemu_bios_crash",
-                 lambda: run.check_job(stack, ids["crash"], bios_want, "BIOS, a crash"))
+        run.case(lambda: run.check_job(stack, ids["uefi"], uefi_want, "UEFI"), name="qemu_uefi")
+        run.case(lambda: run.check_job(stack, ids["bios"], bios_want, "BIOS"), name="qemu_bios")
+        run.case(lambda: run.check_job(stack, ids["crash"], bios_want, "BIOS, a crash"),
+                 name="qemu_bios_crash")
         shutil.copy(stick, os.path.join(files, "pmuharness-lava-usb.img"))
-        run.case("validate_jobs", lambda: validate_jobs(stack, base))
+        run.case(lambda: validate_jobs(stack, base), name="validate_jobs")
         pg = [l for l in stack.pg_log().splitlines() if "ERROR" in l]
-        run.case("postgresql_no_errors",
-                 lambda: [f"PostgreSQL logged {len(pg)} errors, e.g. {pg[:2]}"] if pg else [])
+        run.case(lambda: [f"PostgreSQL logged {len(pg)} errors, e.g. {pg[:2]}"] if pg else [],
+                 name="postgresql_no_errors")
     finally:
         stack.stop()
     return run.done()
-
-
-def bios_verdict(lines: List[str]) -> Optional[str]:
-    for l in lines:
-        m = re.match(r"^(?:verdict|VERDICT):?\s+(PASS|FAIL|ERROR|NO PMU|NO VERDICT)\b", l)
-        if m:
-            return m.group(1)
-    return None
 
 
 if __name__ == "__main__":

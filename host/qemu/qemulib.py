@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -233,12 +234,16 @@ class Skip(Exception):
 
 
 class Tally:
-    def __init__(self, name):
+    """Cases run in turn, each a PASS, FAIL or SKIP line, then the summary
+    line; a case past limit seconds (None: no limit) fails."""
+
+    def __init__(self, name, limit=LIMIT_S):
         self.name = name
+        self.limit = limit
         self.passed = self.failed = self.skipped = 0
 
-    def case(self, fn, *args):
-        cname = fn.__name__
+    def case(self, fn, *args, name=None):
+        cname = name or fn.__name__
         t0 = time.monotonic()
         try:
             errs = fn(*args)
@@ -248,9 +253,11 @@ class Tally:
             return
         except Exception as e:  # a broken case is a failed case, with the reason
             errs = [f"{type(e).__name__}: {e}"]
+            if os.environ.get("PMH_DEBUG"):
+                traceback.print_exc()
         secs = time.monotonic() - t0
-        if secs > LIMIT_S:
-            errs = list(errs) + [f"took {secs:.1f} s, limit {LIMIT_S} s"]
+        if self.limit is not None and secs > self.limit:
+            errs = list(errs) + [f"took {secs:.1f} s, limit {self.limit} s"]
         if errs:
             self.failed += 1
             print(f"FAIL {self.name}.{cname} ({secs:.1f} s): " + "\n    ".join(errs), flush=True)
